@@ -1,0 +1,43 @@
+import { isIP } from 'node:net';
+import { loadConfig } from '../config/load-config.ts';
+import { createGateway } from '../server/app.ts';
+
+export interface ServeOptions {
+  port?: number;
+  host?: string;
+  config?: string;
+}
+
+function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1';
+}
+
+export async function serve(options: ServeOptions): Promise<void> {
+  const config = loadConfig({ file: options.config, env: process.env, overrides: options });
+  const { host } = config.server;
+  if (!config.auth.master_key && !isLoopback(host)) {
+    console.error(
+      `Refusing to listen on ${host} without a key: set SLUICE_MASTER_KEY (or auth.master_key in the config), ` +
+        'or bind to 127.0.0.1.',
+    );
+    process.exit(1);
+  }
+  const gateway = createGateway(config);
+  const address = await gateway.listen();
+  const where = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  console.log(`sluice listening on ${where}`);
+  console.log(`providers: ${gateway.context.registry.providers().join(', ')}`);
+  if (!config.auth.master_key) console.log('no SLUICE_MASTER_KEY set: serving without auth (loopback only)');
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) process.exit(1); // a second signal means "now"
+    stopping = true;
+    console.log(`${signal}: draining open streams for up to ${config.server.drain_timeout_s}s`);
+    gateway.shutdown().then(() => process.exit(0));
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}

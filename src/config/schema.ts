@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+const seconds = z.number().nonnegative();
+
+const providerSchema = z.object({
+  /** `openai-compatible` for a server declared in the config; presets infer their own type. */
+  type: z.enum(['openai-compatible']).optional(),
+  api_key: z.string().optional(),
+  base_url: z.url().optional(),
+  /** Extra headers sent upstream (e.g. OpenRouter's HTTP-Referer). */
+  headers: z.record(z.string(), z.string()).optional(),
+  /** `keep` leaves `<think>` tags in content (default); `reasoning` moves them to reasoning_content. */
+  think_tags: z.enum(['keep', 'reasoning']).optional(),
+  /** Some servers reject `stream_options`; they still usually send usage on their own. */
+  stream_options: z.boolean().optional(),
+  /** Static model ids for GET /v1/models. */
+  models: z.array(z.string()).optional(),
+});
+
+export const configSchema = z.object({
+  server: z
+    .object({
+      host: z.string().default('127.0.0.1'),
+      port: z.number().int().min(0).max(65535).default(8080),
+      body_limit_bytes: z.number().int().positive().default(20 * 1024 * 1024),
+      drain_timeout_s: seconds.default(30),
+    })
+    .prefault({}),
+  auth: z.object({ master_key: z.string().min(1).optional() }).prefault({}),
+  stream: z
+    .object({
+      heartbeat_s: seconds.default(15),
+      idle_timeout_s: seconds.default(120),
+      deadline_s: seconds.default(600),
+      error_style: z.enum(['data', 'event']).default('data'),
+      usage: z.enum(['opt_in', 'always']).default('opt_in'),
+    })
+    .prefault({}),
+  upstream: z
+    .object({
+      connect_timeout_s: seconds.default(10),
+      /** Upper bound for the upstream's response headers (reasoning models can think a while). */
+      headers_timeout_s: seconds.default(300),
+    })
+    .prefault({}),
+  providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/), providerSchema).default({}),
+  model_list: z
+    .array(z.object({ model_name: z.string().min(1), model: z.string().regex(/^[^/]+\/.+$/, 'must be provider/model') }))
+    .default([]),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type ProviderConfig = z.infer<typeof providerSchema>;

@@ -1,0 +1,113 @@
+import { GatewayError } from './gateway-error.ts';
+
+/** The errors sluice raises itself. Upstream errors are mapped by each provider's map-error. */
+export const errors = {
+  invalidRequest: (message: string, param: string | null = null) =>
+    new GatewayError({ code: 'invalid_request', status: 400, type: 'invalid_request_error', message, param }),
+  invalidJson: (detail: string) =>
+    new GatewayError({
+      code: 'invalid_json',
+      status: 400,
+      type: 'invalid_request_error',
+      message: `We could not parse the JSON body of your request: ${detail}`,
+    }),
+  bodyTooLarge: (limit: number) =>
+    new GatewayError({
+      code: 'request_too_large',
+      status: 413,
+      type: 'invalid_request_error',
+      message: `Request body exceeds the limit of ${limit} bytes.`,
+    }),
+  missingKey: () =>
+    new GatewayError({
+      code: 'missing_api_key',
+      status: 401,
+      type: 'authentication_error',
+      message: 'You did not provide an API key. Send it as "Authorization: Bearer <key>".',
+    }),
+  wrongKey: () =>
+    new GatewayError({
+      code: 'invalid_api_key',
+      status: 401,
+      type: 'authentication_error',
+      message: 'Incorrect API key provided.',
+    }),
+  modelNotFound: (model: string, reason: string) =>
+    new GatewayError({
+      code: 'model_not_found',
+      status: 404,
+      type: 'invalid_request_error',
+      param: 'model',
+      message: `The model \`${model}\` does not exist or is not available: ${reason}`,
+    }),
+  routeNotFound: (method: string, path: string) =>
+    new GatewayError({
+      code: 'route_not_found',
+      status: 404,
+      type: 'invalid_request_error',
+      message: `Unknown route: ${method} ${path}`,
+    }),
+  methodNotAllowed: (method: string, path: string) =>
+    new GatewayError({
+      code: 'method_not_allowed',
+      status: 405,
+      type: 'invalid_request_error',
+      message: `Method ${method} is not allowed on ${path}`,
+    }),
+  idleTimeout: (seconds: number) =>
+    new GatewayError({
+      code: 'stream_idle_timeout',
+      status: 504,
+      type: 'stream_idle_timeout',
+      message: `No data from the upstream for ${seconds}s; the stream was ended.`,
+      retryable: true,
+      fallbackable: true,
+    }),
+  deadline: (seconds: number) =>
+    new GatewayError({
+      code: 'timeout',
+      status: 504,
+      type: 'timeout_error',
+      message: `Request exceeded the deadline of ${seconds}s.`,
+      retryable: true,
+    }),
+  cancelled: (why: string) =>
+    new GatewayError({ code: 'cancelled', status: 499, type: 'cancelled', message: why }),
+  shuttingDown: () =>
+    new GatewayError({
+      code: 'server_shutting_down',
+      status: 503,
+      type: 'server_error',
+      message: 'sluice is shutting down; the stream was ended before it finished.',
+      retryable: true,
+    }),
+  truncated: (provider: string) =>
+    new GatewayError({
+      code: 'upstream_stream_truncated',
+      status: 502,
+      type: 'upstream_error',
+      provider,
+      message: `The ${provider} stream ended before a finish_reason was sent.`,
+      retryable: true,
+    }),
+  malformed: (provider: string, detail: string) =>
+    new GatewayError({
+      code: 'upstream_malformed_stream',
+      status: 502,
+      type: 'upstream_error',
+      provider,
+      message: `The ${provider} stream could not be decoded: ${detail}`,
+      retryable: true,
+    }),
+  connection: (provider: string, detail: string, cause?: unknown) =>
+    new GatewayError({
+      code: 'upstream_connection_error',
+      status: 502,
+      type: 'upstream_error',
+      provider,
+      message: `Could not complete the request to ${provider}: ${detail}`,
+      retryable: true,
+      fallbackable: true,
+      cause,
+    }),
+} as const;

@@ -1,0 +1,55 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { GatewayError, type OpenAIErrorType } from './gateway-error.ts';
+
+export interface UpstreamErrorDetails {
+  provider: string;
+  status: number;
+  /** The upstream's own message; an empty one is replaced by a description, never dropped. */
+  message: string | undefined;
+  upstreamCode?: string | number | null;
+  param?: string | null;
+  headers?: IncomingHttpHeaders;
+}
+
+/** Retry hints the openai SDK obeys, passed on from the upstream as they came. */
+const RETRY_HEADERS = ['retry-after', 'retry-after-ms', 'x-should-retry'];
+
+/**
+ * One status policy for every provider's HTTP errors:
+ * - 400/404/409/413/422: the client's request was wrong; same status, the upstream's message.
+ * - 401/403: sluice's own upstream credentials were refused; that is a gateway fault (502), and
+ *   saying 401 would make the client blame its own key.
+ * - 429: rate limited, with Retry-After passed on. 529 (Anthropic overloaded) and 503: 503.
+ * - 504/408: 504. Any other 5xx: 502.
+ */
+export function upstreamHttpError(d: UpstreamErrorDetails): GatewayError {
+  const headers: Record<string, string> = {};
+  for (const name of RETRY_HEADERS) {
+    const value = d.headers?.[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  const text = d.message?.trim() || `${d.provider} returned HTTP ${d.status} with no error message.`;
+  const code = d.upstreamCode == null ? undefined : String(d.upstreamCode);
+  const base = { provider: d.provider, upstreamStatus: d.status, headers, param: d.param ?? null };
+  const make = (status: number, type: OpenAIErrorType, fallbackCode: string, message: string, retryable: boolean) =>
+    new GatewayError({
+      ...base,
+      status,
+      type,
+      code: code ?? fallbackCode,
+      message,
+      retryable,
+      fallbackable: retryable || status === 502,
+    });
+
+  const s = d.status;
+  if (s === 401 || s === 403) {
+    return make(502, 'upstream_error', 'upstream_authentication_failed', `${d.provider} refused sluice's credentials: ${text}`, false);
+  }
+  if (s === 429) return make(429, 'rate_limit_error', 'rate_limit_exceeded', text, true);
+  if (s === 404) return make(404, 'invalid_request_error', 'model_not_found', text, false);
+  if (s === 408 || s === 504) return make(504, 'timeout_error', 'upstream_timeout', text, true);
+  if (s === 503 || s === 529) return make(503, 'server_error', 'upstream_overloaded', text, true);
+  if (s >= 400 && s < 500) return make(s === 422 ? 400 : s, 'invalid_request_error', 'invalid_request', text, false);
+  return make(502, 'upstream_error', 'upstream_error', text, true);
+}

@@ -1,0 +1,99 @@
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import type { FinishReason } from './finish-reason.ts';
+import type { Usage } from './usage.ts';
+
+/** One token's log probability, in the OpenAI shape (which every provider that has them uses). */
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[] | null;
+  top_logprobs: { token: string; logprob: number; bytes: number[] | null }[];
+}
+
+/**
+ * The canonical stream: what every provider decodes into and every client surface encodes from.
+ * `choice` is the candidate index (n > 1); `index` on tool calls is the join key of one call.
+ */
+export type CanonicalEvent =
+  | StartEvent
+  | TextEvent
+  | ReasoningEvent
+  | RefusalEvent
+  | ToolCallStartEvent
+  | ToolCallDeltaEvent
+  | FinishEvent
+  | UsageEvent
+  | ErrorEvent;
+
+/** The upstream acknowledged the request. All fields optional: sluice fills its own id and model. */
+export interface StartEvent {
+  type: 'start';
+  upstreamId?: string;
+  upstreamModel?: string;
+  systemFingerprint?: string | null;
+  serviceTier?: string | null;
+}
+
+export interface TextEvent {
+  type: 'text';
+  choice: number;
+  text: string;
+  logprobs?: TokenLogprob[];
+}
+
+export interface ReasoningEvent {
+  type: 'reasoning';
+  choice: number;
+  text: string;
+  /** Provider signature that must travel back with the reasoning on the next turn. */
+  signature?: string;
+  /** Encrypted/redacted reasoning that must be kept but never shown as text. */
+  redacted?: string;
+}
+
+export interface RefusalEvent {
+  type: 'refusal';
+  choice: number;
+  text: string;
+  logprobs?: TokenLogprob[];
+}
+
+export interface ToolCallStartEvent {
+  type: 'tool-call-start';
+  choice: number;
+  index: number;
+  id: string;
+  name: string;
+}
+
+export interface ToolCallDeltaEvent {
+  type: 'tool-call-delta';
+  choice: number;
+  index: number;
+  arguments: string;
+}
+
+export interface FinishEvent {
+  type: 'finish';
+  choice: number;
+  reason: FinishReason;
+  /** What the provider actually said, for the ledger and debugging. */
+  rawReason?: string;
+}
+
+export interface UsageEvent {
+  type: 'usage';
+  usage: Usage;
+}
+
+/** A failure reported inside the stream (error event, error object, undecodable chunk). */
+export interface ErrorEvent {
+  type: 'error';
+  error: GatewayError;
+}
+
+/** Events that carry model output: the first of these is "the first token". */
+export function isOutputEvent(event: CanonicalEvent): boolean {
+  const t = event.type;
+  return t === 'text' || t === 'reasoning' || t === 'refusal' || t === 'tool-call-start' || t === 'tool-call-delta';
+}

@@ -1,0 +1,154 @@
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import { renderStreamError } from '../../errors/render.ts';
+import type { CanonicalEvent, TokenLogprob } from '../canonical/events.ts';
+import { toOpenAIUsage, type Usage } from '../canonical/usage.ts';
+import { dataFrame, namedFrame } from '../sse/frames.ts';
+
+export interface ChatChunkEncoderOptions {
+  id: string;
+  created: number;
+  /** The model as the client named it (`provider/model` or the alias). */
+  model: string;
+  /** Adds `"usage":null` to every chunk and the usage chunk at the end, as OpenAI does on opt-in. */
+  includeUsage: boolean;
+  /** `data` (default): `data: {"error":…}`; `event`: a named `event: error` frame. */
+  errorStyle: 'data' | 'event';
+}
+
+interface ChoiceState {
+  started: boolean;
+  finished: boolean;
+  /** Upstream tool-call index -> the dense index the client sees, in order of first appearance. */
+  toolIndex: Map<number, number>;
+}
+
+/**
+ * Canonical events -> `chat.completion.chunk` frames. Frames are built from a per-stream prefix
+ * and a small JSON delta rather than stringifying a whole chunk object: the chunk envelope is the
+ * same for every frame of a response (see bench/ for the measurement).
+ */
+export class ChatChunkEncoder {
+  private readonly options: ChatChunkEncoderOptions;
+  private readonly choices: ChoiceState[] = [];
+  private prefix: string | undefined;
+  private readonly suffix: string;
+  private serviceTier: string | null = null;
+  private systemFingerprint: string | null = null;
+
+  constructor(options: ChatChunkEncoderOptions) {
+    this.options = options;
+    this.suffix = options.includeUsage ? '],"usage":null}' : ']}';
+  }
+
+  /** True once any choice has emitted a frame. */
+  get started(): boolean {
+    return this.choices.some((c) => c?.started);
+  }
+
+  /** True when every choice that started has finished (and at least one did). */
+  get complete(): boolean {
+    let any = false;
+    for (const c of this.choices) {
+      if (!c) continue;
+      if (!c.finished) return false;
+      any = true;
+    }
+    return any;
+  }
+
+  encode(event: CanonicalEvent): string {
+    switch (event.type) {
+      case 'start':
+        if (event.serviceTier !== undefined) this.serviceTier = event.serviceTier;
+        if (event.systemFingerprint !== undefined) this.systemFingerprint = event.systemFingerprint;
+        this.prefix = undefined;
+        return '';
+      case 'text':
+        return this.delta(event.choice, `{"content":${JSON.stringify(event.text)}}`, logprobs(event.logprobs, 'content'));
+      case 'refusal':
+        return this.delta(event.choice, `{"refusal":${JSON.stringify(event.text)}}`, logprobs(event.logprobs, 'refusal'));
+      case 'reasoning':
+        // Redacted or signature-only reasoning has nothing a client can render.
+        if (!event.text) return '';
+        return this.delta(event.choice, `{"reasoning_content":${JSON.stringify(event.text)}}`);
+      case 'tool-call-start': {
+        const state = this.choice(event.choice);
+        const index = state.toolIndex.size;
+        state.toolIndex.set(event.index, index);
+        const call = `{"index":${index},"id":${JSON.stringify(event.id)},"type":"function","function":{"name":${JSON.stringify(event.name)},"arguments":""}}`;
+        return this.delta(event.choice, `{"tool_calls":[${call}]}`);
+      }
+      case 'tool-call-delta': {
+        const index = this.choice(event.choice).toolIndex.get(event.index);
+        if (index === undefined || event.arguments === '') return '';
+        const call = `{"index":${index},"function":{"arguments":${JSON.stringify(event.arguments)}}}`;
+        return this.delta(event.choice, `{"tool_calls":[${call}]}`);
+      }
+      case 'finish': {
+        const state = this.choice(event.choice);
+        if (state.finished) return ''; // exactly one finish chunk, whatever the upstream repeats
+        const role = this.roleChunk(event.choice, state);
+        state.finished = true;
+        return `${role}${this.frame(`{"index":${event.choice},"delta":{},"logprobs":null,"finish_reason":"${event.reason}"}`)}`;
+      }
+      case 'usage':
+      case 'error':
+        return '';
+    }
+  }
+
+  /** The usage chunk (empty `choices`) when the client gets usage, else nothing. */
+  usageFrame(usage: Usage | null): string {
+    if (!this.options.includeUsage || !usage) return '';
+    const json = JSON.stringify(toOpenAIUsage(usage));
+    return dataFrame(`${this.getPrefix()}],"usage":${json}}`);
+  }
+
+  errorFrame(error: GatewayError): string {
+    const json = renderStreamError(error);
+    return this.options.errorStyle === 'event' ? namedFrame('error', json) : dataFrame(json);
+  }
+
+  private choice(index: number): ChoiceState {
+    let state = this.choices[index];
+    if (!state) {
+      state = { started: false, finished: false, toolIndex: new Map() };
+      this.choices[index] = state;
+    }
+    return state;
+  }
+
+  private delta(choice: number, delta: string, logprobsJson = 'null'): string {
+    const state = this.choice(choice);
+    if (state.finished) return '';
+    const role = this.roleChunk(choice, state);
+    return `${role}${this.frame(`{"index":${choice},"delta":${delta},"logprobs":${logprobsJson},"finish_reason":null}`)}`;
+  }
+
+  private roleChunk(choice: number, state: ChoiceState): string {
+    if (state.started) return '';
+    state.started = true;
+    return this.frame(`{"index":${choice},"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}`);
+  }
+
+  private frame(choiceJson: string): string {
+    return `data: ${this.getPrefix()}${choiceJson}${this.suffix}\n\n`;
+  }
+
+  private getPrefix(): string {
+    if (this.prefix === undefined) {
+      const o = this.options;
+      this.prefix =
+        `{"id":${JSON.stringify(o.id)},"object":"chat.completion.chunk","created":${o.created},` +
+        `"model":${JSON.stringify(o.model)},"service_tier":${JSON.stringify(this.serviceTier)},` +
+        `"system_fingerprint":${JSON.stringify(this.systemFingerprint)},"choices":[`;
+    }
+    return this.prefix;
+  }
+}
+
+function logprobs(tokens: TokenLogprob[] | undefined, kind: 'content' | 'refusal'): string {
+  if (!tokens) return 'null';
+  const list = JSON.stringify(tokens);
+  return kind === 'content' ? `{"content":${list},"refusal":null}` : `{"content":null,"refusal":${list}}`;
+}

@@ -1,0 +1,101 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Dispatcher } from 'undici';
+import { errors } from '../errors/catalog.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
+import type { CanonicalEvent } from '../protocol/canonical/events.ts';
+import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
+import { type UpstreamClient, type UpstreamRequest, upstreamFailure } from '../upstream/http-client.ts';
+import type { CallContext, EventBatches, ProviderAdapter, StreamDecoder } from './types.ts';
+
+/** The pure pieces a provider over HTTP is made of; `createHttpProvider` adds the effects. */
+export interface HttpProviderSpec {
+  name: string;
+  buildRequest(request: ChatRequest, model: string, stream: boolean): UpstreamRequest;
+  createStreamDecoder(): StreamDecoder;
+  decodeResponse(body: unknown): CanonicalEvent[];
+  mapError(status: number, headers: IncomingHttpHeaders, body: string): GatewayError;
+  models?: string[];
+}
+
+const MAX_ERROR_BODY = 1024 * 1024;
+
+export function createHttpProvider(spec: HttpProviderSpec, client: UpstreamClient): ProviderAdapter {
+  async function open(request: ChatRequest, model: string, stream: boolean, ctx: CallContext) {
+    const res = await client.send(spec.name, spec.buildRequest(request, model, stream), ctx.signal);
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      const text = await readText(res.body, spec.name, ctx.signal);
+      throw spec.mapError(res.statusCode, res.headers as IncomingHttpHeaders, text);
+    }
+    return res;
+  }
+
+  return {
+    name: spec.name,
+    listModels: () => spec.models ?? [],
+    async stream(request, model, ctx) {
+      const res = await open(request, model, true, ctx);
+      const contentType = String(res.headers['content-type'] ?? '');
+      // A server that ignored `stream: true` (or put an error in a 200 JSON body) is still served.
+      if (contentType.includes('application/json')) {
+        const events = await readJsonEvents(res, spec, ctx.signal);
+        return (async function* () {
+          yield events;
+        })();
+      }
+      return iterateBody(res.body, spec.createStreamDecoder(), spec.name, ctx.signal);
+    },
+    async complete(request, model, ctx) {
+      const res = await open(request, model, false, ctx);
+      return readJsonEvents(res, spec, ctx.signal);
+    },
+  };
+}
+
+async function readJsonEvents(
+  res: Dispatcher.ResponseData,
+  spec: HttpProviderSpec,
+  signal: AbortSignal,
+): Promise<CanonicalEvent[]> {
+  const text = await readText(res.body, spec.name, signal);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw errors.malformed(spec.name, `response body is not JSON: ${text.slice(0, 200)}`);
+  }
+  return spec.decodeResponse(json);
+}
+
+async function* iterateBody(
+  body: Dispatcher.ResponseData['body'],
+  decoder: StreamDecoder,
+  provider: string,
+  signal: AbortSignal,
+): EventBatches {
+  try {
+    for await (const chunk of body) yield decoder.push(chunk as Buffer);
+    yield decoder.end();
+  } catch (err) {
+    throw upstreamFailure(provider, err, signal);
+  } finally {
+    // Leaving early (client gone, timeout, error event) must close the upstream socket now.
+    if (!body.destroyed) body.destroy();
+  }
+}
+
+async function readText(body: Dispatcher.ResponseData['body'], provider: string, signal: AbortSignal): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_ERROR_BODY) break;
+      parts.push(chunk as Buffer);
+    }
+  } catch (err) {
+    throw upstreamFailure(provider, err, signal);
+  } finally {
+    if (!body.destroyed) body.destroy();
+  }
+  return Buffer.concat(parts).toString('utf8');
+}

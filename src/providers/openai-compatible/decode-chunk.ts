@@ -1,0 +1,216 @@
+import { randomBytes } from 'node:crypto';
+import type { CanonicalEvent, TokenLogprob } from '../../protocol/canonical/events.ts';
+import { normalizeFinishReason } from '../../protocol/canonical/finish-reason.ts';
+import { convertOpenAIFamilyUsage, type OpenAIFamilyUsage } from './convert-usage.ts';
+import { ThinkTagSplitter } from './split-think-tags.ts';
+import { streamErrorFrom } from './stream-error.ts';
+
+/** Only the fields sluice reads; everything else a vendor adds is ignored (lenient upstream). */
+export interface ChunkToolCall {
+  index?: number;
+  id?: string | null;
+  function?: { name?: string | null; arguments?: string | null } | null;
+}
+
+type ContentPart = { type?: string; text?: string; thinking?: ContentPart[] | string };
+
+export interface ChunkDelta {
+  content?: string | ContentPart[] | null;
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+  refusal?: string | null;
+  tool_calls?: ChunkToolCall[] | null;
+}
+
+export interface ChunkChoice {
+  index?: number;
+  delta?: ChunkDelta | null;
+  /** Non-streaming responses carry `message` instead of `delta`. */
+  message?: ChunkDelta | null;
+  finish_reason?: string | null;
+  logprobs?: { content?: TokenLogprob[] | null; refusal?: TokenLogprob[] | null } | null;
+}
+
+export interface Chunk {
+  id?: string;
+  model?: string;
+  system_fingerprint?: string | null;
+  service_tier?: string | null;
+  choices?: ChunkChoice[] | null;
+  usage?: OpenAIFamilyUsage | null;
+  x_groq?: { usage?: OpenAIFamilyUsage | null } | null;
+  error?: unknown;
+}
+
+interface CallSlot {
+  id: string;
+  index: number;
+}
+
+interface ChoiceState {
+  /** Upstream index (or id, for Mistral which sends none) -> the canonical call slot. */
+  calls: Map<number | string, CallSlot>;
+  lastCall: CallSlot | undefined;
+  finished: boolean;
+  splitter: ThinkTagSplitter | undefined;
+}
+
+export interface ChunkDecoderOptions {
+  provider: string;
+  /** Move `<think>` tag content to reasoning instead of keeping it in the text. */
+  splitThinkTags: boolean;
+}
+
+/**
+ * Turns OpenAI-family chunk objects (streamed deltas or a whole response's messages) into
+ * canonical events, absorbing each vendor's variant:
+ * - `reasoning_content` (DeepSeek, xAI, Qwen) and `reasoning` (Ollama, Groq, OpenRouter);
+ * - Mistral's typed content arrays with `thinking` parts, and tool calls without `index`;
+ * - usage in `x_groq.usage` (Groq), in the last content chunk (Mistral, DeepSeek beta), or alone;
+ * - an `error` object inside a chunk (OpenRouter), Azure's empty-`choices` filter chunks;
+ * - several tool calls sent with the same index but different ids (a known upstream bug).
+ */
+export class ChunkDecoder {
+  private readonly options: ChunkDecoderOptions;
+  private readonly choices: ChoiceState[] = [];
+  private started = false;
+  private nextCallIndex = 0;
+
+  constructor(options: ChunkDecoderOptions) {
+    this.options = options;
+  }
+
+  decode(chunk: Chunk, out: CanonicalEvent[]): void {
+    if (!this.started) {
+      this.started = true;
+      out.push({
+        type: 'start',
+        upstreamId: chunk.id,
+        upstreamModel: chunk.model,
+        systemFingerprint: chunk.system_fingerprint ?? null,
+        serviceTier: chunk.service_tier ?? null,
+      });
+    }
+    const choices = chunk.choices;
+    if (choices) for (const choice of choices) this.decodeChoice(choice, out);
+    const usage = chunk.usage ?? chunk.x_groq?.usage;
+    if (usage && typeof usage === 'object') out.push({ type: 'usage', usage: convertOpenAIFamilyUsage(usage) });
+    if (chunk.error) out.push({ type: 'error', error: streamErrorFrom(this.options.provider, chunk) });
+  }
+
+  /** Flushes held-back partial think tags. */
+  end(out: CanonicalEvent[]): void {
+    this.choices.forEach((state, choice) => {
+      if (state?.splitter) this.emitSegments(choice, state.splitter.end(), out);
+    });
+  }
+
+  private state(choice: number): ChoiceState {
+    let s = this.choices[choice];
+    if (!s) {
+      s = {
+        calls: new Map(),
+        lastCall: undefined,
+        finished: false,
+        splitter: this.options.splitThinkTags ? new ThinkTagSplitter() : undefined,
+      };
+      this.choices[choice] = s;
+    }
+    return s;
+  }
+
+  private decodeChoice(c: ChunkChoice, out: CanonicalEvent[]): void {
+    const choice = c.index ?? 0;
+    const state = this.state(choice);
+    const delta = c.delta ?? c.message;
+    if (delta) {
+      const reasoning = delta.reasoning_content || delta.reasoning;
+      if (reasoning) out.push({ type: 'reasoning', choice, text: reasoning });
+      const content = delta.content;
+      if (typeof content === 'string') {
+        if (content) this.text(choice, state, content, c.logprobs?.content ?? undefined, out);
+      } else if (Array.isArray(content)) {
+        this.contentParts(choice, state, content, out);
+      }
+      if (delta.refusal) {
+        out.push({ type: 'refusal', choice, text: delta.refusal, logprobs: nonEmpty(c.logprobs?.refusal) });
+      }
+      if (delta.tool_calls) for (const call of delta.tool_calls) this.toolCall(choice, state, call, out);
+    }
+    if (c.finish_reason && !state.finished) {
+      state.finished = true;
+      let reason = normalizeFinishReason(c.finish_reason);
+      // Some servers finish a tool-calling turn with "stop"; clients key their tool loop on tool_calls.
+      if (reason === 'stop' && state.calls.size > 0) reason = 'tool_calls';
+      out.push({ type: 'finish', choice, reason, rawReason: c.finish_reason });
+    }
+  }
+
+  private text(
+    choice: number,
+    state: ChoiceState,
+    text: string,
+    logprobs: TokenLogprob[] | undefined,
+    out: CanonicalEvent[],
+  ): void {
+    if (state.splitter) {
+      this.emitSegments(choice, state.splitter.push(text), out);
+      return;
+    }
+    out.push({ type: 'text', choice, text, logprobs: nonEmpty(logprobs) });
+  }
+
+  private emitSegments(choice: number, segments: { reasoning: boolean; text: string }[], out: CanonicalEvent[]): void {
+    for (const s of segments) out.push({ type: s.reasoning ? 'reasoning' : 'text', choice, text: s.text });
+  }
+
+  /** Mistral: `[{type:"thinking", thinking:[{type:"text", text}]}, {type:"text", text}]`. */
+  private contentParts(choice: number, state: ChoiceState, parts: ContentPart[], out: CanonicalEvent[]): void {
+    for (const part of parts) {
+      if (part.type === 'thinking') {
+        const text = flattenText(part.thinking);
+        if (text) out.push({ type: 'reasoning', choice, text });
+      } else if (typeof part.text === 'string' && part.text) {
+        this.text(choice, state, part.text, undefined, out);
+      }
+    }
+  }
+
+  private toolCall(choice: number, state: ChoiceState, call: ChunkToolCall, out: CanonicalEvent[]): void {
+    const id = call.id || undefined;
+    let slot: CallSlot | undefined;
+    if (call.index !== undefined && call.index !== null) {
+      slot = state.calls.get(call.index);
+      if (slot && id && slot.id !== id) slot = undefined; // same index, new id: a new call
+    } else if (id) {
+      slot = state.calls.get(id);
+    } else {
+      slot = state.lastCall;
+    }
+    if (!slot) {
+      slot = { id: id ?? generateCallId(), index: this.nextCallIndex++ };
+      state.calls.set(call.index ?? slot.id, slot);
+      out.push({ type: 'tool-call-start', choice, index: slot.index, id: slot.id, name: call.function?.name ?? '' });
+    }
+    state.lastCall = slot;
+    const args = call.function?.arguments;
+    if (args) out.push({ type: 'tool-call-delta', choice, index: slot.index, arguments: args });
+  }
+}
+
+function flattenText(value: ContentPart[] | string | undefined): string {
+  if (typeof value === 'string') return value;
+  if (!Array.isArray(value)) return '';
+  let text = '';
+  for (const p of value) if (typeof p.text === 'string') text += p.text;
+  return text;
+}
+
+function nonEmpty(list: TokenLogprob[] | null | undefined): TokenLogprob[] | undefined {
+  return list && list.length > 0 ? list : undefined;
+}
+
+/** Only for providers that send a call without an id; upstream ids always pass through unchanged. */
+function generateCallId(): string {
+  return `call_${randomBytes(12).toString('base64url')}`;
+}

@@ -1,0 +1,45 @@
+import { errors } from '../../errors/catalog.ts';
+import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
+import type { SseFrame } from '../../protocol/sse/parse-upstream.ts';
+import type { SseFrameDecoder } from '../sse-decoder.ts';
+import { type Chunk, ChunkDecoder, type ChunkDecoderOptions } from './decode-chunk.ts';
+import { streamErrorFrom } from './stream-error.ts';
+
+/** SSE frames of a Chat Completions stream -> canonical events. */
+export function createOpenAICompatibleFrameDecoder(options: ChunkDecoderOptions): SseFrameDecoder {
+  const chunks = new ChunkDecoder(options);
+  let done = false;
+  return {
+    frame(frame: SseFrame, out: CanonicalEvent[]) {
+      if (done) return;
+      const data = frame.data;
+      if (data === '[DONE]') {
+        done = true;
+        return;
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(data);
+      } catch {
+        done = true;
+        out.push({ type: 'error', error: errors.malformed(options.provider, `chunk is not JSON: ${data.slice(0, 120)}`) });
+        return;
+      }
+      // Groq (and others) report a mid-stream failure as a named `event: error` frame.
+      if (frame.event === 'error') {
+        done = true;
+        out.push({ type: 'error', error: streamErrorFrom(options.provider, parsed) });
+        return;
+      }
+      if (!parsed || typeof parsed !== 'object') {
+        done = true;
+        out.push({ type: 'error', error: errors.malformed(options.provider, `chunk is not an object: ${data.slice(0, 120)}`) });
+        return;
+      }
+      chunks.decode(parsed as Chunk, out);
+    },
+    end(out: CanonicalEvent[]) {
+      chunks.end(out);
+    },
+  };
+}

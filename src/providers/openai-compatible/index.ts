@@ -1,0 +1,31 @@
+import type { UpstreamClient } from '../../upstream/http-client.ts';
+import { createHttpProvider } from '../http-provider.ts';
+import { createSseStreamDecoder } from '../sse-decoder.ts';
+import type { ProviderAdapter } from '../types.ts';
+import { buildOpenAICompatibleRequest, type OpenAICompatibleTarget } from './build-request.ts';
+import { decodeOpenAICompatibleResponse } from './decode-response.ts';
+import { createOpenAICompatibleFrameDecoder } from './decode-stream.ts';
+import { mapOpenAICompatibleError } from './map-error.ts';
+
+export interface OpenAICompatibleSettings extends OpenAICompatibleTarget {
+  name: string;
+  splitThinkTags: boolean;
+  models: string[];
+}
+
+/** One adapter for every server that speaks the Chat Completions protocol. */
+export function createOpenAICompatibleProvider(settings: OpenAICompatibleSettings, client: UpstreamClient): ProviderAdapter {
+  const decodeOptions = { provider: settings.name, splitThinkTags: settings.splitThinkTags };
+  return createHttpProvider(
+    {
+      name: settings.name,
+      models: settings.models,
+      buildRequest: (request, model, stream) => buildOpenAICompatibleRequest(request, model, stream, settings),
+      createStreamDecoder: () =>
+        createSseStreamDecoder(settings.name, createOpenAICompatibleFrameDecoder(decodeOptions)),
+      decodeResponse: (body) => decodeOpenAICompatibleResponse(body, decodeOptions),
+      mapError: (status, headers, text) => mapOpenAICompatibleError(settings.name, status, headers, text),
+    },
+    client,
+  );
+}

@@ -1,0 +1,102 @@
+import type { Config } from '../config/schema.ts';
+import { errors } from '../errors/catalog.ts';
+import type { UpstreamClient } from '../upstream/http-client.ts';
+import { createMockProvider } from './mock/index.ts';
+import { createOpenAICompatibleProvider } from './openai-compatible/index.ts';
+import { findPreset, presets } from './openai-compatible/presets.ts';
+import type { ProviderAdapter } from './types.ts';
+
+export interface ResolvedModel {
+  adapter: ProviderAdapter;
+  provider: string;
+  /** The model id the upstream is asked for. */
+  model: string;
+  /** What the client named (alias or provider/model): echoed back in responses. */
+  requested: string;
+}
+
+export interface ProviderRegistry {
+  resolve(name: string): ResolvedModel;
+  providers(): string[];
+  /** Every addressable model: aliases first, then provider/model for listed models. */
+  models(): { id: string; owned_by: string }[];
+}
+
+export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, client: UpstreamClient): ProviderRegistry {
+  const adapters = new Map<string, ProviderAdapter>();
+  adapters.set('mock', createMockProvider());
+
+  for (const preset of presets) {
+    const fromFile = config.providers[preset.name];
+    const apiKey = fromFile?.api_key || (preset.keyEnv ? env[preset.keyEnv] : undefined);
+    const envBase = env[preset.baseUrlEnv];
+    const enabled = Boolean(fromFile) || Boolean(apiKey) || (preset.keyless === true && Boolean(envBase));
+    if (!enabled) continue;
+    adapters.set(
+      preset.name,
+      createOpenAICompatibleProvider(
+        {
+          name: preset.name,
+          baseUrl: fromFile?.base_url || envBase || preset.baseUrl,
+          apiKey,
+          headers: fromFile?.headers ?? {},
+          streamOptions: fromFile?.stream_options ?? preset.streamOptions ?? true,
+          splitThinkTags: fromFile?.think_tags === 'reasoning',
+          models: fromFile?.models ?? [],
+        },
+        client,
+      ),
+    );
+  }
+
+  for (const [name, settings] of Object.entries(config.providers)) {
+    if (adapters.has(name) || findPreset(name)) continue;
+    if (!settings.base_url) throw new Error(`providers.${name}: a server that is not a preset needs base_url`);
+    adapters.set(
+      name,
+      createOpenAICompatibleProvider(
+        {
+          name,
+          baseUrl: settings.base_url,
+          apiKey: settings.api_key,
+          headers: settings.headers ?? {},
+          streamOptions: settings.stream_options ?? true,
+          splitThinkTags: settings.think_tags === 'reasoning',
+          models: settings.models ?? [],
+        },
+        client,
+      ),
+    );
+  }
+
+  const aliases = new Map(config.model_list.map((m) => [m.model_name, m.model]));
+
+  return {
+    resolve(name) {
+      const target = aliases.get(name) ?? name;
+      const slash = target.indexOf('/');
+      if (slash <= 0 || slash === target.length - 1) {
+        throw errors.modelNotFound(name, 'name models as provider/model (e.g. mock/echo) or use an alias from the config.');
+      }
+      const provider = target.slice(0, slash);
+      const adapter = adapters.get(provider);
+      if (!adapter) {
+        const preset = findPreset(provider);
+        const hint = preset
+          ? `provider '${provider}' is not configured: set ${preset.keyEnv ?? preset.baseUrlEnv} or add it to the config file.`
+          : `no provider named '${provider}' (configured: ${[...adapters.keys()].join(', ')}).`;
+        throw errors.modelNotFound(name, hint);
+      }
+      return { adapter, provider, model: target.slice(slash + 1), requested: name };
+    },
+    providers: () => [...adapters.keys()],
+    models() {
+      const out: { id: string; owned_by: string }[] = [];
+      for (const [alias, target] of aliases) out.push({ id: alias, owned_by: target.slice(0, target.indexOf('/')) });
+      for (const [name, adapter] of adapters) {
+        for (const model of adapter.listModels()) out.push({ id: `${name}/${model}`, owned_by: name });
+      }
+      return out;
+    },
+  };
+}
