@@ -13,6 +13,10 @@ const providerSchema = z.object({
   think_tags: z.enum(['keep', 'reasoning']).optional(),
   /** Some servers reject `stream_options`; they still usually send usage on their own. */
   stream_options: z.boolean().optional(),
+  /** Native providers: drop request parameters the provider cannot honour instead of answering 400. */
+  drop_params: z.boolean().optional(),
+  /** Bedrock: the AWS region (else AWS_REGION). */
+  region: z.string().optional(),
   /** Static model ids for GET /v1/models. */
   models: z.array(z.string()).optional(),
 });

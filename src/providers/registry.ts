@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
 import type { UpstreamClient } from '../upstream/http-client.ts';
 import { createMockProvider } from './mock/index.ts';
+import { nativeProviders } from './native-providers.ts';
 import { createOpenAICompatibleProvider } from './openai-compatible/index.ts';
 import { findPreset, presets } from './openai-compatible/presets.ts';
 import type { ProviderAdapter } from './types.ts';
@@ -49,8 +50,13 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
     );
   }
 
+  for (const native of nativeProviders) {
+    const adapter = native.create(env, config.providers[native.name], client);
+    if (adapter) adapters.set(native.name, adapter);
+  }
+
   for (const [name, settings] of Object.entries(config.providers)) {
-    if (adapters.has(name) || findPreset(name)) continue;
+    if (adapters.has(name) || findPreset(name) || nativeProviders.some((n) => n.name === name)) continue;
     if (!settings.base_url) throw new Error(`providers.${name}: a server that is not a preset needs base_url`);
     adapters.set(
       name,
@@ -82,8 +88,9 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
       const adapter = adapters.get(provider);
       if (!adapter) {
         const preset = findPreset(provider);
-        const hint = preset
-          ? `provider '${provider}' is not configured: set ${preset.keyEnv ?? preset.baseUrlEnv} or add it to the config file.`
+        const needs = preset ? (preset.keyEnv ?? preset.baseUrlEnv) : nativeProviders.find((n) => n.name === provider)?.enableHint;
+        const hint = needs
+          ? `provider '${provider}' is not configured: set ${needs} or add it to the config file.`
           : `no provider named '${provider}' (configured: ${[...adapters.keys()].join(', ')}).`;
         throw errors.modelNotFound(name, hint);
       }

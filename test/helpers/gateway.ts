@@ -1,0 +1,59 @@
+import OpenAI from 'openai';
+import { configSchema } from '../../src/config/schema.ts';
+import { createGateway, type Gateway } from '../../src/server/app.ts';
+
+export interface TestGateway {
+  url: string;
+  gateway: Gateway;
+  /** The official SDK pointed at sluice, retries off so errors surface at once. */
+  client: OpenAI;
+  close(): Promise<void>;
+}
+
+/** An in-process gateway on an ephemeral loopback port. `config` is the YAML config as an object. */
+export async function startGateway(config: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestGateway> {
+  const parsed = configSchema.parse({ ...config, server: { port: 0, host: '127.0.0.1', ...(config.server as object) } });
+  const gateway = createGateway(parsed, env);
+  const address = await gateway.listen();
+  const url = `http://127.0.0.1:${address.port}`;
+  const apiKey = parsed.auth.master_key ?? 'unused';
+  return {
+    url,
+    gateway,
+    client: new OpenAI({ baseURL: `${url}/v1`, apiKey, maxRetries: 0, timeout: 20_000 }),
+    close: () => gateway.shutdown(0),
+  };
+}
+
+/** A gateway with one OpenAI-compatible provider `up` pointing at a fake upstream. */
+export function upstreamConfig(baseUrl: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { providers: { up: { base_url: `${baseUrl}/v1`, api_key: 'sk-upstream', ...extra } } };
+}
+
+/** Raw SSE read with fetch: the exact bytes a client receives. */
+export async function rawStream(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+/** Parses an SSE body into frames (comments kept separately), for byte-level assertions. */
+export function parseSse(text: string): { frames: { event?: string; data: string }[]; comments: string[] } {
+  const frames: { event?: string; data: string }[] = [];
+  const comments: string[] = [];
+  for (const block of text.split('\n\n')) {
+    if (!block) continue;
+    let event: string | undefined;
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) comments.push(line.slice(1).trim());
+      else if (line.startsWith('event: ')) event = line.slice(7);
+      else if (line.startsWith('data: ')) data.push(line.slice(6));
+    }
+    if (data.length > 0) frames.push(event ? { event, data: data.join('\n') } : { data: data.join('\n') });
+  }
+  return { frames, comments };
+}
