@@ -67,10 +67,15 @@ export class ChatChunkEncoder {
         return this.delta(event.choice, `{"content":${JSON.stringify(event.text)}}`, logprobs(event.logprobs, 'content'));
       case 'refusal':
         return this.delta(event.choice, `{"refusal":${JSON.stringify(event.text)}}`, logprobs(event.logprobs, 'refusal'));
-      case 'reasoning':
-        // Redacted or signature-only reasoning has nothing a client can render.
-        if (!event.text) return '';
-        return this.delta(event.choice, `{"reasoning_content":${JSON.stringify(event.text)}}`);
+      case 'reasoning': {
+        // The signature travels as `reasoning_signature` so the client can send it back next
+        // turn (README "Reasoning round trip"); redacted reasoning is never rendered.
+        const parts: string[] = [];
+        if (event.text) parts.push(`"reasoning_content":${JSON.stringify(event.text)}`);
+        if (event.signature) parts.push(`"reasoning_signature":${JSON.stringify(event.signature)}`);
+        if (parts.length === 0) return '';
+        return this.delta(event.choice, `{${parts.join(',')}}`);
+      }
       case 'tool-call-start': {
         const state = this.choice(event.choice);
         const index = state.toolIndex.size;

@@ -21,6 +21,7 @@ export function encodeCompletion(message: AssembledMessage, identity: Completion
         refusal: c.refusal,
       };
       if (c.reasoning !== null) msg.reasoning_content = c.reasoning;
+      if (c.reasoningSignature !== null) msg.reasoning_signature = c.reasoningSignature;
       if (c.toolCalls.length > 0) {
         msg.tool_calls = c.toolCalls.map((t) => ({
           id: t.id,

@@ -20,7 +20,7 @@ export function buildOpenAICompatibleRequest(
   stream: boolean,
   target: OpenAICompatibleTarget,
 ): UpstreamRequest {
-  const body: Record<string, unknown> = { ...request, model, stream };
+  const body: Record<string, unknown> = { ...request, model, stream, messages: request.messages.map(stripSluiceFields) };
   if (stream && target.streamOptions) {
     body.stream_options = { ...(request.stream_options ?? {}), include_usage: true };
   } else {
@@ -34,4 +34,11 @@ export function buildOpenAICompatibleRequest(
   };
   if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
   return { url: `${target.baseUrl.replace(/\/+$/, '')}/chat/completions`, headers, body: JSON.stringify(body) };
+}
+
+/** `reasoning_signature` is sluice's round-trip field for native providers; upstreams never see it. */
+function stripSluiceFields(message: ChatRequest['messages'][number]): ChatRequest['messages'][number] {
+  if (message.role !== 'assistant' || !('reasoning_signature' in message)) return message;
+  const { reasoning_signature: _, ...rest } = message;
+  return rest as typeof message;
 }
