@@ -10,7 +10,8 @@ import type { CallContext, EventBatches, ProviderAdapter, StreamDecoder } from '
 /** The pure pieces a provider over HTTP is made of; `createHttpProvider` adds the effects. */
 export interface HttpProviderSpec {
   name: string;
-  buildRequest(request: ChatRequest, model: string, stream: boolean): UpstreamRequest;
+  /** May be async: a request signature (AWS SigV4) is computed over the finished request. */
+  buildRequest(request: ChatRequest, model: string, stream: boolean): UpstreamRequest | Promise<UpstreamRequest>;
   createStreamDecoder(): StreamDecoder;
   decodeResponse(body: unknown): CanonicalEvent[];
   mapError(status: number, headers: IncomingHttpHeaders, body: string): GatewayError;
@@ -21,7 +22,7 @@ const MAX_ERROR_BODY = 1024 * 1024;
 
 export function createHttpProvider(spec: HttpProviderSpec, client: UpstreamClient): ProviderAdapter {
   async function open(request: ChatRequest, model: string, stream: boolean, ctx: CallContext) {
-    const res = await client.send(spec.name, spec.buildRequest(request, model, stream), ctx.signal);
+    const res = await client.send(spec.name, await spec.buildRequest(request, model, stream), ctx.signal);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const text = await readText(res.body, spec.name, ctx.signal);
       throw spec.mapError(res.statusCode, res.headers as IncomingHttpHeaders, text);
