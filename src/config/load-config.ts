@@ -36,6 +36,7 @@ export function loadConfig(options: LoadOptions): Config {
   if (env.HOST) config.server.host = env.HOST;
   if (env.PORT) config.server.port = Number(env.PORT);
   if (env.SLUICE_MASTER_KEY) config.auth.master_key = env.SLUICE_MASTER_KEY;
+  if (env.DATABASE_URL && !config.store.database_url) config.store.database_url = env.DATABASE_URL;
   if (options.overrides?.host) config.server.host = options.overrides.host;
   if (options.overrides?.port !== undefined) config.server.port = options.overrides.port;
   return config;

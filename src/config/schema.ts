@@ -38,8 +38,42 @@ export const configSchema = z.object({
       deadline_s: seconds.default(600),
       error_style: z.enum(['data', 'event']).default('data'),
       usage: z.enum(['opt_in', 'always']).default('opt_in'),
+      /** `openai`: the strict OpenAI chunk shape. `accounting`: reference/accounting-events.txt. */
+      profile: z.enum(['openai', 'accounting']).default('openai'),
+      /** Adds `cost_usd` and `estimated` to the openai profile's usage object (strict clients may reject them). */
+      usage_extensions: z.boolean().default(false),
     })
     .prefault({}),
+  store: z
+    .object({
+      /** PostgreSQL (many instances); else the embedded SQLite file below. DATABASE_URL sets it too. */
+      database_url: z.string().optional(),
+      path: z.string().default('.sluice/sluice.db'),
+    })
+    .prefault({}),
+  ledger: z
+    .object({
+      enabled: z.boolean().default(true),
+      /** Keep prompts and completions in the request log (off by default), capped per record. */
+      store_content: z.boolean().default(false),
+      content_max_chars: z.number().int().positive().default(16_384),
+      flush_interval_ms: z.number().int().positive().default(200),
+      batch_size: z.number().int().positive().default(500),
+      max_buffered: z.number().int().positive().default(100_000),
+    })
+    .prefault({}),
+  /** Prices per million tokens for `provider/model`, overriding or adding to the registry. */
+  pricing: z
+    .record(
+      z.string().regex(/^[^/]+\/.+$/, 'must be provider/model'),
+      z.object({
+        input_mtok: z.number().nonnegative(),
+        output_mtok: z.number().nonnegative(),
+        cache_read_mtok: z.number().nonnegative().optional(),
+        cache_write_mtok: z.number().nonnegative().optional(),
+      }),
+    )
+    .default({}),
   upstream: z
     .object({
       connect_timeout_s: seconds.default(10),

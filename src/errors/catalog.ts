@@ -47,6 +47,14 @@ export const errors = {
       type: 'invalid_request_error',
       message: `Unknown route: ${method} ${path}`,
     }),
+  requestNotFound: (id: string) =>
+    new GatewayError({
+      code: 'request_not_found',
+      status: 404,
+      type: 'not_found_error',
+      param: 'request_id',
+      message: `No request with id ${id}.`,
+    }),
   methodNotAllowed: (method: string, path: string) =>
     new GatewayError({
       code: 'method_not_allowed',

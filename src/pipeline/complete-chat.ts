@@ -1,18 +1,18 @@
 import type { ServerResponse } from 'node:http';
+import type { Accountant } from '../accounting/accountant.ts';
 import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import { assemble } from '../protocol/canonical/assemble.ts';
-import type { Usage } from '../protocol/canonical/usage.ts';
 import { encodeCompletion } from '../protocol/openai-chat/encode-completion.ts';
 import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
 import { StreamSession } from '../protocol/sse/stream-session.ts';
 import type { ResolvedModel } from '../providers/registry.ts';
 import { sendError, sendJson } from '../server/http-io.ts';
-import type { StreamOutcome } from './stream-chat.ts';
 
 export interface CompleteChatOptions {
   requestId: string;
   created: number;
   deadlineMs: number;
+  accountant: Accountant;
 }
 
 /** The non-streaming call: same provider, same canonical events, folded into one object. */
@@ -21,7 +21,8 @@ export async function completeChat(
   request: ChatRequest,
   target: ResolvedModel,
   options: CompleteChatOptions,
-): Promise<StreamOutcome> {
+): Promise<GatewayError | null> {
+  const { accountant } = options;
   // The session gives the deadline and the abort-on-disconnect; it never writes SSE here.
   const scope = new StreamSession(res, {
     requestId: options.requestId,
@@ -29,17 +30,19 @@ export async function completeChat(
     idleTimeoutMs: 0,
     deadlineMs: options.deadlineMs,
   });
-  let usage: Usage | null = null;
   let failure: GatewayError | null = null;
   try {
     const events = await target.adapter.complete(request, target.model, {
       signal: scope.signal,
       requestId: options.requestId,
     });
+    accountant.markAcknowledged();
+    for (const event of events) accountant.observe(event);
     const message = assemble(events);
-    usage = message.usage;
     failure = message.error;
     if (!failure) {
+      // A response without usage gets sluice's own count, like a stream does.
+      message.usage = await accountant.usage();
       const body = encodeCompletion(message, {
         id: `chatcmpl-${options.requestId}`,
         created: options.created,
@@ -53,5 +56,5 @@ export async function completeChat(
     scope.dispose();
   }
   if (failure) sendError(res, failure, options.requestId);
-  return { usage, error: failure };
+  return failure;
 }

@@ -1,6 +1,8 @@
 import type { Config } from '../config/schema.ts';
+import type { AccountingDeps } from '../pipeline/request-accounting.ts';
 import type { StreamSession } from '../protocol/sse/stream-session.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
+import type { LedgerStore } from '../store/ledger-store.ts';
 
 /** What the routes share: built once at startup, no module-level state. */
 export interface GatewayContext {
@@ -8,4 +10,7 @@ export interface GatewayContext {
   registry: ProviderRegistry;
   sessions: Set<StreamSession>;
   startedAt: number;
+  accounting: AccountingDeps;
+  /** The request log's reader; set once the store is open (at listen). */
+  ledgerStore: LedgerStore | undefined;
 }

@@ -12,7 +12,12 @@ export interface TestGateway {
 
 /** An in-process gateway on an ephemeral loopback port. `config` is the YAML config as an object. */
 export async function startGateway(config: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestGateway> {
-  const parsed = configSchema.parse({ ...config, server: { port: 0, host: '127.0.0.1', ...(config.server as object) } });
+  const parsed = configSchema.parse({
+    ...config,
+    server: { port: 0, host: '127.0.0.1', ...(config.server as object) },
+    // A throwaway embedded ledger per gateway unless the test names a store.
+    store: { path: ':memory:', ...(config.store as object) },
+  });
   const gateway = createGateway(parsed, env);
   const address = await gateway.listen();
   const url = `http://127.0.0.1:${address.port}`;

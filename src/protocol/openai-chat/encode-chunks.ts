@@ -13,7 +13,18 @@ export interface ChatChunkEncoderOptions {
   includeUsage: boolean;
   /** `data` (default): `data: {"error":…}`; `event`: a named `event: error` frame. */
   errorStyle: 'data' | 'event';
+  /**
+   * `accounting` adds the flat `type` / `data` / `provider` fields of
+   * reference/accounting-events.txt next to `choices`, and ends with its own frames.
+   */
+  profile: 'openai' | 'accounting';
+  provider: string;
+  /** openai profile: add `cost_usd` and `estimated` to the usage object. */
+  usageExtensions: boolean;
 }
+
+/** The flat fields of an accounting-profile frame: what kind of delta, and its text. */
+type Flat = { type: string; data: string };
 
 interface ChoiceState {
   started: boolean;
@@ -32,12 +43,17 @@ export class ChatChunkEncoder {
   private readonly choices: ChoiceState[] = [];
   private prefix: string | undefined;
   private readonly suffix: string;
+  private readonly accounting: boolean;
+  private readonly providerJson: string;
   private serviceTier: string | null = null;
   private systemFingerprint: string | null = null;
 
   constructor(options: ChatChunkEncoderOptions) {
     this.options = options;
-    this.suffix = options.includeUsage ? '],"usage":null}' : ']}';
+    this.accounting = options.profile === 'accounting';
+    this.providerJson = JSON.stringify(options.provider);
+    // The accounting profile reports usage in its own frames, never in chunks.
+    this.suffix = options.includeUsage && !this.accounting ? '],"usage":null}' : ']}';
   }
 
   /** True once any choice has emitted a frame. */
@@ -64,9 +80,15 @@ export class ChatChunkEncoder {
         this.prefix = undefined;
         return '';
       case 'text':
-        return this.delta(event.choice, `{"content":${JSON.stringify(event.text)}}`, logprobs(event.logprobs, 'content'));
+        return this.delta(event.choice, `{"content":${JSON.stringify(event.text)}}`, logprobs(event.logprobs, 'content'), {
+          type: 'content',
+          data: event.text,
+        });
       case 'refusal':
-        return this.delta(event.choice, `{"refusal":${JSON.stringify(event.text)}}`, logprobs(event.logprobs, 'refusal'));
+        return this.delta(event.choice, `{"refusal":${JSON.stringify(event.text)}}`, logprobs(event.logprobs, 'refusal'), {
+          type: 'refusal',
+          data: event.text,
+        });
       case 'reasoning': {
         // The signature travels as `reasoning_signature` so the client can send it back next
         // turn (README "Reasoning round trip"); redacted reasoning is never rendered.
@@ -74,27 +96,28 @@ export class ChatChunkEncoder {
         if (event.text) parts.push(`"reasoning_content":${JSON.stringify(event.text)}`);
         if (event.signature) parts.push(`"reasoning_signature":${JSON.stringify(event.signature)}`);
         if (parts.length === 0) return '';
-        return this.delta(event.choice, `{${parts.join(',')}}`);
+        return this.delta(event.choice, `{${parts.join(',')}}`, 'null', { type: 'reasoning', data: event.text });
       }
       case 'tool-call-start': {
         const state = this.choice(event.choice);
         const index = state.toolIndex.size;
         state.toolIndex.set(event.index, index);
         const call = `{"index":${index},"id":${JSON.stringify(event.id)},"type":"function","function":{"name":${JSON.stringify(event.name)},"arguments":""}}`;
-        return this.delta(event.choice, `{"tool_calls":[${call}]}`);
+        return this.delta(event.choice, `{"tool_calls":[${call}]}`, 'null', { type: 'tool_call', data: '' });
       }
       case 'tool-call-delta': {
         const index = this.choice(event.choice).toolIndex.get(event.index);
         if (index === undefined || event.arguments === '') return '';
         const call = `{"index":${index},"function":{"arguments":${JSON.stringify(event.arguments)}}}`;
-        return this.delta(event.choice, `{"tool_calls":[${call}]}`);
+        return this.delta(event.choice, `{"tool_calls":[${call}]}`, 'null', { type: 'tool_call', data: event.arguments });
       }
       case 'finish': {
         const state = this.choice(event.choice);
         if (state.finished) return ''; // exactly one finish chunk, whatever the upstream repeats
         const role = this.roleChunk(event.choice, state);
         state.finished = true;
-        return `${role}${this.frame(`{"index":${event.choice},"delta":{},"logprobs":null,"finish_reason":"${event.reason}"}`)}`;
+        const choice = `{"index":${event.choice},"delta":{},"logprobs":null,"finish_reason":"${event.reason}"}`;
+        return `${role}${this.frame(choice, this.accounting ? `"type":"finish","provider":${this.providerJson},"finish_reason":"${event.reason}",` : '')}`;
       }
       case 'usage':
       case 'error':
@@ -103,13 +126,20 @@ export class ChatChunkEncoder {
   }
 
   /** The usage chunk (empty `choices`) when the client gets usage, else nothing. */
-  usageFrame(usage: Usage | null): string {
-    if (!this.options.includeUsage || !usage) return '';
-    const json = JSON.stringify(toOpenAIUsage(usage));
-    return dataFrame(`${this.getPrefix()}],"usage":${json}}`);
+  usageFrame(usage: Usage | null, costUsd?: number): string {
+    if (!this.options.includeUsage || !usage || this.accounting) return '';
+    const body: Record<string, unknown> = { ...toOpenAIUsage(usage) };
+    if (this.options.usageExtensions) {
+      body.cost_usd = costUsd ?? 0;
+      body.estimated = usage.source === 'estimated';
+    }
+    return dataFrame(`${this.getPrefix()}"choices":[],"usage":${JSON.stringify(body)}}`);
   }
 
   errorFrame(error: GatewayError): string {
+    if (this.accounting) {
+      return dataFrame(JSON.stringify({ type: 'error', data: error.message, provider: this.options.provider }));
+    }
     const json = renderStreamError(error);
     return this.options.errorStyle === 'event' ? namedFrame('error', json) : dataFrame(json);
   }
@@ -123,21 +153,28 @@ export class ChatChunkEncoder {
     return state;
   }
 
-  private delta(choice: number, delta: string, logprobsJson = 'null'): string {
+  private delta(choice: number, delta: string, logprobsJson: string, flat: Flat): string {
     const state = this.choice(choice);
     if (state.finished) return '';
     const role = this.roleChunk(choice, state);
-    return `${role}${this.frame(`{"index":${choice},"delta":${delta},"logprobs":${logprobsJson},"finish_reason":null}`)}`;
+    const choiceJson = `{"index":${choice},"delta":${delta},"logprobs":${logprobsJson},"finish_reason":null}`;
+    return `${role}${this.frame(choiceJson, this.flatFields(flat))}`;
   }
 
   private roleChunk(choice: number, state: ChoiceState): string {
     if (state.started) return '';
     state.started = true;
-    return this.frame(`{"index":${choice},"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}`);
+    const choiceJson = `{"index":${choice},"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}`;
+    return this.frame(choiceJson, this.flatFields({ type: 'content', data: '' }));
   }
 
-  private frame(choiceJson: string): string {
-    return `data: ${this.getPrefix()}${choiceJson}${this.suffix}\n\n`;
+  private flatFields(flat: Flat): string {
+    if (!this.accounting) return '';
+    return `"type":"${flat.type}","data":${JSON.stringify(flat.data)},"provider":${this.providerJson},`;
+  }
+
+  private frame(choiceJson: string, flat: string): string {
+    return `data: ${this.getPrefix()}${flat}"choices":[${choiceJson}${this.suffix}\n\n`;
   }
 
   private getPrefix(): string {
@@ -146,7 +183,7 @@ export class ChatChunkEncoder {
       this.prefix =
         `{"id":${JSON.stringify(o.id)},"object":"chat.completion.chunk","created":${o.created},` +
         `"model":${JSON.stringify(o.model)},"service_tier":${JSON.stringify(this.serviceTier)},` +
-        `"system_fingerprint":${JSON.stringify(this.systemFingerprint)},"choices":[`;
+        `"system_fingerprint":${JSON.stringify(this.systemFingerprint)},`;
     }
     return this.prefix;
   }

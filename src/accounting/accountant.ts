@@ -1,0 +1,186 @@
+import type { GatewayError } from '../errors/gateway-error.ts';
+import type { CanonicalEvent } from '../protocol/canonical/events.ts';
+import { isOutputEvent } from '../protocol/canonical/events.ts';
+import type { Usage } from '../protocol/canonical/usage.ts';
+import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
+import { countPromptTokens, countTextTokens, promptText } from './count-tokens.ts';
+import type { LedgerRecord } from './ledger-record.ts';
+import type { PricingRegistry } from './pricing.ts';
+
+export interface AccountantInit {
+  requestId: string;
+  keyId: string | null;
+  provider: string;
+  model: string;
+  requestedModel: string;
+  surface: LedgerRecord['surface'];
+  streamed: boolean;
+  request: ChatRequest;
+  pricing: PricingRegistry;
+  /** Keep prompt and completion text in the record, capped at this many characters (0: never). */
+  storeContentChars: number;
+  now?: () => number;
+}
+
+/**
+ * One per request: watches the canonical stream (usage is a by-product of decoding, so it cannot
+ * be forgotten) and produces the ledger record in the pipeline's `finally`, however it ended.
+ */
+export class Accountant {
+  readonly startedAt: number;
+  private readonly init: AccountantInit;
+  private readonly now: () => number;
+  private firstOutputAt: number | null = null;
+  private reported: Usage | null = null;
+  private finishReason: string | null = null;
+  /** Output text, kept for local counting when the upstream reports no usage. */
+  private readonly output: string[] = [];
+  private promptEstimate: Promise<number> | undefined;
+  private settled: Usage | undefined;
+  private acknowledged = false;
+  private costed: { usage: Usage; costUsd: number; priceKnown: boolean } | undefined;
+
+  constructor(init: AccountantInit) {
+    this.init = init;
+    this.now = init.now ?? Date.now;
+    this.startedAt = this.now();
+  }
+
+  observe(event: CanonicalEvent): void {
+    if (this.firstOutputAt === null && isOutputEvent(event)) this.firstOutputAt = this.now();
+    switch (event.type) {
+      case 'text':
+      case 'reasoning':
+      case 'refusal':
+        if (event.text) this.output.push(event.text);
+        break;
+      case 'tool-call-start':
+        this.output.push(event.name);
+        break;
+      case 'tool-call-delta':
+        this.output.push(event.arguments);
+        break;
+      case 'finish':
+        this.finishReason ??= event.reason;
+        break;
+      case 'usage':
+        this.reported = event.usage;
+        break;
+    }
+  }
+
+  /** The upstream answered 2xx (its status, if a later failure does not carry one). */
+  markAcknowledged(): void {
+    this.acknowledged = true;
+  }
+
+  /** The usage the upstream reported so far (it may still grow), or null. */
+  get reportedUsage(): Usage | null {
+    return this.reported;
+  }
+
+  /** Input tokens known before the first token: reported if the upstream said, else counted. */
+  async inputTokens(): Promise<number> {
+    if (this.reported && this.reported.inputTokens > 0) return this.reported.inputTokens;
+    this.promptEstimate ??= countPromptTokens(this.init.request, this.init.model);
+    return this.promptEstimate;
+  }
+
+  /** Final usage: the provider's when it reported any, else counted locally and marked estimated. */
+  async usage(): Promise<Usage> {
+    if (this.settled) return this.settled;
+    if (this.reported) {
+      this.settled = this.reported;
+      return this.settled;
+    }
+    const [input, output] = await Promise.all([
+      this.inputTokens(),
+      countTextTokens(this.output.join(''), this.init.model),
+    ]);
+    this.settled = { inputTokens: input, outputTokens: output, source: 'estimated' };
+    return this.settled;
+  }
+
+  /** Cost of the final usage (computed once: the stream's last frame and the record share it). */
+  cost(usage: Usage): { costUsd: number; priceKnown: boolean } {
+    if (this.costed && this.costed.usage === usage) return this.costed;
+    const { costUsd, priceKnown } = this.init.pricing.cost(this.init.provider, this.init.model, usage);
+    this.costed = { usage, costUsd, priceKnown };
+    return this.costed;
+  }
+
+  async finalize(error: GatewayError | null): Promise<LedgerRecord> {
+    const end = this.now();
+    const usage = await this.usage();
+    const { costUsd, priceKnown } = this.cost(usage);
+    const cap = this.init.storeContentChars;
+    const outcome: LedgerRecord['outcome'] = !error ? 'ok' : error.type === 'cancelled' ? 'cancelled' : 'error';
+    return {
+      requestId: this.init.requestId,
+      createdAt: this.startedAt,
+      keyId: this.init.keyId,
+      provider: this.init.provider,
+      model: this.init.model,
+      requestedModel: this.init.requestedModel,
+      surface: this.init.surface,
+      streamed: this.init.streamed,
+      inputTokens: usage.inputTokens,
+      cachedInputTokens: usage.cachedInputTokens ?? 0,
+      cacheWriteTokens: usage.cacheWriteTokens ?? 0,
+      outputTokens: usage.outputTokens,
+      reasoningTokens: usage.reasoningTokens ?? 0,
+      usageSource: usage.source,
+      costUsd,
+      priceKnown,
+      ttftMs: this.firstOutputAt === null ? null : this.firstOutputAt - this.startedAt,
+      latencyMs: end - this.startedAt,
+      upstreamStatus: error?.upstreamStatus ?? (this.acknowledged ? 200 : null),
+      outcome,
+      errorType: error?.type ?? null,
+      errorCode: error?.code ?? null,
+      errorMessage: error?.message ?? null,
+      finishReason: this.finishReason,
+      prompt: cap > 0 ? promptText(this.init.request).join('\n').slice(0, cap) : null,
+      completion: cap > 0 ? this.output.join('').slice(0, cap) : null,
+    };
+  }
+}
+
+/** The record of a request refused before it reached a provider (bad body, unknown model, ...). */
+export function rejectedRecord(
+  requestId: string,
+  error: GatewayError,
+  surface: LedgerRecord['surface'],
+  requestedModel: string,
+  startedAt: number,
+  now = Date.now(),
+): LedgerRecord {
+  return {
+    requestId,
+    createdAt: startedAt,
+    keyId: null,
+    provider: '',
+    model: '',
+    requestedModel,
+    surface,
+    streamed: false,
+    inputTokens: 0,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 0,
+    reasoningTokens: 0,
+    usageSource: 'provider',
+    costUsd: 0,
+    priceKnown: true,
+    ttftMs: null,
+    latencyMs: now - startedAt,
+    upstreamStatus: null,
+    outcome: 'error',
+    errorType: error.type,
+    errorCode: error.code,
+    errorMessage: error.message,
+    finishReason: null,
+    prompt: null,
+    completion: null,
+  };
+}

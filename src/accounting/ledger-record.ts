@@ -1,0 +1,35 @@
+/** One row per request, whatever way it ended. Times are epoch milliseconds. */
+export interface LedgerRecord {
+  requestId: string;
+  createdAt: number;
+  /** Gateway-issued key id; null until keys exist (or with the master key). */
+  keyId: string | null;
+  provider: string;
+  /** The provider-side model id. */
+  model: string;
+  /** What the client named (alias or provider/model). */
+  requestedModel: string;
+  surface: 'chat' | 'responses';
+  streamed: boolean;
+  inputTokens: number;
+  cachedInputTokens: number;
+  cacheWriteTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+  /** `provider` or `estimated` (counted locally with a BPE tokenizer). */
+  usageSource: 'provider' | 'estimated';
+  costUsd: number;
+  /** False when the pricing registry has no price for the model: cost is 0.0, flagged. */
+  priceKnown: boolean;
+  ttftMs: number | null;
+  latencyMs: number;
+  upstreamStatus: number | null;
+  outcome: 'ok' | 'error' | 'cancelled';
+  errorType: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  finishReason: string | null;
+  /** Only with `ledger.store_content: true`, capped. */
+  prompt: string | null;
+  completion: string | null;
+}

@@ -1,0 +1,71 @@
+import type { Usage } from '../canonical/usage.ts';
+import { dataFrame, namedFrame } from '../sse/frames.ts';
+
+/** The named frames of the `accounting` stream profile (reference/accounting-events.txt). */
+export interface AccountingIdentity {
+  requestId: string;
+  provider: string;
+  /** The provider-side model id. */
+  model: string;
+}
+
+export function usageStartFrame(id: AccountingIdentity, inputTokens: number): string {
+  return namedFrame(
+    'usage_start',
+    JSON.stringify({ type: 'usage_start', request_id: id.requestId, provider: id.provider, model: id.model, input_tokens: inputTokens }),
+  );
+}
+
+/** Sent when the upstream reports cached input tokens: the first token came from a cached prefix. */
+export function cacheHitFrame(id: AccountingIdentity, cachedTokens: number): string {
+  return namedFrame(
+    'cache_hit',
+    JSON.stringify({ type: 'cache_hit', request_id: id.requestId, provider: id.provider, model: id.model, cached_tokens: cachedTokens }),
+  );
+}
+
+export function usageFinalFrame(id: AccountingIdentity, usage: Usage, costUsd: number, latencyMs: number): string {
+  return namedFrame(
+    'usage_final',
+    JSON.stringify({
+      type: 'usage_final',
+      request_id: id.requestId,
+      provider: id.provider,
+      model: id.model,
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      cost_usd: costUsd,
+      latency_ms: latencyMs,
+      estimated: usage.source === 'estimated',
+    }),
+  );
+}
+
+/** The Responses-style envelope the profile ends with, carrying the same totals. */
+export function responseDoneFrame(id: AccountingIdentity, usage: Usage): string {
+  return dataFrame(
+    JSON.stringify({
+      type: 'response.done',
+      response: {
+        id: id.requestId,
+        object: 'response',
+        status: 'completed',
+        usage: {
+          prompt_tokens: usage.inputTokens,
+          completion_tokens: usage.outputTokens,
+          total_tokens: usage.inputTokens + usage.outputTokens,
+        },
+      },
+    }),
+  );
+}
+
+/** Everything between the finish frame and `[DONE]` on success. */
+export function accountingTail(id: AccountingIdentity, usage: Usage, costUsd: number, latencyMs: number): string {
+  const cached = usage.cachedInputTokens ?? 0;
+  return (
+    (cached > 0 ? cacheHitFrame(id, cached) : '') +
+    usageFinalFrame(id, usage, costUsd, latencyMs) +
+    responseDoneFrame(id, usage)
+  );
+}

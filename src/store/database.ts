@@ -1,0 +1,36 @@
+/**
+ * The tables, as Kysely sees them. One schema serves both engines: integers for booleans and
+ * epoch-millisecond times, so node:sqlite and PostgreSQL store and return the same values.
+ */
+export interface LedgerTable {
+  request_id: string;
+  created_at: number;
+  key_id: string | null;
+  provider: string;
+  model: string;
+  requested_model: string;
+  surface: string;
+  streamed: number;
+  input_tokens: number;
+  cached_input_tokens: number;
+  cache_write_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  usage_source: string;
+  cost_usd: number;
+  price_known: number;
+  ttft_ms: number | null;
+  latency_ms: number;
+  upstream_status: number | null;
+  outcome: string;
+  error_type: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  finish_reason: string | null;
+  prompt: string | null;
+  completion: string | null;
+}
+
+export interface Database {
+  ledger: LedgerTable;
+}

@@ -1,0 +1,147 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import type { Database, LedgerTable } from './database.ts';
+
+export interface LedgerQuery {
+  model?: string;
+  provider?: string;
+  outcome?: LedgerRecord['outcome'];
+  keyId?: string;
+  /** Inclusive lower / exclusive upper bound on createdAt (epoch ms). */
+  since?: number;
+  until?: number;
+  limit?: number;
+  /** Opaque cursor from a previous page (`next_cursor`). */
+  cursor?: string;
+}
+
+export interface LedgerPage {
+  data: LedgerRecord[];
+  nextCursor: string | null;
+}
+
+/** Rows per INSERT: well under both engines' bound-parameter limits (26 columns). */
+const INSERT_CHUNK = 500;
+
+/** The ledger's queries: one implementation over Kysely for node:sqlite and PostgreSQL alike. */
+export class LedgerStore {
+  private readonly db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>) {
+    this.db = db;
+  }
+
+  /** Idempotent: a batch retried after an ambiguous failure does not duplicate rows. */
+  async insert(records: readonly LedgerRecord[]): Promise<void> {
+    for (let i = 0; i < records.length; i += INSERT_CHUNK) {
+      await this.db
+        .insertInto('ledger')
+        .values(records.slice(i, i + INSERT_CHUNK).map(toRow))
+        .onConflict((oc) => oc.column('request_id').doNothing())
+        .execute();
+    }
+  }
+
+  async get(requestId: string): Promise<LedgerRecord | undefined> {
+    const row = await this.db.selectFrom('ledger').selectAll().where('request_id', '=', requestId).executeTakeFirst();
+    return row ? fromRow(row) : undefined;
+  }
+
+  async list(q: LedgerQuery): Promise<LedgerPage> {
+    const limit = Math.min(Math.max(q.limit ?? 50, 1), 1000);
+    let query = this.db.selectFrom('ledger').selectAll();
+    if (q.model) query = query.where('model', '=', q.model);
+    if (q.provider) query = query.where('provider', '=', q.provider);
+    if (q.outcome) query = query.where('outcome', '=', q.outcome);
+    if (q.keyId) query = query.where('key_id', '=', q.keyId);
+    if (q.since !== undefined) query = query.where('created_at', '>=', q.since);
+    if (q.until !== undefined) query = query.where('created_at', '<', q.until);
+    const cursor = q.cursor ? decodeCursor(q.cursor) : undefined;
+    if (cursor) {
+      query = query.where((eb) =>
+        eb.or([
+          eb('created_at', '<', cursor.createdAt),
+          eb.and([eb('created_at', '=', cursor.createdAt), eb('request_id', '<', cursor.requestId)]),
+        ]),
+      );
+    }
+    const rows = await query.orderBy('created_at', 'desc').orderBy('request_id', 'desc').limit(limit + 1).execute();
+    const page = rows.slice(0, limit).map(fromRow);
+    const last = page.at(-1);
+    return { data: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+  }
+}
+
+function encodeCursor(r: LedgerRecord): string {
+  return Buffer.from(`${r.createdAt}:${r.requestId}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: number; requestId: string } | undefined {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const at = text.indexOf(':');
+  const createdAt = Number(text.slice(0, at));
+  if (at <= 0 || !Number.isFinite(createdAt)) return undefined;
+  return { createdAt, requestId: text.slice(at + 1) };
+}
+
+function toRow(r: LedgerRecord): LedgerTable {
+  return {
+    request_id: r.requestId,
+    created_at: r.createdAt,
+    key_id: r.keyId,
+    provider: r.provider,
+    model: r.model,
+    requested_model: r.requestedModel,
+    surface: r.surface,
+    streamed: r.streamed ? 1 : 0,
+    input_tokens: r.inputTokens,
+    cached_input_tokens: r.cachedInputTokens,
+    cache_write_tokens: r.cacheWriteTokens,
+    output_tokens: r.outputTokens,
+    reasoning_tokens: r.reasoningTokens,
+    usage_source: r.usageSource,
+    cost_usd: r.costUsd,
+    price_known: r.priceKnown ? 1 : 0,
+    ttft_ms: r.ttftMs,
+    latency_ms: r.latencyMs,
+    upstream_status: r.upstreamStatus,
+    outcome: r.outcome,
+    error_type: r.errorType,
+    error_code: r.errorCode,
+    error_message: r.errorMessage,
+    finish_reason: r.finishReason,
+    prompt: r.prompt,
+    completion: r.completion,
+  };
+}
+
+function fromRow(row: Selectable<LedgerTable>): LedgerRecord {
+  return {
+    requestId: row.request_id,
+    createdAt: Number(row.created_at),
+    keyId: row.key_id,
+    provider: row.provider,
+    model: row.model,
+    requestedModel: row.requested_model,
+    surface: row.surface as LedgerRecord['surface'],
+    streamed: Boolean(row.streamed),
+    inputTokens: Number(row.input_tokens),
+    cachedInputTokens: Number(row.cached_input_tokens),
+    cacheWriteTokens: Number(row.cache_write_tokens),
+    outputTokens: Number(row.output_tokens),
+    reasoningTokens: Number(row.reasoning_tokens),
+    usageSource: row.usage_source as LedgerRecord['usageSource'],
+    costUsd: Number(row.cost_usd),
+    priceKnown: Boolean(row.price_known),
+    ttftMs: row.ttft_ms === null ? null : Number(row.ttft_ms),
+    latencyMs: Number(row.latency_ms),
+    upstreamStatus: row.upstream_status === null ? null : Number(row.upstream_status),
+    outcome: row.outcome as LedgerRecord['outcome'],
+    errorType: row.error_type,
+    errorCode: row.error_code,
+    errorMessage: row.error_message,
+    finishReason: row.finish_reason,
+    prompt: row.prompt,
+    completion: row.completion,
+  };
+}

@@ -1,0 +1,118 @@
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
+
+export interface LedgerSink {
+  insert(records: readonly LedgerRecord[]): Promise<void>;
+}
+
+export interface LedgerWriterOptions {
+  flushIntervalMs: number;
+  batchSize: number;
+  /** Records held while the database is slow or down; past it new records are dropped, loudly. */
+  maxBuffered: number;
+  log?: (message: string) => void;
+}
+
+/**
+ * Keeps ledger writes off the streaming path: `write` only appends to a buffer; batches go to
+ * the database in the background, and a failed batch stays at the head of the buffer and is
+ * retried with backoff, so a slow or briefly unavailable database loses nothing. `close`
+ * flushes what is left (graceful shutdown).
+ */
+export class LedgerWriter {
+  private readonly sink: LedgerSink;
+  private readonly options: LedgerWriterOptions;
+  private buffer: LedgerRecord[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  private backoffMs = 0;
+  private dropped = 0;
+  private failures = 0;
+  private closed = false;
+
+  constructor(sink: LedgerSink, options: LedgerWriterOptions) {
+    this.sink = sink;
+    this.options = options;
+  }
+
+  get pending(): number {
+    return this.buffer.length;
+  }
+
+  get stats(): { pending: number; dropped: number; failures: number } {
+    return { pending: this.buffer.length, dropped: this.dropped, failures: this.failures };
+  }
+
+  write(record: LedgerRecord): void {
+    // The head of the buffer may be in flight, so a full buffer refuses the newest record.
+    if (this.buffer.length >= this.options.maxBuffered) {
+      this.dropped++;
+      if (this.dropped === 1 || this.dropped % 1000 === 0) {
+        this.options.log?.(`ledger: buffer full (${this.options.maxBuffered}); ${this.dropped} record(s) dropped so far`);
+      }
+      return;
+    }
+    this.buffer.push(record);
+    if (this.closed) return;
+    if (this.buffer.length >= this.options.batchSize) this.kick(0);
+    else this.kick(this.options.flushIntervalMs);
+  }
+
+  /** Writes everything buffered now; resolves when the buffer is empty (retrying as needed). */
+  async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.buffer.length > 0) {
+      await this.flushOnce();
+      if (this.buffer.length > 0 && this.backoffMs > 0) await sleep(this.backoffMs);
+    }
+  }
+
+  /** Stops the background timer and flushes, giving up (and saying how many) after `timeoutMs`. */
+  async close(timeoutMs = 10_000): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    const done = this.flush();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((r) => {
+      timer = setTimeout(() => r('timeout'), timeoutMs);
+    });
+    const result = await Promise.race([done.then(() => 'done' as const), timeout]);
+    clearTimeout(timer);
+    if (result === 'timeout') this.options.log?.(`ledger: ${this.buffer.length} record(s) could not be written before shutdown`);
+  }
+
+  private kick(delayMs: number): void {
+    if (this.timer || this.flushing) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flushOnce().then(() => {
+        if (this.buffer.length > 0 && !this.closed) this.kick(Math.max(this.backoffMs, this.options.flushIntervalMs));
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private flushOnce(): Promise<void> {
+    this.flushing ??= this.writeBatch().finally(() => {
+      this.flushing = undefined;
+    });
+    return this.flushing;
+  }
+
+  private async writeBatch(): Promise<void> {
+    const batch = this.buffer.slice(0, this.options.batchSize);
+    if (batch.length === 0) return;
+    try {
+      await this.sink.insert(batch);
+      // Only now are they safe: remove exactly what was written (new records may have arrived).
+      this.buffer.splice(0, batch.length);
+      this.backoffMs = 0;
+    } catch (err) {
+      this.failures++;
+      this.backoffMs = Math.min(this.backoffMs ? this.backoffMs * 2 : 100, 5_000);
+      this.options.log?.(`ledger: write of ${batch.length} record(s) failed, retrying in ${this.backoffMs} ms: ${(err as Error).message}`);
+    }
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,53 @@
+import type { Kysely } from 'kysely';
+import type { Migration, MigrationProvider } from 'kysely/migration';
+
+/**
+ * Migrations in code, in order; Kysely's Migrator records which ran (in both engines). Column
+ * types are the common subset: text, bigint, integer and double precision mean the same thing
+ * to PostgreSQL and (by affinity) to SQLite.
+ */
+const migrations: Record<string, Migration> = {
+  '0001_ledger': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('ledger')
+        .addColumn('request_id', 'text', (c) => c.primaryKey())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('key_id', 'text')
+        .addColumn('provider', 'text', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('requested_model', 'text', (c) => c.notNull())
+        .addColumn('surface', 'text', (c) => c.notNull())
+        .addColumn('streamed', 'integer', (c) => c.notNull())
+        .addColumn('input_tokens', 'bigint', (c) => c.notNull())
+        .addColumn('cached_input_tokens', 'bigint', (c) => c.notNull())
+        .addColumn('cache_write_tokens', 'bigint', (c) => c.notNull())
+        .addColumn('output_tokens', 'bigint', (c) => c.notNull())
+        .addColumn('reasoning_tokens', 'bigint', (c) => c.notNull())
+        .addColumn('usage_source', 'text', (c) => c.notNull())
+        .addColumn('cost_usd', 'double precision', (c) => c.notNull())
+        .addColumn('price_known', 'integer', (c) => c.notNull())
+        .addColumn('ttft_ms', 'integer')
+        .addColumn('latency_ms', 'integer', (c) => c.notNull())
+        .addColumn('upstream_status', 'integer')
+        .addColumn('outcome', 'text', (c) => c.notNull())
+        .addColumn('error_type', 'text')
+        .addColumn('error_code', 'text')
+        .addColumn('error_message', 'text')
+        .addColumn('finish_reason', 'text')
+        .addColumn('prompt', 'text')
+        .addColumn('completion', 'text')
+        .execute();
+      await db.schema.createIndex('ledger_created_at').on('ledger').columns(['created_at', 'request_id']).execute();
+      await db.schema.createIndex('ledger_model').on('ledger').columns(['model', 'created_at']).execute();
+      await db.schema.createIndex('ledger_provider').on('ledger').columns(['provider', 'created_at']).execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('ledger').execute();
+    },
+  },
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};
