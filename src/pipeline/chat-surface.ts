@@ -1,0 +1,50 @@
+import type { Accountant } from '../accounting/accountant.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
+import type { CanonicalEvent } from '../protocol/canonical/events.ts';
+import { type AccountingIdentity, accountingTail, usageStartFrame } from '../protocol/openai-chat/accounting-frames.ts';
+import { ChatChunkEncoder, type ChatChunkEncoderOptions } from '../protocol/openai-chat/encode-chunks.ts';
+import type { StreamSurface } from './run-stream.ts';
+
+/** The chat.completion.chunk surface, in the openai or accounting profile. */
+export class ChatStreamSurface implements StreamSurface<CanonicalEvent> {
+  failure: GatewayError | null = null;
+  private readonly encoder: ChatChunkEncoder;
+  private readonly accountant: Accountant;
+  private readonly identity: AccountingIdentity;
+  private readonly accounting: boolean;
+
+  constructor(options: ChatChunkEncoderOptions, accountant: Accountant, identity: AccountingIdentity) {
+    this.encoder = new ChatChunkEncoder(options);
+    this.accountant = accountant;
+    this.identity = identity;
+    this.accounting = options.profile === 'accounting';
+  }
+
+  get complete(): boolean {
+    return this.encoder.complete;
+  }
+
+  encode(event: CanonicalEvent): string {
+    this.accountant.observe(event);
+    if (event.type === 'error') {
+      this.failure = event.error;
+      return '';
+    }
+    return this.encoder.encode(event);
+  }
+
+  async opening(): Promise<string> {
+    return this.accounting ? usageStartFrame(this.identity, await this.accountant.inputTokens()) : '';
+  }
+
+  async closing(): Promise<string> {
+    const usage = await this.accountant.usage();
+    const { costUsd } = this.accountant.cost(usage);
+    if (this.accounting) return accountingTail(this.identity, usage, costUsd, Date.now() - this.accountant.startedAt);
+    return this.encoder.usageFrame(usage, costUsd);
+  }
+
+  failureFrames(error: GatewayError): string {
+    return this.encoder.errorFrame(error);
+  }
+}

@@ -1,0 +1,93 @@
+import type { ServerResponse } from 'node:http';
+import { errors } from '../errors/catalog.ts';
+import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
+import { StreamSession, type StreamTimings } from '../protocol/sse/stream-session.ts';
+import { sendError } from '../server/http-io.ts';
+
+/**
+ * A client wire format over a stream of source items (canonical events, or relayed upstream
+ * frames). The surface keeps its own state; the pipeline owns the session and the exits.
+ */
+export interface StreamSurface<T> {
+  /** Frames for one item ('' for none). */
+  encode(item: T): string;
+  /** Set when an item reported a failure: the stream ends after that item's frames. */
+  readonly failure: GatewayError | null;
+  /** Every started output has finished: a normal end is legitimate. */
+  readonly complete: boolean;
+  /** Frames that go before the first frame (e.g. the accounting profile's usage_start). */
+  opening(): Promise<string>;
+  /** Frames between the last item and `[DONE]` on success (usage, terminal event). */
+  closing(): Promise<string>;
+  /** Frames for a failure after the stream started (before `[DONE]`). */
+  failureFrames(error: GatewayError): string;
+}
+
+export interface RunStreamOptions {
+  requestId: string;
+  provider: string;
+  timings: StreamTimings;
+  contentType?: string;
+  /** Open sessions, so a shutdown can end them cleanly. */
+  sessions: Set<StreamSession>;
+  /** The upstream acknowledged the request (2xx). */
+  onAcknowledged?: () => void;
+}
+
+/**
+ * The one streaming loop every surface shares: opens the source with the session's abort signal,
+ * writes each upstream read's frames in one write, pauses reading while the client is congested,
+ * and ends every exit path: frames then `[DONE]`; failure frames then `[DONE]`; an HTTP error if
+ * nothing was sent yet; nothing when the client is gone (the upstream is aborted by then).
+ * Returns the failure, if any, for the ledger.
+ */
+export async function runStream<T>(
+  res: ServerResponse,
+  open: (signal: AbortSignal) => Promise<AsyncIterable<T[]>>,
+  surface: StreamSurface<T>,
+  options: RunStreamOptions,
+): Promise<GatewayError | null> {
+  const session = new StreamSession(res, {
+    requestId: options.requestId,
+    contentType: options.contentType,
+    ...options.timings,
+  });
+  options.sessions.add(session);
+  let opened = false;
+  let failure: GatewayError | null = null;
+  try {
+    const batches = await open(session.signal);
+    options.onAcknowledged?.();
+    for await (const batch of batches) {
+      session.upstreamActivity();
+      let frames = '';
+      for (const item of batch) {
+        frames += surface.encode(item);
+        if (surface.failure) break;
+      }
+      if (frames && !opened) {
+        opened = true;
+        frames = (await surface.opening()) + frames;
+      }
+      // One write per upstream read: the frames of a read leave together.
+      session.write(frames);
+      failure = surface.failure;
+      if (failure || session.ended) break;
+      if (session.congested) await session.waitForDrain();
+    }
+    if (!failure && !surface.complete && !session.signal.aborted) failure = errors.truncated(options.provider);
+  } catch (err) {
+    failure = toGatewayError(session.signal.aborted ? session.signal.reason : err);
+  } finally {
+    options.sessions.delete(session);
+  }
+  if (session.signal.aborted && !failure) failure = toGatewayError(session.signal.reason);
+
+  if (!failure) session.finish(await surface.closing());
+  else if (session.ended) session.dispose();
+  else if (!session.committed) {
+    session.dispose();
+    sendError(res, failure, options.requestId);
+  } else session.fail(surface.failureFrames(failure));
+  return failure;
+}
