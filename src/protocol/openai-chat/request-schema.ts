@@ -118,13 +118,3 @@ export const chatRequestSchema = z.looseObject({
 
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
 export type ChatMessage = z.infer<typeof chatMessage>;
-
-/** `messages[0].content` style path for the `param` field of a 400. */
-export function formatParamPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out ? `.${String(key)}` : String(key);
-  }
-  return out;
-}

@@ -1,0 +1,46 @@
+import type { z } from 'zod';
+import { errors } from '../errors/catalog.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
+
+/** `messages[0].content` style path for the `param` field of a 400. */
+export function formatParamPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out ? `.${String(key)}` : String(key);
+  }
+  return out;
+}
+
+type Issue = { code: string; message: string; path: PropertyKey[]; errors?: Issue[][] };
+
+/** A union failure reports every branch; the deepest branch names the real culprit. */
+function pickIssue(issues: readonly unknown[]): Issue {
+  let best = issues[0] as Issue;
+  for (const raw of issues) {
+    const issue = raw as Issue;
+    if (issue.code === 'invalid_union' && issue.errors) {
+      for (const branch of issue.errors) {
+        if (branch.length === 0) continue;
+        const inner = pickIssue(branch);
+        const candidate = { ...inner, path: [...issue.path, ...inner.path] };
+        if (candidate.path.length > best.path.length || best.code === 'invalid_union') best = candidate;
+      }
+    } else if (issue.path.length > best.path.length) {
+      best = issue;
+    }
+  }
+  return best;
+}
+
+function describeIssue(issue: Issue): string {
+  if (issue.code === 'invalid_union') return 'does not match any accepted shape.';
+  return issue.message.endsWith('.') ? issue.message : `${issue.message}.`;
+}
+
+/** The 400 for a body that failed its schema: one precise message, `param` naming the field. */
+export function schemaError(error: z.ZodError): GatewayError {
+  const issue = pickIssue(error.issues);
+  const param = formatParamPath(issue.path);
+  return errors.invalidRequest(`Invalid value for '${param || 'body'}': ${describeIssue(issue)}`, param || null);
+}
