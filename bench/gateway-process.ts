@@ -1,0 +1,37 @@
+/**
+ * sluice's real server (createGateway, default config: ledger on, in an embedded SQLite file at
+ * `BENCH_STORE_PATH`) in its own process, with one OpenAI-compatible provider `up` on the fake
+ * upstream (`BENCH_UPSTREAM_URL`). The environment can enable more providers (the bench sets
+ * ANTHROPIC_BASE_URL/ANTHROPIC_API_KEY). Answers CPU/RSS samples over IPC; when the parent
+ * closes the channel it shuts down and exits normally, so that `--cpu-prof` writes its profile.
+ */
+import type { AddressInfo } from 'node:net';
+import { configSchema } from '../src/config/schema.ts';
+import { createGateway } from '../src/server/app.ts';
+import { answerSamples } from './process-sample.ts';
+
+const upstream = process.env.BENCH_UPSTREAM_URL;
+const storePath = process.env.BENCH_STORE_PATH;
+if (!upstream || !storePath) throw new Error('BENCH_UPSTREAM_URL and BENCH_STORE_PATH must be set');
+
+const config = configSchema.parse({
+  server: { host: '127.0.0.1', port: 0 },
+  store: { path: storePath },
+  providers: { up: { base_url: `${upstream}/v1`, api_key: 'sk-bench' } },
+});
+const gateway = createGateway(config, process.env);
+const address: AddressInfo = await gateway.listen();
+
+let stopping = false;
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  // Bounded: an exit with the profile written beats a clean drain.
+  setTimeout(() => process.exit(0), 3000).unref();
+  await gateway.shutdown(0);
+  process.exit(0);
+}
+
+answerSamples();
+process.on('disconnect', () => void stop());
+process.send?.({ type: 'ready', port: address.port });

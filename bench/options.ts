@@ -1,0 +1,73 @@
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  modes: ('fast' | 'paced')[];
+  /** Fast mode: closed-loop streams in flight. */
+  concurrency: number;
+  pacedConcurrency: number;
+  paceMs: number;
+  fastSeconds: number;
+  pacedSeconds: number;
+  warmupSeconds: number;
+  /** Measured direct+sluice pairs per mode (alternating). */
+  rounds: number;
+  json: boolean;
+  pin: boolean;
+  /** Directory for the gateway's --cpu-prof output; the summary is printed after the table. */
+  profileDir: string | undefined;
+}
+
+export const USAGE = `npm run bench -- [options]
+  --modes fast,paced        which modes to run (default both)
+  --duration S              seconds per measured phase, both modes (default fast 4, paced 5)
+  --concurrency N           fast mode: streams in flight (default 32)
+  --paced-concurrency N     paced mode: streams in flight (default 64)
+  --pace-ms MS              paced mode: delay between chunks (default 20)
+  --rounds N                direct/sluice pairs per mode, alternating (default 2)
+  --warmup S                warm-up seconds per side per mode (default 1.5)
+  --json                    print machine-readable results instead of the table
+  --no-pin                  do not pin processes to cores
+  --profile DIR             run the gateway with --cpu-prof into DIR and summarize it`;
+
+function positive(name: string, value: string | undefined, fallback: number, integer = false): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) throw new Error(`--${name} must be a positive number`);
+  return n;
+}
+
+export function parseOptions(argv: string[]): BenchOptions | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      modes: { type: 'string' },
+      duration: { type: 'string' },
+      concurrency: { type: 'string' },
+      'paced-concurrency': { type: 'string' },
+      'pace-ms': { type: 'string' },
+      rounds: { type: 'string' },
+      warmup: { type: 'string' },
+      json: { type: 'boolean' },
+      'no-pin': { type: 'boolean' },
+      profile: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return 'help';
+  const modes = (values.modes ?? 'fast,paced').split(',').map((m) => m.trim());
+  for (const m of modes) if (m !== 'fast' && m !== 'paced') throw new Error(`unknown mode '${m}' (fast, paced)`);
+  const duration = values.duration === undefined ? undefined : positive('duration', values.duration, 0);
+  return {
+    modes: modes as BenchOptions['modes'],
+    concurrency: positive('concurrency', values.concurrency, 32, true),
+    pacedConcurrency: positive('paced-concurrency', values['paced-concurrency'], 64, true),
+    paceMs: positive('pace-ms', values['pace-ms'], 20, true),
+    fastSeconds: duration ?? 4,
+    pacedSeconds: duration ?? 5,
+    warmupSeconds: positive('warmup', values.warmup, 1.5),
+    rounds: positive('rounds', values.rounds, 2, true),
+    json: values.json === true,
+    pin: values['no-pin'] !== true,
+    profileDir: values.profile,
+  };
+}

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type BenchResult, checkTarget, formatReport } from './report.ts';
+import type { SideResult } from './stats.ts';
+
+const side = (scale: number, extra: Partial<SideResult> = {}): SideResult => ({
+  requests: 1000,
+  errors: 0,
+  errorSamples: [],
+  requestsPerSecond: 500 / scale,
+  ttfb: { p50: 1 * scale, p99: 2 * scale },
+  ttft: { p50: 20 * scale, p99: 30 * scale },
+  total: { p50: 420 * scale, p99: 440 * scale },
+  readsPerResponse: 22,
+  upstreamCpuMsPerRequest: 0.2,
+  ...extra,
+});
+
+describe('formatReport', () => {
+  it('prints one table per comparison with ratios, differences and the targets', () => {
+    const result: BenchResult = {
+      node: 'v24.0.0',
+      cpu: 'Test CPU',
+      cores: 2,
+      pinning: 'gateway on core 0; upstream + load generator on core 1',
+      chunksPerResponse: 20,
+      gatewayStartRssMiB: 80,
+      modes: [
+        {
+          mode: 'paced',
+          concurrency: 64,
+          paceMs: 20,
+          phaseSeconds: 5,
+          rounds: 2,
+          otherLoadCores: 0.02,
+          comparisons: [
+            {
+              label: 'OpenAI-compatible upstream',
+              direct: side(1),
+              sluice: side(1.25, { cpuMsPerRequest: 0.25, peakRssMiB: 100, errors: 1, errorSamples: ['HTTP 502: x'] }),
+            },
+          ],
+        },
+      ],
+      targets: [checkTarget('sluice CPU per request', undefined, 0.3), checkTarget('added TTFT p50', 5, 1)],
+    };
+    assert.equal(
+      formatReport(result),
+      `sluice bench: Node v24.0.0, 2 cores (Test CPU)
+pinning: gateway on core 0; upstream + load generator on core 1
+each response: role chunk, 20 content chunks, finish, usage, [DONE]
+gateway RSS once listening, before any request: 80.0 MiB
+
+paced mode (added latency): 64 streams in flight, 20 ms between chunks; 2 x 5 s per side, alternating direct/sluice
+other processes on the machine used 0.02 cores meanwhile
+
+| OpenAI-compatible upstream   |   direct |   sluice | sluice/direct | sluice-direct |
+|------------------------------|---------:|---------:|--------------:|--------------:|
+| streamed requests/s          |      500 |      400 |         0.80x |               |
+| TTFB p50 (ms)                |     1.00 |     1.25 |         1.25x |         +0.25 |
+| TTFB p99 (ms)                |     2.00 |     2.50 |         1.25x |         +0.50 |
+| TTFT p50 (ms)                |     20.0 |     25.0 |         1.25x |         +5.00 |
+| TTFT p99 (ms)                |     30.0 |     37.5 |         1.25x |         +7.50 |
+| total p50 (ms)               |      420 |      525 |         1.25x |          +105 |
+| total p99 (ms)               |      440 |      550 |         1.25x |          +110 |
+| client reads/response        |     22.0 |     22.0 |               |               |
+| fake upstream CPU ms/request |    0.200 |    0.200 |               |               |
+| sluice CPU ms/request        |          |    0.250 |               |               |
+| sluice peak RSS (MiB)        |          |    100.0 |               |               |
+| requests (errors)            | 1000 (0) | 1000 (1) |               |               |
+  sluice error: HTTP 502: x
+
+| target                 | measured |     limit |      |
+|------------------------|---------:|----------:|------|
+| sluice CPU per request |  not run | <= 0.3 ms | -    |
+| added TTFT p50         | 5.000 ms |   <= 1 ms | FAIL |`,
+    );
+  });
+});

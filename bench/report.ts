@@ -1,0 +1,143 @@
+import type { ProfileSummary } from './profile-summary.ts';
+import type { SideResult } from './stats.ts';
+
+/** The same load straight to the upstream and through sluice. */
+export interface Comparison {
+  label: string;
+  direct: SideResult;
+  sluice: SideResult;
+}
+
+export interface ModeResult {
+  mode: 'fast' | 'paced';
+  concurrency: number;
+  /** 0 in fast mode. */
+  paceMs: number;
+  phaseSeconds: number;
+  rounds: number;
+  comparisons: Comparison[];
+  /** Cores' worth of CPU other processes on the machine used during this mode (Linux only). */
+  otherLoadCores?: number;
+}
+
+export interface TargetCheck {
+  name: string;
+  /** Undefined when the mode it needs was not run. */
+  measuredMs: number | undefined;
+  limitMs: number;
+  pass: boolean | undefined;
+}
+
+export interface BenchResult {
+  node: string;
+  cpu: string;
+  cores: number;
+  pinning: string;
+  chunksPerResponse: number;
+  /** The gateway's RSS once listening, before any request. */
+  gatewayStartRssMiB: number;
+  modes: ModeResult[];
+  targets: TargetCheck[];
+  profile?: ProfileSummary;
+}
+
+export function checkTarget(name: string, measuredMs: number | undefined, limitMs: number): TargetCheck {
+  return { name, measuredMs, limitMs, pass: measuredMs === undefined ? undefined : measuredMs <= limitMs };
+}
+
+const ms = (v: number) => (Number.isNaN(v) ? '-' : v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0));
+const signed = (v: number) => (v >= 0 ? `+${ms(v)}` : `-${ms(-v)}`);
+const ratio = (s: number, d: number) => (d > 0 ? `${(s / d).toFixed(2)}x` : '-');
+
+function table(rows: string[][], alignRight: boolean[]): string {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  const line = (r: string[]) =>
+    `| ${r.map((cell, c) => (alignRight[c] ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join(' | ')} |`;
+  const rule = `|${widths.map((w, c) => (alignRight[c] ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
+  return [line(rows[0]), rule, ...rows.slice(1).map(line)].join('\n');
+}
+
+function comparisonTable(c: Comparison): string {
+  const { direct: d, sluice: s } = c;
+  const latency = (label: string, pick: (x: SideResult) => number) => [
+    label,
+    ms(pick(d)),
+    ms(pick(s)),
+    ratio(pick(s), pick(d)),
+    signed(pick(s) - pick(d)),
+  ];
+  const rows = [
+    [c.label, 'direct', 'sluice', 'sluice/direct', 'sluice-direct'],
+    [
+      'streamed requests/s',
+      d.requestsPerSecond.toFixed(0),
+      s.requestsPerSecond.toFixed(0),
+      ratio(s.requestsPerSecond, d.requestsPerSecond),
+      '',
+    ],
+    latency('TTFB p50 (ms)', (x) => x.ttfb.p50),
+    latency('TTFB p99 (ms)', (x) => x.ttfb.p99),
+    latency('TTFT p50 (ms)', (x) => x.ttft.p50),
+    latency('TTFT p99 (ms)', (x) => x.ttft.p99),
+    latency('total p50 (ms)', (x) => x.total.p50),
+    latency('total p99 (ms)', (x) => x.total.p99),
+    ['client reads/response', d.readsPerResponse.toFixed(1), s.readsPerResponse.toFixed(1), '', ''],
+    [
+      'fake upstream CPU ms/request',
+      d.upstreamCpuMsPerRequest.toFixed(3),
+      s.upstreamCpuMsPerRequest.toFixed(3),
+      '',
+      '',
+    ],
+    ['sluice CPU ms/request', '', s.cpuMsPerRequest === undefined ? '-' : s.cpuMsPerRequest.toFixed(3), '', ''],
+    ['sluice peak RSS (MiB)', '', s.peakRssMiB === undefined ? '-' : s.peakRssMiB.toFixed(1), '', ''],
+    ['requests (errors)', `${d.requests} (${d.errors})`, `${s.requests} (${s.errors})`, '', ''],
+  ];
+  return table(rows, [false, true, true, true, true]);
+}
+
+function modeHeading(m: ModeResult): string {
+  const what =
+    m.mode === 'fast'
+      ? `fast mode (CPU cost): ${m.concurrency} streams in flight, no pacing`
+      : `paced mode (added latency): ${m.concurrency} streams in flight, ${m.paceMs} ms between chunks`;
+  const noise =
+    m.otherLoadCores === undefined
+      ? ''
+      : `\nother processes on the machine used ${m.otherLoadCores.toFixed(2)} cores meanwhile${m.otherLoadCores > 0.1 ? ' (noisy run)' : ''}`;
+  return `${what}; ${m.rounds} x ${m.phaseSeconds} s per side, alternating direct/sluice${noise}`;
+}
+
+export function formatReport(result: BenchResult): string {
+  const out = [
+    `sluice bench: Node ${result.node}, ${result.cores} cores (${result.cpu})`,
+    `pinning: ${result.pinning}`,
+    `each response: role chunk, ${result.chunksPerResponse} content chunks, finish, usage, [DONE]`,
+    `gateway RSS once listening, before any request: ${result.gatewayStartRssMiB.toFixed(1)} MiB`,
+  ];
+  for (const m of result.modes) {
+    out.push('', modeHeading(m));
+    for (const c of m.comparisons) {
+      out.push('', comparisonTable(c));
+      for (const side of ['direct', 'sluice'] as const) {
+        for (const e of c[side].errorSamples) out.push(`  ${side} error: ${e}`);
+      }
+    }
+  }
+  out.push(
+    '',
+    table(
+      [
+        ['target', 'measured', 'limit', ''],
+        ...result.targets.map((t) => [
+          t.name,
+          t.measuredMs === undefined ? 'not run' : `${t.measuredMs.toFixed(3)} ms`,
+          `<= ${t.limitMs} ms`,
+          t.pass === undefined ? '-' : t.pass ? 'PASS' : 'FAIL',
+        ]),
+      ],
+      [false, true, true, false],
+    ),
+  );
+  return out.join('\n');
+}

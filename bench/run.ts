@@ -1,0 +1,284 @@
+/**
+ * `npm run bench`: the same 20-chunk streamed load sent straight to a fake upstream and through
+ * sluice, alternating, in a fast mode (CPU cost) and a paced mode (added latency). Three
+ * processes: the fake upstream and the gateway are children; this one generates the load.
+ * bench/README.md says how to read the output.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { type BenchChild, decidePinning, startChild } from './children.ts';
+import { foreignCores, markLoad } from './machine-load.ts';
+import { type PhaseOptions, type PhaseResult, runPhase, type Target } from './load.ts';
+import { type BenchOptions, parseOptions, USAGE } from './options.ts';
+import { type CpuProfile, formatProfileSummary, summarizeProfile } from './profile-summary.ts';
+import { type BenchResult, checkTarget, type Comparison, formatReport, type ModeResult } from './report.ts';
+import type { ProcessSample } from './process-sample.ts';
+import { type PhaseUsage, summarize } from './stats.ts';
+import { TOKENS } from './upstream-frames.ts';
+
+interface Ready {
+  type: 'ready';
+  port: number;
+}
+
+interface ComparisonSpec {
+  label: string;
+  direct: Target;
+  sluice: Target;
+}
+
+const SYSTEM = 'You are a concise assistant.';
+const PROMPT = 'Describe a river in twenty words.';
+
+function openAIChat(origin: string, model: string): Target {
+  return {
+    origin,
+    path: '/v1/chat/completions',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+    body: JSON.stringify({
+      model,
+      messages: [
+        { role: 'system', content: SYSTEM },
+        { role: 'user', content: PROMPT },
+      ],
+      max_tokens: 64,
+      stream: true,
+      stream_options: { include_usage: true },
+    }),
+    protocol: 'openai',
+  };
+}
+
+function anthropicMessages(origin: string, model: string): Target {
+  return {
+    origin,
+    path: '/v1/messages',
+    headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-bench', 'anthropic-version': '2023-06-01' },
+    body: JSON.stringify({ model, max_tokens: 64, system: SYSTEM, messages: [{ role: 'user', content: PROMPT }], stream: true }),
+    protocol: 'anthropic',
+  };
+}
+
+function comparisons(upstream: string, gateway: string, paceMs: number, withAnthropic: boolean): ComparisonSpec[] {
+  const model = paceMs > 0 ? `bench-pace-${paceMs}` : 'bench-fast';
+  const specs: ComparisonSpec[] = [
+    {
+      label: 'OpenAI-compatible upstream',
+      direct: openAIChat(upstream, model),
+      sluice: openAIChat(gateway, `up/${model}`),
+    },
+  ];
+  if (withAnthropic) {
+    specs.push({
+      label: 'Anthropic -> OpenAI translation',
+      direct: anthropicMessages(upstream, model),
+      sluice: openAIChat(gateway, `anthropic/${model}`),
+    });
+  }
+  return specs;
+}
+
+async function healthzProviders(origin: string): Promise<string[]> {
+  const res = await request(`${origin}/healthz`);
+  const body = (await res.body.json()) as { providers?: string[] };
+  return body.providers ?? [];
+}
+
+const sample = (child: BenchChild<Ready>) => child.ask<ProcessSample>({ type: 'sample' });
+const cpuUs = (from: ProcessSample, to: ProcessSample) => to.userUs + to.systemUs - (from.userUs + from.systemUs);
+
+interface Children {
+  gateway: BenchChild<Ready>;
+  upstream: BenchChild<Ready>;
+}
+
+/** One measured phase, with the CPU both children used during it (and the gateway's peak RSS). */
+async function measured(target: Target, options: PhaseOptions, children: Children, viaGateway: boolean) {
+  const [gatewayBefore, upstreamBefore] = await Promise.all([sample(children.gateway), sample(children.upstream)]);
+  const phase = await runPhase(target, options);
+  const [gatewayAfter, upstreamAfter] = await Promise.all([sample(children.gateway), sample(children.upstream)]);
+  const usage: PhaseUsage = {
+    upstreamCpuUs: cpuUs(upstreamBefore, upstreamAfter),
+    gateway: viaGateway ? { cpuUs: cpuUs(gatewayBefore, gatewayAfter), peakRss: gatewayAfter.peakRss } : undefined,
+  };
+  return { phase, usage };
+}
+
+interface ModeRun {
+  result: ModeResult;
+  sluiceRequests: number;
+}
+
+async function runMode(
+  mode: 'fast' | 'paced',
+  options: BenchOptions,
+  children: Children,
+  specs: (paceMs: number) => ComparisonSpec[],
+  log: (line: string) => void,
+): Promise<ModeRun> {
+  const paceMs = mode === 'paced' ? options.paceMs : 0;
+  const concurrency = mode === 'paced' ? options.pacedConcurrency : options.concurrency;
+  const phaseSeconds = mode === 'paced' ? options.pacedSeconds : options.fastSeconds;
+  const dispatcher = new Agent({
+    connections: concurrency,
+    keepAliveTimeout: 60_000,
+    keepAliveMaxTimeout: 60_000,
+    headersTimeout: 15_000,
+    bodyTimeout: 15_000,
+  });
+  const phase = (seconds: number): PhaseOptions => ({
+    dispatcher,
+    concurrency,
+    durationMs: seconds * 1000,
+    staggerMs: paceMs,
+    validateEvery: 50,
+  });
+  const list = specs(paceMs);
+  const collected = list.map(() => ({
+    direct: { phases: [] as PhaseResult[], usage: [] as PhaseUsage[] },
+    sluice: { phases: [] as PhaseResult[], usage: [] as PhaseUsage[] },
+  }));
+  let sluiceRequests = 0;
+  const benchPids = [process.pid, children.gateway.pid, children.upstream.pid];
+  const loadFrom = markLoad(benchPids);
+  try {
+    log(`${mode}: warm-up ${options.warmupSeconds} s per side`);
+    for (const spec of list) {
+      await runPhase(spec.direct, phase(options.warmupSeconds));
+      sluiceRequests += (await runPhase(spec.sluice, phase(options.warmupSeconds))).timings.length;
+    }
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const [i, spec] of list.entries()) {
+        const direct = await measured(spec.direct, phase(phaseSeconds), children, false);
+        const sluice = await measured(spec.sluice, phase(phaseSeconds), children, true);
+        for (const [side, run] of [['direct', direct], ['sluice', sluice]] as const) {
+          collected[i][side].phases.push(run.phase);
+          collected[i][side].usage.push(run.usage);
+        }
+        sluiceRequests += sluice.phase.timings.length;
+        log(
+          `${mode}: round ${round}/${options.rounds} ${spec.label}: direct ${direct.phase.timings.length} req, ` +
+            `sluice ${sluice.phase.timings.length} req, errors ${direct.phase.errors + sluice.phase.errors}`,
+        );
+      }
+    }
+  } finally {
+    await dispatcher.close();
+  }
+  const loadTo = markLoad(benchPids);
+  const comparisonResults: Comparison[] = list.map((spec, i) => ({
+    label: spec.label,
+    direct: summarize(collected[i].direct.phases, collected[i].direct.usage),
+    sluice: summarize(collected[i].sluice.phases, collected[i].sluice.usage),
+  }));
+  return {
+    result: {
+      mode,
+      concurrency,
+      paceMs,
+      phaseSeconds,
+      rounds: options.rounds,
+      comparisons: comparisonResults,
+      otherLoadCores: loadFrom && loadTo ? foreignCores(loadFrom, loadTo) : undefined,
+    },
+    sluiceRequests,
+  };
+}
+
+function newestProfile(dir: string, since: number): string | undefined {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => join(dir, f))
+    .filter((f) => statSync(f).mtimeMs >= since)
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  if (options === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const startedAt = Date.now();
+  const pinning = decidePinning(options.pin);
+  log(`pinning: ${pinning.note}`);
+
+  const upstream = await startChild<Ready>('./upstream-process.ts', { core: pinning.loadCore });
+  const upstreamOrigin = `http://127.0.0.1:${upstream.ready.port}`;
+  if (options.profileDir) mkdirSync(options.profileDir, { recursive: true });
+  // The ledger stays on (the default) and writes a real SQLite file, thrown away afterwards.
+  const storeDir = mkdtempSync(join(tmpdir(), 'sluice-bench-'));
+  process.on('exit', () => rmSync(storeDir, { recursive: true, force: true }));
+  const gateway = await startChild<Ready>('./gateway-process.ts', {
+    core: pinning.gatewayCore,
+    env: {
+      ...process.env,
+      BENCH_UPSTREAM_URL: upstreamOrigin,
+      BENCH_STORE_PATH: join(storeDir, 'sluice.db'),
+      // Enables sluice's native `anthropic` provider against the fake upstream, where it exists.
+      ANTHROPIC_API_KEY: 'sk-ant-bench',
+      ANTHROPIC_BASE_URL: upstreamOrigin,
+    },
+    nodeArgs: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [],
+  });
+  const gatewayOrigin = `http://127.0.0.1:${gateway.ready.port}`;
+  const startRss = (await sample(gateway)).rss;
+  const withAnthropic = (await healthzProviders(gatewayOrigin)).includes('anthropic');
+  log(`gateway ${gatewayOrigin}, upstream ${upstreamOrigin}, anthropic row: ${withAnthropic ? 'yes' : 'no (no anthropic provider)'}`);
+
+  const modes: ModeResult[] = [];
+  let sluiceRequests = 0;
+  for (const mode of options.modes) {
+    const run = await runMode(mode, options, { gateway, upstream }, (paceMs) => comparisons(upstreamOrigin, gatewayOrigin, paceMs, withAnthropic), log);
+    modes.push(run.result);
+    sluiceRequests += run.sluiceRequests;
+  }
+  await gateway.stop();
+  await upstream.stop();
+
+  const fast = modes.find((m) => m.mode === 'fast')?.comparisons[0];
+  const paced = modes.find((m) => m.mode === 'paced')?.comparisons[0];
+  const result: BenchResult = {
+    node: process.version,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: pinning.cores,
+    pinning: pinning.enabled ? pinning.note : `none, ${pinning.note}`,
+    chunksPerResponse: TOKENS.length,
+    gatewayStartRssMiB: startRss / (1024 * 1024),
+    modes,
+    targets: [
+      checkTarget('sluice CPU per 20-chunk streamed request (fast mode)', fast?.sluice.cpuMsPerRequest, 0.3),
+      checkTarget(
+        'added TTFT p50 (paced mode)',
+        paced ? paced.sluice.ttft.p50 - paced.direct.ttft.p50 : undefined,
+        1,
+      ),
+    ],
+  };
+  if (options.profileDir) {
+    const file = newestProfile(options.profileDir, startedAt);
+    if (!file) throw new Error(`no .cpuprofile was written to ${options.profileDir}`);
+    const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+    result.profile = summarizeProfile(profile, { top: 25, requests: sluiceRequests });
+    log(`profile: ${file}`);
+  }
+
+  if (options.json) console.log(JSON.stringify(result, null, 2));
+  else {
+    console.log(formatReport(result));
+    if (result.profile) console.log(`\ngateway CPU profile (${options.modes.join(' + ')} incl. warm-up and idle direct phases)\n${formatProfileSummary(result.profile)}`);
+  }
+  const failed = modes.some((m) => m.comparisons.some((c) => c.direct.errors + c.sluice.errors > 0));
+  return failed ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,70 @@
+import type { PhaseResult, RequestTiming } from './load.ts';
+
+export interface Percentiles {
+  p50: number;
+  p99: number;
+}
+
+/** One side (direct or sluice) of one comparison, over all its measured phases. */
+export interface SideResult {
+  requests: number;
+  errors: number;
+  errorSamples: string[];
+  requestsPerSecond: number;
+  ttfb: Percentiles;
+  ttft: Percentiles;
+  total: Percentiles;
+  readsPerResponse: number;
+  /** The fake upstream's CPU per request: the same work on both paths, a floor to compare sluice with. */
+  upstreamCpuMsPerRequest: number;
+  /** sluice only: the gateway process's user+system CPU over its phases, per request. */
+  cpuMsPerRequest?: number;
+  /** sluice only: the highest RSS sampled during its phases. */
+  peakRssMiB?: number;
+}
+
+/** Nearest-rank percentile of an ascending list (NaN when empty). */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+function percentiles(timings: RequestTiming[], key: 'ttfb' | 'ttft' | 'total'): Percentiles {
+  const sorted = timings.map((t) => t[key]).sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
+/** What the child processes used during one phase. */
+export interface PhaseUsage {
+  upstreamCpuUs: number;
+  /** Only for phases through sluice. */
+  gateway?: { cpuUs: number; peakRss: number };
+}
+
+/** Aggregates the phases of one side with what the processes used during each. */
+export function summarize(phases: PhaseResult[], usage: PhaseUsage[]): SideResult {
+  const timings = phases.flatMap((p) => p.timings);
+  const wallMs = phases.reduce((sum, p) => sum + p.wallMs, 0);
+  const side: SideResult = {
+    requests: timings.length,
+    errors: phases.reduce((sum, p) => sum + p.errors, 0),
+    errorSamples: phases.flatMap((p) => p.errorSamples).slice(0, 5),
+    requestsPerSecond: wallMs > 0 ? timings.length / (wallMs / 1000) : 0,
+    ttfb: percentiles(timings, 'ttfb'),
+    ttft: percentiles(timings, 'ttft'),
+    total: percentiles(timings, 'total'),
+    readsPerResponse: timings.length > 0 ? timings.reduce((sum, t) => sum + t.reads, 0) / timings.length : 0,
+    upstreamCpuMsPerRequest: perRequest(usage.reduce((sum, u) => sum + u.upstreamCpuUs, 0), timings.length),
+  };
+  const gateway = usage.flatMap((u) => (u.gateway ? [u.gateway] : []));
+  if (gateway.length > 0) {
+    side.cpuMsPerRequest = perRequest(gateway.reduce((sum, g) => sum + g.cpuUs, 0), timings.length);
+    side.peakRssMiB = Math.max(...gateway.map((g) => g.peakRss)) / (1024 * 1024);
+  }
+  return side;
+}
+
+function perRequest(cpuUs: number, requests: number): number {
+  return requests > 0 ? cpuUs / 1000 / requests : Number.NaN;
+}

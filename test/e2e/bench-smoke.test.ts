@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { BenchResult } from '../../bench/report.ts';
+
+const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
+
+describe('npm run bench (a very short run)', () => {
+  it('streams through three processes in both modes and reports every number, without errors', async () => {
+    const args = ['--json', '--no-pin', '--duration', '0.3', '--warmup', '0.2', '--rounds', '1', '--pace-ms', '5', '--concurrency', '4'];
+    const { stdout } = await promisify(execFile)(process.execPath, [run, ...args], { timeout: 60_000 });
+    const result = JSON.parse(stdout) as BenchResult;
+    assert.deepEqual(
+      result.modes.map((m) => [m.mode, m.concurrency, m.paceMs, m.comparisons[0].label]),
+      [
+        ['fast', 4, 0, 'OpenAI-compatible upstream'],
+        ['paced', 64, 5, 'OpenAI-compatible upstream'],
+      ],
+    );
+    for (const mode of result.modes) {
+      for (const c of mode.comparisons) {
+        assert.deepEqual([c.direct.errors, c.sluice.errors], [0, 0], `${mode.mode} ${c.label}`);
+        assert.ok(c.direct.requests > 0 && c.sluice.requests > 0);
+        assert.ok(c.sluice.ttft.p50 > 0 && c.sluice.total.p99 >= c.sluice.ttft.p50);
+        assert.ok(c.sluice.cpuMsPerRequest! > 0 && c.sluice.peakRssMiB! > 0);
+        assert.equal(c.direct.cpuMsPerRequest, undefined);
+      }
+    }
+    assert.deepEqual(
+      result.targets.map((t) => [t.name, t.limitMs, typeof t.measuredMs, typeof t.pass]),
+      [
+        ['sluice CPU per 20-chunk streamed request (fast mode)', 0.3, 'number', 'boolean'],
+        ['added TTFT p50 (paced mode)', 1, 'number', 'boolean'],
+      ],
+    );
+  });
+});
