@@ -28,6 +28,8 @@ export class LedgerWriter {
   private dropped = 0;
   private failures = 0;
   private closed = false;
+  /** Set when `close` timed out: nothing retries after that. */
+  private abandoned = false;
 
   constructor(sink: LedgerSink, options: LedgerWriterOptions) {
     this.sink = sink;
@@ -53,17 +55,16 @@ export class LedgerWriter {
     }
     this.buffer.push(record);
     if (this.closed) return;
-    if (this.buffer.length >= this.options.batchSize) this.kick(0);
-    else this.kick(this.options.flushIntervalMs);
+    this.kick(this.nextDelay());
   }
 
   /** Writes everything buffered now; resolves when the buffer is empty (retrying as needed). */
   async flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    while (this.buffer.length > 0) {
+    while (this.buffer.length > 0 && !this.abandoned) {
       await this.flushOnce();
-      if (this.buffer.length > 0 && this.backoffMs > 0) await sleep(this.backoffMs);
+      if (this.buffer.length > 0 && this.backoffMs > 0 && !this.abandoned) await sleep(this.backoffMs);
     }
   }
 
@@ -78,15 +79,35 @@ export class LedgerWriter {
     });
     const result = await Promise.race([done.then(() => 'done' as const), timeout]);
     clearTimeout(timer);
-    if (result === 'timeout') this.options.log?.(`ledger: ${this.buffer.length} record(s) could not be written before shutdown`);
+    if (result === 'timeout') {
+      // Stop the retry loop too: left running it would keep a stopped gateway's process alive.
+      this.abandoned = true;
+      this.options.log?.(`ledger: ${this.buffer.length} record(s) could not be written before shutdown`);
+    }
+  }
+
+  /**
+   * When the next batch should go: after the backoff while the database is failing, at once when
+   * a full batch is waiting (else a busy gateway would write one batch per interval, fall behind
+   * and end up dropping records), else after the flush interval.
+   */
+  private nextDelay(): number {
+    if (this.backoffMs > 0) return this.backoffMs;
+    return this.buffer.length >= this.options.batchSize ? 0 : this.options.flushIntervalMs;
   }
 
   private kick(delayMs: number): void {
-    if (this.timer || this.flushing) return;
+    // A batch in flight schedules the next one when it settles.
+    if (this.flushing) return;
+    if (this.timer) {
+      // A full batch need not wait out a pending interval (but does wait out a retry backoff).
+      if (delayMs > 0 || this.backoffMs > 0) return;
+      clearTimeout(this.timer);
+    }
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.flushOnce().then(() => {
-        if (this.buffer.length > 0 && !this.closed) this.kick(Math.max(this.backoffMs, this.options.flushIntervalMs));
+        if (this.buffer.length > 0 && !this.closed) this.kick(this.nextDelay());
       });
     }, delayMs);
     this.timer.unref();

@@ -1,0 +1,242 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { Migrator } from 'kysely/migration';
+import { createTestSchema, noPostgres } from '../../test/helpers/postgres.ts';
+import { ledgerRecord } from '../../test/helpers/ledger-records.ts';
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import { LedgerStore } from './ledger-store.ts';
+import { migrationProvider } from './migrations.ts';
+import { type OpenedDatabase, openDatabase, type StoreLocation } from './open-database.ts';
+
+/** Where one test's store lives, and how to get rid of it afterwards. */
+interface StoreSite {
+  location: StoreLocation;
+  /** False for `:memory:`: a second open is a different, empty database. */
+  persistent: boolean;
+  remove(): Promise<void>;
+}
+
+/**
+ * The one contract every ledger driver passes. Each test gets a fresh store from `site()`, so
+ * tests never depend on one another's rows.
+ */
+function ledgerStoreContract(name: string, site: () => Promise<StoreSite>, skip: string | false = false) {
+  describe(`ledger store contract: ${name}`, { skip }, () => {
+    let where: StoreSite;
+    const opened: OpenedDatabase[] = [];
+    let store: LedgerStore;
+
+    async function open(): Promise<OpenedDatabase> {
+      const db = await openDatabase(where.location);
+      opened.push(db);
+      return db;
+    }
+
+    beforeEach(async () => {
+      where = await site();
+      store = new LedgerStore((await open()).db);
+    });
+    afterEach(async () => {
+      for (const db of opened.splice(0)) await db.db.destroy();
+      await where.remove();
+    });
+
+    /** Pages through `list` until the end, asserting each page is within the limit. */
+    async function listAll(limit: number, query: Parameters<LedgerStore['list']>[0] = {}): Promise<string[]> {
+      const ids: string[] = [];
+      let cursor: string | undefined;
+      for (let pages = 0; pages < 1000; pages++) {
+        const page = await store.list({ ...query, limit, cursor });
+        assert.ok(page.data.length <= limit);
+        ids.push(...page.data.map((r) => r.requestId));
+        if (!page.nextCursor) return ids;
+        cursor = page.nextCursor;
+      }
+      throw new Error('pagination did not end');
+    }
+
+    it('migrates idempotently: migrating again runs nothing, reopening keeps the rows', async () => {
+      await store.insert([ledgerRecord({ requestId: 'kept' })]);
+      const again = await new Migrator({ db: opened[0].db, provider: migrationProvider }).migrateToLatest();
+      assert.equal(again.error, undefined);
+      assert.deepEqual(again.results, []);
+      if (where.persistent) {
+        const second = new LedgerStore((await open()).db);
+        assert.equal((await second.get('kept'))?.requestId, 'kept');
+      }
+    });
+
+    it('round-trips every field: nulls, booleans, floats, large counts, unicode', async () => {
+      const full = ledgerRecord({
+        requestId: 'req_full',
+        createdAt: 1_767_225_600_123,
+        keyId: 'key_7',
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        requestedModel: 'sonnet-alias',
+        surface: 'responses',
+        streamed: true,
+        inputTokens: 2 ** 40 + 3,
+        cachedInputTokens: 2 ** 33,
+        cacheWriteTokens: 4_000_000_000,
+        outputTokens: Number.MAX_SAFE_INTEGER,
+        reasoningTokens: 3_000_000_001,
+        usageSource: 'provider',
+        costUsd: 1.2345678901234567e-7,
+        priceKnown: true,
+        ttftMs: 2_147_483_647,
+        latencyMs: 86_400_000,
+        upstreamStatus: 529,
+        outcome: 'error',
+        errorType: 'upstream_error',
+        errorCode: 'overloaded_error',
+        errorMessage: 'Überlastet — 过载 ⚠️ "quoted" \\ back\nslash',
+        finishReason: 'length',
+        prompt: 'Ünïcödé prompt: 日本語, emoji 👩‍💻, RTL שלום, combining é',
+        completion: `${'🦀'.repeat(1000)} end`,
+      });
+      const sparse = ledgerRecord({
+        requestId: 'req_sparse',
+        keyId: null,
+        surface: 'chat',
+        streamed: false,
+        inputTokens: 0,
+        outputTokens: 0,
+        usageSource: 'estimated',
+        costUsd: 0,
+        priceKnown: false,
+        ttftMs: null,
+        latencyMs: 0,
+        upstreamStatus: null,
+        outcome: 'cancelled',
+        errorType: 'cancelled',
+        errorCode: 'cancelled',
+        errorMessage: 'The client closed the connection.',
+        finishReason: null,
+        prompt: null,
+        completion: null,
+      });
+      await store.insert([full, sparse]);
+      assert.deepEqual(await store.get('req_full'), full);
+      assert.deepEqual(await store.get('req_sparse'), sparse);
+      assert.equal(await store.get('req_missing'), undefined);
+    });
+
+    it('inserts idempotently: the same request_id twice is one row, the first one', async () => {
+      const first = ledgerRecord({ requestId: 'dup', outputTokens: 1 });
+      await store.insert([first]);
+      // A batch retried after an ambiguous failure, and a duplicate inside one batch.
+      await store.insert([ledgerRecord({ requestId: 'dup', outputTokens: 2 }), ledgerRecord({ requestId: 'other' })]);
+      await store.insert([ledgerRecord({ requestId: 'twice' }), ledgerRecord({ requestId: 'twice', outputTokens: 9 })]);
+      assert.deepEqual(await store.get('dup'), first);
+      assert.equal((await store.get('twice'))?.outputTokens, 7);
+      assert.deepEqual((await listAll(100)).sort(), ['dup', 'other', 'twice']);
+    });
+
+    it('filters by model, provider, outcome and time range (since inclusive, until exclusive)', async () => {
+      const t = 1_760_000_000_000;
+      const rows: LedgerRecord[] = [
+        ledgerRecord({ requestId: 'a', createdAt: t, provider: 'openai', model: 'gpt-4o', outcome: 'ok' }),
+        ledgerRecord({ requestId: 'b', createdAt: t + 1000, provider: 'openai', model: 'gpt-4o-mini', outcome: 'error' }),
+        ledgerRecord({ requestId: 'c', createdAt: t + 2000, provider: 'groq', model: 'gpt-4o', outcome: 'cancelled' }),
+        ledgerRecord({ requestId: 'd', createdAt: t + 3000, provider: 'mock', model: 'echo', outcome: 'ok', keyId: 'k1' }),
+      ];
+      await store.insert(rows);
+      const ids = async (q: Parameters<LedgerStore['list']>[0]) => (await store.list(q)).data.map((r) => r.requestId);
+      assert.deepEqual(await ids({ model: 'gpt-4o' }), ['c', 'a']);
+      assert.deepEqual(await ids({ provider: 'openai' }), ['b', 'a']);
+      assert.deepEqual(await ids({ outcome: 'ok' }), ['d', 'a']);
+      assert.deepEqual(await ids({ outcome: 'cancelled' }), ['c']);
+      assert.deepEqual(await ids({ keyId: 'k1' }), ['d']);
+      assert.deepEqual(await ids({ since: t + 1000 }), ['d', 'c', 'b']);
+      assert.deepEqual(await ids({ until: t + 2000 }), ['b', 'a']);
+      assert.deepEqual(await ids({ since: t + 1000, until: t + 3000 }), ['c', 'b']);
+      assert.deepEqual(await ids({ model: 'gpt-4o', provider: 'openai', outcome: 'ok', since: t, until: t + 1 }), ['a']);
+      assert.deepEqual(await ids({ model: 'nope' }), []);
+    });
+
+    it('lists newest first (ties broken by request_id, descending)', async () => {
+      const t = 1_760_000_000_000;
+      await store.insert([
+        ledgerRecord({ requestId: 'm', createdAt: t + 5 }),
+        ledgerRecord({ requestId: 'z', createdAt: t }),
+        ledgerRecord({ requestId: 'b', createdAt: t + 5 }),
+        ledgerRecord({ requestId: 'q', createdAt: t + 9 }),
+      ]);
+      const page = await store.list({});
+      assert.deepEqual(
+        page.data.map((r) => r.requestId),
+        ['q', 'm', 'b', 'z'],
+      );
+      assert.equal(page.nextCursor, null);
+    });
+
+    it('paginates with a cursor across equal timestamps: no row lost or duplicated', async () => {
+      // 37 rows on 4 timestamps: pages of 5 cut through runs of equal created_at.
+      const t = 1_760_000_000_000;
+      const rows = Array.from({ length: 37 }, (_, i) =>
+        ledgerRecord({ requestId: `r${String(i).padStart(2, '0')}`, createdAt: t + (i % 4) * 1000, provider: i % 2 ? 'odd' : 'even' }),
+      );
+      await store.insert(rows);
+      const expected = rows
+        .toSorted((x, y) => y.createdAt - x.createdAt || (x.requestId < y.requestId ? 1 : -1))
+        .map((r) => r.requestId);
+      for (const limit of [1, 5, 9, 36, 37, 38]) assert.deepEqual(await listAll(limit), expected, `limit ${limit}`);
+      // The cursor composes with a filter.
+      assert.deepEqual(
+        await listAll(4, { provider: 'odd' }),
+        expected.filter((id) => Number(id.slice(1)) % 2 === 1),
+      );
+      // The last page says there is no more; an exact fit has no empty trailing page.
+      const exact = await store.list({ limit: 37 });
+      assert.equal(exact.data.length, 37);
+      assert.equal(exact.nextCursor, null);
+    });
+
+    it('bounds the limit: default 50, at least 1, at most 1000', async () => {
+      const t = 1_760_000_000_000;
+      // More than one INSERT chunk (500 rows) in one call, too.
+      await store.insert(Array.from({ length: 1003 }, (_, i) => ledgerRecord({ requestId: `x${i}`, createdAt: t + i })));
+      assert.equal((await store.list({})).data.length, 50);
+      assert.equal((await store.list({ limit: 0 })).data.length, 1);
+      assert.equal((await store.list({ limit: -5 })).data.length, 1);
+      const max = await store.list({ limit: 5000 });
+      assert.equal(max.data.length, 1000);
+      assert.notEqual(max.nextCursor, null);
+      const rest = await store.list({ limit: 1000, cursor: max.nextCursor ?? undefined });
+      assert.deepEqual(
+        rest.data.map((r) => r.requestId),
+        ['x2', 'x1', 'x0'],
+      );
+      assert.equal(rest.nextCursor, null);
+    });
+  });
+}
+
+ledgerStoreContract('node:sqlite (file)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-ledger-'));
+  return {
+    // A nested path: the store creates its folder.
+    location: { path: join(dir, 'nested', 'sluice.db') },
+    persistent: true,
+    remove: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+});
+
+ledgerStoreContract('node:sqlite (:memory:)', async () => ({
+  location: { path: ':memory:' },
+  persistent: false,
+  remove: async () => {},
+}));
+
+ledgerStoreContract(
+  'PostgreSQL (DATABASE_URL)',
+  async () => {
+    const schema = await createTestSchema();
+    return { location: { databaseUrl: schema.url, path: ':memory:' }, persistent: true, remove: schema.drop };
+  },
+  noPostgres,
+);
