@@ -1,5 +1,6 @@
 import type { ProviderConfig } from '../config/schema.ts';
 import type { UpstreamClient } from '../upstream/http-client.ts';
+import { bedrockProvider } from './bedrock/index.ts';
 import type { ProviderAdapter } from './types.ts';
 
 /**
@@ -13,4 +14,4 @@ export interface NativeProviderDefinition {
   create(env: NodeJS.ProcessEnv, fromFile: ProviderConfig | undefined, client: UpstreamClient): ProviderAdapter | undefined;
 }
 
-export const nativeProviders: NativeProviderDefinition[] = [];
+export const nativeProviders: NativeProviderDefinition[] = [bedrockProvider];

@@ -1,0 +1,155 @@
+import { errors } from '../../errors/catalog.ts';
+import type { ChatRequest } from '../../protocol/openai-chat/request-schema.ts';
+import type { UpstreamRequest } from '../../upstream/http-client.ts';
+import { type ConverseBlock, type ConverseMessage, convertMessages } from './convert-messages.ts';
+
+export interface BedrockTarget {
+  /** `https://bedrock-runtime.{region}.amazonaws.com` or an override. */
+  endpoint: string;
+  /** Leave out what Converse cannot honour instead of answering 400. */
+  dropParams: boolean;
+}
+
+export interface ConverseBody {
+  messages: ConverseMessage[];
+  system?: { text: string }[];
+  inferenceConfig: { maxTokens?: number; temperature?: number; topP?: number; stopSequences?: string[] };
+  toolConfig?: { tools: { toolSpec: ToolSpec }[]; toolChoice?: Record<string, object> };
+  additionalModelRequestFields?: { thinking: { type: 'enabled'; budget_tokens: number } };
+  outputConfig?: { textFormat: { type: 'json_schema'; structure: { jsonSchema: { schema: string; name: string; description?: string } } } };
+  requestMetadata?: Record<string, string>;
+  serviceTier?: { type: string };
+}
+
+interface ToolSpec {
+  name: string;
+  description?: string;
+  inputSchema: { json: unknown };
+  strict?: boolean;
+}
+
+/**
+ * Anthropic's extended-thinking budget per reasoning effort (1024 is Anthropic's minimum).
+ * OpenAI counts reasoning inside max_tokens, and so does Anthropic: the budget must stay below it.
+ */
+const thinkingBudget: Record<string, number> = { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32768 };
+const MIN_THINKING_BUDGET = 1024;
+/** Room for the answer after the thinking when the client set no max_tokens. */
+const ANSWER_TOKENS = 4096;
+
+/** Converse (`/converse`) or ConverseStream (`/converse-stream`), unsigned. */
+export function buildBedrockRequest(request: ChatRequest, model: string, stream: boolean, target: BedrockTarget): UpstreamRequest {
+  const body = buildConverseBody(request, model, target.dropParams);
+  return {
+    url: `${target.endpoint.replace(/\/+$/, '')}/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}`,
+    headers: {
+      'content-type': 'application/json',
+      accept: stream ? 'application/vnd.amazon.eventstream' : 'application/json',
+    },
+    body: JSON.stringify(body),
+  };
+}
+
+export function buildConverseBody(request: ChatRequest, model: string, dropParams: boolean): ConverseBody {
+  /** A parameter Converse cannot honour: 400 naming it, or left out under drop_params. */
+  const unsupported = (param: string, why: string) => {
+    if (!dropParams) throw errors.invalidRequest(`${why} (set drop_params: true on the bedrock provider to ignore it).`, param);
+  };
+  const r = request;
+  if (r.n != null && r.n > 1) unsupported('n', 'Bedrock Converse returns one choice; n > 1 is not supported');
+  if (r.presence_penalty) unsupported('presence_penalty', 'Bedrock Converse has no presence_penalty');
+  if (r.frequency_penalty) unsupported('frequency_penalty', 'Bedrock Converse has no frequency_penalty');
+  if (r.logit_bias && Object.keys(r.logit_bias).length > 0) unsupported('logit_bias', 'Bedrock Converse has no logit_bias');
+  if (r.logprobs) unsupported('logprobs', 'Bedrock Converse returns no logprobs');
+  if (r.top_logprobs) unsupported('top_logprobs', 'Bedrock Converse returns no logprobs');
+  if (r.seed != null) unsupported('seed', 'Bedrock Converse has no seed');
+  if (r.parallel_tool_calls === false) unsupported('parallel_tool_calls', 'Bedrock Converse cannot turn parallel tool calls off');
+
+  const { system, messages } = convertMessages(r.messages);
+  const body: ConverseBody = { messages, inferenceConfig: {} };
+  if (system.length > 0) body.system = system;
+
+  const inference = body.inferenceConfig;
+  const maxTokens = r.max_completion_tokens ?? r.max_tokens ?? undefined;
+  if (maxTokens !== undefined) inference.maxTokens = maxTokens;
+  if (r.temperature != null) inference.temperature = r.temperature;
+  if (r.top_p != null) inference.topP = r.top_p;
+  if (r.stop != null) {
+    const stops = typeof r.stop === 'string' ? [r.stop] : r.stop;
+    if (stops.length > 0) inference.stopSequences = stops;
+  }
+
+  const toolConfig = buildToolConfig(r, messages, unsupported);
+  if (toolConfig) body.toolConfig = toolConfig;
+
+  const effort = r.reasoning_effort;
+  if (effort && effort !== 'none') {
+    if (!isAnthropic(model)) {
+      unsupported('reasoning_effort', `sluice maps reasoning_effort to a thinking budget for Anthropic models on Bedrock only, not ${model}`);
+    } else {
+      let budget = thinkingBudget[effort];
+      if (inference.maxTokens === undefined) inference.maxTokens = budget + ANSWER_TOKENS;
+      else budget = Math.min(budget, inference.maxTokens - 1);
+      if (budget >= MIN_THINKING_BUDGET) {
+        body.additionalModelRequestFields = { thinking: { type: 'enabled', budget_tokens: budget } };
+      } else {
+        unsupported('reasoning_effort', `thinking needs a budget of at least ${MIN_THINKING_BUDGET} tokens below max_tokens`);
+      }
+    }
+  }
+
+  const format = r.response_format;
+  if (format?.type === 'json_schema') {
+    const { name, description, schema } = format.json_schema;
+    body.outputConfig = {
+      // JsonSchemaDefinition.schema is a string holding the schema (Bedrock API reference).
+      textFormat: { type: 'json_schema', structure: { jsonSchema: { schema: JSON.stringify(schema ?? {}), name, ...(description ? { description } : {}) } } },
+    };
+  } else if (format?.type === 'json_object') {
+    unsupported('response_format', 'Bedrock Converse has no JSON mode without a schema; use response_format json_schema');
+  }
+
+  const metadata: Record<string, string> = { ...(r.metadata ?? {}) };
+  // Converse's requestMetadata is what invocation logs can be filtered by: the end user belongs there.
+  if (r.user !== undefined && metadata.user === undefined) metadata.user = r.user;
+  if (Object.keys(metadata).length > 0) body.requestMetadata = metadata;
+
+  const tier = r.service_tier;
+  if (tier === 'default' || tier === 'flex' || tier === 'priority') body.serviceTier = { type: tier };
+  else if (tier != null && tier !== 'auto') unsupported('service_tier', `Bedrock has no service tier "${tier}" (default, flex or priority)`);
+
+  return body;
+}
+
+function buildToolConfig(
+  r: ChatRequest,
+  messages: ConverseMessage[],
+  unsupported: (param: string, why: string) => void,
+): ConverseBody['toolConfig'] {
+  if (!r.tools || r.tools.length === 0) return undefined;
+  const choice = r.tool_choice;
+  if (choice === 'none') {
+    // Converse has no "none": the tools are left out, which it only accepts while no tool blocks are in the conversation.
+    if (!messages.some((m) => m.content.some(isToolBlock))) return undefined;
+    unsupported('tool_choice', 'Bedrock Converse has no tool_choice "none" once the conversation holds tool calls');
+  }
+  const tools = r.tools.map(({ function: f }) => {
+    const spec: ToolSpec = { name: f.name, inputSchema: { json: f.parameters ?? { type: 'object', properties: {} } } };
+    if (f.description) spec.description = f.description;
+    if (f.strict) spec.strict = true;
+    return { toolSpec: spec };
+  });
+  if (choice === 'auto') return { tools, toolChoice: { auto: {} } };
+  if (choice === 'required') return { tools, toolChoice: { any: {} } };
+  if (choice && typeof choice === 'object') return { tools, toolChoice: { tool: { name: choice.function.name } } };
+  return { tools };
+}
+
+function isToolBlock(block: ConverseBlock): boolean {
+  return 'toolUse' in block || 'toolResult' in block;
+}
+
+/** Anthropic model ids, inference profiles included: `anthropic.claude-…`, `us.anthropic.claude-…`, ARNs holding them. */
+function isAnthropic(model: string): boolean {
+  return model.includes('anthropic.');
+}

@@ -1,0 +1,144 @@
+import { errors } from '../../errors/catalog.ts';
+import type { ChatMessage } from '../../protocol/openai-chat/request-schema.ts';
+
+/** Converse content blocks (a union keyed by the member's name, no `type` tag). */
+export type ConverseBlock =
+  | { text: string }
+  | { image: { format: string; source: { bytes: string } } }
+  | { toolUse: { toolUseId: string; name: string; input: unknown } }
+  | { toolResult: { toolUseId: string; content: { text: string }[] } }
+  | { reasoningContent: { reasoningText: { text: string; signature: string } } };
+
+export interface ConverseMessage {
+  role: 'user' | 'assistant';
+  content: ConverseBlock[];
+}
+
+export interface ConverseConversation {
+  system: { text: string }[];
+  messages: ConverseMessage[];
+}
+
+/** The image formats Converse takes (ImageBlock.format), by the data URL's media type. */
+const imageFormats: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'image/jpg': 'jpeg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+};
+
+/**
+ * Chat messages -> Converse's `system` and `messages`. System and developer messages may appear
+ * anywhere in a chat request; Converse has one top-level system list, so they are collected there
+ * in order. Converse rejects two messages of the same role in a row, and tool results travel as
+ * `toolResult` blocks of a user message, so adjacent messages of one role (the results of one
+ * parallel tool turn, a user message after them) are merged into one.
+ */
+export function convertMessages(messages: ChatMessage[]): ConverseConversation {
+  const system: { text: string }[] = [];
+  const out: ConverseMessage[] = [];
+  const append = (role: ConverseMessage['role'], blocks: ConverseBlock[]) => {
+    if (blocks.length === 0) return;
+    const last = out.at(-1);
+    if (last?.role === role) last.content.push(...blocks);
+    else out.push({ role, content: blocks });
+  };
+  messages.forEach((m, i) => {
+    switch (m.role) {
+      case 'system':
+      case 'developer':
+        for (const text of texts(m.content)) if (text) system.push({ text });
+        return;
+      case 'user':
+        append('user', userBlocks(m.content, i));
+        return;
+      case 'assistant':
+        append('assistant', assistantBlocks(m, i));
+        return;
+      case 'tool':
+        append('user', [{ toolResult: { toolUseId: m.tool_call_id, content: texts(m.content).map((text) => ({ text })) } }]);
+        return;
+      case 'function':
+        throw errors.invalidRequest(
+          'Bedrock does not take the deprecated `function` role: send the result as a `tool` message.',
+          `messages[${i}].role`,
+        );
+    }
+  });
+  return { system, messages: out };
+}
+
+function texts(content: string | { text: string }[]): string[] {
+  return typeof content === 'string' ? [content] : content.map((p) => p.text);
+}
+
+function userBlocks(content: Extract<ChatMessage, { role: 'user' }>['content'], i: number): ConverseBlock[] {
+  if (typeof content === 'string') return [{ text: content }];
+  return content.map((part, j): ConverseBlock => {
+    const param = `messages[${i}].content[${j}]`;
+    switch (part.type) {
+      case 'text':
+        return { text: part.text };
+      case 'image_url':
+        return { image: imageBlock(part.image_url.url, `${param}.image_url.url`) };
+      default:
+        throw errors.invalidRequest(`Bedrock Converse does not take \`${part.type}\` content parts through sluice.`, `${param}.type`);
+    }
+  });
+}
+
+/** Converse wants the image bytes (ImageSource.bytes); it cannot fetch a URL. */
+function imageBlock(url: string, param: string): { format: string; source: { bytes: string } } {
+  const match = /^data:([^;,]+)((?:;[^;,]*)*),(.*)$/s.exec(url);
+  if (!match) {
+    throw errors.invalidRequest('Bedrock Converse needs the image bytes: send the image as a base64 data URL (data:image/png;base64,…).', param);
+  }
+  const [, mediaType, params, data] = match;
+  const format = imageFormats[mediaType.toLowerCase()];
+  if (!format) throw errors.invalidRequest(`Bedrock Converse takes png, jpeg, gif or webp images, not ${mediaType}.`, param);
+  if (!params.split(';').includes('base64')) throw errors.invalidRequest('The image data URL must be base64-encoded.', param);
+  return { format, source: { bytes: data } };
+}
+
+function assistantBlocks(m: Extract<ChatMessage, { role: 'assistant' }>, i: number): ConverseBlock[] {
+  const blocks: ConverseBlock[] = [];
+  // Thinking comes first in the turn it belongs to; without its signature Anthropic models refuse
+  // the block, so unsigned reasoning (display text only) is not sent back.
+  if (m.reasoning_content && m.reasoning_signature) {
+    blocks.push({ reasoningContent: { reasoningText: { text: m.reasoning_content, signature: m.reasoning_signature } } });
+  }
+  const content = m.content;
+  if (typeof content === 'string') {
+    if (content) blocks.push({ text: content });
+  } else if (Array.isArray(content)) {
+    content.forEach((part, j) => {
+      const text = part.type === 'text' ? part.text : part.type === 'refusal' ? part.refusal : undefined;
+      if (typeof text !== 'string') {
+        throw errors.invalidRequest(`Assistant content parts must be text or refusal, not ${part.type}.`, `messages[${i}].content[${j}]`);
+      }
+      if (text) blocks.push({ text });
+    });
+  }
+  if (m.refusal && !content) blocks.push({ text: m.refusal });
+  m.tool_calls?.forEach((call, j) => {
+    blocks.push({
+      toolUse: {
+        toolUseId: call.id,
+        name: call.function.name,
+        input: parseArguments(call.function.arguments, `messages[${i}].tool_calls[${j}].function.arguments`),
+      },
+    });
+  });
+  return blocks;
+}
+
+/** Converse takes the tool input as a JSON value, not the string OpenAI clients send. */
+function parseArguments(args: string, param: string): unknown {
+  if (args.trim() === '') return {};
+  try {
+    return JSON.parse(args);
+  } catch {
+    throw errors.invalidRequest('Tool call arguments must be JSON for Bedrock (it takes the input as an object).', param);
+  }
+}

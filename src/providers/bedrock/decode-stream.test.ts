@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { toUtf8 } from '@smithy/util-utf8';
+import { assemble } from '../../protocol/canonical/assemble.ts';
+import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
+import {
+  bedrockBody,
+  eventMessage,
+  eventStreamMessages,
+  exceptionMessage,
+  expectedBedrockEvents,
+  expectedBedrockMessages,
+  reencodedBody,
+} from '../../../test/helpers/bedrock-fixtures.ts';
+import { splitRandomly } from '../../../test/helpers/fake-upstream.ts';
+import { haveFixtures, listFixtures } from '../../../test/helpers/fixtures.ts';
+import { createBedrockStreamDecoder } from './decode-stream.ts';
+
+/** The body Bedrock sent: `.b64` as recorded, the decoded `.jsonl` framed back with the codec. */
+const bodyOf = (name: string) => (name.endsWith('.jsonl') ? reencodedBody(name) : bedrockBody(name));
+
+function decode(pieces: Uint8Array[]): CanonicalEvent[] {
+  const decoder = createBedrockStreamDecoder('bedrock');
+  return [...pieces.flatMap((p) => decoder.push(p)), ...decoder.end()];
+}
+
+const recordings = listFixtures('bedrock', ['.b64', '.jsonl']).filter((n) => !n.includes('invoke-stream'));
+
+describe('bedrock eventstream decoder on the recordings', { skip: !haveFixtures }, () => {
+  it('has an expected event list for every ConverseStream recording', () => {
+    assert.deepEqual(recordings, Object.keys(expectedBedrockEvents).sort());
+  });
+
+  for (const name of recordings) {
+    it(`${name}: decodes to the whole expected event list and message`, () => {
+      const events = decode([bodyOf(name)]);
+      assert.deepEqual(events, expectedBedrockEvents[name]);
+      const message = assemble(events);
+      const want = expectedBedrockMessages[name];
+      const choice = message.choices[0];
+      assert.equal(message.choices.length, 1);
+      assert.equal(choice.text, want.text);
+      assert.equal(choice.reasoning, want.reasoning);
+      assert.equal(choice.reasoningSignature, want.reasoningSignature);
+      assert.deepEqual(choice.toolCalls, want.toolCalls);
+      assert.equal(choice.finishReason, want.finishReason);
+      assert.deepEqual(message.usage, want.usage);
+      assert.equal(message.error, null);
+    });
+
+    it(`${name}: 20 seeded random splits into reads give the identical list`, () => {
+      const body = bodyOf(name);
+      for (let seed = 1; seed <= 20; seed++) {
+        assert.deepEqual(decode(splitRandomly(body, seed, 48)), expectedBedrockEvents[name], `seed ${seed}`);
+      }
+    });
+  }
+
+  it('one byte per read still decodes the same', () => {
+    const name = 'bedrock/converse-tool-use-claude3-sonnet.b64';
+    const body = bedrockBody(name);
+    assert.deepEqual(decode([...body].map((b) => Uint8Array.of(b))), expectedBedrockEvents[name]);
+  });
+
+  it('frames InvokeModelWithResponseStream with the same codec (chunk events holding Anthropic events)', () => {
+    const messages = eventStreamMessages(bedrockBody('bedrock/invoke-stream-claude3-sonnet.b64'));
+    const inner = messages.map((m) => {
+      assert.equal(m.headers[':event-type'].value, 'chunk');
+      const { bytes } = JSON.parse(toUtf8(m.body)) as { bytes: string };
+      return JSON.parse(Buffer.from(bytes, 'base64').toString('utf8')) as { type: string; delta?: { text?: string } };
+    });
+    assert.deepEqual(
+      inner.map((e) => e.type),
+      [
+        'message_start',
+        'content_block_start',
+        ...Array<string>(18).fill('content_block_delta'),
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
+      ],
+    );
+    assert.equal(
+      inner.map((e) => e.delta?.text ?? '').join(''),
+      'Why did the distributed tracing span cross the road? To get to the other service!',
+    );
+  });
+});
+
+describe('bedrock eventstream decoder failures', () => {
+  const opening = [eventMessage('messageStart', { role: 'assistant' }), eventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hi' } })];
+
+  it('an exception message is an error event with the status it stands for, and ends the stream', () => {
+    const events = decode([...opening, exceptionMessage('throttlingException', 'Too many requests, please wait.'), eventMessage('messageStop', { stopReason: 'end_turn' })]);
+    assert.deepEqual(events.slice(0, 2), [{ type: 'start' }, { type: 'text', choice: 0, text: 'Hi' }]);
+    assert.equal(events.length, 3);
+    const last = events[2];
+    assert.equal(last.type, 'error');
+    assert.equal(last.type === 'error' && last.error.status, 429);
+    assert.equal(last.type === 'error' && last.error.message, 'Too many requests, please wait.');
+    assert.equal(last.type === 'error' && last.error.code, 'throttlingException');
+  });
+
+  it('a body that ends inside a message is an error event at end()', () => {
+    const whole = Buffer.concat(opening);
+    const decoder = createBedrockStreamDecoder('bedrock');
+    const events = decoder.push(whole.subarray(0, whole.length - 5));
+    assert.deepEqual(events, [{ type: 'start' }]);
+    const [error, ...rest] = decoder.end();
+    assert.deepEqual(rest, []);
+    assert.equal(error.type === 'error' && error.error.code, 'upstream_malformed_stream');
+    assert.match(error.type === 'error' ? error.error.message : '', /ended inside an eventstream message \(\d+ bytes left\)/);
+  });
+
+  it('a corrupted message fails the CRC check: error event, the rest is ignored', () => {
+    const bad = Buffer.from(opening[1]);
+    bad[bad.length - 6] ^= 0xff; // a payload byte
+    const events = decode([opening[0], bad, eventMessage('messageStop', { stopReason: 'end_turn' })]);
+    assert.equal(events.length, 2);
+    assert.deepEqual(events[0], { type: 'start' });
+    assert.equal(events[1].type === 'error' && events[1].error.code, 'upstream_malformed_stream');
+    assert.match(events[1].type === 'error' ? events[1].error.message : '', /checksum/);
+  });
+
+  it('bytes that are not an eventstream (an HTML error page) are an error at once', () => {
+    const events = decode([Buffer.from('<html><body>Bad Gateway</body></html>')]);
+    assert.equal(events.length, 1);
+    assert.match(events[0].type === 'error' ? events[0].error.message : '', /out of range/);
+  });
+});

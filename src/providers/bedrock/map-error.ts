@@ -1,0 +1,61 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import { upstreamHttpError } from '../../errors/upstream-error.ts';
+
+const PROVIDER = 'bedrock';
+
+/**
+ * The status an exception stands for, keyed by its name in lower case (HTTP errors say
+ * `ValidationException`, stream exceptions `validationException`). Mostly Bedrock's own statuses;
+ * the model's failures are 424 there, which would read as the client's fault, so they are 502.
+ */
+const exceptionStatus: Record<string, number> = {
+  validationexception: 400,
+  accessdeniedexception: 403,
+  resourcenotfoundexception: 404,
+  modeltimeoutexception: 408,
+  throttlingexception: 429,
+  modelnotreadyexception: 429,
+  internalserverexception: 500,
+  modelerrorexception: 502,
+  modelstreamerrorexception: 502,
+  serviceunavailableexception: 503,
+};
+
+interface ErrorBody {
+  message?: string;
+  Message?: string;
+  __type?: string;
+}
+
+/** An HTTP error from Converse: `{"message": …}` with the exception name in `x-amzn-errortype`. */
+export function mapBedrockError(status: number, headers: IncomingHttpHeaders, text: string): GatewayError {
+  let body: ErrorBody = {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === 'object') body = parsed as ErrorBody;
+  } catch {
+    // Not JSON (a proxy's HTML page, say): the raw text is the message.
+  }
+  const header = headers['x-amzn-errortype'];
+  // "ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/"; __type may carry a namespace.
+  const type = (typeof header === 'string' ? header : body.__type)?.split(':')[0].split('#').pop() || undefined;
+  return upstreamHttpError({
+    provider: PROVIDER,
+    status: (type && exceptionStatus[type.toLowerCase()]) || status,
+    message: body.message ?? body.Message ?? text.slice(0, 500),
+    upstreamCode: type,
+    headers,
+  });
+}
+
+/** An exception message inside a 200 ConverseStream body (`:exception-type` header, `{"message"}` payload). */
+export function bedrockStreamException(type: string, payload: unknown): GatewayError {
+  const body = payload && typeof payload === 'object' ? (payload as ErrorBody) : {};
+  return upstreamHttpError({
+    provider: PROVIDER,
+    status: exceptionStatus[type.toLowerCase()] ?? 502,
+    message: body.message ?? body.Message,
+    upstreamCode: type,
+  });
+}
