@@ -17,6 +17,8 @@ const providerSchema = z.object({
   drop_params: z.boolean().optional(),
   /** Bedrock: the AWS region (else AWS_REGION). */
   region: z.string().optional(),
+  /** OpenAI-compatible upstreams that implement /v1/responses themselves: relay it (events as sent). */
+  responses_api: z.boolean().optional(),
   /** Static model ids for GET /v1/models. */
   models: z.array(z.string()).optional(),
 });
@@ -42,6 +44,12 @@ export const configSchema = z.object({
       profile: z.enum(['openai', 'accounting']).default('openai'),
       /** Adds `cost_usd` and `estimated` to the openai profile's usage object (strict clients may reject them). */
       usage_extensions: z.boolean().default(false),
+    })
+    .prefault({}),
+  responses: z
+    .object({
+      /** The Responses surface's request deadline (its reference says 2 minutes). */
+      deadline_s: seconds.default(120),
     })
     .prefault({}),
   store: z

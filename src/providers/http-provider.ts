@@ -5,7 +5,7 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
 import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
 import { type UpstreamClient, type UpstreamRequest, upstreamFailure } from '../upstream/http-client.ts';
-import type { CallContext, EventBatches, ProviderAdapter, StreamDecoder } from './types.ts';
+import type { CallContext, ProviderAdapter, StreamDecoder } from './types.ts';
 
 /** The pure pieces a provider over HTTP is made of; `createHttpProvider` adds the effects. */
 export interface HttpProviderSpec {
@@ -67,12 +67,13 @@ async function readJsonEvents(
   return spec.decodeResponse(json);
 }
 
-async function* iterateBody(
+/** Upstream body -> decoded batches, one per read; leaving early closes the upstream socket. */
+export async function* iterateBody<T>(
   body: Dispatcher.ResponseData['body'],
-  decoder: StreamDecoder,
+  decoder: StreamDecoder<T>,
   provider: string,
   signal: AbortSignal,
-): EventBatches {
+): AsyncIterable<T[]> {
   try {
     for await (const chunk of body) yield decoder.push(chunk as Buffer);
     yield decoder.end();
@@ -84,7 +85,8 @@ async function* iterateBody(
   }
 }
 
-async function readText(body: Dispatcher.ResponseData['body'], provider: string, signal: AbortSignal): Promise<string> {
+/** A whole (error or JSON) body as text, capped. */
+export async function readText(body: Dispatcher.ResponseData['body'], provider: string, signal: AbortSignal): Promise<string> {
   const parts: Buffer[] = [];
   let size = 0;
   try {

@@ -1,5 +1,7 @@
+import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
 import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
+import type { SseFrame } from '../protocol/sse/parse-upstream.ts';
 
 export interface CallContext {
   signal: AbortSignal;
@@ -20,10 +22,20 @@ export interface ProviderAdapter {
   complete(request: ChatRequest, model: string, ctx: CallContext): Promise<CanonicalEvent[]>;
   /** Models this provider is known to serve, for GET /v1/models (may be empty). */
   listModels(): string[];
+  /** Present when the upstream implements /v1/responses itself and the config asks to relay it. */
+  responses?: ResponsesRelay;
+}
+
+/** An upstream Responses frame as sent, or the failure of the upstream stream itself. */
+export type RelayItem = { frame: SseFrame } | { error: GatewayError };
+
+export interface ResponsesRelay {
+  stream(body: Record<string, unknown>, model: string, ctx: CallContext): Promise<AsyncIterable<RelayItem[]>>;
+  complete(body: Record<string, unknown>, model: string, ctx: CallContext): Promise<Record<string, unknown>>;
 }
 
 /** A push decoder from upstream bytes to canonical events; a bad chunk is an error event, never a throw. */
-export interface StreamDecoder {
-  push(bytes: Uint8Array): CanonicalEvent[];
-  end(): CanonicalEvent[];
+export interface StreamDecoder<T = CanonicalEvent> {
+  push(bytes: Uint8Array): T[];
+  end(): T[];
 }

@@ -8,6 +8,7 @@ import { PricingRegistry } from '../accounting/pricing.ts';
 import { createProviderRegistry } from '../providers/registry.ts';
 import { LedgerStore } from '../store/ledger-store.ts';
 import { LedgerWriter } from '../store/ledger-writer.ts';
+import { ResponsesStore } from '../store/responses-store.ts';
 import { type OpenedDatabase, openDatabase } from '../store/open-database.ts';
 import { UpstreamClient } from '../upstream/http-client.ts';
 import { createAuthCheck } from './auth.ts';
@@ -17,6 +18,7 @@ import { newRequestId } from './request-id.ts';
 import { handleChatCompletions } from './routes/chat-completions.ts';
 import { handleListModels } from './routes/models.ts';
 import { handleGetRequest, handleListRequests } from './routes/requests.ts';
+import { handleCreateResponse, handleGetResponse } from './routes/responses.ts';
 
 export interface Gateway {
   server: Server;
@@ -52,6 +54,7 @@ export function createGateway(
       log,
     },
     ledgerStore: undefined,
+    responsesStore: undefined,
   };
   let database: OpenedDatabase | undefined;
 
@@ -60,6 +63,7 @@ export function createGateway(
     if (!config.ledger.enabled) return;
     database = await openDatabase({ databaseUrl: config.store.database_url, path: config.store.path });
     context.ledgerStore = new LedgerStore(database.db);
+    context.responsesStore = new ResponsesStore(database.db);
     context.accounting.ledger = new LedgerWriter(context.ledgerStore, {
       flushIntervalMs: config.ledger.flush_interval_ms,
       batchSize: config.ledger.batch_size,
@@ -80,6 +84,16 @@ export function createGateway(
     if (path === '/v1/chat/completions') {
       if (req.method !== 'POST') throw errors.methodNotAllowed(req.method ?? '', path);
       await handleChatCompletions(req, res, context, requestId);
+      return;
+    }
+    if (path === '/v1/responses') {
+      if (req.method !== 'POST') throw errors.methodNotAllowed(req.method ?? '', path);
+      await handleCreateResponse(req, res, context, requestId);
+      return;
+    }
+    if (path.startsWith('/v1/responses/')) {
+      if (req.method !== 'GET') throw errors.methodNotAllowed(req.method ?? '', path);
+      await handleGetResponse(res, context, decodeURIComponent(path.slice('/v1/responses/'.length)), requestId);
       return;
     }
     if (path === '/v1/requests' || path.startsWith('/v1/requests/')) {
@@ -138,6 +152,7 @@ export function createGateway(
       await client.close();
       // Every record of every finished request reaches the store before we exit.
       await context.accounting.ledger?.close();
+      await context.responsesStore?.settle();
       await database?.db.destroy();
     },
   };

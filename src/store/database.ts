@@ -31,6 +31,18 @@ export interface LedgerTable {
   completion: string | null;
 }
 
+/** Responses created through sluice, for GET /v1/responses/{id} and previous_response_id. */
+export interface ResponsesTable {
+  id: string;
+  created_at: number;
+  model: string;
+  /** JSON: the chat messages of the whole conversation, this response's output included. */
+  conversation: string;
+  /** JSON: the response object as the client received it. */
+  response: string;
+}
+
 export interface Database {
   ledger: LedgerTable;
+  responses: ResponsesTable;
 }

@@ -46,6 +46,21 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('ledger').execute();
     },
   },
+  '0002_responses': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('responses')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('conversation', 'text', (c) => c.notNull())
+        .addColumn('response', 'text', (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('responses').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -6,17 +6,20 @@ import { buildOpenAICompatibleRequest, type OpenAICompatibleTarget } from './bui
 import { decodeOpenAICompatibleResponse } from './decode-response.ts';
 import { createOpenAICompatibleFrameDecoder } from './decode-stream.ts';
 import { mapOpenAICompatibleError } from './map-error.ts';
+import { createResponsesRelay } from './relay-responses.ts';
 
 export interface OpenAICompatibleSettings extends OpenAICompatibleTarget {
   name: string;
   splitThinkTags: boolean;
   models: string[];
+  /** Relay /v1/responses to the upstream's own Responses API. */
+  responsesApi: boolean;
 }
 
 /** One adapter for every server that speaks the Chat Completions protocol. */
 export function createOpenAICompatibleProvider(settings: OpenAICompatibleSettings, client: UpstreamClient): ProviderAdapter {
   const decodeOptions = { provider: settings.name, splitThinkTags: settings.splitThinkTags };
-  return createHttpProvider(
+  const adapter = createHttpProvider(
     {
       name: settings.name,
       models: settings.models,
@@ -28,4 +31,5 @@ export function createOpenAICompatibleProvider(settings: OpenAICompatibleSetting
     },
     client,
   );
+  return settings.responsesApi ? { ...adapter, responses: createResponsesRelay(settings.name, settings, client) } : adapter;
 }

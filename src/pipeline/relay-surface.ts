@@ -1,0 +1,117 @@
+import type { Accountant } from '../accounting/accountant.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
+import { upstreamHttpError } from '../errors/upstream-error.ts';
+import type { Usage } from '../protocol/canonical/usage.ts';
+import { dataFrame, namedFrame } from '../protocol/sse/frames.ts';
+import type { RelayItem } from '../providers/types.ts';
+import type { StreamSurface } from './run-stream.ts';
+
+const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+interface UpstreamUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  input_tokens_details?: { cached_tokens?: number } | null;
+  output_tokens_details?: { reasoning_tokens?: number } | null;
+}
+
+export function fromResponsesUsage(u: UpstreamUsage): Usage {
+  return {
+    inputTokens: u.input_tokens ?? 0,
+    outputTokens: u.output_tokens ?? 0,
+    cachedInputTokens: u.input_tokens_details?.cached_tokens ?? undefined,
+    reasoningTokens: u.output_tokens_details?.reasoning_tokens ?? undefined,
+    source: 'provider',
+  };
+}
+
+/**
+ * Relays an upstream Responses stream frame for frame. Only the terminal events (and `error`)
+ * are parsed: for usage, the final response (kept for GET /v1/responses/{id}), and failures,
+ * which the upstream has already told the client, so sluice adds no frame of its own then.
+ */
+export class RelayStreamSurface implements StreamSurface<RelayItem> {
+  failure: GatewayError | null = null;
+  complete = false;
+  finalResponse: Record<string, unknown> | null = null;
+  private readonly accountant: Accountant;
+  private readonly provider: string;
+  private upstreamError: GatewayError | null = null;
+  private terminalRelayed = false;
+
+  constructor(accountant: Accountant, provider: string) {
+    this.accountant = accountant;
+    this.provider = provider;
+  }
+
+  encode(item: RelayItem): string {
+    if ('error' in item) {
+      this.failure = item.error;
+      return '';
+    }
+    const { event, data } = item.frame;
+    if (data === '[DONE]') return '';
+    const type = event ?? typeOf(data);
+    if (type === 'error' || (type && TERMINAL.has(type))) this.readTerminal(type, data);
+    return event ? namedFrame(event, data) : dataFrame(data);
+  }
+
+  async opening(): Promise<string> {
+    return '';
+  }
+
+  async closing(): Promise<string> {
+    return '';
+  }
+
+  failureFrames(error: GatewayError): string {
+    if (this.terminalRelayed) return '';
+    const reported = this.upstreamError ?? error;
+    return namedFrame(
+      'response.failed',
+      JSON.stringify({
+        type: 'response.failed',
+        response: { status: 'failed', error: { code: reported.code, message: reported.message } },
+      }),
+    );
+  }
+
+  private readTerminal(type: string, data: string): void {
+    let body: { response?: Record<string, unknown> & { usage?: UpstreamUsage; error?: UpstreamError }; error?: UpstreamError };
+    try {
+      body = JSON.parse(data);
+    } catch {
+      return;
+    }
+    const response = body.response;
+    if (response?.usage) this.accountant.observe({ type: 'usage', usage: fromResponsesUsage(response.usage) });
+    if (type === 'error') {
+      // `error` comes before `response.failed` (fixtures/openai-responses/failed-insufficient-quota.jsonl):
+      // relay on and let the terminal event end the stream.
+      this.upstreamError = this.toError(body.error);
+      return;
+    }
+    this.complete = true;
+    this.terminalRelayed = true;
+    this.finalResponse = response ?? null;
+    if (type === 'response.failed') {
+      this.failure =
+        this.toError(response?.error) ??
+        this.upstreamError ??
+        upstreamHttpError({ provider: this.provider, status: 502, message: `${this.provider} reported response.failed.` });
+    }
+  }
+
+  private toError(err: UpstreamError | undefined): GatewayError | null {
+    if (!err) return null;
+    return upstreamHttpError({ provider: this.provider, status: 502, message: err.message, upstreamCode: err.code });
+  }
+}
+
+type UpstreamError = { message?: string; code?: string | null };
+
+/** Un-named frames carry their type in the JSON; a cheap peek instead of a parse. */
+function typeOf(data: string): string | undefined {
+  const m = /^\{"type":"([^"]+)"/.exec(data);
+  return m?.[1];
+}

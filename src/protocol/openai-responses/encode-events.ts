@@ -1,0 +1,262 @@
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import type { CanonicalEvent } from '../canonical/events.ts';
+import type { FinishReason } from '../canonical/finish-reason.ts';
+import type { Usage } from '../canonical/usage.ts';
+import { namedFrame } from '../sse/frames.ts';
+import { buildResponse, type OutputItem, type OutputPart, type ResponseIdentity, type ResponseState } from './response-object.ts';
+
+type MessageItem = Extract<OutputItem, { type: 'message' }>;
+type ReasoningItem = Extract<OutputItem, { type: 'reasoning' }>;
+type CallItem = Extract<OutputItem, { type: 'function_call' }>;
+
+/**
+ * Canonical events -> the Responses event grammar: response.created and .in_progress before the
+ * first output, an output item per reasoning block, message and function call (each with its own
+ * output_index), every `added` closed by its `done`, sequence_number increasing by one, and one
+ * terminal event (completed, incomplete or failed). Only choice 0 is rendered: the Responses API
+ * has no `n`.
+ */
+export class ResponsesEventEncoder {
+  private readonly identity: ResponseIdentity;
+  private seq = 0;
+  private started = false;
+  private readonly output: OutputItem[] = [];
+  private message: { item: MessageItem; index: number; part: OutputPart | null } | null = null;
+  private reasoning: { item: ReasoningItem; index: number } | null = null;
+  private readonly calls = new Map<number, { item: CallItem; index: number; open: boolean }>();
+  private finish: FinishReason | null = null;
+  private nextId = 0;
+
+  constructor(identity: ResponseIdentity) {
+    this.identity = identity;
+  }
+
+  get finished(): boolean {
+    return this.finish !== null;
+  }
+
+  encode(event: CanonicalEvent): string {
+    if ('choice' in event && event.choice !== 0) return '';
+    switch (event.type) {
+      case 'text':
+        return event.text ? this.start() + this.messageDelta('output_text', event.text) : '';
+      case 'refusal':
+        return event.text ? this.start() + this.messageDelta('refusal', event.text) : '';
+      case 'reasoning':
+        return this.start() + this.reasoningDelta(event.text, event.signature);
+      case 'tool-call-start':
+        return this.start() + this.callStart(event.index, event.id, event.name);
+      case 'tool-call-delta':
+        return this.callDelta(event.index, event.arguments);
+      case 'finish':
+        this.finish ??= event.reason;
+        return '';
+      default:
+        return '';
+    }
+  }
+
+  /** All items closed, then response.completed (or .incomplete for length / content filter). */
+  closing(usage: Usage): string {
+    let frames = this.start() + this.closeAll();
+    const incompleteReason =
+      this.finish === 'length' ? 'max_output_tokens' : this.finish === 'content_filter' ? 'content_filter' : null;
+    const state: ResponseState = {
+      status: incompleteReason ? 'incomplete' : 'completed',
+      output: this.output,
+      usage,
+      incompleteReason,
+    };
+    frames += this.event(incompleteReason ? 'response.incomplete' : 'response.completed', {
+      response: buildResponse(this.identity, state),
+    });
+    return frames;
+  }
+
+  /** response.failed carrying the upstream's code and message. */
+  failure(error: GatewayError, usage: Usage | null): string {
+    const frames = this.start() + this.closeAll('incomplete');
+    const state: ResponseState = {
+      status: 'failed',
+      output: this.output,
+      usage,
+      error: { code: error.code === 'timeout' ? 'request_timeout' : error.code, message: error.message },
+    };
+    return frames + this.event('response.failed', { response: buildResponse(this.identity, state) });
+  }
+
+  /** The final state, for the non-streaming body and the store (every item closed). */
+  state(usage: Usage | null): ResponseState {
+    this.closeAll();
+    const incompleteReason =
+      this.finish === 'length' ? 'max_output_tokens' : this.finish === 'content_filter' ? 'content_filter' : null;
+    return { status: incompleteReason ? 'incomplete' : 'completed', output: this.output, usage, incompleteReason };
+  }
+
+  private event(type: string, fields: Record<string, unknown>): string {
+    return namedFrame(type, JSON.stringify({ type, sequence_number: this.seq++, ...fields }));
+  }
+
+  private start(): string {
+    if (this.started) return '';
+    this.started = true;
+    const response = buildResponse(this.identity, { status: 'in_progress', output: [], usage: null });
+    return this.event('response.created', { response }) + this.event('response.in_progress', { response });
+  }
+
+  private id(prefix: string): string {
+    return `${prefix}_${this.identity.id.replace(/^resp_/, '')}_${this.nextId++}`;
+  }
+
+  private addItem(item: OutputItem): { frames: string; index: number } {
+    const index = this.output.length;
+    this.output.push(item);
+    const announced = item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : { ...item };
+    if (announced.type === 'function_call') announced.arguments = '';
+    if (announced.type === 'reasoning') announced.summary = [];
+    return { frames: this.event('response.output_item.added', { output_index: index, item: announced }), index };
+  }
+
+  private messageDelta(kind: 'output_text' | 'refusal', text: string): string {
+    let frames = '';
+    if (!this.message) {
+      frames += this.closeAll();
+      const item: MessageItem = { type: 'message', id: this.id('msg'), status: 'in_progress', role: 'assistant', content: [] };
+      const added = this.addItem(item);
+      frames += added.frames;
+      this.message = { item, index: added.index, part: null };
+    }
+    const m = this.message;
+    if (m.part && m.part.type !== kind) frames += this.closePart();
+    if (!m.part) {
+      const part: OutputPart =
+        kind === 'output_text' ? { type: 'output_text', text: '', annotations: [], logprobs: [] } : { type: 'refusal', refusal: '' };
+      m.part = part;
+      m.item.content.push(part);
+      frames += this.event('response.content_part.added', {
+        item_id: m.item.id,
+        output_index: m.index,
+        content_index: m.item.content.length - 1,
+        part: { ...part },
+      });
+    }
+    const contentIndex = m.item.content.length - 1;
+    if (m.part.type === 'output_text') {
+      m.part.text += text;
+      frames += this.event('response.output_text.delta', {
+        item_id: m.item.id,
+        output_index: m.index,
+        content_index: contentIndex,
+        delta: text,
+        logprobs: [],
+      });
+    } else {
+      m.part.refusal += text;
+      frames += this.event('response.refusal.delta', {
+        item_id: m.item.id,
+        output_index: m.index,
+        content_index: contentIndex,
+        delta: text,
+      });
+    }
+    return frames;
+  }
+
+  private closePart(): string {
+    const m = this.message;
+    if (!m?.part) return '';
+    const contentIndex = m.item.content.length - 1;
+    const where = { item_id: m.item.id, output_index: m.index, content_index: contentIndex };
+    const part = m.part;
+    m.part = null;
+    const done =
+      part.type === 'output_text'
+        ? this.event('response.output_text.done', { ...where, text: part.text, logprobs: [] })
+        : this.event('response.refusal.done', { ...where, refusal: part.refusal });
+    return done + this.event('response.content_part.done', { ...where, part: { ...part } });
+  }
+
+  private reasoningDelta(text: string, signature: string | undefined): string {
+    let frames = '';
+    if (!this.reasoning) {
+      frames += this.closeAll();
+      const item: ReasoningItem = { type: 'reasoning', id: this.id('rs'), summary: [] };
+      const added = this.addItem(item);
+      frames += added.frames;
+      this.reasoning = { item, index: added.index };
+    }
+    const r = this.reasoning;
+    // The provider's signature round-trips as encrypted_content (see to-chat-request.ts).
+    if (signature) r.item.encrypted_content = signature;
+    if (!text) return frames;
+    const where = { item_id: r.item.id, output_index: r.index, summary_index: 0 };
+    if (r.item.summary.length === 0) {
+      r.item.summary.push({ type: 'summary_text', text: '' });
+      frames += this.event('response.reasoning_summary_part.added', { ...where, part: { type: 'summary_text', text: '' } });
+    }
+    r.item.summary[0].text += text;
+    return frames + this.event('response.reasoning_summary_text.delta', { ...where, delta: text });
+  }
+
+  private closeReasoning(): string {
+    const r = this.reasoning;
+    if (!r) return '';
+    this.reasoning = null;
+    let frames = '';
+    if (r.item.summary.length > 0) {
+      const where = { item_id: r.item.id, output_index: r.index, summary_index: 0 };
+      const text = r.item.summary[0].text;
+      frames += this.event('response.reasoning_summary_text.done', { ...where, text });
+      frames += this.event('response.reasoning_summary_part.done', { ...where, part: { type: 'summary_text', text } });
+    }
+    return frames + this.event('response.output_item.done', { output_index: r.index, item: r.item });
+  }
+
+  private closeMessage(status: string): string {
+    const m = this.message;
+    if (!m) return '';
+    const frames = this.closePart();
+    this.message = null;
+    m.item.status = status;
+    return frames + this.event('response.output_item.done', { output_index: m.index, item: m.item });
+  }
+
+  private callStart(index: number, callId: string, name: string): string {
+    let frames = this.closeReasoning() + this.closeMessage('completed');
+    const item: CallItem = { type: 'function_call', id: this.id('fc'), call_id: callId, name, arguments: '', status: 'in_progress' };
+    const added = this.addItem(item);
+    frames += added.frames;
+    this.calls.set(index, { item, index: added.index, open: true });
+    return frames;
+  }
+
+  private callDelta(index: number, args: string): string {
+    const call = this.calls.get(index);
+    if (!call?.open || !args) return '';
+    call.item.arguments += args;
+    return this.event('response.function_call_arguments.delta', { item_id: call.item.id, output_index: call.index, delta: args });
+  }
+
+  private closeCalls(status: string): string {
+    let frames = '';
+    for (const call of this.calls.values()) {
+      if (!call.open) continue;
+      call.open = false;
+      call.item.status = status;
+      const { id, call_id, name, arguments: args } = call.item;
+      frames += this.event('response.function_call_arguments.done', {
+        item_id: id,
+        output_index: call.index,
+        call_id,
+        name,
+        arguments: args,
+      });
+      frames += this.event('response.output_item.done', { output_index: call.index, item: call.item });
+    }
+    return frames;
+  }
+
+  private closeAll(status = 'completed'): string {
+    return this.closeReasoning() + this.closeMessage(status) + this.closeCalls(status);
+  }
+}
