@@ -211,6 +211,6 @@ function nonEmpty(list: TokenLogprob[] | null | undefined): TokenLogprob[] | und
 }
 
 /** Only for providers that send a call without an id; upstream ids always pass through unchanged. */
-function generateCallId(): string {
+export function generateCallId(): string {
   return `call_${randomBytes(12).toString('base64url')}`;
 }
