@@ -1,6 +1,7 @@
 import type { ProviderConfig } from '../config/schema.ts';
 import type { UpstreamClient } from '../upstream/http-client.ts';
 import { bedrockProvider } from './bedrock/index.ts';
+import { googleProvider } from './google/index.ts';
 import type { ProviderAdapter } from './types.ts';
 
 /**
@@ -14,4 +15,4 @@ export interface NativeProviderDefinition {
   create(env: NodeJS.ProcessEnv, fromFile: ProviderConfig | undefined, client: UpstreamClient): ProviderAdapter | undefined;
 }
 
-export const nativeProviders: NativeProviderDefinition[] = [bedrockProvider];
+export const nativeProviders: NativeProviderDefinition[] = [bedrockProvider, googleProvider];
