@@ -69,6 +69,26 @@ function ledgerStoreContract(name: string, site: () => Promise<StoreSite>, skip:
       }
     });
 
+    it('keeps stores at different locations apart (on Postgres: two schemas of one database)', async () => {
+      // The first store's migration bookkeeping already exists when the second one migrates.
+      await store.insert([ledgerRecord({ requestId: 'in-first' })]);
+      const other = await site();
+      try {
+        const opened2 = await openDatabase(other.location);
+        try {
+          const second = new LedgerStore(opened2.db);
+          await second.insert([ledgerRecord({ requestId: 'in-second' })]);
+          assert.equal(await second.get('in-first'), undefined);
+          assert.equal(await store.get('in-second'), undefined);
+          assert.equal((await second.get('in-second'))?.requestId, 'in-second');
+        } finally {
+          await opened2.db.destroy();
+        }
+      } finally {
+        await other.remove();
+      }
+    });
+
     it('round-trips every field: nulls, booleans, floats, large counts, unicode', async () => {
       const full = ledgerRecord({
         requestId: 'req_full',

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import type { Database } from './database.ts';
@@ -33,6 +33,10 @@ export async function openDatabase(location: StoreLocation): Promise<OpenedDatab
     const pool = new pg.Pool({ connectionString: location.databaseUrl, max: 4, types: pgTypes as pg.CustomTypesConfig });
     // An idle client losing its connection (a database restart) must not crash the gateway.
     pool.on('error', () => {});
+    // Nor may a checked-out one: pg-pool removes its idle listener while a client is in use, so a
+    // connection cut mid-query would be an unhandled 'error' event. The query itself still fails
+    // (the ledger writer retries it) and the pool discards the dead client on release.
+    pool.on('connect', (client) => client.on('error', () => {}));
     opened = { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), engine: 'postgres' };
   } else {
     if (location.path !== ':memory:') mkdirSync(dirname(location.path), { recursive: true });
@@ -41,10 +45,28 @@ export async function openDatabase(location: StoreLocation): Promise<OpenedDatab
       engine: 'sqlite',
     };
   }
-  const { error } = await new Migrator({ db: opened.db, provider: migrationProvider }).migrateToLatest();
-  if (error) {
+  try {
+    const { error } = await new Migrator({
+      db: opened.db,
+      provider: migrationProvider,
+      migrationTableSchema: opened.engine === 'postgres' ? await currentSchema(opened.db) : undefined,
+    }).migrateToLatest();
+    if (error) throw error;
+  } catch (err) {
     await opened.db.destroy();
-    throw error;
+    throw err;
   }
   return opened;
+}
+
+/**
+ * The schema sluice's tables go to (the first of search_path). Kysely's Migrator, told no schema,
+ * takes a `kysely_migration` table in ANY schema as its own, so another Kysely app sharing the
+ * database (or a parallel test run in its own schema) made it skip creating sluice's and fail.
+ */
+async function currentSchema(db: Kysely<Database>): Promise<string> {
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  const schema = rows[0]?.schema;
+  if (!schema) throw new Error('PostgreSQL: no schema of the search_path exists to hold the ledger');
+  return schema;
 }
