@@ -90,7 +90,7 @@ export class Accountant {
   async usage(): Promise<Usage> {
     if (this.settled) return this.settled;
     if (this.reported) {
-      this.settled = this.reported;
+      this.settled = this.finishReason === null ? await this.completedByCount(this.reported) : this.reported;
       return this.settled;
     }
     const [input, output] = await Promise.all([
@@ -99,6 +99,16 @@ export class Accountant {
     ]);
     this.settled = { inputTokens: input, outputTokens: output, source: 'estimated' };
     return this.settled;
+  }
+
+  /**
+   * A stream that never finished may have reported usage only so far: Anthropic's message_start
+   * says output_tokens: 1, and the final count comes with the finish. When the output that did
+   * arrive counts more, the record takes that count and says estimated.
+   */
+  private async completedByCount(reported: Usage): Promise<Usage> {
+    const counted = await countTextTokens(this.output.join(''), this.init.model);
+    return counted > reported.outputTokens ? { ...reported, outputTokens: counted, source: 'estimated' } : reported;
   }
 
   /** Cost of the final usage (computed once: the stream's last frame and the record share it). */

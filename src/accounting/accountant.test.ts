@@ -1,0 +1,298 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { countTokens as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { errors } from '../errors/catalog.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { CanonicalEvent } from '../protocol/canonical/events.ts';
+import { parseChatRequest } from '../protocol/openai-chat/parse-request.ts';
+import { Accountant, type AccountantInit, rejectedRecord } from './accountant.ts';
+import { PricingRegistry } from './pricing.ts';
+
+const QUESTION = 'What is the capital of France? Answer in one word, please. Ünïcödé 日本語 👋';
+const SYSTEM = 'You are terse.';
+
+function chatRequest(model = 'gpt-4o-mini') {
+  return parseChatRequest({
+    model: `openai/${model}`,
+    messages: [
+      { role: 'system', content: SYSTEM },
+      { role: 'user', content: QUESTION },
+    ],
+    stream: true,
+  });
+}
+
+/** An accountant on a clock the test moves by hand. */
+function accountant(overrides: Partial<AccountantInit> = {}) {
+  const clock = { t: 1_000 };
+  const model = overrides.model ?? 'gpt-4o-mini';
+  const a = new Accountant({
+    requestId: 'req_1',
+    keyId: null,
+    provider: 'openai',
+    model,
+    requestedModel: `openai/${model}`,
+    surface: 'chat',
+    streamed: true,
+    request: chatRequest(model),
+    pricing: new PricingRegistry(),
+    storeContentChars: 0,
+    now: () => clock.t,
+    ...overrides,
+  });
+  return { a, clock };
+}
+
+const text = (t: string): CanonicalEvent => ({ type: 'text', choice: 0, text: t });
+const usage = (inputTokens: number, outputTokens: number, extra: object = {}): CanonicalEvent => ({
+  type: 'usage',
+  usage: { inputTokens, outputTokens, source: 'provider', ...extra },
+});
+const finish: CanonicalEvent = { type: 'finish', choice: 0, reason: 'stop', rawReason: 'stop' };
+
+/** OpenAI's counting recipe: 3 tokens per message, 3 to prime the reply, plus the texts. */
+const promptTokens = (count: (s: string) => number) => 3 + 2 * 3 + count(SYSTEM) + count(QUESTION);
+
+describe('Accountant', () => {
+  it('times TTFT from the first output event, not from start or usage', async () => {
+    const { a, clock } = accountant();
+    clock.t = 1_040;
+    a.observe({ type: 'start', upstreamModel: 'gpt-4o-mini' });
+    clock.t = 1_090;
+    a.observe(usage(10, 0));
+    clock.t = 1_250;
+    a.observe({ type: 'tool-call-start', choice: 0, index: 0, id: 'call_1', name: 'f' });
+    clock.t = 1_400;
+    a.observe(text('later'));
+    a.observe(finish);
+    clock.t = 1_900;
+    const record = await a.finalize(null);
+    assert.equal(record.ttftMs, 250);
+    assert.equal(record.latencyMs, 900);
+    assert.equal(record.createdAt, 1_000);
+  });
+
+  it('has no TTFT when nothing was output', async () => {
+    const { a, clock } = accountant();
+    a.observe({ type: 'start', upstreamModel: 'gpt-4o-mini' });
+    clock.t = 1_300;
+    const record = await a.finalize(errors.cancelled('The client closed the connection.'));
+    assert.equal(record.ttftMs, null);
+    assert.equal(record.latencyMs, 300);
+  });
+
+  it('uses the provider usage when there is one: the last usage event wins', async () => {
+    const { a } = accountant();
+    a.markAcknowledged();
+    a.observe(usage(20, 1));
+    a.observe(text('Paris'));
+    a.observe(finish);
+    a.observe(usage(20, 2, { cachedInputTokens: 8, reasoningTokens: 1 }));
+    assert.equal(await a.inputTokens(), 20);
+    const record = await a.finalize(null);
+    const expectedCost = new PricingRegistry().cost('openai', 'gpt-4o-mini', {
+      inputTokens: 20,
+      outputTokens: 2,
+      cachedInputTokens: 8,
+      reasoningTokens: 1,
+      source: 'provider',
+    }).costUsd;
+    assert.deepEqual(record, {
+      requestId: 'req_1',
+      createdAt: 1_000,
+      keyId: null,
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+      requestedModel: 'openai/gpt-4o-mini',
+      surface: 'chat',
+      streamed: true,
+      inputTokens: 20,
+      cachedInputTokens: 8,
+      cacheWriteTokens: 0,
+      outputTokens: 2,
+      reasoningTokens: 1,
+      usageSource: 'provider',
+      costUsd: expectedCost,
+      priceKnown: true,
+      ttftMs: 0,
+      latencyMs: 0,
+      upstreamStatus: 200,
+      outcome: 'ok',
+      errorType: null,
+      errorCode: null,
+      errorMessage: null,
+      finishReason: 'stop',
+      prompt: null,
+      completion: null,
+    });
+    assert.ok(expectedCost > 0);
+  });
+
+  it('counts locally with the o200k BPE when the upstream reports no usage, and says estimated', async () => {
+    const { a } = accountant();
+    // Input is known before the first token, for usage_start.
+    assert.equal(await a.inputTokens(), promptTokens(o200k));
+    a.markAcknowledged();
+    const answer = ['The capital', ' of France is', ' **Paris**. 🇫🇷'];
+    for (const t of answer) a.observe(text(t));
+    a.observe({ type: 'reasoning', choice: 0, text: ' thinking…' });
+    a.observe(finish);
+    const u = await a.usage();
+    assert.deepEqual(u, {
+      inputTokens: promptTokens(o200k),
+      outputTokens: o200k(`${answer.join('')} thinking…`),
+      source: 'estimated',
+    });
+    const record = await a.finalize(null);
+    assert.equal(record.usageSource, 'estimated');
+    assert.equal(record.inputTokens, u.inputTokens);
+    assert.equal(record.outputTokens, u.outputTokens);
+    assert.equal(record.costUsd, new PricingRegistry().cost('openai', 'gpt-4o-mini', u).costUsd);
+  });
+
+  it('counts gpt-3.5 / gpt-4 with cl100k, and tool calls by name and arguments', async () => {
+    const { a } = accountant({ model: 'gpt-3.5-turbo-0125' });
+    a.observe({ type: 'tool-call-start', choice: 0, index: 0, id: 'call_1', name: 'get_current_weather' });
+    a.observe({ type: 'tool-call-delta', choice: 0, index: 0, arguments: '{"location": "Boston, MA"}' });
+    a.observe({ type: 'finish', choice: 0, reason: 'tool_calls', rawReason: 'tool_calls' });
+    const u = await a.usage();
+    assert.equal(u.inputTokens, promptTokens(cl100k));
+    assert.equal(u.outputTokens, cl100k('get_current_weather{"location": "Boston, MA"}'));
+    assert.notEqual(promptTokens(cl100k), promptTokens(o200k));
+  });
+
+  it('does not trust a usage report from before the end when the stream never finished', async () => {
+    // Anthropic's message_start reports output_tokens: 1; a stream cut later has produced more.
+    const { a } = accountant({ provider: 'anthropic', model: 'claude-sonnet-4-5' });
+    a.markAcknowledged();
+    a.observe(usage(42, 1, { cachedInputTokens: 30 }));
+    const partial = 'A long answer that was cut off in the middle of its second sentence, when the';
+    a.observe(text(partial));
+    const record = await a.finalize(errors.idleTimeout(5));
+    assert.equal(record.inputTokens, 42);
+    assert.equal(record.cachedInputTokens, 30);
+    assert.equal(record.outputTokens, o200k(partial));
+    assert.equal(record.usageSource, 'estimated');
+  });
+
+  it('records the outcome and error of each ending', async () => {
+    const ending = async (error: GatewayError | null, acknowledged: boolean) => {
+      const { a } = accountant();
+      if (acknowledged) {
+        a.markAcknowledged();
+        a.observe(text('Par'));
+      }
+      const r = await a.finalize(error);
+      return [r.outcome, r.upstreamStatus, r.errorType, r.errorCode, r.errorMessage];
+    };
+    const rateLimited = new GatewayError({
+      code: 'rate_limit_exceeded',
+      status: 429,
+      type: 'rate_limit_error',
+      message: 'Rate limit reached for gpt-4o-mini',
+      upstreamStatus: 429,
+      provider: 'openai',
+    });
+    assert.deepEqual(await ending(null, true), ['ok', 200, null, null, null]);
+    assert.deepEqual(await ending(rateLimited, false), [
+      'error',
+      429,
+      'rate_limit_error',
+      'rate_limit_exceeded',
+      'Rate limit reached for gpt-4o-mini',
+    ]);
+    // A failure after the upstream answered 200 and no status of its own.
+    assert.deepEqual(await ending(errors.truncated('openai'), true), [
+      'error',
+      200,
+      'upstream_error',
+      'upstream_stream_truncated',
+      'The openai stream ended before a finish_reason was sent.',
+    ]);
+    assert.deepEqual(await ending(errors.idleTimeout(2), true), [
+      'error',
+      200,
+      'stream_idle_timeout',
+      'stream_idle_timeout',
+      'No data from the upstream for 2s; the stream was ended.',
+    ]);
+    assert.deepEqual(await ending(errors.cancelled('The client closed the connection.'), false), [
+      'cancelled',
+      null,
+      'cancelled',
+      'cancelled',
+      'The client closed the connection.',
+    ]);
+    assert.deepEqual(await ending(errors.connection('openai', 'ECONNREFUSED'), false), [
+      'error',
+      null,
+      'upstream_error',
+      'upstream_connection_error',
+      'Could not complete the request to openai: ECONNREFUSED',
+    ]);
+  });
+
+  it('keeps the first finish reason', async () => {
+    const { a } = accountant();
+    a.observe({ type: 'finish', choice: 0, reason: 'length', rawReason: 'max_tokens' });
+    a.observe(finish);
+    assert.equal((await a.finalize(null)).finishReason, 'length');
+  });
+
+  it('stores prompt and completion only when asked, capped to the configured size', async () => {
+    const none = accountant();
+    none.a.observe(text('Paris'));
+    const plain = await none.a.finalize(null);
+    assert.equal(plain.prompt, null);
+    assert.equal(plain.completion, null);
+
+    const capped = accountant({ storeContentChars: 20 });
+    capped.a.observe(text('The capital of France is Paris.'));
+    const r = await capped.a.finalize(null);
+    assert.equal(r.prompt, `${SYSTEM}\n${QUESTION}`.slice(0, 20));
+    assert.equal(r.completion, 'The capital of Franc');
+
+    const roomy = accountant({ storeContentChars: 10_000 });
+    roomy.a.observe(text('Paris.'));
+    const whole = await roomy.a.finalize(null);
+    assert.equal(whole.prompt, `${SYSTEM}\n${QUESTION}`);
+    assert.equal(whole.completion, 'Paris.');
+  });
+
+  it('makes a record for a request refused before any provider', () => {
+    const error = errors.modelNotFound('nope/x', "no provider named 'nope'");
+    const r = rejectedRecord('req_9', error, 'chat', 'nope/x', 5_000, 5_012);
+    assert.deepEqual(
+      { ...r },
+      {
+        requestId: 'req_9',
+        createdAt: 5_000,
+        keyId: null,
+        provider: '',
+        model: '',
+        requestedModel: 'nope/x',
+        surface: 'chat',
+        streamed: false,
+        inputTokens: 0,
+        cachedInputTokens: 0,
+        cacheWriteTokens: 0,
+        outputTokens: 0,
+        reasoningTokens: 0,
+        usageSource: 'provider',
+        costUsd: 0,
+        priceKnown: true,
+        ttftMs: null,
+        latencyMs: 12,
+        upstreamStatus: null,
+        outcome: 'error',
+        errorType: 'invalid_request_error',
+        errorCode: 'model_not_found',
+        errorMessage: error.message,
+        finishReason: null,
+        prompt: null,
+        completion: null,
+      },
+    );
+  });
+});
