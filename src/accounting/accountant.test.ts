@@ -7,6 +7,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
 import { parseChatRequest } from '../protocol/openai-chat/parse-request.ts';
 import { Accountant, type AccountantInit, rejectedRecord } from './accountant.ts';
+import { countTextTokens } from './count-tokens.ts';
 import { PricingRegistry } from './pricing.ts';
 
 const QUESTION = 'What is the capital of France? Answer in one word, please. Ünïcödé 日本語 👋';
@@ -75,6 +76,7 @@ describe('Accountant', () => {
 
   it('has no TTFT when nothing was output', async () => {
     const { a, clock } = accountant();
+    a.markAcknowledged();
     a.observe({ type: 'start', upstreamModel: 'gpt-4o-mini' });
     clock.t = 1_300;
     const record = await a.finalize(errors.cancelled('The client closed the connection.'));
@@ -162,6 +164,15 @@ describe('Accountant', () => {
     assert.notEqual(promptTokens(cl100k), promptTokens(o200k));
   });
 
+  it('picks the encoding by model family, Azure and router names included', async () => {
+    const sample = 'Ünïcödé 日本語 — tokens differ between encodings 👋';
+    assert.notEqual(cl100k(sample), o200k(sample));
+    const cl = ['gpt-3.5-turbo', 'gpt-35-turbo', 'gpt-4', 'gpt-4-turbo', 'openai/gpt-4-0613'];
+    const o2 = ['gpt-4o', 'gpt-4.1-nano', 'gpt-5', 'o3-mini', 'claude-sonnet-4-5', 'openai/gpt-4o'];
+    for (const m of cl) assert.equal(await countTextTokens(sample, m), cl100k(sample), m);
+    for (const m of o2) assert.equal(await countTextTokens(sample, m), o200k(sample), m);
+  });
+
   it('does not trust a usage report from before the end when the stream never finished', async () => {
     // Anthropic's message_start reports output_tokens: 1; a stream cut later has produced more.
     const { a } = accountant({ provider: 'anthropic', model: 'claude-sonnet-4-5' });
@@ -184,6 +195,9 @@ describe('Accountant', () => {
         a.observe(text('Par'));
       }
       const r = await a.finalize(error);
+      // Only a request the upstream accepted has tokens (here estimated) and a cost.
+      if (acknowledged) assert.ok(r.inputTokens > 0 && r.outputTokens === 1 && r.costUsd > 0 && r.usageSource === 'estimated');
+      else assert.deepEqual([r.inputTokens, r.outputTokens, r.costUsd, r.usageSource], [0, 0, 0, 'provider']);
       return [r.outcome, r.upstreamStatus, r.errorType, r.errorCode, r.errorMessage];
     };
     const rateLimited = new GatewayError({

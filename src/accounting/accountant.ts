@@ -121,7 +121,9 @@ export class Accountant {
 
   async finalize(error: GatewayError | null): Promise<LedgerRecord> {
     const end = this.now();
-    const usage = await this.usage();
+    // An upstream that refused the request (a 4xx/5xx, or never reached) consumed and bills
+    // nothing: charging the counted prompt would overstate the spend of every 429.
+    const usage: Usage = error && !this.acknowledged ? { inputTokens: 0, outputTokens: 0, source: 'provider' } : await this.usage();
     const { costUsd, priceKnown } = this.cost(usage);
     const cap = this.init.storeContentChars;
     const outcome: LedgerRecord['outcome'] = !error ? 'ok' : error.type === 'cancelled' ? 'cancelled' : 'error';

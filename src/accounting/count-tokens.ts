@@ -12,7 +12,8 @@ let cl100k: Counter | undefined;
  */
 async function counterFor(model: string): Promise<Counter> {
   // gpt-4 / gpt-3.5 (not gpt-4o, gpt-4.1) use cl100k; everything newer, and non-OpenAI models, o200k.
-  if (/^(gpt-4(?![o.])|gpt-3\.5)/.test(model)) {
+  // Azure names its deployments gpt-35-turbo; routers prefix the vendor (openai/gpt-4).
+  if (/^(gpt-4(?![o.])|gpt-3\.?5)/.test(model.slice(model.lastIndexOf('/') + 1))) {
     cl100k ??= (await import('gpt-tokenizer/encoding/cl100k_base')).countTokens;
     return cl100k;
   }
