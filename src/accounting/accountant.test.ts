@@ -131,6 +131,22 @@ describe('Accountant', () => {
     assert.ok(expectedCost > 0);
   });
 
+  it('gives usage_start the input reported before the first output, else the local count', async () => {
+    // Anthropic-style: input reported at message_start, before any text.
+    const early = accountant();
+    early.a.observe(usage(42, 1));
+    assert.equal(await early.a.inputTokens(), 42);
+    early.a.observe(text('Paris'));
+    early.a.observe(usage(43, 5));
+    assert.equal(await early.a.inputTokens(), 42);
+    // OpenAI-style: usage only after the text, even if it was read in the same network read.
+    const late = accountant();
+    late.a.observe(text('Paris'));
+    late.a.observe(usage(20, 1));
+    assert.equal(await late.a.inputTokens(), promptTokens(o200k));
+    assert.equal((await late.a.usage()).inputTokens, 20);
+  });
+
   it('counts locally with the o200k BPE when the upstream reports no usage, and says estimated', async () => {
     const { a } = accountant();
     // Input is known before the first token, for usage_start.

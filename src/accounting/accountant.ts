@@ -32,6 +32,8 @@ export class Accountant {
   private readonly now: () => number;
   private firstOutputAt: number | null = null;
   private reported: Usage | null = null;
+  /** The usage reported before the first output event (Anthropic's message_start), if any. */
+  private reportedBeforeOutput: Usage | null = null;
   private finishReason: string | null = null;
   /** Output text, kept for local counting when the upstream reports no usage. */
   private readonly output: string[] = [];
@@ -47,7 +49,10 @@ export class Accountant {
   }
 
   observe(event: CanonicalEvent): void {
-    if (this.firstOutputAt === null && isOutputEvent(event)) this.firstOutputAt = this.now();
+    if (this.firstOutputAt === null && isOutputEvent(event)) {
+      this.firstOutputAt = this.now();
+      this.reportedBeforeOutput = this.reported;
+    }
     switch (event.type) {
       case 'text':
       case 'reasoning':
@@ -79,9 +84,19 @@ export class Accountant {
     return this.reported;
   }
 
-  /** Input tokens known before the first token: reported if the upstream said, else counted. */
+  /**
+   * Input tokens known before the first token (usage_start): reported if the upstream said so
+   * before its first output, else counted. Usage that arrives later (an OpenAI usage chunk read in
+   * the same network read as the first token) does not count, so the figure depends on the order
+   * of events, never on how the bytes were split.
+   */
   async inputTokens(): Promise<number> {
-    if (this.reported && this.reported.inputTokens > 0) return this.reported.inputTokens;
+    const early = this.firstOutputAt === null ? this.reported : this.reportedBeforeOutput;
+    if (early && early.inputTokens > 0) return early.inputTokens;
+    return this.countedInput();
+  }
+
+  private countedInput(): Promise<number> {
     this.promptEstimate ??= countPromptTokens(this.init.request, this.init.model);
     return this.promptEstimate;
   }
@@ -94,7 +109,7 @@ export class Accountant {
       return this.settled;
     }
     const [input, output] = await Promise.all([
-      this.inputTokens(),
+      this.countedInput(),
       countTextTokens(this.output.join(''), this.init.model),
     ]);
     this.settled = { inputTokens: input, outputTokens: output, source: 'estimated' };

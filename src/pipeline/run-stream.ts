@@ -65,7 +65,10 @@ export async function runStream<T>(
         frames += surface.encode(item);
         if (surface.failure) break;
       }
-      if (frames && !opened) {
+      // The opening goes out with the first upstream event even when it has no frames of its
+      // own: the accounting profile's usage_start is for "thinking…" states before the first
+      // token (reference/accounting-events.txt: "as soon as the upstream acknowledges").
+      if (!opened && (frames || (batch.length > 0 && !surface.failure))) {
         opened = true;
         frames = (await surface.opening()) + frames;
       }
