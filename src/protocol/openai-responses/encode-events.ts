@@ -73,16 +73,20 @@ export class ResponsesEventEncoder {
     return frames;
   }
 
-  /** response.failed carrying the upstream's code and message. */
+  /**
+   * `error` then response.failed, both carrying the upstream's code and message. OpenAI sends the
+   * `error` event first (fixtures/openai-responses/failed-insufficient-quota.jsonl), and it is what
+   * makes the openai SDK raise: it treats response.failed as an ordinary end.
+   */
   failure(error: GatewayError, usage: Usage | null): string {
     const frames = this.start() + this.closeAll('incomplete');
-    const state: ResponseState = {
-      status: 'failed',
-      output: this.output,
-      usage,
-      error: { code: error.code === 'timeout' ? 'request_timeout' : error.code, message: error.message },
-    };
-    return frames + this.event('response.failed', { response: buildResponse(this.identity, state) });
+    const code = error.code === 'timeout' ? 'request_timeout' : error.code;
+    const state: ResponseState = { status: 'failed', output: this.output, usage, error: { code, message: error.message } };
+    return (
+      frames +
+      this.event('error', { error: { type: error.type, code, message: error.message, param: error.param } }) +
+      this.event('response.failed', { response: buildResponse(this.identity, state) })
+    );
   }
 
   /** The final state, for the non-streaming body and the store (every item closed). */
