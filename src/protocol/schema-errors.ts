@@ -12,19 +12,20 @@ export function formatParamPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-type Issue = { code: string; message: string; path: PropertyKey[]; errors?: Issue[][] };
+type Issue = { code: string; message: string; path: PropertyKey[]; errors?: Issue[][]; keys?: string[] };
 
 /** A union failure reports every branch; the deepest branch names the real culprit. */
 function pickIssue(issues: readonly unknown[]): Issue {
   let best = issues[0] as Issue;
   for (const raw of issues) {
     const issue = raw as Issue;
-    if (issue.code === 'invalid_union' && issue.errors) {
+    // A discriminated union with no matching discriminator has no branches: it is the leaf itself.
+    if (issue.code === 'invalid_union' && issue.errors?.length) {
       for (const branch of issue.errors) {
         if (branch.length === 0) continue;
         const inner = pickIssue(branch);
         const candidate = { ...inner, path: [...issue.path, ...inner.path] };
-        if (candidate.path.length > best.path.length || best.code === 'invalid_union') best = candidate;
+        if (candidate.path.length > best.path.length || (best.code === 'invalid_union' && best.errors?.length)) best = candidate;
       }
     } else if (issue.path.length > best.path.length) {
       best = issue;
@@ -34,13 +35,18 @@ function pickIssue(issues: readonly unknown[]): Issue {
 }
 
 function describeIssue(issue: Issue): string {
-  if (issue.code === 'invalid_union') return 'does not match any accepted shape.';
+  if (issue.code === 'invalid_union' && issue.errors?.length) return 'does not match any accepted shape.';
   return issue.message.endsWith('.') ? issue.message : `${issue.message}.`;
 }
 
 /** The 400 for a body that failed its schema: one precise message, `param` naming the field. */
 export function schemaError(error: z.ZodError): GatewayError {
   const issue = pickIssue(error.issues);
+  // A strict object's unknown key is the field to name, not the object holding it.
+  if (issue.code === 'unrecognized_keys' && issue.keys?.length) {
+    const param = formatParamPath([...issue.path, issue.keys[0]]);
+    return errors.invalidRequest(`Unsupported parameter: '${param}'.`, param);
+  }
   const param = formatParamPath(issue.path);
   return errors.invalidRequest(`Invalid value for '${param || 'body'}': ${describeIssue(issue)}`, param || null);
 }

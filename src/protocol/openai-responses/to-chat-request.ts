@@ -6,15 +6,17 @@ type UserContent = Extract<ChatMessage, { role: 'user' }>['content'];
 
 /**
  * Responses input items -> chat messages, the canonical request every provider reads. Function
- * calls in a row become one assistant message with several tool_calls; a reasoning item rides on
- * the assistant message after it (reasoning_content / reasoning_signature), as on the chat surface.
+ * calls in a row become one assistant message with several tool_calls, joined to the assistant
+ * text just before them (a response's [message, function_call, ...] is one chat turn: text, then
+ * calls); a reasoning item rides on the assistant message after it (reasoning_content /
+ * reasoning_signature), as on the chat surface.
  */
 export function itemsToMessages(items: readonly ResponsesInputItem[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   let pendingReasoning: { text: string; signature: string | null } | null = null;
-  const assistant = (): AssistantMessage => {
+  const assistant = (forCall = false): AssistantMessage => {
     const last = out.at(-1);
-    if (last?.role === 'assistant' && !(typeof last.content === 'string' && last.content)) return last;
+    if (last?.role === 'assistant' && (forCall || !(typeof last.content === 'string' && last.content))) return last;
     const message: AssistantMessage = { role: 'assistant', content: null };
     if (pendingReasoning) {
       message.reasoning_content = pendingReasoning.text;
@@ -28,7 +30,7 @@ export function itemsToMessages(items: readonly ResponsesInputItem[]): ChatMessa
     if (item.type === 'reasoning') {
       pendingReasoning = { text: item.summary.map((s) => s.text).join('\n\n'), signature: item.encrypted_content ?? null };
     } else if (item.type === 'function_call') {
-      const message = assistant();
+      const message = assistant(true);
       message.tool_calls = [
         ...(message.tool_calls ?? []),
         { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } },
