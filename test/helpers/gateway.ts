@@ -36,8 +36,8 @@ export function upstreamConfig(baseUrl: string, extra: Record<string, unknown> =
 }
 
 /** Raw SSE read with fetch: the exact bytes a client receives. */
-export async function rawStream(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${url}/v1/chat/completions`, {
+export async function rawStream(url: string, body: unknown, headers: Record<string, string> = {}, path = '/v1/chat/completions') {
+  const res = await fetch(`${url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
@@ -61,4 +61,14 @@ export function parseSse(text: string): { frames: { event?: string; data: string
     if (data.length > 0) frames.push(event ? { event, data: data.join('\n') } : { data: data.join('\n') });
   }
   return { frames, comments };
+}
+
+/** GET /v1/requests/{id}: the ledger record of a request, written just after it ends (a short bounded wait). */
+export async function requestRecord(gw: TestGateway, requestId: string): Promise<Record<string, any>> {
+  for (let i = 0; i < 50; i++) {
+    const res = await fetch(`${gw.url}/v1/requests/${requestId}`);
+    if (res.status === 200) return (await res.json()) as Record<string, any>;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no ledger record for ${requestId}`);
 }
