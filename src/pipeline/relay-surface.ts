@@ -38,6 +38,10 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
   private readonly provider: string;
   private upstreamError: GatewayError | null = null;
   private terminalRelayed = false;
+  /** Frames relayed: the upstream numbers its events by position, so the next sequence_number. */
+  private relayed = 0;
+  /** The response of response.created, for a response.failed of sluice's own. */
+  private created: Record<string, unknown> | null = null;
 
   constructor(accountant: Accountant, provider: string) {
     this.accountant = accountant;
@@ -53,6 +57,8 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
     if (data === '[DONE]') return '';
     const type = event ?? typeOf(data);
     if (type === 'error' || (type && TERMINAL.has(type))) this.readTerminal(type, data);
+    if (type === 'response.created') this.readCreated(data);
+    this.relayed++;
     return event ? namedFrame(event, data) : dataFrame(data);
   }
 
@@ -64,16 +70,31 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
     return '';
   }
 
+  /**
+   * The stream broke before the upstream's terminal event: `error` (unless the upstream sent one)
+   * then response.failed for the upstream's response, numbered after its events, as OpenAI ends a
+   * failed stream (fixtures/openai-responses/failed-insufficient-quota.jsonl); the openai SDK raises
+   * on `error`. Items the upstream left open stay open: the relay does not follow them.
+   */
   failureFrames(error: GatewayError): string {
     if (this.terminalRelayed) return '';
     const reported = this.upstreamError ?? error;
-    return namedFrame(
-      'response.failed',
-      JSON.stringify({
-        type: 'response.failed',
-        response: { status: 'failed', error: { code: reported.code, message: reported.message } },
-      }),
-    );
+    let frames = '';
+    const event = (type: string, fields: Record<string, unknown>) =>
+      namedFrame(type, JSON.stringify({ type, sequence_number: this.relayed++, ...fields }));
+    if (!this.upstreamError) {
+      frames += event('error', { error: { type: error.type, code: error.code, message: error.message, param: error.param } });
+    }
+    const response = { ...this.created, status: 'failed', error: { code: reported.code, message: reported.message } };
+    return frames + event('response.failed', { response });
+  }
+
+  private readCreated(data: string): void {
+    try {
+      this.created = (JSON.parse(data) as { response?: Record<string, unknown> }).response ?? null;
+    } catch {
+      // An undecodable frame is relayed as it came; a failure frame then goes without the response.
+    }
   }
 
   private readTerminal(type: string, data: string): void {
