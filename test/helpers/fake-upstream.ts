@@ -12,6 +12,8 @@ export interface UpstreamReply {
   pieces?: (Buffer | string)[];
   /** Delay before each piece after the first. */
   delayMs?: number;
+  /** Per-piece delays (before piece i), overriding `delayMs`: one long gap among fast pieces. */
+  delaysMs?: number[];
   /** Delay before the response headers. */
   headerDelayMs?: number;
   /** After sending the body: `end` (default), `hang` (keep the socket open, send nothing), `reset` (destroy the socket). */
@@ -31,9 +33,20 @@ export interface FakeUpstream {
   requests: RecordedRequest[];
   /** Sockets the fake saw closed by the peer (sluice) while a response was still going. */
   closedEarly: number;
+  /**
+   * Body bytes written so far, over all responses. The fake honours backpressure like a real
+   * server (a `write` that returns false waits for `drain`), so this stops growing when the
+   * reader stops reading.
+   */
+  bytesSent: number;
+  /** Times a write found the socket full and had to wait for `drain`. */
+  stalls: number;
   reply(handler: UpstreamReply | ((req: RecordedRequest) => UpstreamReply)): void;
-  /** Resolves when a response in progress was closed by the client side. */
-  waitForEarlyClose(timeoutMs?: number): Promise<void>;
+  /**
+   * Resolves when a response in progress was closed by the client side: once `closedEarly`
+   * reaches `count` (default 1; pass `closedEarly + 1` to wait for the next one).
+   */
+  waitForEarlyClose(timeoutMs?: number, count?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -70,6 +83,8 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
   const state = {
     requests: [] as RecordedRequest[],
     closedEarly: 0,
+    bytesSent: 0,
+    stalls: 0,
   };
 
   const server: Server = createServer(async (req, res) => {
@@ -101,10 +116,30 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     const pieces =
       reply.pieces?.map((p) => Buffer.from(p)) ??
       (reply.randomSplit ? splitRandomly(bodyBuf, reply.randomSplit.seed, reply.randomSplit.maxPiece) : [bodyBuf]);
+    // Resolves once the last piece has left node for the kernel (http corks writes until the next tick).
+    let flushed = Promise.resolve();
     for (let i = 0; i < pieces.length; i++) {
-      if (i > 0 && reply.delayMs) await sleep(reply.delayMs);
+      const delay = reply.delaysMs?.[i] ?? (i > 0 ? reply.delayMs : 0);
+      if (delay) await sleep(delay);
       if (res.destroyed) return;
-      res.write(pieces[i]);
+      state.bytesSent += pieces[i].length;
+      let accepted = true;
+      flushed = new Promise((done) => {
+        accepted = res.write(pieces[i], () => done());
+      });
+      if (!accepted) {
+        state.stalls++;
+        await new Promise<void>((resume) => {
+          const go = () => {
+            res.off('drain', go);
+            res.off('close', go);
+            resume();
+          };
+          res.on('drain', go);
+          res.on('close', go);
+        });
+        if (res.destroyed) return;
+      }
     }
     const after = reply.after ?? 'end';
     if (after === 'end') {
@@ -112,6 +147,8 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       res.end();
     } else if (after === 'reset') {
       finished = true;
+      // The pieces before a reset must reach the peer: destroying at once would drop them corked.
+      await flushed;
       res.socket?.destroy();
     }
     // 'hang': leave it open until the peer goes away.
@@ -131,17 +168,28 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     get closedEarly() {
       return state.closedEarly;
     },
+    get bytesSent() {
+      return state.bytesSent;
+    },
+    get stalls() {
+      return state.stalls;
+    },
     reply(h) {
       handler = h;
     },
-    waitForEarlyClose(timeoutMs = 2000) {
-      if (state.closedEarly > 0) return Promise.resolve();
+    waitForEarlyClose(timeoutMs = 2000, count = 1) {
+      if (state.closedEarly >= count) return Promise.resolve();
       return new Promise((resolve, reject) => {
         const t = setTimeout(() => reject(new Error('upstream connection was not closed')), timeoutMs);
-        earlyCloseWaiters.push(() => {
+        const check = () => {
+          if (state.closedEarly < count) {
+            earlyCloseWaiters.push(check);
+            return;
+          }
           clearTimeout(t);
           resolve();
-        });
+        };
+        earlyCloseWaiters.push(check);
       });
     },
     close() {
