@@ -352,7 +352,7 @@ describe('/v1/responses timings', () => {
   });
 
   it('the deadline with nothing sent but heartbeats still ends in response.failed (the headers are out)', async () => {
-    upstream.reply({ headerDelayMs: 5000, body: '' });
+    upstream.reply({ body: '', after: 'hang' });
     const raw = await rawResponses(gw, { model: 'up/m', input: 'hi' });
     assert.ok(raw.comments.length > 0);
     assert.deepEqual(
