@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Config } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
 import { toGatewayError } from '../errors/gateway-error.ts';
@@ -122,6 +122,15 @@ export function createGateway(
       .catch((err: unknown) => sendError(res, toGatewayError(err), requestId))
       .finally(() => inFlight--);
   });
+  // Connections that have not sent a request yet (a client's preconnect; undici opens one right
+  // after an aborted fetch). closeIdleConnections() skips them, so a shutdown must close them
+  // itself or wait for node's headers timeout.
+  const unused = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    unused.add(socket);
+    socket.once('close', () => unused.delete(socket));
+  });
+  server.on('request', (req: IncomingMessage) => unused.delete(req.socket));
 
   return {
     server,
@@ -145,7 +154,10 @@ export function createGateway(
       }
       for (const session of context.sessions) session.abort(errors.shuttingDown());
       // Ended streams close their keep-alive sockets once idle.
-      const idleSweep = setInterval(() => server.closeIdleConnections(), 20);
+      const idleSweep = setInterval(() => {
+        server.closeIdleConnections();
+        for (const socket of unused) socket.destroy();
+      }, 20);
       await closed;
       clearInterval(idleSweep);
       for (let waited = 0; inFlight > 0 && waited < 5_000; waited += 10) await new Promise((r) => setTimeout(r, 10));
