@@ -44,7 +44,15 @@ export function upstreamHttpError(d: UpstreamErrorDetails): GatewayError {
 
   const s = d.status;
   if (s === 401 || s === 403) {
-    return make(502, 'upstream_error', 'upstream_authentication_failed', `${d.provider} refused sluice's credentials: ${text}`, false);
+    // Never the upstream's code: `invalid_api_key` on a 502 would still make the client blame its own key.
+    return new GatewayError({
+      ...base,
+      status: 502,
+      type: 'upstream_error',
+      code: 'upstream_authentication_failed',
+      message: `${d.provider} refused sluice's credentials: ${text}`,
+      fallbackable: true,
+    });
   }
   if (s === 429) return make(429, 'rate_limit_error', 'rate_limit_exceeded', text, true);
   if (s === 404) return make(404, 'invalid_request_error', 'model_not_found', text, false);

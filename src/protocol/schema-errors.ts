@@ -12,7 +12,15 @@ export function formatParamPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-type Issue = { code: string; message: string; path: PropertyKey[]; errors?: Issue[][]; keys?: string[] };
+type Issue = {
+  code: string;
+  message: string;
+  path: PropertyKey[];
+  errors?: Issue[][];
+  keys?: string[];
+  /** A discriminated union's accepted discriminator values. */
+  options?: unknown[];
+};
 
 /** A union failure reports every branch; the deepest branch names the real culprit. */
 function pickIssue(issues: readonly unknown[]): Issue {
@@ -36,6 +44,9 @@ function pickIssue(issues: readonly unknown[]): Issue {
 
 function describeIssue(issue: Issue): string {
   if (issue.code === 'invalid_union' && issue.errors?.length) return 'does not match any accepted shape.';
+  // A bad discriminator (a message's role, a part's type): name the accepted values plainly
+  // rather than zod's "Expected 'system' | 'developer' | …".
+  if (issue.code === 'invalid_union' && issue.options?.length) return `must be one of ${issue.options.join(', ')}.`;
   return issue.message.endsWith('.') ? issue.message : `${issue.message}.`;
 }
 

@@ -184,7 +184,7 @@ describe('toChatRequest', () => {
       rejects(
         { model: 'up/m', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file_1' }] }] },
         'input[0].content[0].type',
-        /Invalid discriminator value/,
+        /must be one of input_text, input_image, output_text, refusal\.$/,
       );
     });
     it('a missing input', () => {
