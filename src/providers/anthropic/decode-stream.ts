@@ -1,0 +1,181 @@
+import { errors } from '../../errors/catalog.ts';
+import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
+import type { SseFrame } from '../../protocol/sse/parse-upstream.ts';
+import { createSseStreamDecoder, type SseFrameDecoder } from '../sse-decoder.ts';
+import type { StreamDecoder } from '../types.ts';
+import { anthropicFinishReason } from './finish-reason.ts';
+import { anthropicStreamError, PROVIDER } from './map-error.ts';
+import { type AnthropicUsage, convertAnthropicUsage, mergeAnthropicUsage } from './usage.ts';
+
+/** A content block as content_block_start (or a whole message) carries it: only what sluice reads. */
+export interface AnthropicContentBlock {
+  type?: string;
+  text?: string;
+  thinking?: string;
+  signature?: string;
+  /** redacted_thinking: the encrypted reasoning. */
+  data?: string;
+  id?: string;
+  name?: string;
+  input?: unknown;
+}
+
+/** One Messages API stream event (the `data:` of a frame). */
+export interface AnthropicStreamPayload {
+  type?: string;
+  message?: { id?: string; model?: string; usage?: AnthropicUsage | null } | null;
+  index?: number;
+  content_block?: AnthropicContentBlock | null;
+  delta?: {
+    type?: string;
+    text?: string;
+    thinking?: string;
+    signature?: string;
+    partial_json?: string;
+    stop_reason?: string | null;
+  } | null;
+  usage?: AnthropicUsage | null;
+  error?: unknown;
+}
+
+interface ToolBlock {
+  toolIndex: number;
+  sawArguments: boolean;
+}
+
+/**
+ * Messages API stream events -> canonical events. Tool calls are numbered by the order their
+ * tool_use blocks start (0, 1, …), not by Anthropic's content block index, which also counts text
+ * and thinking blocks (fixtures/anthropic/parallel-tool-use.sse has tools at blocks 1 and 2).
+ */
+export class AnthropicEventDecoder {
+  private readonly tools = new Map<number, ToolBlock>();
+  private nextToolIndex = 0;
+  private usage: AnthropicUsage = {};
+  private finished = false;
+
+  decode(payload: AnthropicStreamPayload, out: CanonicalEvent[]): void {
+    switch (payload.type) {
+      case 'message_start': {
+        const message = payload.message ?? {};
+        out.push({ type: 'start', upstreamId: message.id, upstreamModel: message.model });
+        // Input tokens are known now: a stream cut short still accounts for them.
+        if (message.usage) this.addUsage(message.usage, out);
+        break;
+      }
+      case 'content_block_start':
+        if (payload.content_block) this.startBlock(payload.index ?? 0, payload.content_block, out);
+        break;
+      case 'content_block_delta':
+        this.delta(payload, out);
+        break;
+      case 'content_block_stop': {
+        const tool = this.tools.get(payload.index ?? 0);
+        // A call without arguments streams one empty partial_json (fixtures/anthropic/tool-no-args.jsonl).
+        if (tool && !tool.sawArguments) {
+          tool.sawArguments = true;
+          out.push({ type: 'tool-call-delta', choice: 0, index: tool.toolIndex, arguments: '{}' });
+        }
+        break;
+      }
+      case 'message_delta': {
+        const stopReason = payload.delta?.stop_reason;
+        if (stopReason && !this.finished) {
+          this.finished = true;
+          out.push({ type: 'finish', choice: 0, reason: anthropicFinishReason(stopReason), rawReason: stopReason });
+        }
+        if (payload.usage) this.addUsage(payload.usage, out);
+        break;
+      }
+      case 'error':
+        out.push({ type: 'error', error: anthropicStreamError(payload) });
+        break;
+      // ping, message_stop and event types added later carry nothing to translate.
+    }
+  }
+
+  private startBlock(index: number, block: AnthropicContentBlock, out: CanonicalEvent[]): void {
+    switch (block.type) {
+      case 'text':
+        if (block.text) out.push({ type: 'text', choice: 0, text: block.text });
+        break;
+      case 'thinking':
+        // Streams open the block empty (fixtures/anthropic/thinking-signature.sse); whole messages do not.
+        if (block.thinking) out.push({ type: 'reasoning', choice: 0, text: block.thinking });
+        if (block.signature) out.push({ type: 'reasoning', choice: 0, text: '', signature: block.signature });
+        break;
+      case 'redacted_thinking':
+        if (block.data) out.push({ type: 'reasoning', choice: 0, text: '', redacted: block.data });
+        break;
+      case 'tool_use': {
+        const tool = { toolIndex: this.nextToolIndex++, sawArguments: false };
+        this.tools.set(index, tool);
+        out.push({ type: 'tool-call-start', choice: 0, index: tool.toolIndex, id: block.id ?? '', name: block.name ?? '' });
+        break;
+      }
+      // Server tool blocks (web search, code execution) only answer tools sluice never sends.
+    }
+  }
+
+  private delta(payload: AnthropicStreamPayload, out: CanonicalEvent[]): void {
+    const delta = payload.delta;
+    switch (delta?.type) {
+      case 'text_delta':
+        if (delta.text) out.push({ type: 'text', choice: 0, text: delta.text });
+        break;
+      case 'thinking_delta':
+        if (delta.thinking) out.push({ type: 'reasoning', choice: 0, text: delta.thinking });
+        break;
+      case 'signature_delta':
+        if (delta.signature) out.push({ type: 'reasoning', choice: 0, text: '', signature: delta.signature });
+        break;
+      case 'input_json_delta': {
+        const tool = this.tools.get(payload.index ?? 0);
+        if (tool && delta.partial_json) {
+          tool.sawArguments = true;
+          out.push({ type: 'tool-call-delta', choice: 0, index: tool.toolIndex, arguments: delta.partial_json });
+        }
+        break;
+      }
+    }
+  }
+
+  private addUsage(update: AnthropicUsage, out: CanonicalEvent[]): void {
+    this.usage = mergeAnthropicUsage(this.usage, update);
+    out.push({ type: 'usage', usage: convertAnthropicUsage(this.usage) });
+  }
+}
+
+/** SSE frames of a Messages API stream -> canonical events; nothing is read after an error. */
+export function createAnthropicFrameDecoder(): SseFrameDecoder {
+  const events = new AnthropicEventDecoder();
+  let failed = false;
+  return {
+    frame(frame: SseFrame, out: CanonicalEvent[]) {
+      if (failed) return;
+      let payload: unknown;
+      try {
+        payload = JSON.parse(frame.data);
+      } catch {
+        payload = undefined;
+      }
+      if (!payload || typeof payload !== 'object' || Array.isArray(payload)) {
+        failed = true;
+        out.push({ type: 'error', error: errors.malformed(PROVIDER, `event is not a JSON object: ${frame.data.slice(0, 120)}`) });
+        return;
+      }
+      const typed = payload as AnthropicStreamPayload;
+      // The `event:` line and the payload's `type` agree; the payload is the one documented as required.
+      if (typed.type === undefined && frame.event) typed.type = frame.event;
+      events.decode(typed, out);
+      if (typed.type === 'error') failed = true;
+    },
+    end() {
+      // A stream that ends without message_delta has no finish: the pipeline reports it truncated.
+    },
+  };
+}
+
+export function createAnthropicStreamDecoder(): StreamDecoder {
+  return createSseStreamDecoder(PROVIDER, createAnthropicFrameDecoder());
+}

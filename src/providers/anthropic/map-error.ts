@@ -1,0 +1,60 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import { upstreamHttpError } from '../../errors/upstream-error.ts';
+
+export const PROVIDER = 'anthropic';
+
+/** `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":…}` */
+interface AnthropicErrorBody {
+  error?: { type?: string; message?: string } | null;
+}
+
+/** The HTTP status Anthropic documents for each error type ("Errors" in the API reference). */
+const statusOfType: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+};
+
+/** A non-2xx answer: the status decides, the error type becomes the code, the message is kept. */
+export function mapAnthropicError(status: number, headers: IncomingHttpHeaders, text: string): GatewayError {
+  const error = parseError(text);
+  return upstreamHttpError({
+    provider: PROVIDER,
+    status,
+    message: error?.message ?? text.slice(0, 500),
+    upstreamCode: error?.type,
+    headers,
+  });
+}
+
+/**
+ * An `event: error` inside a 200 stream has no status of its own: it gets the one Anthropic
+ * answers that error type with over HTTP, so overloaded is a 503 and rate limits a 429 for a
+ * client that has not seen output yet. An unknown type is an upstream fault (500 -> 502).
+ */
+export function anthropicStreamError(body: unknown): GatewayError {
+  const error = (body as AnthropicErrorBody | null)?.error ?? undefined;
+  return upstreamHttpError({
+    provider: PROVIDER,
+    status: (error?.type && statusOfType[error.type]) || 500,
+    message: error?.message || `${PROVIDER} sent a stream error event with no message (${error?.type ?? 'no type'}).`,
+    upstreamCode: error?.type,
+  });
+}
+
+function parseError(text: string): { type?: string; message?: string } | undefined {
+  try {
+    const body = JSON.parse(text) as AnthropicErrorBody | null;
+    return body?.error ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
