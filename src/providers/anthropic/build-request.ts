@@ -1,0 +1,102 @@
+import type { ChatRequest } from '../../protocol/openai-chat/request-schema.ts';
+import type { UpstreamRequest } from '../../upstream/http-client.ts';
+import { convertMessages } from './convert-messages.ts';
+import { convertTools } from './convert-tools.ts';
+import { planTokens } from './thinking.ts';
+import { type Unsupported, unsupportedParams } from './unsupported.ts';
+
+export interface AnthropicTarget {
+  baseUrl: string;
+  apiKey: string | undefined;
+  /** Extra headers from the config (e.g. `anthropic-beta`). */
+  headers: Record<string, string>;
+  /** Leave out what Anthropic cannot honour instead of answering 400. */
+  dropParams: boolean;
+}
+
+/** The Messages API version this adapter speaks (request and stream formats). */
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+/** ChatRequest -> `POST {base}/v1/messages`. Throws a 400 GatewayError for what cannot be sent. */
+export function buildAnthropicRequest(request: ChatRequest, model: string, stream: boolean, target: AnthropicTarget): UpstreamRequest {
+  const unsupported = unsupportedParams(target.dropParams);
+  rejectUnsupported(request, unsupported);
+  const { system, messages } = convertMessages(request.messages, unsupported);
+  const tokens = planTokens(request, unsupported);
+  const thinking = tokens.budgetTokens !== undefined;
+
+  const body: Record<string, unknown> = { model, messages, max_tokens: tokens.maxTokens };
+  if (system.length > 0) body.system = system;
+  if (thinking) body.thinking = { type: 'enabled', budget_tokens: tokens.budgetTokens };
+  Object.assign(body, sampling(request, thinking, unsupported));
+  if (request.stop != null) body.stop_sequences = typeof request.stop === 'string' ? [request.stop] : request.stop;
+  Object.assign(body, convertTools(request, thinking, unsupported));
+  const userId = request.user ?? request.metadata?.user_id;
+  if (userId) body.metadata = { user_id: userId };
+  const tier = serviceTier(request.service_tier, unsupported);
+  if (tier) body.service_tier = tier;
+  if (stream) body.stream = true;
+
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: stream ? 'text/event-stream' : 'application/json',
+    'anthropic-version': ANTHROPIC_VERSION,
+    ...target.headers,
+  };
+  if (target.apiKey) headers['x-api-key'] = target.apiKey;
+  return { url: `${target.baseUrl.replace(/\/+$/, '')}/v1/messages`, headers, body: JSON.stringify(body) };
+}
+
+/** Parameters the Messages API has no equivalent for, when they would change the answer. */
+function rejectUnsupported(request: ChatRequest, unsupported: Unsupported): void {
+  const no = (param: string, what: string) => unsupported(param, `anthropic does not support ${what}.`);
+  if (request.n != null && request.n > 1) no('n', 'several choices (n > 1)');
+  if (request.presence_penalty) no('presence_penalty', 'presence_penalty');
+  if (request.frequency_penalty) no('frequency_penalty', 'frequency_penalty');
+  if (request.logit_bias && Object.keys(request.logit_bias).length > 0) no('logit_bias', 'logit_bias');
+  if (request.logprobs) no('logprobs', 'logprobs');
+  if (request.seed != null) no('seed', 'seed');
+  const format = request.response_format?.type;
+  // The Messages API (2023-06-01, no beta header) has no JSON mode; a forced tool would change the
+  // answer's shape (a tool call, not content), so the client is told instead.
+  if (format === 'json_object' || format === 'json_schema') {
+    unsupported('response_format', `anthropic has no ${format} response format; describe the JSON in the prompt or use a tool.`);
+  }
+  const metadataKeys = Object.keys(request.metadata ?? {}).filter((k) => k !== 'user_id');
+  if (metadataKeys.length > 0) no(`metadata.${metadataKeys[0]}`, 'metadata other than user_id (send the end user as `user`)');
+}
+
+/**
+ * Anthropic's temperature is 0..1 (OpenAI's 0..2). Extended thinking allows neither temperature
+ * nor top_k changes, and top_p only from 0.95 to 1 ("Extended thinking" > feature compatibility).
+ * `top_k` is not OpenAI's but Anthropic's own, so it is honoured when a client sends it.
+ */
+function sampling(request: ChatRequest, thinking: boolean, unsupported: Unsupported): Record<string, number> {
+  const out: Record<string, number> = {};
+  const { temperature, top_p: topP } = request;
+  const topK = (request as { top_k?: unknown }).top_k;
+  if (temperature != null) {
+    if (thinking) {
+      if (temperature !== 1) unsupported('temperature', 'anthropic does not allow setting temperature while thinking (reasoning_effort).');
+    } else if (temperature > 1) unsupported('temperature', 'anthropic accepts a temperature from 0 to 1.');
+    else out.temperature = temperature;
+  }
+  if (topP != null) {
+    if (thinking && topP < 0.95) unsupported('top_p', 'anthropic accepts top_p from 0.95 to 1 while thinking (reasoning_effort).');
+    else out.top_p = topP;
+  }
+  if (typeof topK === 'number') {
+    if (thinking) unsupported('top_k', 'anthropic does not allow top_k while thinking (reasoning_effort).');
+    else out.top_k = topK;
+  }
+  return out;
+}
+
+/** OpenAI `auto` lets Anthropic use priority capacity; `default` is its standard capacity only. */
+function serviceTier(tier: string | null | undefined, unsupported: Unsupported): string | undefined {
+  if (tier == null) return undefined;
+  if (tier === 'auto') return 'auto';
+  if (tier === 'default') return 'standard_only';
+  unsupported('service_tier', `anthropic has no '${tier}' service tier (use auto or default).`);
+  return undefined;
+}

@@ -1,0 +1,197 @@
+import { errors } from '../../errors/catalog.ts';
+import type { ChatMessage } from '../../protocol/openai-chat/request-schema.ts';
+import type { Unsupported } from './unsupported.ts';
+
+/** Prompt caching breakpoint (Anthropic "Prompt caching"): `{"type":"ephemeral","ttl":"1h"}`. */
+export interface CacheControl {
+  type: 'ephemeral';
+  ttl?: string;
+}
+
+type Cacheable = { cache_control?: CacheControl };
+export type AnthropicTextBlock = { type: 'text'; text: string } & Cacheable;
+export type AnthropicBlock = Cacheable &
+  (
+    | AnthropicTextBlock
+    | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string } }
+    | { type: 'document'; source: { type: 'base64'; media_type: string; data: string } | { type: 'text'; media_type: 'text/plain'; data: string }; title?: string }
+    | { type: 'thinking'; thinking: string; signature: string }
+    | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+    | { type: 'tool_result'; tool_use_id: string; content: string | AnthropicTextBlock[] }
+  );
+
+export interface AnthropicMessage {
+  role: 'user' | 'assistant';
+  content: string | AnthropicBlock[];
+}
+
+export interface ConvertedMessages {
+  system: AnthropicTextBlock[];
+  messages: AnthropicMessage[];
+}
+
+type UserPart = Exclude<Extract<ChatMessage, { role: 'user' }>['content'], string>[number];
+
+/**
+ * Chat messages -> Anthropic's top-level `system` and alternating turns:
+ * - system and developer messages, wherever they are, become `system` text blocks, in order;
+ * - consecutive tool messages become one user turn of `tool_result` blocks;
+ * - an assistant's reasoning_content + reasoning_signature become a leading `thinking` block, and
+ *   its tool_calls `tool_use` blocks with the arguments JSON parsed into `input`;
+ * - a message-level `cache_control` (as LiteLLM accepts it) marks the message's last block.
+ */
+export function convertMessages(messages: readonly ChatMessage[], unsupported: Unsupported): ConvertedMessages {
+  const system: AnthropicTextBlock[] = [];
+  const out: AnthropicMessage[] = [];
+  let toolTurn: AnthropicBlock[] | undefined;
+
+  messages.forEach((message, i) => {
+    const at = `messages[${i}]`;
+    const cache = cacheControlOf(message, at);
+    if (message.role !== 'tool') toolTurn = undefined;
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+        system.push(...withCache(textBlocks(message.content), cache));
+        break;
+      case 'user': {
+        let content = typeof message.content === 'string' ? message.content : userBlocks(message.content, at, unsupported);
+        if (cache) content = withCache(typeof content === 'string' ? textBlocks(content) : content, cache);
+        // Parts left out (drop_params) can empty a turn, which Anthropic would reject.
+        if (content.length > 0 || typeof message.content === 'string') out.push({ role: 'user', content });
+        break;
+      }
+      case 'assistant': {
+        const blocks = withCache(assistantBlocks(message, at, unsupported), cache);
+        // Anthropic rejects an empty turn; an assistant message with nothing in it says nothing.
+        if (blocks.length > 0) out.push({ role: 'assistant', content: blocks });
+        break;
+      }
+      case 'tool': {
+        const content = typeof message.content === 'string' ? message.content : textBlocks(message.content);
+        const [block] = withCache([{ type: 'tool_result', tool_use_id: message.tool_call_id, content }], cache);
+        if (toolTurn) toolTurn.push(block);
+        else {
+          toolTurn = [block];
+          out.push({ role: 'user', content: toolTurn });
+        }
+        break;
+      }
+      case 'function':
+        unsupported(at, 'anthropic needs tool messages (role "tool" with tool_call_id); legacy function messages cannot be sent.');
+        break;
+    }
+  });
+  return { system, messages: out };
+}
+
+function textBlocks(content: string | { type: 'text'; text: string }[]): AnthropicTextBlock[] {
+  const parts = typeof content === 'string' ? [content] : content.map((p) => p.text);
+  // Anthropic rejects empty text blocks, which OpenAI clients do send (e.g. content: "").
+  return parts.filter((text) => text !== '').map((text) => ({ type: 'text', text }));
+}
+
+function userBlocks(parts: UserPart[], at: string, unsupported: Unsupported): AnthropicBlock[] {
+  const blocks: AnthropicBlock[] = [];
+  parts.forEach((part, j) => {
+    const param = `${at}.content[${j}]`;
+    switch (part.type) {
+      case 'text':
+        blocks.push(...textBlocks(part.text));
+        break;
+      case 'image_url':
+        blocks.push({ type: 'image', source: imageSource(part.image_url.url, `${param}.image_url.url`) });
+        break;
+      case 'file': {
+        const block = documentBlock(part.file, param, unsupported);
+        if (block) blocks.push(block);
+        break;
+      }
+      case 'input_audio':
+        unsupported(param, 'anthropic does not accept audio input.');
+        break;
+    }
+  });
+  return blocks;
+}
+
+const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
+
+function imageSource(url: string, param: string): Extract<AnthropicBlock, { type: 'image' }>['source'] {
+  const data = DATA_URL.exec(url);
+  if (data) return { type: 'base64', media_type: data[1], data: data[2] };
+  if (/^https?:\/\//i.test(url)) return { type: 'url', url };
+  throw errors.invalidRequest('An image must be an http(s) URL or a base64 data URL (data:image/png;base64,…).', param);
+}
+
+/** OpenAI's file part carrying the file inline: PDFs and plain text are Anthropic documents. */
+function documentBlock(file: Record<string, unknown>, param: string, unsupported: Unsupported): AnthropicBlock | undefined {
+  const data = typeof file.file_data === 'string' ? DATA_URL.exec(file.file_data) : null;
+  const title = typeof file.filename === 'string' ? { title: file.filename } : {};
+  if (data?.[1] === 'application/pdf') {
+    return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: data[2] }, ...title };
+  }
+  if (data?.[1] === 'text/plain') {
+    const text = Buffer.from(data[2], 'base64').toString('utf8');
+    return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: text }, ...title };
+  }
+  unsupported(param, 'anthropic accepts files sent inline as file_data data URLs of application/pdf or text/plain.');
+  return undefined;
+}
+
+function assistantBlocks(message: Extract<ChatMessage, { role: 'assistant' }>, at: string, unsupported: Unsupported): AnthropicBlock[] {
+  const blocks: AnthropicBlock[] = [];
+  // Thinking goes back only with its signature: Anthropic verifies it, and rejects unsigned
+  // thinking (reasoning text from another provider cannot be replayed as Claude's own).
+  if (message.reasoning_signature) {
+    blocks.push({ type: 'thinking', thinking: message.reasoning_content ?? '', signature: message.reasoning_signature });
+  }
+  const content = message.content;
+  if (typeof content === 'string') blocks.push(...textBlocks(content));
+  else if (Array.isArray(content)) {
+    content.forEach((part, j) => {
+      if (part.type === 'text' && typeof part.text === 'string') blocks.push(...textBlocks(part.text));
+      else if (part.type === 'refusal' && typeof part.refusal === 'string') blocks.push(...textBlocks(part.refusal));
+      else unsupported(`${at}.content[${j}]`, `anthropic accepts only text in assistant messages, not '${part.type}' parts.`);
+    });
+  }
+  message.tool_calls?.forEach((call, j) => {
+    blocks.push({
+      type: 'tool_use',
+      id: call.id,
+      name: call.function.name,
+      input: toolInput(call.function.arguments, `${at}.tool_calls[${j}].function.arguments`),
+    });
+  });
+  return blocks;
+}
+
+/** Anthropic takes the input as an object; an empty arguments string is a call without arguments. */
+function toolInput(args: string, param: string): Record<string, unknown> {
+  if (args.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    throw errors.invalidRequest('Tool call arguments must be a JSON object to be sent to anthropic.', param);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw errors.invalidRequest('Tool call arguments must be a JSON object to be sent to anthropic.', param);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function cacheControlOf(message: ChatMessage, at: string): CacheControl | undefined {
+  const value = (message as { cache_control?: unknown }).cache_control;
+  if (value === undefined || value === null) return undefined;
+  const cc = value as { type?: unknown; ttl?: unknown };
+  if (typeof value !== 'object' || cc.type !== 'ephemeral' || (cc.ttl !== undefined && typeof cc.ttl !== 'string')) {
+    throw errors.invalidRequest('cache_control must be {"type": "ephemeral"} with an optional "ttl".', `${at}.cache_control`);
+  }
+  return cc.ttl === undefined ? { type: 'ephemeral' } : { type: 'ephemeral', ttl: cc.ttl };
+}
+
+function withCache<B extends AnthropicBlock>(blocks: B[], cache: CacheControl | undefined): B[] {
+  if (!cache || blocks.length === 0) return blocks;
+  return [...blocks.slice(0, -1), { ...blocks[blocks.length - 1], cache_control: cache }];
+}

@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { parseChatRequest } from '../../protocol/openai-chat/parse-request.ts';
+import { convertTools } from './convert-tools.ts';
+import { unsupportedParams } from './unsupported.ts';
+
+const tools = [
+  { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+  { type: 'function', function: { name: 'now' } },
+];
+const request = (extra: Record<string, unknown>) => parseChatRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], tools, ...extra });
+
+describe('anthropic tool conversion', () => {
+  it('maps definitions, with an empty object schema for a tool without parameters', () => {
+    assert.deepEqual(convertTools(request({}), false, unsupportedParams(false)), {
+      tools: [
+        { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } },
+        { name: 'now', input_schema: { type: 'object', properties: {} } },
+      ],
+    });
+  });
+
+  it('maps every tool_choice, with parallel_tool_calls false on the choice', () => {
+    const choice = (extra: Record<string, unknown>) => convertTools(request(extra), false, unsupportedParams(false)).tool_choice;
+    assert.deepEqual(
+      [
+        choice({ tool_choice: 'auto' }),
+        choice({ tool_choice: 'none', parallel_tool_calls: false }),
+        choice({ tool_choice: 'required', parallel_tool_calls: false }),
+        choice({ tool_choice: { type: 'function', function: { name: 'now' } } }),
+        choice({ parallel_tool_calls: true }),
+      ],
+      [
+        { type: 'auto' },
+        { type: 'none' },
+        { type: 'any', disable_parallel_tool_use: true },
+        { type: 'tool', name: 'now' },
+        undefined,
+      ],
+    );
+  });
+
+  it('cannot force a tool while thinking: 400, or auto with drop_params', () => {
+    assert.throws(
+      () => convertTools(request({ tool_choice: { type: 'function', function: { name: 'now' } } }), true, unsupportedParams(false)),
+      (e: unknown) => e instanceof GatewayError && e.param === 'tool_choice',
+    );
+    const dropped = convertTools(request({ tool_choice: 'required', parallel_tool_calls: false }), true, unsupportedParams(true));
+    assert.deepEqual(dropped.tool_choice, { type: 'auto', disable_parallel_tool_use: true });
+  });
+});

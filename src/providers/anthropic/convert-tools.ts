@@ -1,0 +1,47 @@
+import type { ChatRequest } from '../../protocol/openai-chat/request-schema.ts';
+import type { Unsupported } from './unsupported.ts';
+
+export interface AnthropicTool {
+  name: string;
+  description?: string;
+  input_schema: Record<string, unknown>;
+}
+
+export type AnthropicToolChoice =
+  | { type: 'auto' | 'any'; disable_parallel_tool_use?: boolean }
+  | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
+  | { type: 'none' };
+
+export interface ConvertedTools {
+  tools?: AnthropicTool[];
+  tool_choice?: AnthropicToolChoice;
+}
+
+/**
+ * tools / tool_choice / parallel_tool_calls -> Anthropic's. `required` is Anthropic's `any`;
+ * parallel_tool_calls: false is `disable_parallel_tool_use` on the choice. With extended thinking
+ * Anthropic only allows auto and none ("Extended thinking" > tool use), so a forced choice is
+ * unsupported then. Without tools there is nothing to choose from and tool_choice is left out.
+ */
+export function convertTools(request: ChatRequest, thinking: boolean, unsupported: Unsupported): ConvertedTools {
+  if (!request.tools || request.tools.length === 0) return {};
+  const tools = request.tools.map(({ function: f }) => {
+    const tool: AnthropicTool = { name: f.name, input_schema: f.parameters ?? { type: 'object', properties: {} } };
+    if (f.description !== undefined) tool.description = f.description;
+    return tool;
+  });
+  const parallel = request.parallel_tool_calls === false ? { disable_parallel_tool_use: true } : {};
+  const choice = request.tool_choice;
+  if (choice === 'none') return { tools, tool_choice: { type: 'none' } };
+  if (choice === 'required' || typeof choice === 'object') {
+    if (thinking) {
+      unsupported('tool_choice', 'anthropic cannot force a tool call while thinking (reasoning_effort); use tool_choice "auto" or "none".');
+    } else {
+      const forced: AnthropicToolChoice =
+        choice === 'required' ? { type: 'any', ...parallel } : { type: 'tool', name: choice.function.name, ...parallel };
+      return { tools, tool_choice: forced };
+    }
+  }
+  if (choice === 'auto' || request.parallel_tool_calls === false) return { tools, tool_choice: { type: 'auto', ...parallel } };
+  return { tools };
+}
