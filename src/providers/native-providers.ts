@@ -1,5 +1,6 @@
 import type { ProviderConfig } from '../config/schema.ts';
 import type { UpstreamClient } from '../upstream/http-client.ts';
+import { anthropicProvider } from './anthropic/index.ts';
 import { bedrockProvider } from './bedrock/index.ts';
 import { googleProvider } from './google/index.ts';
 import type { ProviderAdapter } from './types.ts';
@@ -15,4 +16,4 @@ export interface NativeProviderDefinition {
   create(env: NodeJS.ProcessEnv, fromFile: ProviderConfig | undefined, client: UpstreamClient): ProviderAdapter | undefined;
 }
 
-export const nativeProviders: NativeProviderDefinition[] = [bedrockProvider, googleProvider];
+export const nativeProviders: NativeProviderDefinition[] = [bedrockProvider, anthropicProvider, googleProvider];

@@ -1,0 +1,45 @@
+import type { ProviderConfig } from '../../config/schema.ts';
+import type { UpstreamClient } from '../../upstream/http-client.ts';
+import { createHttpProvider } from '../http-provider.ts';
+import type { NativeProviderDefinition } from '../native-providers.ts';
+import type { ProviderAdapter } from '../types.ts';
+import { type AnthropicTarget, buildAnthropicRequest } from './build-request.ts';
+import { decodeAnthropicResponse } from './decode-response.ts';
+import { createAnthropicStreamDecoder } from './decode-stream.ts';
+import { mapAnthropicError, PROVIDER } from './map-error.ts';
+
+export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
+
+export function createAnthropicProvider(target: AnthropicTarget, models: string[], client: UpstreamClient): ProviderAdapter {
+  return createHttpProvider(
+    {
+      name: PROVIDER,
+      models,
+      buildRequest: (request, model, stream) => buildAnthropicRequest(request, model, stream, target),
+      createStreamDecoder: createAnthropicStreamDecoder,
+      decodeResponse: decodeAnthropicResponse,
+      mapError: mapAnthropicError,
+    },
+    client,
+  );
+}
+
+/** Enabled by ANTHROPIC_API_KEY or a `providers.anthropic` config entry (whose fields win). */
+export const anthropicProvider: NativeProviderDefinition = {
+  name: PROVIDER,
+  enableHint: 'ANTHROPIC_API_KEY',
+  create(env: NodeJS.ProcessEnv, fromFile: ProviderConfig | undefined, client: UpstreamClient) {
+    const apiKey = fromFile?.api_key || env.ANTHROPIC_API_KEY || undefined;
+    if (!fromFile && !apiKey) return undefined;
+    return createAnthropicProvider(
+      {
+        baseUrl: fromFile?.base_url || env.ANTHROPIC_BASE_URL || DEFAULT_BASE_URL,
+        apiKey,
+        headers: fromFile?.headers ?? {},
+        dropParams: fromFile?.drop_params === true,
+      },
+      fromFile?.models ?? [],
+      client,
+    );
+  },
+};
