@@ -3,7 +3,7 @@ import { type IncomingMessage, request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { parseSse, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
-import { chatRequest, recordedFrames } from './faults-support.ts';
+import { chatRequest, recordedFrames, until } from './faults-support.ts';
 
 const CONTENT_FRAMES = 4000;
 const FILLER = 'x'.repeat(16 * 1024);
@@ -31,7 +31,8 @@ describe('backpressure', () => {
     upstream = await startFakeUpstream();
     gw = await startGateway({
       ...upstreamConfig(upstream.url),
-      stream: { heartbeat_s: 0, idle_timeout_s: 10, deadline_s: 30 },
+      // A short idle timeout: time spent waiting on a slow client must not count as upstream silence.
+      stream: { heartbeat_s: 0, idle_timeout_s: 0.5, deadline_s: 30 },
     });
   });
   after(async () => {
@@ -39,7 +40,25 @@ describe('backpressure', () => {
     await upstream.close();
   });
 
-  it('a client that reads nothing stalls the upstream; on resume it gets every byte in order', async () => {
+  it('shutdown is not held open by a client that stopped reading', { timeout: 10_000 }, async () => {
+    const own = await startGateway({ ...upstreamConfig(upstream.url), stream: { heartbeat_s: 0, idle_timeout_s: 5, deadline_s: 30 } });
+    upstream.reply({ pieces: largeStream() });
+    const stalls = upstream.stalls;
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = request(`${own.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, resolve);
+      req.on('error', reject);
+      req.end(JSON.stringify(chatRequest()));
+    });
+    await until(() => upstream.stalls > stalls, 'the upstream to stall', 500);
+    // The stream is aborted after the drain time; its last frames cannot reach a client that does
+    // not read, and the connection must not keep the shutdown waiting for them.
+    await own.gateway.shutdown(100);
+    const closed = new Promise((r) => res.socket.once('close', r));
+    res.resume();
+    await closed;
+  });
+
+  it('a client that reads nothing stalls the upstream; on resume, even past the idle timeout, it gets every byte in order', async () => {
     const pieces = largeStream();
     const total = pieces.reduce((n, p) => n + p.length, 0);
     upstream.reply({ pieces });
@@ -65,6 +84,8 @@ describe('backpressure', () => {
     // What is in flight is socket buffers (kernel and node), not the whole stream in sluice's memory.
     assert.ok(upstream.stalls > start.stalls, 'the upstream saw its writes refused');
     assert.ok(sent < total / 2, `sent ${sent} of ${total} bytes while the client read nothing`);
+    // Stay paused past the idle timeout: the upstream is silent only because sluice stopped reading.
+    await new Promise((r) => setTimeout(r, 800));
 
     const parts: Buffer[] = [];
     for await (const part of res) parts.push(part as Buffer);

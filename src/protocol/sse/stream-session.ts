@@ -145,6 +145,12 @@ export class StreamSession {
   };
 
   private onIdle = (): void => {
+    // While the client is congested the pipeline is not reading the upstream, so its silence
+    // says nothing: a slow reader is bounded by the deadline, not blamed on the upstream.
+    if (this.res.writableNeedDrain && !this.endedFlag) {
+      this.idleTimer?.refresh();
+      return;
+    }
     this.abort(errors.idleTimeout(this.options.idleTimeoutMs / 1000));
   };
 
@@ -152,7 +158,11 @@ export class StreamSession {
     this.abort(errors.deadline(this.options.deadlineMs / 1000));
   };
 
-  private onDrain = (): void => this.releaseWaiters();
+  private onDrain = (): void => {
+    // Reading the upstream resumes now: its silence is measured from here.
+    this.idleTimer?.refresh();
+    this.releaseWaiters();
+  };
 
   private onClose = (): void => {
     if (!this.res.writableFinished) {
