@@ -18,7 +18,7 @@ const RETRY_HEADERS = ['retry-after', 'retry-after-ms', 'x-should-retry'];
  * One status policy for every provider's HTTP errors:
  * - 400/404/409/413/422: the client's request was wrong; same status, the upstream's message.
  * - 401/403: sluice's own upstream credentials were refused; that is a gateway fault (502), and
- *   saying 401 would make the client blame its own key.
+ *   saying 401 would make the client blame its own key. 402 (billing) likewise.
  * - 429: rate limited, with Retry-After passed on. 529 (Anthropic overloaded) and 503: 503.
  * - 504/408: 504. Any other 5xx: 502.
  */
@@ -51,6 +51,17 @@ export function upstreamHttpError(d: UpstreamErrorDetails): GatewayError {
       type: 'upstream_error',
       code: 'upstream_authentication_failed',
       message: `${d.provider} refused sluice's credentials: ${text}`,
+      fallbackable: true,
+    });
+  }
+  if (s === 402) {
+    // Payment required (Anthropic's billing_error): sluice's upstream account, not the client's request.
+    return new GatewayError({
+      ...base,
+      status: 502,
+      type: 'upstream_error',
+      code: 'upstream_billing_error',
+      message: `${d.provider} refused the request for billing reasons: ${text}`,
       fallbackable: true,
     });
   }

@@ -4,6 +4,8 @@ import type { Config } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
 import { toGatewayError } from '../errors/gateway-error.ts';
 import type { StreamSession } from '../protocol/sse/stream-session.ts';
+import { loadTokenCounters } from '../accounting/count-tokens.ts';
+import { rejectedRecord } from '../accounting/accountant.ts';
 import { PricingRegistry } from '../accounting/pricing.ts';
 import { createProviderRegistry } from '../providers/registry.ts';
 import { LedgerStore } from '../store/ledger-store.ts';
@@ -80,7 +82,14 @@ export function createGateway(
       return;
     }
     if (!path.startsWith('/v1/')) throw errors.routeNotFound(req.method ?? 'GET', path);
-    checkAuth(req);
+    try {
+      checkAuth(req);
+    } catch (err) {
+      // A model request refused at the door is still a request: it gets its ledger row.
+      const surface = path === '/v1/chat/completions' ? 'chat' : path === '/v1/responses' ? 'responses' : null;
+      if (surface) context.accounting.ledger?.write(rejectedRecord(requestId, toGatewayError(err), surface, '', Date.now()));
+      throw err;
+    }
     if (path === '/v1/chat/completions') {
       if (req.method !== 'POST') throw errors.methodNotAllowed(req.method ?? '', path);
       await handleChatCompletions(req, res, context, requestId);
@@ -136,7 +145,7 @@ export function createGateway(
     server,
     context,
     async listen() {
-      await openLedger();
+      await Promise.all([openLedger(), loadTokenCounters()]);
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(config.server.port, config.server.host, () => {

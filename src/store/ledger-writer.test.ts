@@ -183,6 +183,16 @@ describe('LedgerWriter', () => {
     assert.ok(sink.batches.every((b) => b.length <= 100));
   });
 
+  it('counts and logs a record written after close() instead of losing it silently', async () => {
+    const sink = new FakeSink();
+    const { w, logs } = writer(sink);
+    await w.close();
+    w.write(ledgerRecord({ requestId: 'late' }));
+    assert.equal(w.stats.dropped, 1);
+    assert.equal(w.pending, 0);
+    assert.ok(logs.some((l) => l.includes('late') && l.includes('after the ledger closed')));
+  });
+
   it('close() gives up after its timeout on a dead sink, says so, and stops retrying', async () => {
     const sink = new FakeSink();
     sink.failCalls = Number.POSITIVE_INFINITY;

@@ -53,8 +53,13 @@ export class LedgerWriter {
       }
       return;
     }
+    if (this.closed) {
+      // After shutdown's flush nothing would write it: say so instead of losing it silently.
+      this.dropped++;
+      this.options.log?.(`ledger: record ${record.requestId} arrived after the ledger closed; not written`);
+      return;
+    }
     this.buffer.push(record);
-    if (this.closed) return;
     this.kick(this.nextDelay());
   }
 

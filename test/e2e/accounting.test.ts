@@ -605,3 +605,32 @@ describe('accounting: the request log over HTTP, behind the master key', () => {
     assert.equal((missing.json.error as { code: string }).code, 'request_not_found');
   });
 });
+
+describe('accounting: a model request refused at the door still leaves its record', () => {
+  const KEY = 'sk-sluice-master';
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway({ auth: { master_key: KEY }, ledger: { flush_interval_ms: 10 } });
+  });
+  after(async () => {
+    await gw.close();
+  });
+
+  it('records a 401 on /v1/chat/completions with its error, and none for the request log itself', async () => {
+    const res = await post(gw, chatBody('mock/echo'), undefined, { authorization: 'Bearer sk-wrong' });
+    assert.equal(res.status, 401);
+    const id = res.headers.get('x-request-id') ?? '';
+    await res.text();
+    const log = await getJson(gw, `/v1/requests/${id}`, { authorization: `Bearer ${KEY}` });
+    assert.equal(log.status, 200);
+    const record = log.json as LogEntry;
+    assert.equal(record.outcome, 'error');
+    assert.equal(record.surface, 'chat');
+    assert.deepEqual(record.error, { type: 'authentication_error', code: 'invalid_api_key', message: 'Incorrect API key provided.' });
+    const listed = await getJson(gw, '/v1/requests', { authorization: `Bearer ${KEY}` });
+    assert.deepEqual(
+      (listed.json.data as LogEntry[]).map((r) => r.request_id),
+      [id],
+    );
+  });
+});

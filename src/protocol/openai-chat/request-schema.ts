@@ -5,7 +5,8 @@ import { z } from 'zod';
  * fields it does not know, which are passed through to OpenAI-compatible upstreams untouched
  * (provider-specific options such as OpenRouter's `provider` or vLLM's `top_k`).
  */
-const textPart = z.object({ type: z.literal('text'), text: z.string() });
+// Loose: providers read part-level extras such as Anthropic's `cache_control`.
+const textPart = z.looseObject({ type: z.literal('text'), text: z.string() });
 const imagePart = z.object({
   type: z.literal('image_url'),
   image_url: z.object({ url: z.string().min(1), detail: z.enum(['auto', 'low', 'high']).optional() }),

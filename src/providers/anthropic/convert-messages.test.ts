@@ -48,6 +48,37 @@ describe('anthropic message conversion', () => {
     rejects([{ role: 'user', content: 'x', cache_control: { type: 'forever' } }], 'messages[0].cache_control');
   });
 
+  it('keeps cache_control on individual text parts (the per-part form of prompt caching)', () => {
+    assert.deepEqual(
+      convert([
+        { role: 'system', content: [{ type: 'text', text: 'Rules', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'More' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Big document', cache_control: { type: 'ephemeral', ttl: '1h' } },
+            { type: 'text', text: 'Question' },
+          ],
+        },
+      ]),
+      {
+        system: [
+          { type: 'text', text: 'Rules', cache_control: { type: 'ephemeral' } },
+          { type: 'text', text: 'More' },
+        ],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Big document', cache_control: { type: 'ephemeral', ttl: '1h' } },
+              { type: 'text', text: 'Question' },
+            ],
+          },
+        ],
+      },
+    );
+    rejects([{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'nope' } }] }], 'messages[0].content[0].cache_control');
+  });
+
   it('drops empty text and empty assistant turns, which Anthropic rejects', () => {
     assert.deepEqual(
       convert([

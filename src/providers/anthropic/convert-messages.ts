@@ -38,7 +38,8 @@ type UserPart = Exclude<Extract<ChatMessage, { role: 'user' }>['content'], strin
  * - consecutive tool messages become one user turn of `tool_result` blocks;
  * - an assistant's reasoning_content + reasoning_signature become a leading `thinking` block, and
  *   its tool_calls `tool_use` blocks with the arguments JSON parsed into `input`;
- * - a message-level `cache_control` (as LiteLLM accepts it) marks the message's last block.
+ * - `cache_control` on a text part marks that block; on a message (as LiteLLM accepts it), the
+ *   message's last block.
  */
 export function convertMessages(messages: readonly ChatMessage[], unsupported: Unsupported): ConvertedMessages {
   const system: AnthropicTextBlock[] = [];
@@ -52,7 +53,7 @@ export function convertMessages(messages: readonly ChatMessage[], unsupported: U
     switch (message.role) {
       case 'system':
       case 'developer':
-        system.push(...withCache(textBlocks(message.content), cache));
+        system.push(...withCache(textBlocks(message.content, at), cache));
         break;
       case 'user': {
         let content = typeof message.content === 'string' ? message.content : userBlocks(message.content, at, unsupported);
@@ -85,10 +86,13 @@ export function convertMessages(messages: readonly ChatMessage[], unsupported: U
   return { system, messages: out };
 }
 
-function textBlocks(content: string | { type: 'text'; text: string }[]): AnthropicTextBlock[] {
-  const parts = typeof content === 'string' ? [content] : content.map((p) => p.text);
+/** Text parts as blocks, each keeping its own `cache_control` (the per-part form of prompt caching). */
+function textBlocks(content: string | { type: 'text'; text: string }[], at = ''): AnthropicTextBlock[] {
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   // Anthropic rejects empty text blocks, which OpenAI clients do send (e.g. content: "").
-  return parts.filter((text) => text !== '').map((text) => ({ type: 'text', text }));
+  return content.flatMap((part, j) =>
+    part.text === '' ? [] : withCache([{ type: 'text' as const, text: part.text }], cacheControlOf(part, `${at}.content[${j}]`)),
+  );
 }
 
 function userBlocks(parts: UserPart[], at: string, unsupported: Unsupported): AnthropicBlock[] {
@@ -97,7 +101,7 @@ function userBlocks(parts: UserPart[], at: string, unsupported: Unsupported): An
     const param = `${at}.content[${j}]`;
     switch (part.type) {
       case 'text':
-        blocks.push(...textBlocks(part.text));
+        blocks.push(...withCache(textBlocks(part.text), cacheControlOf(part, param)));
         break;
       case 'image_url':
         blocks.push({ type: 'image', source: imageSource(part.image_url.url, `${param}.image_url.url`) });
@@ -181,8 +185,9 @@ function toolInput(args: string, param: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-function cacheControlOf(message: ChatMessage, at: string): CacheControl | undefined {
-  const value = (message as { cache_control?: unknown }).cache_control;
+/** `cache_control` on a message or on one of its parts. */
+function cacheControlOf(holder: object, at: string): CacheControl | undefined {
+  const value = (holder as { cache_control?: unknown }).cache_control;
   if (value === undefined || value === null) return undefined;
   const cc = value as { type?: unknown; ttl?: unknown };
   if (typeof value !== 'object' || cc.type !== 'ephemeral' || (cc.ttl !== undefined && typeof cc.ttl !== 'string')) {

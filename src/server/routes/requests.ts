@@ -55,7 +55,7 @@ export async function handleGetRequest(res: ServerResponse, ctx: GatewayContext,
   const bare = id.replace(/^(chatcmpl-|resp_)/, '');
   let record = await store.get(bare);
   if (!record && ctx.accounting.ledger && ctx.accounting.ledger.pending > 0) {
-    await ctx.accounting.ledger.flush();
+    await flushBriefly(ctx);
     record = await store.get(bare);
   }
   if (!record) throw errors.requestNotFound(id);
@@ -89,7 +89,8 @@ export async function handleListRequests(res: ServerResponse, ctx: GatewayContex
   }
   query.cursor = str('cursor');
   // Pending records belong in the answer: a client that just finished a stream expects it listed.
-  await ctx.accounting.ledger?.flush();
+  // Bounded: during a database outage the list answers from what is stored instead of hanging.
+  await flushBriefly(ctx);
   const page = await store.list(query);
   sendJson(
     res,
@@ -97,4 +98,14 @@ export async function handleListRequests(res: ServerResponse, ctx: GatewayContex
     { object: 'list', data: page.data.map(recordJson), has_more: page.nextCursor !== null, next_cursor: page.nextCursor },
     { 'X-Request-ID': requestId },
   );
+}
+
+const FLUSH_WAIT_MS = 2_000;
+
+async function flushBriefly(ctx: GatewayContext): Promise<void> {
+  const ledger = ctx.accounting.ledger;
+  if (!ledger || ledger.pending === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([ledger.flush(), new Promise<void>((r) => (timer = setTimeout(r, FLUSH_WAIT_MS)))]);
+  clearTimeout(timer);
 }
