@@ -42,7 +42,7 @@ const reasoningItem = z.looseObject({
 
 export const inputItem = z.union([messageItem, functionCallItem, functionCallOutputItem, reasoningItem]);
 
-const functionTool = z.object({
+const functionTool = z.strictObject({
   type: z.literal('function'),
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -'),
   description: z.string().nullable().optional(),
@@ -53,7 +53,7 @@ const functionTool = z.object({
 const textFormat = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text') }),
   z.object({ type: z.literal('json_object') }),
-  z.object({
+  z.strictObject({
     type: z.literal('json_schema'),
     name: z.string(),
     schema: z.record(z.string(), z.unknown()),
@@ -75,13 +75,13 @@ export const responsesRequestSchema = z.strictObject({
   temperature: z.number().min(0).max(2).nullable().optional(),
   top_p: z.number().min(0).max(1).nullable().optional(),
   reasoning: z
-    .object({
+    .strictObject({
       effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).nullable().optional(),
       summary: z.enum(['auto', 'concise', 'detailed']).nullable().optional(),
     })
     .nullable()
     .optional(),
-  text: z.object({ format: textFormat.optional(), verbosity: z.string().optional() }).optional(),
+  text: z.strictObject({ format: textFormat.optional(), verbosity: z.string().optional() }).optional(),
   metadata: z.record(z.string(), z.string()).nullable().optional(),
   stream: z.boolean().nullable().optional(),
   store: z.boolean().nullable().optional(),

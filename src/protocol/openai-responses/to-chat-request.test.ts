@@ -180,6 +180,10 @@ describe('toChatRequest', () => {
     it('an unknown field', () => {
       rejects({ model: 'up/m', input: 'Go', prompt: { id: 'pmpt_1' } }, 'prompt', /^Unsupported parameter: 'prompt'\.$/);
     });
+    it('an unknown nested field (it would otherwise be dropped without a word)', () => {
+      rejects({ model: 'up/m', input: 'Go', reasoning: { effort: 'low', budget: 10 } }, 'reasoning.budget', /^Unsupported parameter: 'reasoning.budget'\.$/);
+      rejects({ model: 'up/m', input: 'Go', tools: [{ type: 'function', name: 'f', cache: true }] }, 'tools[0].cache', /Unsupported parameter/);
+    });
     it('an input part sluice cannot carry (input_file)', () => {
       rejects(
         { model: 'up/m', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file_1' }] }] },
