@@ -31,7 +31,7 @@ export interface BenchChild<Ready> {
   /** The Node process itself (taskset execs it in place). */
   pid: number;
   /** Sends a message and resolves with the first reply of the same type and id. */
-  ask<T>(message: { type: string }, timeoutMs?: number): Promise<T>;
+  ask<T>(message: { type: string; [key: string]: unknown }, timeoutMs?: number): Promise<T>;
   /** Closes the IPC channel (the children stop on that) and waits for the exit, killing after the timeout. */
   stop(timeoutMs?: number): Promise<void>;
 }
@@ -58,7 +58,7 @@ export function startChild<Ready extends { type: 'ready' }>(
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   exited.then(() => running.delete(child));
 
-  const ask = <T>(message: { type: string }, timeoutMs = 10_000): Promise<T> => {
+  const ask = <T>(message: { type: string; [key: string]: unknown }, timeoutMs = 10_000): Promise<T> => {
     const id = nextId++;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => done(new Error(`${script}: no answer to ${message.type}`)), timeoutMs);

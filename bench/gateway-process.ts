@@ -2,9 +2,12 @@
  * sluice's real server (createGateway, default config: ledger on, in an embedded SQLite file at
  * `BENCH_STORE_PATH`) in its own process, with one OpenAI-compatible provider `up` on the fake
  * upstream (`BENCH_UPSTREAM_URL`). The environment can enable more providers (the bench sets
- * ANTHROPIC_BASE_URL/ANTHROPIC_API_KEY). Answers CPU/RSS samples over IPC; when the parent
- * closes the channel it shuts down and exits normally, so that `--cpu-prof` writes its profile.
+ * ANTHROPIC_BASE_URL/ANTHROPIC_API_KEY). Answers CPU/RSS samples over IPC, and records a CPU
+ * profile between `profile-start` and `profile-stop` (so that startup and warm-up stay out of
+ * it); stops when the parent closes the channel.
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { configSchema } from '../src/config/schema.ts';
 import { createGateway } from '../src/server/app.ts';
@@ -26,11 +29,26 @@ let stopping = false;
 async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
-  // Bounded: an exit with the profile written beats a clean drain.
   setTimeout(() => process.exit(0), 3000).unref();
   await gateway.shutdown(0);
   process.exit(0);
 }
+
+let profiler: Session | undefined;
+process.on('message', async (msg: { type: string; id?: number; path?: string }) => {
+  if (msg.type === 'profile-start') {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  } else if (msg.type === 'profile-stop' && profiler && msg.path) {
+    const { profile } = await profiler.post('Profiler.stop');
+    writeFileSync(msg.path, JSON.stringify(profile));
+    profiler.disconnect();
+    profiler = undefined;
+  } else return;
+  process.send?.({ type: msg.type, id: msg.id });
+});
 
 answerSamples();
 process.on('disconnect', () => void stop());

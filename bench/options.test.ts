@@ -11,7 +11,7 @@ describe('bench options', () => {
       paceMs: 20,
       fastSeconds: 4,
       pacedSeconds: 5,
-      warmupSeconds: 1.5,
+      warmupSeconds: 3,
       rounds: 2,
       json: false,
       pin: true,

@@ -13,7 +13,7 @@ export interface BenchOptions {
   rounds: number;
   json: boolean;
   pin: boolean;
-  /** Directory for the gateway's --cpu-prof output; the summary is printed after the table. */
+  /** Directory for the gateway's CPU profiles (one per mode); summaries print after the table. */
   profileDir: string | undefined;
 }
 
@@ -24,10 +24,10 @@ export const USAGE = `npm run bench -- [options]
   --paced-concurrency N     paced mode: streams in flight (default 64)
   --pace-ms MS              paced mode: delay between chunks (default 20)
   --rounds N                direct/sluice pairs per mode, alternating (default 2)
-  --warmup S                warm-up seconds per side per mode (default 1.5)
+  --warmup S                warm-up seconds per side per mode (default 3)
   --json                    print machine-readable results instead of the table
   --no-pin                  do not pin processes to cores
-  --profile DIR             run the gateway with --cpu-prof into DIR and summarize it`;
+  --profile DIR             CPU-profile the gateway's measured phases into DIR and summarize`;
 
 function positive(name: string, value: string | undefined, fallback: number, integer = false): number {
   if (value === undefined) return fallback;
@@ -64,7 +64,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     paceMs: positive('pace-ms', values['pace-ms'], 20, true),
     fastSeconds: duration ?? 4,
     pacedSeconds: duration ?? 5,
-    warmupSeconds: positive('warmup', values.warmup, 1.5),
+    warmupSeconds: positive('warmup', values.warmup, 3),
     rounds: positive('rounds', values.rounds, 2, true),
     json: values.json === true,
     pin: values['no-pin'] !== true,

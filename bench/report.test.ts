@@ -37,7 +37,7 @@ describe('formatReport', () => {
             {
               label: 'OpenAI-compatible upstream',
               direct: side(1),
-              sluice: side(1.25, { cpuMsPerRequest: 0.25, peakRssMiB: 100, errors: 1, errorSamples: ['HTTP 502: x'] }),
+              sluice: side(1.25, { cpuMsPerRequest: 0.25, cpuSystemMsPerRequest: 0.1, cpuMsPerRequestBest: 0.2, peakRssMiB: 100, errors: 1, errorSamples: ['HTTP 502: x'] }),
             },
           ],
         },
@@ -66,6 +66,8 @@ other processes on the machine used 0.02 cores meanwhile
 | client reads/response        |     22.0 |     22.0 |               |               |
 | fake upstream CPU ms/request |    0.200 |    0.200 |               |               |
 | sluice CPU ms/request        |          |    0.250 |               |               |
+|   of which kernel            |          |    0.100 |               |               |
+|   best phase                 |          |    0.200 |               |               |
 | sluice peak RSS (MiB)        |          |    100.0 |               |               |
 | requests (errors)            | 1000 (0) | 1000 (1) |               |               |
   sluice error: HTTP 502: x

@@ -16,6 +16,8 @@ export interface ModeResult {
   phaseSeconds: number;
   rounds: number;
   comparisons: Comparison[];
+  /** With --profile: where the gateway's CPU went during the measured phases. */
+  profile?: ProfileSummary;
   /** Cores' worth of CPU other processes on the machine used during this mode (Linux only). */
   otherLoadCores?: number;
 }
@@ -38,7 +40,6 @@ export interface BenchResult {
   gatewayStartRssMiB: number;
   modes: ModeResult[];
   targets: TargetCheck[];
-  profile?: ProfileSummary;
 }
 
 export function checkTarget(name: string, measuredMs: number | undefined, limitMs: number): TargetCheck {
@@ -90,6 +91,8 @@ function comparisonTable(c: Comparison): string {
       '',
     ],
     ['sluice CPU ms/request', '', s.cpuMsPerRequest === undefined ? '-' : s.cpuMsPerRequest.toFixed(3), '', ''],
+    ['  of which kernel', '', s.cpuSystemMsPerRequest === undefined ? '-' : s.cpuSystemMsPerRequest.toFixed(3), '', ''],
+    ['  best phase', '', s.cpuMsPerRequestBest === undefined ? '-' : s.cpuMsPerRequestBest.toFixed(3), '', ''],
     ['sluice peak RSS (MiB)', '', s.peakRssMiB === undefined ? '-' : s.peakRssMiB.toFixed(1), '', ''],
     ['requests (errors)', `${d.requests} (${d.errors})`, `${s.requests} (${s.errors})`, '', ''],
   ];

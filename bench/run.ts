@@ -4,7 +4,7 @@
  * processes: the fake upstream and the gateway are children; this one generates the load.
  * bench/README.md says how to read the output.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -101,14 +101,16 @@ async function measured(target: Target, options: PhaseOptions, children: Childre
   const [gatewayAfter, upstreamAfter] = await Promise.all([sample(children.gateway), sample(children.upstream)]);
   const usage: PhaseUsage = {
     upstreamCpuUs: cpuUs(upstreamBefore, upstreamAfter),
-    gateway: viaGateway ? { cpuUs: cpuUs(gatewayBefore, gatewayAfter), peakRss: gatewayAfter.peakRss } : undefined,
+    gateway: viaGateway
+      ? {
+          userUs: gatewayAfter.userUs - gatewayBefore.userUs,
+          systemUs: gatewayAfter.systemUs - gatewayBefore.systemUs,
+          requests: phase.timings.length,
+          peakRss: gatewayAfter.peakRss,
+        }
+      : undefined,
   };
   return { phase, usage };
-}
-
-interface ModeRun {
-  result: ModeResult;
-  sluiceRequests: number;
 }
 
 async function runMode(
@@ -117,7 +119,7 @@ async function runMode(
   children: Children,
   specs: (paceMs: number) => ComparisonSpec[],
   log: (line: string) => void,
-): Promise<ModeRun> {
+): Promise<ModeResult> {
   const paceMs = mode === 'paced' ? options.paceMs : 0;
   const concurrency = mode === 'paced' ? options.pacedConcurrency : options.concurrency;
   const phaseSeconds = mode === 'paced' ? options.pacedSeconds : options.fastSeconds;
@@ -141,14 +143,16 @@ async function runMode(
     sluice: { phases: [] as PhaseResult[], usage: [] as PhaseUsage[] },
   }));
   let sluiceRequests = 0;
+  const profileFile = options.profileDir ? join(options.profileDir, `gateway-${mode}.cpuprofile`) : undefined;
   const benchPids = [process.pid, children.gateway.pid, children.upstream.pid];
   const loadFrom = markLoad(benchPids);
   try {
     log(`${mode}: warm-up ${options.warmupSeconds} s per side`);
     for (const spec of list) {
       await runPhase(spec.direct, phase(options.warmupSeconds));
-      sluiceRequests += (await runPhase(spec.sluice, phase(options.warmupSeconds))).timings.length;
+      await runPhase(spec.sluice, phase(options.warmupSeconds));
     }
+    if (profileFile) await children.gateway.ask({ type: 'profile-start' });
     for (let round = 1; round <= options.rounds; round++) {
       for (const [i, spec] of list.entries()) {
         const direct = await measured(spec.direct, phase(phaseSeconds), children, false);
@@ -164,6 +168,7 @@ async function runMode(
         );
       }
     }
+    if (profileFile) await children.gateway.ask({ type: 'profile-stop', path: profileFile }, 60_000);
   } finally {
     await dispatcher.close();
   }
@@ -173,26 +178,20 @@ async function runMode(
     direct: summarize(collected[i].direct.phases, collected[i].direct.usage),
     sluice: summarize(collected[i].sluice.phases, collected[i].sluice.usage),
   }));
+  const profile = profileFile
+    ? summarizeProfile(JSON.parse(readFileSync(profileFile, 'utf8')) as CpuProfile, { top: 25, requests: sluiceRequests })
+    : undefined;
+  if (profileFile) log(`${mode}: gateway profile in ${profileFile}`);
   return {
-    result: {
-      mode,
-      concurrency,
-      paceMs,
-      phaseSeconds,
-      rounds: options.rounds,
-      comparisons: comparisonResults,
-      otherLoadCores: loadFrom && loadTo ? foreignCores(loadFrom, loadTo) : undefined,
-    },
-    sluiceRequests,
+    mode,
+    concurrency,
+    paceMs,
+    phaseSeconds,
+    rounds: options.rounds,
+    comparisons: comparisonResults,
+    otherLoadCores: loadFrom && loadTo ? foreignCores(loadFrom, loadTo) : undefined,
+    profile,
   };
-}
-
-function newestProfile(dir: string, since: number): string | undefined {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.cpuprofile'))
-    .map((f) => join(dir, f))
-    .filter((f) => statSync(f).mtimeMs >= since)
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
 }
 
 async function main(): Promise<number> {
@@ -202,7 +201,6 @@ async function main(): Promise<number> {
     return 0;
   }
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const startedAt = Date.now();
   const pinning = decidePinning(options.pin);
   log(`pinning: ${pinning.note}`);
 
@@ -222,7 +220,6 @@ async function main(): Promise<number> {
       ANTHROPIC_API_KEY: 'sk-ant-bench',
       ANTHROPIC_BASE_URL: upstreamOrigin,
     },
-    nodeArgs: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [],
   });
   const gatewayOrigin = `http://127.0.0.1:${gateway.ready.port}`;
   const startRss = (await sample(gateway)).rss;
@@ -230,11 +227,9 @@ async function main(): Promise<number> {
   log(`gateway ${gatewayOrigin}, upstream ${upstreamOrigin}, anthropic row: ${withAnthropic ? 'yes' : 'no (no anthropic provider)'}`);
 
   const modes: ModeResult[] = [];
-  let sluiceRequests = 0;
   for (const mode of options.modes) {
-    const run = await runMode(mode, options, { gateway, upstream }, (paceMs) => comparisons(upstreamOrigin, gatewayOrigin, paceMs, withAnthropic), log);
-    modes.push(run.result);
-    sluiceRequests += run.sluiceRequests;
+    const specs = (paceMs: number) => comparisons(upstreamOrigin, gatewayOrigin, paceMs, withAnthropic);
+    modes.push(await runMode(mode, options, { gateway, upstream }, specs, log));
   }
   await gateway.stop();
   await upstream.stop();
@@ -258,18 +253,12 @@ async function main(): Promise<number> {
       ),
     ],
   };
-  if (options.profileDir) {
-    const file = newestProfile(options.profileDir, startedAt);
-    if (!file) throw new Error(`no .cpuprofile was written to ${options.profileDir}`);
-    const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-    result.profile = summarizeProfile(profile, { top: 25, requests: sluiceRequests });
-    log(`profile: ${file}`);
-  }
-
   if (options.json) console.log(JSON.stringify(result, null, 2));
   else {
     console.log(formatReport(result));
-    if (result.profile) console.log(`\ngateway CPU profile (${options.modes.join(' + ')} incl. warm-up and idle direct phases)\n${formatProfileSummary(result.profile)}`);
+    for (const m of modes) {
+      if (m.profile) console.log(`\ngateway CPU profile, ${m.mode} mode, measured phases\n${formatProfileSummary(m.profile)}`);
+    }
   }
   const failed = modes.some((m) => m.comparisons.some((c) => c.direct.errors + c.sluice.errors > 0));
   return failed ? 1 : 0;

@@ -18,8 +18,8 @@ describe('stats', () => {
       { timings: [40].map(timing), errors: 1, errorSamples: ['HTTP 502: bad'], wallMs: 1000 },
     ];
     const side = summarize(phases, [
-      { upstreamCpuUs: 400, gateway: { cpuUs: 1000, peakRss: 100 * 1024 * 1024 } },
-      { upstreamCpuUs: 400, gateway: { cpuUs: 1000, peakRss: 120 * 1024 * 1024 } },
+      { upstreamCpuUs: 400, gateway: { userUs: 1200, systemUs: 300, requests: 3, peakRss: 100 * 1024 * 1024 } },
+      { upstreamCpuUs: 400, gateway: { userUs: 400, systemUs: 100, requests: 1, peakRss: 120 * 1024 * 1024 } },
     ]);
     assert.deepEqual(side, {
       requests: 4,
@@ -32,6 +32,8 @@ describe('stats', () => {
       readsPerResponse: 2,
       upstreamCpuMsPerRequest: 0.2,
       cpuMsPerRequest: 0.5,
+      cpuSystemMsPerRequest: 0.1,
+      cpuMsPerRequestBest: 0.5,
       peakRssMiB: 120,
     });
     assert.equal(summarize(phases, [{ upstreamCpuUs: 800 }]).cpuMsPerRequest, undefined);

@@ -19,6 +19,10 @@ export interface SideResult {
   upstreamCpuMsPerRequest: number;
   /** sluice only: the gateway process's user+system CPU over its phases, per request. */
   cpuMsPerRequest?: number;
+  /** The part of it spent in the kernel (socket reads and writes, mostly). */
+  cpuSystemMsPerRequest?: number;
+  /** The lowest per-request CPU of a single phase: the least disturbed by other load. */
+  cpuMsPerRequestBest?: number;
   /** sluice only: the highest RSS sampled during its phases. */
   peakRssMiB?: number;
 }
@@ -39,7 +43,7 @@ function percentiles(timings: RequestTiming[], key: 'ttfb' | 'ttft' | 'total'): 
 export interface PhaseUsage {
   upstreamCpuUs: number;
   /** Only for phases through sluice. */
-  gateway?: { cpuUs: number; peakRss: number };
+  gateway?: { userUs: number; systemUs: number; requests: number; peakRss: number };
 }
 
 /** Aggregates the phases of one side with what the processes used during each. */
@@ -59,7 +63,9 @@ export function summarize(phases: PhaseResult[], usage: PhaseUsage[]): SideResul
   };
   const gateway = usage.flatMap((u) => (u.gateway ? [u.gateway] : []));
   if (gateway.length > 0) {
-    side.cpuMsPerRequest = perRequest(gateway.reduce((sum, g) => sum + g.cpuUs, 0), timings.length);
+    side.cpuMsPerRequest = perRequest(gateway.reduce((sum, g) => sum + g.userUs + g.systemUs, 0), timings.length);
+    side.cpuSystemMsPerRequest = perRequest(gateway.reduce((sum, g) => sum + g.systemUs, 0), timings.length);
+    side.cpuMsPerRequestBest = Math.min(...gateway.map((g) => perRequest(g.userUs + g.systemUs, g.requests)));
     side.peakRssMiB = Math.max(...gateway.map((g) => g.peakRss)) / (1024 * 1024);
   }
   return side;
