@@ -76,7 +76,11 @@ export async function runStream<T>(
       session.write(frames);
       failure = surface.failure;
       if (failure || session.ended) break;
-      if (session.congested) await session.waitForDrain();
+      if (session.congested) {
+        await session.waitForDrain();
+        // Woken by an abort (shutdown, deadline) rather than a drain: stop reading at once.
+        if (session.signal.aborted) break;
+      }
     }
     if (!failure && !surface.complete && !session.signal.aborted) failure = errors.truncated(options.provider);
   } catch (err) {

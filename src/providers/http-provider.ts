@@ -1,10 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Dispatcher } from 'undici';
 import { errors } from '../errors/catalog.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
 import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
-import { type UpstreamClient, type UpstreamRequest, upstreamFailure } from '../upstream/http-client.ts';
+import { type UpstreamClient, type UpstreamRequest, type UpstreamResponse, upstreamFailure } from '../upstream/http-client.ts';
+import type { UpstreamBody } from '../upstream/upstream-body.ts';
 import type { CallContext, ProviderAdapter, StreamDecoder } from './types.ts';
 
 /** The pure pieces a provider over HTTP is made of; `createHttpProvider` adds the effects. */
@@ -53,7 +53,7 @@ export function createHttpProvider(spec: HttpProviderSpec, client: UpstreamClien
 }
 
 async function readJsonEvents(
-  res: Dispatcher.ResponseData,
+  res: UpstreamResponse,
   spec: HttpProviderSpec,
   signal: AbortSignal,
 ): Promise<CanonicalEvent[]> {
@@ -69,7 +69,7 @@ async function readJsonEvents(
 
 /** Upstream body -> decoded batches, one per read; leaving early closes the upstream socket. */
 export async function* iterateBody<T>(
-  body: Dispatcher.ResponseData['body'],
+  body: UpstreamBody,
   decoder: StreamDecoder<T>,
   provider: string,
   signal: AbortSignal,
@@ -86,7 +86,7 @@ export async function* iterateBody<T>(
 }
 
 /** A whole (error or JSON) body as text, capped. */
-export async function readText(body: Dispatcher.ResponseData['body'], provider: string, signal: AbortSignal): Promise<string> {
+export async function readText(body: UpstreamBody, provider: string, signal: AbortSignal): Promise<string> {
   const parts: Buffer[] = [];
   let size = 0;
   try {

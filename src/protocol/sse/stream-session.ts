@@ -87,15 +87,13 @@ export class StreamSession {
   /** Normal end: the last frames, then `[DONE]`. */
   finish(frames: string): void {
     if (this.endedFlag) return;
-    this.write(frames);
-    this.close(DONE_FRAME);
+    this.close(frames + DONE_FRAME);
   }
 
   /** Failure after the stream started: the surface's error frame, then `[DONE]`. */
   fail(errorFrame: string): void {
     if (this.endedFlag) return;
-    this.write(errorFrame);
-    this.close(DONE_FRAME);
+    this.close(errorFrame + DONE_FRAME);
   }
 
   /** Releases timers without writing (used when the failure became an HTTP error instead). */
@@ -115,10 +113,13 @@ export class StreamSession {
       // Tells nginx-style proxies not to buffer the stream.
       'X-Accel-Buffering': 'no',
     });
-    this.res.flushHeaders();
+    // No flushHeaders(): a frame is always written right after, and the headers leave with it in
+    // one writev (one syscall fewer per stream; `npm run bench` profiles show writev dominating).
   }
 
+  /** The last bytes and the end of the response in one write. */
   private close(last: string): void {
+    if (!this.committedFlag) this.commit();
     this.endedFlag = true;
     this.clearTimers();
     if (!this.res.destroyed) this.res.end(last);
