@@ -43,7 +43,7 @@ export function createHttpProvider(spec: HttpProviderSpec, client: UpstreamClien
           yield events;
         })();
       }
-      return iterateBody(res.body, spec.createStreamDecoder(), spec.name, ctx.signal);
+      return res.body.decode(spec.createStreamDecoder());
     },
     async complete(request, model, ctx) {
       const res = await open(request, model, false, ctx);
@@ -65,24 +65,6 @@ async function readJsonEvents(
     throw errors.malformed(spec.name, `response body is not JSON: ${text.slice(0, 200)}`);
   }
   return spec.decodeResponse(json);
-}
-
-/** Upstream body -> decoded batches, one per read; leaving early closes the upstream socket. */
-export async function* iterateBody<T>(
-  body: UpstreamBody,
-  decoder: StreamDecoder<T>,
-  provider: string,
-  signal: AbortSignal,
-): AsyncIterable<T[]> {
-  try {
-    for await (const chunk of body) yield decoder.push(chunk as Buffer);
-    yield decoder.end();
-  } catch (err) {
-    throw upstreamFailure(provider, err, signal);
-  } finally {
-    // Leaving early (client gone, timeout, error event) must close the upstream socket now.
-    if (!body.destroyed) body.destroy();
-  }
 }
 
 /** A whole (error or JSON) body as text, capped. */

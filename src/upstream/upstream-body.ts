@@ -82,6 +82,33 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
     });
   }
 
+  /**
+   * The body as decoded batches, one per chunk read, then the decoder's flush: one async step per
+   * chunk, with no generator or Readable in between (the hot loop of every stream).
+   */
+  decode<T>(decoder: { push(bytes: Uint8Array): T[]; end(): T[] }): AsyncIterable<T[]> {
+    let flushed = false;
+    const step = (chunk: Buffer | null): IteratorResult<T[]> => {
+      if (chunk !== null) return { done: false, value: decoder.push(chunk) };
+      if (flushed) return { done: true, value: undefined };
+      flushed = true;
+      return { done: false, value: decoder.end() };
+    };
+    const iterator: AsyncIterator<T[]> = {
+      next: () => {
+        if (flushed) return Promise.resolve({ done: true, value: undefined });
+        const chunk = this.read();
+        return chunk instanceof Promise ? chunk.then(step) : Promise.resolve(step(chunk));
+      },
+      // Leaving early (client gone, timeout, error event) closes the upstream connection now.
+      return: () => {
+        this.destroy();
+        return Promise.resolve({ done: true, value: undefined });
+      },
+    };
+    return { [Symbol.asyncIterator]: () => iterator };
+  }
+
   [Symbol.asyncIterator](): AsyncIterator<Buffer> {
     return {
       next: async () => {

@@ -1,7 +1,7 @@
 import { errors } from '../../errors/catalog.ts';
 import { createSseFramer } from '../../protocol/sse/parse-upstream.ts';
 import type { UpstreamClient } from '../../upstream/http-client.ts';
-import { iterateBody, readText } from '../http-provider.ts';
+import { readText } from '../http-provider.ts';
 import type { RelayItem, ResponsesRelay, StreamDecoder } from '../types.ts';
 import type { OpenAICompatibleTarget } from './build-request.ts';
 import { mapOpenAICompatibleError } from './map-error.ts';
@@ -31,7 +31,7 @@ export function createResponsesRelay(name: string, target: OpenAICompatibleTarge
   return {
     async stream(body, model, ctx) {
       const res = await send(body, model, true, ctx.signal);
-      return iterateBody(res.body, frameDecoder(name), name, ctx.signal);
+      return res.body.decode(frameDecoder(name));
     },
     async complete(body, model, ctx) {
       const res = await send(body, model, false, ctx.signal);
