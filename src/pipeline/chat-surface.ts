@@ -3,19 +3,17 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
 import { type AccountingIdentity, accountingTail, usageStartFrame } from '../protocol/openai-chat/accounting-frames.ts';
 import { ChatChunkEncoder, type ChatChunkEncoderOptions } from '../protocol/openai-chat/encode-chunks.ts';
-import type { StreamSurface } from './run-stream.ts';
+import { CanonicalSurface } from './run-stream.ts';
 
 /** The chat.completion.chunk surface, in the openai or accounting profile. */
-export class ChatStreamSurface implements StreamSurface<CanonicalEvent> {
-  failure: GatewayError | null = null;
+export class ChatStreamSurface extends CanonicalSurface {
   private readonly encoder: ChatChunkEncoder;
-  private readonly accountant: Accountant;
   private readonly identity: AccountingIdentity;
   private readonly accounting: boolean;
 
   constructor(options: ChatChunkEncoderOptions, accountant: Accountant, identity: AccountingIdentity) {
+    super(accountant);
     this.encoder = new ChatChunkEncoder(options);
-    this.accountant = accountant;
     this.identity = identity;
     this.accounting = options.profile === 'accounting';
   }
@@ -24,12 +22,7 @@ export class ChatStreamSurface implements StreamSurface<CanonicalEvent> {
     return this.encoder.complete;
   }
 
-  encode(event: CanonicalEvent): string {
-    this.accountant.observe(event);
-    if (event.type === 'error') {
-      this.failure = event.error;
-      return '';
-    }
+  protected render(event: CanonicalEvent): string {
     return this.encoder.encode(event);
   }
 

@@ -15,7 +15,7 @@ import { callOnce } from './call-once.ts';
 import { completeEvents } from './complete-chat.ts';
 import { fromResponsesUsage, RelayStreamSurface } from './relay-surface.ts';
 import { ResponsesStreamSurface } from './responses-surface.ts';
-import { runStream } from './run-stream.ts';
+import { type RunStreamOptions, runStream } from './run-stream.ts';
 
 export interface RunResponsesOptions {
   requestId: string;
@@ -27,7 +27,17 @@ export interface RunResponsesOptions {
   log: (message: string) => void;
 }
 
-const CONTENT_TYPE = 'text/event-stream; charset=utf-8';
+/** How every Responses stream runs, relayed or built here. */
+function streamOptions(options: RunResponsesOptions, target: ResolvedModel): RunStreamOptions {
+  return {
+    requestId: options.requestId,
+    provider: target.provider,
+    timings: options.timings,
+    contentType: 'text/event-stream; charset=utf-8',
+    sessions: options.sessions,
+    onAcknowledged: () => options.accountant.markAcknowledged(),
+  };
+}
 
 /** POST /v1/responses over canonical events: any provider, stream or not. */
 export async function runResponses(
@@ -51,14 +61,7 @@ export async function runResponses(
       res,
       (signal) => target.adapter.stream(chat, target.model, { signal, requestId }),
       new ResponsesStreamSurface(encoder, accountant),
-      {
-        requestId,
-        provider: target.provider,
-        timings: options.timings,
-        contentType: CONTENT_TYPE,
-        sessions: options.sessions,
-        onAcknowledged: () => accountant.markAcknowledged(),
-      },
+      streamOptions(options, target),
     );
   } else {
     const result = await completeEvents(res, chat, target, requestId, options.timings.deadlineMs, accountant);
@@ -101,14 +104,12 @@ export async function relayResponses(
   const { accountant, requestId } = options;
   if (body.stream === true) {
     const surface = new RelayStreamSurface(accountant, target.provider);
-    const failure = await runStream(res, (signal) => relay.stream(body, target.model, { signal, requestId }), surface, {
-      requestId,
-      provider: target.provider,
-      timings: options.timings,
-      contentType: CONTENT_TYPE,
-      sessions: options.sessions,
-      onAcknowledged: () => accountant.markAcknowledged(),
-    });
+    const failure = await runStream(
+      res,
+      (signal) => relay.stream(body, target.model, { signal, requestId }),
+      surface,
+      streamOptions(options, target),
+    );
     if (!failure && surface.finalResponse) saveRelayed(options, surface.finalResponse);
     return failure;
   }

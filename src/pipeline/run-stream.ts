@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
+import type { Accountant } from '../accounting/accountant.ts';
 import { errors } from '../errors/catalog.ts';
 import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
+import type { CanonicalEvent } from '../protocol/canonical/events.ts';
 import { StreamSession, type StreamTimings } from '../protocol/sse/stream-session.ts';
 import { sendError } from '../server/http-io.ts';
 
@@ -21,6 +23,34 @@ export interface StreamSurface<T> {
   closing(): Promise<string>;
   /** Frames for a failure after the stream started (before `[DONE]`). */
   failureFrames(error: GatewayError): string;
+}
+
+/**
+ * What every surface over canonical events does with an event before rendering it: the
+ * accountant sees it, and an error event becomes the stream's failure.
+ */
+export abstract class CanonicalSurface implements StreamSurface<CanonicalEvent> {
+  failure: GatewayError | null = null;
+  protected readonly accountant: Accountant;
+
+  constructor(accountant: Accountant) {
+    this.accountant = accountant;
+  }
+
+  abstract readonly complete: boolean;
+  abstract opening(): Promise<string>;
+  abstract closing(): Promise<string>;
+  abstract failureFrames(error: GatewayError): string;
+  protected abstract render(event: CanonicalEvent): string;
+
+  encode(event: CanonicalEvent): string {
+    this.accountant.observe(event);
+    if (event.type === 'error') {
+      this.failure = event.error;
+      return '';
+    }
+    return this.render(event);
+  }
 }
 
 export interface RunStreamOptions {
