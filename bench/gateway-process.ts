@@ -20,6 +20,7 @@ if (!upstream || !storePath) throw new Error('BENCH_UPSTREAM_URL and BENCH_STORE
 const config = configSchema.parse({
   server: { host: '127.0.0.1', port: 0 },
   store: { path: storePath },
+  ledger: { enabled: process.env.BENCH_LEDGER !== 'off' },
   providers: { up: { base_url: `${upstream}/v1`, api_key: 'sk-bench' } },
 });
 const gateway = createGateway(config, process.env);

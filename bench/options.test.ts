@@ -16,16 +16,17 @@ describe('bench options', () => {
       json: false,
       pin: true,
       profileDir: undefined,
+      ledger: true,
     });
   });
 
   it('takes durations, concurrency, modes and switches', () => {
-    const o = parseOptions(['--duration', '2', '--concurrency', '8', '--modes', 'paced', '--json', '--no-pin', '--profile', '/tmp/p']);
+    const o = parseOptions(['--duration', '2', '--concurrency', '8', '--modes', 'paced', '--json', '--no-pin', '--profile', '/tmp/p', '--no-ledger']);
     assert.notEqual(o, 'help');
     if (o === 'help') return;
     assert.deepEqual(
-      [o.fastSeconds, o.pacedSeconds, o.concurrency, o.modes, o.json, o.pin, o.profileDir],
-      [2, 2, 8, ['paced'], true, false, '/tmp/p'],
+      [o.fastSeconds, o.pacedSeconds, o.concurrency, o.modes, o.json, o.pin, o.profileDir, o.ledger],
+      [2, 2, 8, ['paced'], true, false, '/tmp/p', false],
     );
   });
 

@@ -15,6 +15,8 @@ export interface BenchOptions {
   pin: boolean;
   /** Directory for the gateway's CPU profiles (one per mode); summaries print after the table. */
   profileDir: string | undefined;
+  /** The gateway's ledger (on by default, as in production); off for the on/off comparison. */
+  ledger: boolean;
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -27,7 +29,8 @@ export const USAGE = `npm run bench -- [options]
   --warmup S                warm-up seconds per side per mode (default 3)
   --json                    print machine-readable results instead of the table
   --no-pin                  do not pin processes to cores
-  --profile DIR             CPU-profile the gateway's measured phases into DIR and summarize`;
+  --profile DIR             CPU-profile the gateway's measured phases into DIR and summarize
+  --no-ledger               run the gateway with its ledger off (compare with a default run)`;
 
 function positive(name: string, value: string | undefined, fallback: number, integer = false): number {
   if (value === undefined) return fallback;
@@ -50,6 +53,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
       json: { type: 'boolean' },
       'no-pin': { type: 'boolean' },
       profile: { type: 'string' },
+      'no-ledger': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -69,5 +73,6 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     json: values.json === true,
     pin: values['no-pin'] !== true,
     profileDir: values.profile,
+    ledger: values['no-ledger'] !== true,
   };
 }

@@ -203,11 +203,13 @@ async function main(): Promise<number> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const pinning = decidePinning(options.pin);
   log(`pinning: ${pinning.note}`);
+  log(`ledger: ${options.ledger ? 'on (embedded SQLite file)' : 'off (--no-ledger)'}`);
 
   const upstream = await startChild<Ready>('./upstream-process.ts', { core: pinning.loadCore });
   const upstreamOrigin = `http://127.0.0.1:${upstream.ready.port}`;
   if (options.profileDir) mkdirSync(options.profileDir, { recursive: true });
-  // The ledger stays on (the default) and writes a real SQLite file, thrown away afterwards.
+  // The ledger stays on (the default) and writes a real SQLite file, thrown away afterwards;
+  // --no-ledger turns it off, for the ledger on/off comparison.
   const storeDir = mkdtempSync(join(tmpdir(), 'sluice-bench-'));
   process.on('exit', () => rmSync(storeDir, { recursive: true, force: true }));
   const gateway = await startChild<Ready>('./gateway-process.ts', {
@@ -216,6 +218,7 @@ async function main(): Promise<number> {
       ...process.env,
       BENCH_UPSTREAM_URL: upstreamOrigin,
       BENCH_STORE_PATH: join(storeDir, 'sluice.db'),
+      BENCH_LEDGER: options.ledger ? 'on' : 'off',
       // Enables sluice's native `anthropic` provider against the fake upstream, where it exists.
       ANTHROPIC_API_KEY: 'sk-ant-bench',
       ANTHROPIC_BASE_URL: upstreamOrigin,
