@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { calcPrice } from '@pydantic/genai-prices';
 import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base';
 import type { CanonicalEvent } from '../../src/protocol/canonical/events.ts';
+import { anthropicPayloads, anthropicStreamBody } from '../helpers/anthropic-fixtures.ts';
 import { bedrockBody, expectedBedrockEvents } from '../helpers/bedrock-fixtures.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { openAIPayloads, openAIStreamBody, readFixture } from '../helpers/fixtures.ts';
@@ -251,6 +252,22 @@ const cases: ProfileCase[] = [
     totals: { input: 8, output: 7 + 20, cached: 0, cost: registryPrice('google', 'gemini-2.5-flash', { input: 8, output: 27, cached: 0 }) },
   },
   {
+    family: 'Anthropic Messages',
+    recording: 'anthropic/text-sonnet45.jsonl',
+    requested: 'anthropic/claude-sonnet-4-5',
+    upstreamBody: () => anthropicStreamBody('anthropic/text-sonnet45.jsonl'),
+    envelope: { serviceTier: null, fingerprint: null },
+    events: [
+      ...anthropicPayloads('anthropic/text-sonnet45.jsonl')
+        .filter((p) => p.type === 'content_block_delta' && p.delta.type === 'text_delta')
+        .map((p): CanonicalEvent => ({ type: 'text', choice: 0, text: p.delta.text })),
+      { type: 'finish', choice: 0, reason: 'stop' },
+    ],
+    // message_start reports the input before the first token: usage_start carries it.
+    startInput: 12,
+    totals: { input: 12, output: 30, cached: 0, cost: registryPrice('anthropic', 'claude-sonnet-4-5', { input: 12, output: 30, cached: 0 }) },
+  },
+  {
     family: 'Amazon Bedrock ConverseStream',
     recording: 'bedrock/converse-text-nova-micro.b64',
     requested: 'bedrock/us.amazon.nova-micro-v1:0',
@@ -317,6 +334,8 @@ describe('accounting profile, byte for byte', () => {
         MISTRAL_BASE_URL: v1,
         GEMINI_API_KEY: 'AIza-e2e',
         GEMINI_BASE_URL: upstream.url,
+        ANTHROPIC_API_KEY: 'sk-ant-e2e',
+        ANTHROPIC_BASE_URL: upstream.url,
         AWS_BEARER_TOKEN_BEDROCK: 'bedrock-e2e',
         AWS_REGION: 'us-east-1',
         AWS_ENDPOINT_URL_BEDROCK_RUNTIME: upstream.url,
