@@ -1,6 +1,7 @@
 import { errors } from '../../errors/catalog.ts';
 import type { ChatMessage } from '../../protocol/openai-chat/request-schema.ts';
 import type { Unsupported } from './unsupported.ts';
+import { parseToolArguments } from '../parse-tool-arguments.ts';
 
 /** Prompt caching breakpoint (Anthropic "Prompt caching"): `{"type":"ephemeral","ttl":"1h"}`. */
 export interface CacheControl {
@@ -164,26 +165,12 @@ function assistantBlocks(message: Extract<ChatMessage, { role: 'assistant' }>, a
       type: 'tool_use',
       id: call.id,
       name: call.function.name,
-      input: toolInput(call.function.arguments, `${at}.tool_calls[${j}].function.arguments`),
+      input: parseToolArguments(call.function.arguments, 'anthropic', `${at}.tool_calls[${j}].function.arguments`),
     });
   });
   return blocks;
 }
 
-/** Anthropic takes the input as an object; an empty arguments string is a call without arguments. */
-function toolInput(args: string, param: string): Record<string, unknown> {
-  if (args.trim() === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(args);
-  } catch {
-    throw errors.invalidRequest('Tool call arguments must be a JSON object to be sent to anthropic.', param);
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw errors.invalidRequest('Tool call arguments must be a JSON object to be sent to anthropic.', param);
-  }
-  return parsed as Record<string, unknown>;
-}
 
 /** `cache_control` on a message or on one of its parts. */
 function cacheControlOf(holder: object, at: string): CacheControl | undefined {

@@ -1,5 +1,6 @@
 import { errors } from '../../errors/catalog.ts';
 import type { ChatMessage } from '../../protocol/openai-chat/request-schema.ts';
+import { parseToolArguments } from '../parse-tool-arguments.ts';
 
 /** Converse content blocks (a union keyed by the member's name, no `type` tag). */
 export type ConverseBlock =
@@ -126,19 +127,10 @@ function assistantBlocks(m: Extract<ChatMessage, { role: 'assistant' }>, i: numb
       toolUse: {
         toolUseId: call.id,
         name: call.function.name,
-        input: parseArguments(call.function.arguments, `messages[${i}].tool_calls[${j}].function.arguments`),
+        input: parseToolArguments(call.function.arguments, 'bedrock', `messages[${i}].tool_calls[${j}].function.arguments`),
       },
     });
   });
   return blocks;
 }
 
-/** Converse takes the tool input as a JSON value, not the string OpenAI clients send. */
-function parseArguments(args: string, param: string): unknown {
-  if (args.trim() === '') return {};
-  try {
-    return JSON.parse(args);
-  } catch {
-    throw errors.invalidRequest('Tool call arguments must be JSON for Bedrock (it takes the input as an object).', param);
-  }
-}

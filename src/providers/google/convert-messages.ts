@@ -2,6 +2,7 @@ import { errors } from '../../errors/catalog.ts';
 import type { ChatMessage } from '../../protocol/openai-chat/request-schema.ts';
 import type { ParamPolicy } from './params.ts';
 import { isLevelBasedModel } from './thinking-config.ts';
+import { parseToolArguments } from '../parse-tool-arguments.ts';
 
 export interface GeminiRequestPart {
   text?: string;
@@ -140,7 +141,7 @@ function assistantParts(m: AssistantMessage, at: string, model: string, callName
   if (m.refusal) parts.push({ text: m.refusal });
   (m.tool_calls ?? []).forEach((call, j) => {
     callNames.set(call.id, call.function.name);
-    const args = parseArguments(call.function.arguments, `${at}.tool_calls[${j}].function.arguments`);
+    const args = parseToolArguments(call.function.arguments, 'google', `${at}.tool_calls[${j}].function.arguments`);
     parts.push({ functionCall: { id: call.id, name: call.function.name, args } });
   });
   const hasCalls = (m.tool_calls?.length ?? 0) > 0;
@@ -154,19 +155,6 @@ function assistantParts(m: AssistantMessage, at: string, model: string, callName
   return parts;
 }
 
-function parseArguments(text: string, param: string): Record<string, unknown> {
-  if (text.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw errors.invalidRequest('Tool call arguments must be valid JSON (Gemini takes them as an object).', param);
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) {
-    throw errors.invalidRequest('Tool call arguments must be a JSON object (Gemini takes them as an object).', param);
-  }
-  return value as Record<string, unknown>;
-}
 
 function dataUrl(url: string, param: string): { mimeType: string; data: string } {
   const m = /^data:([^;,]+)((?:;[^;,]*)*),(.*)$/s.exec(url);
