@@ -55,6 +55,14 @@ export const errors = {
       param: 'request_id',
       message: `No request with id ${id}.`,
     }),
+  responseNotFound: (id: string, param: string | null = null) =>
+    new GatewayError({
+      code: param ? 'previous_response_not_found' : 'response_not_found',
+      status: 404,
+      type: param ? 'invalid_request_error' : 'not_found_error',
+      param,
+      message: param ? `Previous response with id '${id}' not found.` : `No response with id '${id}'.`,
+    }),
   methodNotAllowed: (method: string, path: string) =>
     new GatewayError({
       code: 'method_not_allowed',

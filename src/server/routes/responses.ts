@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { rejectedRecord } from '../../accounting/accountant.ts';
 import { errors } from '../../errors/catalog.ts';
-import { GatewayError, toGatewayError } from '../../errors/gateway-error.ts';
+import { toGatewayError } from '../../errors/gateway-error.ts';
 import { createAccountant, recordOutcome } from '../../pipeline/request-accounting.ts';
 import { relayResponses, runResponses } from '../../pipeline/run-responses.ts';
 import type { ChatMessage } from '../../protocol/openai-chat/request-schema.ts';
@@ -75,28 +75,13 @@ export async function handleCreateResponse(
 
 async function loadHistory(ctx: GatewayContext, id: string): Promise<ChatMessage[]> {
   const stored = await ctx.responsesStore?.get(id);
-  if (!stored) {
-    throw new GatewayError({
-      code: 'previous_response_not_found',
-      status: 404,
-      type: 'invalid_request_error',
-      param: 'previous_response_id',
-      message: `Previous response with id '${id}' not found.`,
-    });
-  }
+  if (!stored) throw errors.responseNotFound(id, 'previous_response_id');
   return stored.conversation;
 }
 
 /** GET /v1/responses/{id}: a response created (or relayed) through sluice and stored. */
 export async function handleGetResponse(res: ServerResponse, ctx: GatewayContext, id: string, requestId: string) {
   const stored = await ctx.responsesStore?.get(id);
-  if (!stored) {
-    throw new GatewayError({
-      code: 'response_not_found',
-      status: 404,
-      type: 'not_found_error',
-      message: `No response with id '${id}'.`,
-    });
-  }
+  if (!stored) throw errors.responseNotFound(id);
   sendJson(res, 200, stored.response, { 'X-Request-ID': requestId });
 }
