@@ -7,7 +7,7 @@ import { encodeCompletion } from '../protocol/openai-chat/encode-completion.ts';
 import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
 import type { ResolvedModel } from '../providers/registry.ts';
 import { sendError, sendJson } from '../server/http-io.ts';
-import { callOnce } from './call-once.ts';
+import { type CallScope, callOnce } from './call-once.ts';
 
 /**
  * The provider's non-streaming call, observed by the accountant. Resolves to the events, or to
@@ -17,13 +17,11 @@ export async function completeEvents(
   res: ServerResponse,
   request: ChatRequest,
   target: ResolvedModel,
-  requestId: string,
-  deadlineMs: number,
+  scope: CallScope,
   accountant: Accountant,
 ): Promise<{ events: CanonicalEvent[] } | { failure: GatewayError }> {
-  const outcome = await callOnce(res, requestId, deadlineMs, (signal) =>
-    target.adapter.complete(request, target.model, { signal, requestId }),
-  );
+  const { requestId } = scope;
+  const outcome = await callOnce(res, scope, (signal) => target.adapter.complete(request, target.model, { signal, requestId }));
   if (!outcome.ok) return { failure: outcome.failure };
   accountant.markAcknowledged();
   for (const event of outcome.value) accountant.observe(event);
@@ -35,10 +33,8 @@ export async function completeEvents(
   return { events: outcome.value };
 }
 
-export interface CompleteChatOptions {
-  requestId: string;
+export interface CompleteChatOptions extends CallScope {
   created: number;
-  deadlineMs: number;
   accountant: Accountant;
 }
 
@@ -49,7 +45,7 @@ export async function completeChat(
   target: ResolvedModel,
   options: CompleteChatOptions,
 ): Promise<GatewayError | null> {
-  const result = await completeEvents(res, request, target, options.requestId, options.deadlineMs, options.accountant);
+  const result = await completeEvents(res, request, target, options, options.accountant);
   if ('failure' in result) return result.failure;
   const message = assemble(result.events);
   // A response without usage gets sluice's own count, like a stream does.

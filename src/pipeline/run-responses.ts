@@ -64,7 +64,8 @@ export async function runResponses(
       streamOptions(options, target),
     );
   } else {
-    const result = await completeEvents(res, chat, target, requestId, options.timings.deadlineMs, accountant);
+    const scope = { requestId, deadlineMs: options.timings.deadlineMs, sessions: options.sessions };
+    const result = await completeEvents(res, chat, target, scope, accountant);
     failure = 'failure' in result ? result.failure : null;
     if ('events' in result) for (const e of result.events) encoder.encode(e);
   }
@@ -113,7 +114,8 @@ export async function relayResponses(
     if (!failure && surface.finalResponse) saveRelayed(options, surface.finalResponse);
     return failure;
   }
-  const outcome = await callOnce(res, requestId, options.timings.deadlineMs, (signal) =>
+  const scope = { requestId, deadlineMs: options.timings.deadlineMs, sessions: options.sessions };
+  const outcome = await callOnce(res, scope, (signal) =>
     relay.complete(body, target.model, { signal, requestId }),
   );
   if (!outcome.ok) return outcome.failure;

@@ -67,6 +67,26 @@ describe('graceful shutdown', () => {
     await upstream.waitForEarlyClose(2000, closed + 1);
   });
 
+  it('ends a non-streaming call still waiting after the drain time with a 503, its upstream aborted', async () => {
+    const gw = await startGateway(upstreamConfig(upstream.url), {});
+    const closed = upstream.closedEarly;
+    const seen = upstream.requests.length;
+    // Without `stream`, sluice asks the upstream for JSON; `up/slow` dribbles for seconds.
+    const pending = fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...chatRequest({ model: 'up/slow' }), stream: false }),
+    });
+    await until(() => upstream.requests.length === seen + 1, 'the upstream request');
+    const shutdown = gw.gateway.shutdown(200);
+    const res = await pending;
+    assert.equal(res.status, 503);
+    const body = (await res.json()) as { error: { code: string; type: string } };
+    assert.deepEqual([body.error.code, body.error.type], ['server_shutting_down', 'server_error']);
+    await shutdown;
+    await upstream.waitForEarlyClose(2000, closed + 1);
+  });
+
   it('a connection that never sent a request does not hold the shutdown open', { timeout: 5000 }, async () => {
     // undici opens such a connection right after an aborted fetch; browsers preconnect.
     const gw = await startGateway(upstreamConfig(upstream.url));

@@ -33,7 +33,13 @@ export async function handleChatCompletions(
   const streamed = request.stream === true;
   const accountant = createAccountant(ctx.accounting, requestId, request, target, 'chat', streamed);
   const failure = !streamed
-    ? await completeChat(res, request, target, { requestId, created, deadlineMs: stream.deadline_s * 1000, accountant })
+    ? await completeChat(res, request, target, {
+        requestId,
+        created,
+        deadlineMs: stream.deadline_s * 1000,
+        sessions: ctx.sessions,
+        accountant,
+      })
     : await streamChat(res, request, target, {
         requestId,
         created,
