@@ -5,43 +5,10 @@ import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.t
 import { haveFixtures } from '../helpers/fixtures.ts';
 import { parseSse, rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { geminiPayloads, geminiResponseOf, geminiStreamBody } from '../helpers/gemini-fixtures.ts';
+import { collect } from '../helpers/collect-chat-stream.ts';
 
 /** Chat chunk deltas and messages carry sluice's reasoning fields next to the SDK's known ones. */
-type Delta = OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta & {
-  reasoning_content?: string;
-  reasoning_signature?: string;
-};
 type Message = OpenAI.Chat.Completions.ChatCompletionMessage & { reasoning_content?: string; reasoning_signature?: string };
-
-interface Collected {
-  content: string;
-  reasoning: string;
-  signature: string | undefined;
-  calls: { id?: string; name?: string; args: string }[];
-  finish: string | null;
-  usage: OpenAI.CompletionUsage | undefined;
-}
-
-async function collect(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>): Promise<Collected> {
-  const out: Collected = { content: '', reasoning: '', signature: undefined, calls: [], finish: null, usage: undefined };
-  for await (const chunk of stream) {
-    if (chunk.usage) out.usage = chunk.usage;
-    for (const choice of chunk.choices) {
-      const delta = choice.delta as Delta;
-      out.content += delta.content ?? '';
-      out.reasoning += delta.reasoning_content ?? '';
-      if (delta.reasoning_signature) out.signature = delta.reasoning_signature;
-      for (const tc of delta.tool_calls ?? []) {
-        out.calls[tc.index] ??= { args: '' };
-        if (tc.id) out.calls[tc.index].id = tc.id;
-        if (tc.function?.name) out.calls[tc.index].name = tc.function.name;
-        out.calls[tc.index].args += tc.function?.arguments ?? '';
-      }
-      if (choice.finish_reason) out.finish = choice.finish_reason;
-    }
-  }
-  return out;
-}
 
 /** The usage numbers a client reads, whatever extra fields sluice adds. */
 const counts = (u: OpenAI.CompletionUsage | undefined) => ({
