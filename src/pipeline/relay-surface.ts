@@ -33,6 +33,8 @@ export function fromResponsesUsage(u: UpstreamUsage): Usage {
 export class RelayStreamSurface implements StreamSurface<RelayItem> {
   failure: GatewayError | null = null;
   complete = false;
+  /** Relayed frames are never held back: the upstream's end is its connection closing. */
+  readonly ended = false;
   finalResponse: Record<string, unknown> | null = null;
   private readonly accountant: Accountant;
   private readonly provider: string;

@@ -17,6 +17,8 @@ export interface StreamSurface<T> {
   readonly failure: GatewayError | null;
   /** Every started output has finished: a normal end is legitimate. */
   readonly complete: boolean;
+  /** The source said nothing follows (an `end` event): remaining frames can wait for the closing. */
+  readonly ended: boolean;
   /** Frames that go before the first frame (e.g. the accounting profile's usage_start). */
   opening(): Promise<string>;
   /** Frames between the last item and `[DONE]` on success (usage, terminal event). */
@@ -31,6 +33,7 @@ export interface StreamSurface<T> {
  */
 export abstract class CanonicalSurface implements StreamSurface<CanonicalEvent> {
   failure: GatewayError | null = null;
+  ended = false;
   protected readonly accountant: Accountant;
 
   constructor(accountant: Accountant) {
@@ -47,6 +50,10 @@ export abstract class CanonicalSurface implements StreamSurface<CanonicalEvent> 
     this.accountant.observe(event);
     if (event.type === 'error') {
       this.failure = event.error;
+      return '';
+    }
+    if (event.type === 'end') {
+      this.ended = true;
       return '';
     }
     return this.render(event);
@@ -85,6 +92,9 @@ export async function runStream<T>(
   options.sessions.add(session);
   let opened = false;
   let failure: GatewayError | null = null;
+  // The last read's frames when the source said it is over: they leave with the closing frames,
+  // in the one write that ends the response (a syscall saved per stream).
+  let held = '';
   try {
     const batches = await open(session.signal);
     options.onAcknowledged?.();
@@ -102,9 +112,15 @@ export async function runStream<T>(
         opened = true;
         frames = (await surface.opening()) + frames;
       }
+      failure = surface.failure;
+      // Nothing follows an end marker: stop reading now (by then the upstream response has
+      // normally completed, so its connection stays reusable) and finish in one write.
+      if (surface.ended && !failure) {
+        held = frames;
+        break;
+      }
       // One write per upstream read: the frames of a read leave together.
       session.write(frames);
-      failure = surface.failure;
       if (failure || session.ended) break;
       if (session.congested) {
         await session.waitForDrain();
@@ -120,11 +136,11 @@ export async function runStream<T>(
   }
   if (session.signal.aborted && !failure) failure = toGatewayError(session.signal.reason);
 
-  if (!failure) session.finish(await surface.closing());
+  if (!failure) session.finish(held + (await surface.closing()));
   else if (session.ended) session.dispose();
-  else if (!session.committed) {
+  else if (!session.committed && !held) {
     session.dispose();
     sendError(res, failure, options.requestId);
-  } else session.fail(surface.failureFrames(failure));
+  } else session.fail(held + surface.failureFrames(failure));
   return failure;
 }

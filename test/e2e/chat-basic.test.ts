@@ -80,6 +80,26 @@ describe('chat completions through the openai SDK', () => {
     assert.ok(chunks.every((c) => c.id === `chatcmpl-${headers.get('x-request-id')}`));
   });
 
+  it('finishes at the upstream [DONE] even if the upstream then keeps the connection open', async () => {
+    const own = await startGateway({ ...upstreamConfig(upstream.url), stream: { idle_timeout_s: 0.5 } });
+    try {
+      const closed = upstream.closedEarly;
+      upstream.reply({ body: openAIStreamBody('openai-chat/gpt4o-mini-text-after-tool.sse'), after: 'hang' });
+      const started = Date.now();
+      const { text } = await rawStream(own.url, { model: 'up/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true });
+      // Well before the idle timeout: nothing can follow [DONE], so sluice does not wait for more.
+      assert.ok(Date.now() - started < 400, `took ${Date.now() - started} ms`);
+      const { frames } = parseSse(text);
+      assert.equal(frames.at(-1)?.data, '[DONE]');
+      assert.ok(!text.includes('"error"'));
+      assert.equal(JSON.parse(frames.at(-2)?.data ?? '{}').choices[0].finish_reason, 'stop');
+      // The hanging upstream response is released rather than held open.
+      await upstream.waitForEarlyClose(2000, closed + 1);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('answers a non-streaming request with a chat.completion and usage', async () => {
     upstream.reply({
       headers: { 'content-type': 'application/json' },

@@ -23,7 +23,8 @@ export type CanonicalEvent =
   | ToolCallDeltaEvent
   | FinishEvent
   | UsageEvent
-  | ErrorEvent;
+  | ErrorEvent
+  | EndEvent;
 
 /** The upstream acknowledged the request. All fields optional: sluice fills its own id and model. */
 export interface StartEvent {
@@ -90,6 +91,14 @@ export interface UsageEvent {
 export interface ErrorEvent {
   type: 'error';
   error: GatewayError;
+}
+
+/**
+ * The upstream marked the end of its stream (`data: [DONE]`): nothing follows, so what is left to
+ * send can go out with the closing frames in one write.
+ */
+export interface EndEvent {
+  type: 'end';
 }
 
 /** Events that carry model output: the first of these is "the first token". */

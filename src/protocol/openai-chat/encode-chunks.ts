@@ -121,6 +121,7 @@ export class ChatChunkEncoder {
       }
       case 'usage':
       case 'error':
+      case 'end':
         return '';
     }
   }

@@ -128,6 +128,8 @@ describe('OpenAI-compatible decoder quirks, pinned on their recordings', () => {
         { type: 'tool-call-delta', choice: 0, index: 0, arguments: '{"latitude": "52.5200", "longitude": "13.4050"}' },
         { type: 'finish', choice: 0, reason: 'tool_calls', rawReason: 'tool_calls' },
         { type: 'usage', usage: { inputTokens: 159, outputTokens: 28, cachedInputTokens: 128, source: 'provider' } },
+        // `data: [DONE]`: nothing follows.
+        { type: 'end' },
       ],
     );
   });
@@ -160,8 +162,8 @@ describe('OpenAI-compatible decoder quirks, pinned on their recordings', () => {
   it('OpenRouter: a duplicated finish counts once, then usage is kept and the error chunk fails the stream', () => {
     const events = decodeWhole('openrouter/stream-error-chunk.sse');
     assert.deepEqual(
-      events.slice(-3).map((e) => e.type),
-      ['finish', 'usage', 'error'],
+      events.slice(-4).map((e) => e.type),
+      ['finish', 'usage', 'error', 'end'],
     );
     assert.deepEqual(
       events.filter((e) => e.type === 'finish'),

@@ -15,6 +15,7 @@ export function createOpenAICompatibleFrameDecoder(options: ChunkDecoderOptions)
       const data = frame.data;
       if (data === '[DONE]') {
         done = true;
+        out.push({ type: 'end' });
         return;
       }
       let parsed: unknown;
