@@ -60,6 +60,9 @@ export abstract class CanonicalSurface implements StreamSurface<CanonicalEvent> 
   }
 }
 
+/** How long an upstream may take to close after its end marker before its connection is cut. */
+const DRAIN_MS = 2_000;
+
 export interface RunStreamOptions {
   requestId: string;
   provider: string;
@@ -92,13 +95,17 @@ export async function runStream<T>(
   options.sessions.add(session);
   let opened = false;
   let failure: GatewayError | null = null;
-  // The last read's frames when the source said it is over: they leave with the closing frames,
-  // in the one write that ends the response (a syscall saved per stream).
+  // Frames of a read that could not be written (the stream failed at its end marker).
   let held = '';
+  // The client got its whole response at the upstream's end marker; the upstream's last bytes
+  // (normally just its terminating chunk) are still being read, within DRAIN_MS.
+  let finishedEarly = false;
+  let drainTimer: NodeJS.Timeout | undefined;
   try {
     const batches = await open(session.signal);
     options.onAcknowledged?.();
     for await (const batch of batches) {
+      if (finishedEarly) continue;
       session.upstreamActivity();
       let frames = '';
       for (const item of batch) {
@@ -113,11 +120,18 @@ export async function runStream<T>(
         frames = (await surface.opening()) + frames;
       }
       failure = surface.failure;
-      // Nothing follows an end marker: stop reading now (by then the upstream response has
-      // normally completed, so its connection stays reusable) and finish in one write.
       if (surface.ended && !failure) {
-        held = frames;
-        break;
+        if (!surface.complete) {
+          held = frames;
+          break;
+        }
+        // Nothing follows an end marker: the client gets the rest now, with the closing frames in
+        // one write. The upstream response is read to its end rather than aborted, so that its
+        // connection stays reusable; one that does not close is cut after DRAIN_MS.
+        session.finish(frames + (await surface.closing()));
+        finishedEarly = true;
+        drainTimer = setTimeout(() => session.abort(errors.cancelled('The upstream did not close after its end marker.')), DRAIN_MS);
+        continue;
       }
       // One write per upstream read: the frames of a read leave together.
       session.write(frames);
@@ -133,7 +147,10 @@ export async function runStream<T>(
     failure = toGatewayError(session.signal.aborted ? session.signal.reason : err);
   } finally {
     options.sessions.delete(session);
+    clearTimeout(drainTimer);
   }
+  // Whatever happened to the upstream after its end marker, the client's response was complete.
+  if (finishedEarly) return null;
   if (session.signal.aborted && !failure) failure = toGatewayError(session.signal.reason);
 
   if (!failure) session.finish(held + (await surface.closing()));
