@@ -58,10 +58,6 @@ export class GatewayError extends Error {
   }
 }
 
-export function isGatewayError(value: unknown): value is GatewayError {
-  return value instanceof GatewayError;
-}
-
 /** Anything thrown that is not a GatewayError is a sluice bug: say so without leaking internals. */
 export function toGatewayError(value: unknown): GatewayError {
   if (value instanceof GatewayError) return value;

@@ -3,7 +3,7 @@ import { type IncomingMessage, request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { parseSse, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
-import { chatRequest, recordedFrames, until, warmTokenCounter } from './faults-support.ts';
+import { chatRequest, recordedFrames, until } from './faults-support.ts';
 
 const CONTENT_FRAMES = 4000;
 const FILLER = 'x'.repeat(16 * 1024);
@@ -28,7 +28,6 @@ describe('backpressure', () => {
   let upstream: FakeUpstream;
   let gw: TestGateway;
   before(async () => {
-    await warmTokenCounter();
     upstream = await startFakeUpstream();
     gw = await startGateway({
       ...upstreamConfig(upstream.url),

@@ -12,7 +12,6 @@ import {
   recordedText,
   streamRequest,
   until,
-  warmTokenCounter,
 } from './faults-support.ts';
 
 const frames = recordedFrames();
@@ -24,7 +23,6 @@ describe('stream faults: the upstream breaks (heartbeat off)', () => {
   let upstream: FakeUpstream;
   let gw: TestGateway;
   before(async () => {
-    await warmTokenCounter();
     upstream = await startFakeUpstream();
     gw = await startGateway({
       ...upstreamConfig(upstream.url),
@@ -182,7 +180,6 @@ describe('stream faults: the upstream breaks (heartbeat off)', () => {
 describe('stream faults: heartbeats, idle timeout and deadline', () => {
   let upstream: FakeUpstream;
   before(async () => {
-    await warmTokenCounter();
     upstream = await startFakeUpstream();
   });
   after(async () => {
@@ -263,7 +260,6 @@ describe('stream options: error_style event, usage always', () => {
   let upstream: FakeUpstream;
   let gw: TestGateway;
   before(async () => {
-    await warmTokenCounter();
     upstream = await startFakeUpstream();
     gw = await startGateway({
       ...upstreamConfig(upstream.url),

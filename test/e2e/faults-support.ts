@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { countTextTokens } from '../../src/accounting/count-tokens.ts';
 import { openAIStreamBody, readFixture } from '../helpers/fixtures.ts';
 import { parseSse } from '../helpers/gateway.ts';
 
@@ -77,11 +76,3 @@ export async function until(condition: () => boolean, what: string, steps = 200,
   assert.fail(`timed out waiting for ${what}`);
 }
 
-/**
- * Loads the accountant's token encoding now. Its first use (estimating usage for a stream that
- * reported none) compiles the BPE table synchronously, stalling the event loop for 150-450 ms:
- * inside a case with a 0.3 s idle window that would fire the idle timer on a healthy stream.
- */
-export async function warmTokenCounter(): Promise<void> {
-  assert.ok((await countTextTokens('warm up', 'gpt-4o-mini')) > 0);
-}

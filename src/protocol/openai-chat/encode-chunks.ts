@@ -56,11 +56,6 @@ export class ChatChunkEncoder {
     this.suffix = options.includeUsage && !this.accounting ? '],"usage":null}' : ']}';
   }
 
-  /** True once any choice has emitted a frame. */
-  get started(): boolean {
-    return this.choices.some((c) => c?.started);
-  }
-
   /** True when every choice that started has finished (and at least one did). */
   get complete(): boolean {
     let any = false;

@@ -1,6 +1,6 @@
 /**
  * Writing SSE frames. Payloads here are JSON from JSON.stringify, which never contains a raw line
- * break, so a data frame is one `data:` line; a general multi-line writer is provided for text.
+ * break, so a data frame is one `data:` line.
  */
 export const DONE_FRAME = 'data: [DONE]\n\n';
 export const HEARTBEAT_FRAME = ': heartbeat\n\n';
@@ -12,12 +12,4 @@ export function dataFrame(json: string): string {
 export function namedFrame(event: string, json: string): string {
   if (/[\r\n]/.test(event)) throw new Error('SSE event names may not contain CR or LF');
   return `event: ${event}\ndata: ${json}\n\n`;
-}
-
-/** Splits arbitrary text into one `data:` line per line, as the SSE format requires. */
-export function textDataFrame(text: string): string {
-  return `${text
-    .split(/\r\n|\r|\n/)
-    .map((line) => `data: ${line}`)
-    .join('\n')}\n\n`;
 }
