@@ -78,4 +78,41 @@ other processes on the machine used 0.02 cores meanwhile
 | added TTFT p50         | 5.000 ms |   <= 1 ms | FAIL |`,
     );
   });
+
+  it('puts the reference proxy under its comparison: its CPU, and sluice as a multiple of it', () => {
+    const result: BenchResult = {
+      node: 'v24.0.0',
+      cpu: 'Test CPU',
+      cores: 2,
+      pinning: 'none',
+      chunksPerResponse: 20,
+      gatewayStartRssMiB: 80,
+      modes: [
+        {
+          mode: 'fast',
+          concurrency: 32,
+          paceMs: 0,
+          phaseSeconds: 4,
+          rounds: 2,
+          comparisons: [
+            {
+              label: 'OpenAI-compatible upstream',
+              direct: side(1),
+              sluice: side(1, { cpuMsPerRequest: 0.27 }),
+              reference: side(1, { cpuMsPerRequest: 0.25, cpuSystemMsPerRequest: 0.06, errors: 1, errorSamples: ['reset'] }),
+            },
+          ],
+        },
+      ],
+      targets: [],
+    };
+    const lines = formatReport(result).split('\n');
+    const at = lines.indexOf('| requests (errors)            | 1000 (0) | 1000 (0) |               |               |');
+    assert.ok(at > 0);
+    assert.equal(
+      lines[at + 1],
+      'reference: a minimal hand-written proxy (parse + re-serialize each chunk, same core) 0.250 ms CPU/request (kernel 0.060), 500 req/s; sluice CPU = 1.08x the reference',
+    );
+    assert.equal(lines[at + 2], '  reference error: reset');
+  });
 });

@@ -1,11 +1,13 @@
 import type { ProfileSummary } from './profile-summary.ts';
 import type { SideResult } from './stats.ts';
 
-/** The same load straight to the upstream and through sluice. */
+/** The same load straight to the upstream and through sluice (and, in fast mode, the reference proxy). */
 export interface Comparison {
   label: string;
   direct: SideResult;
   sluice: SideResult;
+  /** Through bench/reference-proxy-process.ts: what a minimal proxy costs on this machine. */
+  reference?: SideResult;
 }
 
 export interface ModeResult {
@@ -99,6 +101,19 @@ function comparisonTable(c: Comparison): string {
   return table(rows, [false, true, true, true, true]);
 }
 
+/** One line: the reference proxy's cost, and sluice's CPU as a multiple of it. */
+function referenceLine(c: Comparison): string | undefined {
+  const r = c.reference;
+  if (!r || r.cpuMsPerRequest === undefined) return undefined;
+  const cpu = r.cpuMsPerRequest;
+  const times = c.sluice.cpuMsPerRequest === undefined ? '-' : ratio(c.sluice.cpuMsPerRequest, cpu);
+  return (
+    `reference: a minimal hand-written proxy (parse + re-serialize each chunk, same core) ` +
+    `${cpu.toFixed(3)} ms CPU/request (kernel ${(r.cpuSystemMsPerRequest ?? Number.NaN).toFixed(3)}), ` +
+    `${r.requestsPerSecond.toFixed(0)} req/s; sluice CPU = ${times} the reference`
+  );
+}
+
 function modeHeading(m: ModeResult): string {
   const what =
     m.mode === 'fast'
@@ -108,7 +123,8 @@ function modeHeading(m: ModeResult): string {
     m.otherLoadCores === undefined
       ? ''
       : `\nother processes on the machine used ${m.otherLoadCores.toFixed(2)} cores meanwhile${m.otherLoadCores > 0.1 ? ' (noisy run)' : ''}`;
-  return `${what}; ${m.rounds} x ${m.phaseSeconds} s per side, alternating direct/sluice${noise}`;
+  const sides = m.comparisons.some((c) => c.reference) ? 'direct/sluice/reference' : 'direct/sluice';
+  return `${what}; ${m.rounds} x ${m.phaseSeconds} s per side, alternating ${sides}${noise}`;
 }
 
 export function formatReport(result: BenchResult): string {
@@ -122,8 +138,10 @@ export function formatReport(result: BenchResult): string {
     out.push('', modeHeading(m));
     for (const c of m.comparisons) {
       out.push('', comparisonTable(c));
-      for (const side of ['direct', 'sluice'] as const) {
-        for (const e of c[side].errorSamples) out.push(`  ${side} error: ${e}`);
+      const reference = referenceLine(c);
+      if (reference) out.push(reference);
+      for (const side of ['direct', 'sluice', 'reference'] as const) {
+        for (const e of c[side]?.errorSamples ?? []) out.push(`  ${side} error: ${e}`);
       }
     }
   }

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the same 20-chunk streamed load sent straight to a fake upstream and through
- * sluice, alternating, in a fast mode (CPU cost) and a paced mode (added latency). Three
- * processes: the fake upstream and the gateway are children; this one generates the load.
+ * sluice, alternating, in a fast mode (CPU cost) and a paced mode (added latency); in fast mode
+ * also through a minimal reference proxy, the yardstick for sluice's CPU figure. The fake
+ * upstream, the gateway and the reference proxy are children; this process generates the load.
  * bench/README.md says how to read the output.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,6 +28,8 @@ interface ComparisonSpec {
   label: string;
   direct: Target;
   sluice: Target;
+  /** The same load through the reference proxy (fast mode, OpenAI-compatible row). */
+  reference?: Target;
 }
 
 const SYSTEM = 'You are a concise assistant.';
@@ -61,13 +64,22 @@ function anthropicMessages(origin: string, model: string): Target {
   };
 }
 
-function comparisons(upstream: string, gateway: string, paceMs: number, withAnthropic: boolean): ComparisonSpec[] {
+interface Origins {
+  upstream: string;
+  gateway: string;
+  reference: string;
+}
+
+function comparisons(origins: Origins, paceMs: number, withAnthropic: boolean): ComparisonSpec[] {
+  const { upstream, gateway } = origins;
   const model = paceMs > 0 ? `bench-pace-${paceMs}` : 'bench-fast';
   const specs: ComparisonSpec[] = [
     {
       label: 'OpenAI-compatible upstream',
       direct: openAIChat(upstream, model),
       sluice: openAIChat(gateway, `up/${model}`),
+      // A CPU yardstick: paced mode measures latency, where the reference adds nothing to learn.
+      reference: paceMs === 0 ? openAIChat(origins.reference, `up/${model}`) : undefined,
     },
   ];
   if (withAnthropic) {
@@ -92,23 +104,28 @@ const cpuUs = (from: ProcessSample, to: ProcessSample) => to.userUs + to.systemU
 interface Children {
   gateway: BenchChild<Ready>;
   upstream: BenchChild<Ready>;
+  reference: BenchChild<Ready>;
 }
 
-/** One measured phase, with the CPU both children used during it (and the gateway's peak RSS). */
-async function measured(target: Target, options: PhaseOptions, children: Children, viaGateway: boolean) {
-  const [gatewayBefore, upstreamBefore] = await Promise.all([sample(children.gateway), sample(children.upstream)]);
+/**
+ * One measured phase, with the CPU the upstream and the proxy in the middle (sluice or the
+ * reference; none for direct phases) used during it, and the proxy's peak RSS.
+ */
+async function measured(target: Target, options: PhaseOptions, upstream: BenchChild<Ready>, proxy?: BenchChild<Ready>) {
+  const [proxyBefore, upstreamBefore] = await Promise.all([proxy && sample(proxy), sample(upstream)]);
   const phase = await runPhase(target, options);
-  const [gatewayAfter, upstreamAfter] = await Promise.all([sample(children.gateway), sample(children.upstream)]);
+  const [proxyAfter, upstreamAfter] = await Promise.all([proxy && sample(proxy), sample(upstream)]);
   const usage: PhaseUsage = {
     upstreamCpuUs: cpuUs(upstreamBefore, upstreamAfter),
-    gateway: viaGateway
-      ? {
-          userUs: gatewayAfter.userUs - gatewayBefore.userUs,
-          systemUs: gatewayAfter.systemUs - gatewayBefore.systemUs,
-          requests: phase.timings.length,
-          peakRss: gatewayAfter.peakRss,
-        }
-      : undefined,
+    proxy:
+      proxyBefore && proxyAfter
+        ? {
+            userUs: proxyAfter.userUs - proxyBefore.userUs,
+            systemUs: proxyAfter.systemUs - proxyBefore.systemUs,
+            requests: phase.timings.length,
+            peakRss: proxyAfter.peakRss,
+          }
+        : undefined,
   };
   return { phase, usage };
 }
@@ -138,33 +155,35 @@ async function runMode(
     validateEvery: 50,
   });
   const list = specs(paceMs);
-  const collected = list.map(() => ({
-    direct: { phases: [] as PhaseResult[], usage: [] as PhaseUsage[] },
-    sluice: { phases: [] as PhaseResult[], usage: [] as PhaseUsage[] },
-  }));
+  const newSide = () => ({ phases: [] as PhaseResult[], usage: [] as PhaseUsage[] });
+  const collected = list.map(() => ({ direct: newSide(), sluice: newSide(), reference: newSide() }));
   let sluiceRequests = 0;
   const profileFile = options.profileDir ? join(options.profileDir, `gateway-${mode}.cpuprofile`) : undefined;
-  const benchPids = [process.pid, children.gateway.pid, children.upstream.pid];
+  const benchPids = [process.pid, children.gateway.pid, children.upstream.pid, children.reference.pid];
   const loadFrom = markLoad(benchPids);
   try {
     log(`${mode}: warm-up ${options.warmupSeconds} s per side`);
     for (const spec of list) {
       await runPhase(spec.direct, phase(options.warmupSeconds));
       await runPhase(spec.sluice, phase(options.warmupSeconds));
+      if (spec.reference) await runPhase(spec.reference, phase(options.warmupSeconds));
     }
     if (profileFile) await children.gateway.ask({ type: 'profile-start' });
     for (let round = 1; round <= options.rounds; round++) {
       for (const [i, spec] of list.entries()) {
-        const direct = await measured(spec.direct, phase(phaseSeconds), children, false);
-        const sluice = await measured(spec.sluice, phase(phaseSeconds), children, true);
-        for (const [side, run] of [['direct', direct], ['sluice', sluice]] as const) {
+        const direct = await measured(spec.direct, phase(phaseSeconds), children.upstream);
+        const sluice = await measured(spec.sluice, phase(phaseSeconds), children.upstream, children.gateway);
+        const reference = spec.reference && (await measured(spec.reference, phase(phaseSeconds), children.upstream, children.reference));
+        const runs = [['direct', direct], ['sluice', sluice], ...(reference ? [['reference', reference] as const] : [])] as const;
+        for (const [side, run] of runs) {
           collected[i][side].phases.push(run.phase);
           collected[i][side].usage.push(run.usage);
         }
         sluiceRequests += sluice.phase.timings.length;
         log(
-          `${mode}: round ${round}/${options.rounds} ${spec.label}: direct ${direct.phase.timings.length} req, ` +
-            `sluice ${sluice.phase.timings.length} req, errors ${direct.phase.errors + sluice.phase.errors}`,
+          `${mode}: round ${round}/${options.rounds} ${spec.label}: ` +
+            runs.map(([side, run]) => `${side} ${run.phase.timings.length} req`).join(', ') +
+            `, errors ${runs.reduce((sum, [, run]) => sum + run.phase.errors, 0)}`,
         );
       }
     }
@@ -177,6 +196,7 @@ async function runMode(
     label: spec.label,
     direct: summarize(collected[i].direct.phases, collected[i].direct.usage),
     sluice: summarize(collected[i].sluice.phases, collected[i].sluice.usage),
+    reference: spec.reference ? summarize(collected[i].reference.phases, collected[i].reference.usage) : undefined,
   }));
   const profile = profileFile
     ? summarizeProfile(JSON.parse(readFileSync(profileFile, 'utf8')) as CpuProfile, { top: 25, requests: sluiceRequests })
@@ -225,16 +245,27 @@ async function main(): Promise<number> {
     },
   });
   const gatewayOrigin = `http://127.0.0.1:${gateway.ready.port}`;
+  // Pinned with the gateway: it runs only during its own phases, on the same core.
+  const reference = await startChild<Ready>('./reference-proxy-process.ts', {
+    core: pinning.gatewayCore,
+    env: { ...process.env, BENCH_UPSTREAM_URL: upstreamOrigin },
+  });
+  const origins: Origins = {
+    upstream: upstreamOrigin,
+    gateway: gatewayOrigin,
+    reference: `http://127.0.0.1:${reference.ready.port}`,
+  };
   const startRss = (await sample(gateway)).rss;
   const withAnthropic = (await healthzProviders(gatewayOrigin)).includes('anthropic');
   log(`gateway ${gatewayOrigin}, upstream ${upstreamOrigin}, anthropic row: ${withAnthropic ? 'yes' : 'no (no anthropic provider)'}`);
 
   const modes: ModeResult[] = [];
   for (const mode of options.modes) {
-    const specs = (paceMs: number) => comparisons(upstreamOrigin, gatewayOrigin, paceMs, withAnthropic);
-    modes.push(await runMode(mode, options, { gateway, upstream }, specs, log));
+    const specs = (paceMs: number) => comparisons(origins, paceMs, withAnthropic);
+    modes.push(await runMode(mode, options, { gateway, upstream, reference }, specs, log));
   }
   await gateway.stop();
+  await reference.stop();
   await upstream.stop();
 
   const fast = modes.find((m) => m.mode === 'fast')?.comparisons[0];
@@ -263,7 +294,8 @@ async function main(): Promise<number> {
       if (m.profile) console.log(`\ngateway CPU profile, ${m.mode} mode, measured phases\n${formatProfileSummary(m.profile)}`);
     }
   }
-  const failed = modes.some((m) => m.comparisons.some((c) => c.direct.errors + c.sluice.errors > 0));
+  // A failing reference counts too: its CPU figure would be the cost of failing fast.
+  const failed = modes.some((m) => m.comparisons.some((c) => c.direct.errors + c.sluice.errors + (c.reference?.errors ?? 0) > 0));
   return failed ? 1 : 0;
 }
 

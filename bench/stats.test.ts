@@ -18,8 +18,8 @@ describe('stats', () => {
       { timings: [40].map(timing), errors: 1, errorSamples: ['HTTP 502: bad'], wallMs: 1000 },
     ];
     const side = summarize(phases, [
-      { upstreamCpuUs: 400, gateway: { userUs: 1200, systemUs: 300, requests: 3, peakRss: 100 * 1024 * 1024 } },
-      { upstreamCpuUs: 400, gateway: { userUs: 400, systemUs: 100, requests: 1, peakRss: 120 * 1024 * 1024 } },
+      { upstreamCpuUs: 400, proxy: { userUs: 1200, systemUs: 300, requests: 3, peakRss: 100 * 1024 * 1024 } },
+      { upstreamCpuUs: 400, proxy: { userUs: 400, systemUs: 100, requests: 1, peakRss: 120 * 1024 * 1024 } },
     ]);
     assert.deepEqual(side, {
       requests: 4,

@@ -5,7 +5,7 @@ export interface Percentiles {
   p99: number;
 }
 
-/** One side (direct or sluice) of one comparison, over all its measured phases. */
+/** One side (direct, sluice, or the reference proxy) of one comparison, over all its measured phases. */
 export interface SideResult {
   requests: number;
   errors: number;
@@ -17,13 +17,13 @@ export interface SideResult {
   readsPerResponse: number;
   /** The fake upstream's CPU per request: the same work on both paths, a floor to compare sluice with. */
   upstreamCpuMsPerRequest: number;
-  /** sluice only: the gateway process's user+system CPU over its phases, per request. */
+  /** Through a proxy only: its user+system CPU over its phases, per request. */
   cpuMsPerRequest?: number;
   /** The part of it spent in the kernel (socket reads and writes, mostly). */
   cpuSystemMsPerRequest?: number;
   /** The lowest per-request CPU of a single phase: the least disturbed by other load. */
   cpuMsPerRequestBest?: number;
-  /** sluice only: the highest RSS sampled during its phases. */
+  /** Through a proxy only: the highest RSS sampled during its phases. */
   peakRssMiB?: number;
 }
 
@@ -42,8 +42,8 @@ function percentiles(timings: RequestTiming[], key: 'ttfb' | 'ttft' | 'total'): 
 /** What the child processes used during one phase. */
 export interface PhaseUsage {
   upstreamCpuUs: number;
-  /** Only for phases through sluice. */
-  gateway?: { userUs: number; systemUs: number; requests: number; peakRss: number };
+  /** The process in the middle (sluice, or the reference proxy); absent for direct phases. */
+  proxy?: { userUs: number; systemUs: number; requests: number; peakRss: number };
 }
 
 /** Aggregates the phases of one side with what the processes used during each. */
@@ -61,12 +61,12 @@ export function summarize(phases: PhaseResult[], usage: PhaseUsage[]): SideResul
     readsPerResponse: timings.length > 0 ? timings.reduce((sum, t) => sum + t.reads, 0) / timings.length : 0,
     upstreamCpuMsPerRequest: perRequest(usage.reduce((sum, u) => sum + u.upstreamCpuUs, 0), timings.length),
   };
-  const gateway = usage.flatMap((u) => (u.gateway ? [u.gateway] : []));
-  if (gateway.length > 0) {
-    side.cpuMsPerRequest = perRequest(gateway.reduce((sum, g) => sum + g.userUs + g.systemUs, 0), timings.length);
-    side.cpuSystemMsPerRequest = perRequest(gateway.reduce((sum, g) => sum + g.systemUs, 0), timings.length);
-    side.cpuMsPerRequestBest = Math.min(...gateway.map((g) => perRequest(g.userUs + g.systemUs, g.requests)));
-    side.peakRssMiB = Math.max(...gateway.map((g) => g.peakRss)) / (1024 * 1024);
+  const proxy = usage.flatMap((u) => (u.proxy ? [u.proxy] : []));
+  if (proxy.length > 0) {
+    side.cpuMsPerRequest = perRequest(proxy.reduce((sum, g) => sum + g.userUs + g.systemUs, 0), timings.length);
+    side.cpuSystemMsPerRequest = perRequest(proxy.reduce((sum, g) => sum + g.systemUs, 0), timings.length);
+    side.cpuMsPerRequestBest = Math.min(...proxy.map((g) => perRequest(g.userUs + g.systemUs, g.requests)));
+    side.peakRssMiB = Math.max(...proxy.map((g) => g.peakRss)) / (1024 * 1024);
   }
   return side;
 }
