@@ -7,7 +7,7 @@ import type { CountRequest, CountResponse } from './token-counter-worker.ts';
  * Exact for OpenAI models, an estimate for everyone else; records say `estimated` either way.
  *
  * The encodings live in a worker thread. In the main thread they cost twice: loading evaluates a
- * large module synchronously (~200 ms, stalling every open stream), and their ~90 MiB of arrays
+ * large module synchronously (~150 ms, stalling every open stream), and their ~70 MiB of arrays
  * sit in the heap every major GC marks (~40 us per streamed request in `npm run bench`). Counting
  * is needed only when an upstream reports no usage, so a message round trip is cheap by comparison.
  */
