@@ -200,6 +200,12 @@ describe('bad requests', () => {
       'tools[0].function.name',
       /must be 1-64 letters, digits, _ or -/,
     ],
+    [
+      'a function tool without its function',
+      { model: 'up/m', messages: user, tools: [{ type: 'function' }] },
+      'tools[0].function',
+      /a function tool needs its `function` object/,
+    ],
   ];
 
   for (const [name, body, param, message] of table) {

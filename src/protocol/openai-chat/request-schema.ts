@@ -69,6 +69,14 @@ const functionTool = z.object({
   }),
 });
 
+/**
+ * A tool the upstream runs itself (OpenRouter's `openrouter:web_search`, a vendor's hosted tools):
+ * passed through to OpenAI-compatible upstreams as sent; a native provider answers 400 naming it.
+ */
+const hostedTool = z
+  .looseObject({ type: z.string() })
+  .refine((tool) => tool.type !== 'function', { message: 'a function tool needs its `function` object', path: ['function'] });
+
 const toolChoice = z.union([
   z.enum(['none', 'auto', 'required']),
   z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) }),
@@ -109,7 +117,7 @@ export const chatRequestSchema = z.looseObject({
   seed: z.number().int().nullable().optional(),
   user: z.string().optional(),
   metadata: z.record(z.string(), z.string()).nullable().optional(),
-  tools: z.array(functionTool).optional(),
+  tools: z.array(z.union([functionTool, hostedTool])).optional(),
   tool_choice: toolChoice.optional(),
   parallel_tool_calls: z.boolean().optional(),
   response_format: responseFormat.optional(),
@@ -118,4 +126,5 @@ export const chatRequestSchema = z.looseObject({
 });
 
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
+export type FunctionTool = z.infer<typeof functionTool>;
 export type ChatMessage = z.infer<typeof chatMessage>;

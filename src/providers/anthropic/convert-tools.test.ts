@@ -12,6 +12,19 @@ const tools = [
 const request = (extra: Record<string, unknown>) => parseChatRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], tools, ...extra });
 
 describe('anthropic tool conversion', () => {
+  it('refuses a hosted tool (another upstream runs it) with a 400 naming it, or drops it under drop_params', () => {
+    const hosted = parseChatRequest({
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [tools[1], { type: 'openrouter:web_search', parameters: { max_uses: 1 } }],
+    });
+    assert.throws(
+      () => convertTools(hosted, false, unsupportedParams(false)),
+      (err: unknown) => err instanceof GatewayError && err.status === 400 && err.param === 'tools[1]' && /openrouter:web_search/.test(err.message),
+    );
+    assert.deepEqual(convertTools(hosted, false, unsupportedParams(true)), { tools: [{ name: 'now', input_schema: { type: 'object', properties: {} } }] });
+  });
+
   it('maps definitions, with an empty object schema for a tool without parameters', () => {
     assert.deepEqual(convertTools(request({}), false, unsupportedParams(false)), {
       tools: [

@@ -1,4 +1,5 @@
 import type { ChatRequest } from '../../protocol/openai-chat/request-schema.ts';
+import { functionTools } from '../function-tools.ts';
 import type { Unsupported } from './unsupported.ts';
 
 export interface AnthropicTool {
@@ -24,8 +25,9 @@ export interface ConvertedTools {
  * unsupported then. Without tools there is nothing to choose from and tool_choice is left out.
  */
 export function convertTools(request: ChatRequest, thinking: boolean, unsupported: Unsupported): ConvertedTools {
-  if (!request.tools || request.tools.length === 0) return {};
-  const tools = request.tools.map(({ function: f }) => {
+  const functions = functionTools(request, 'anthropic', unsupported);
+  if (functions.length === 0) return {};
+  const tools = functions.map(({ function: f }) => {
     const tool: AnthropicTool = { name: f.name, input_schema: f.parameters ?? { type: 'object', properties: {} } };
     if (f.description !== undefined) tool.description = f.description;
     return tool;

@@ -1,6 +1,7 @@
 import { errors } from '../../errors/catalog.ts';
 import type { ChatRequest } from '../../protocol/openai-chat/request-schema.ts';
 import type { UpstreamRequest } from '../../upstream/http-client.ts';
+import { functionTools } from '../function-tools.ts';
 import { type ConverseBlock, type ConverseMessage, convertMessages } from './convert-messages.ts';
 
 export interface BedrockTarget {
@@ -126,14 +127,15 @@ function buildToolConfig(
   messages: ConverseMessage[],
   unsupported: (param: string, why: string) => void,
 ): ConverseBody['toolConfig'] {
-  if (!r.tools || r.tools.length === 0) return undefined;
+  const functions = functionTools(r, 'bedrock', unsupported);
+  if (functions.length === 0) return undefined;
   const choice = r.tool_choice;
   if (choice === 'none') {
     // Converse has no "none": the tools are left out, which it only accepts while no tool blocks are in the conversation.
     if (!messages.some((m) => m.content.some(isToolBlock))) return undefined;
     unsupported('tool_choice', 'Bedrock Converse has no tool_choice "none" once the conversation holds tool calls');
   }
-  const tools = r.tools.map(({ function: f }) => {
+  const tools = functions.map(({ function: f }) => {
     const spec: ToolSpec = { name: f.name, inputSchema: { json: f.parameters ?? { type: 'object', properties: {} } } };
     if (f.description) spec.description = f.description;
     if (f.strict) spec.strict = true;

@@ -1,5 +1,6 @@
 import type { ChatRequest } from '../../protocol/openai-chat/request-schema.ts';
 import type { UpstreamRequest } from '../../upstream/http-client.ts';
+import { functionTools } from '../function-tools.ts';
 import { convertMessages } from './convert-messages.ts';
 import { type ParamPolicy, paramPolicy } from './params.ts';
 import { thinkingConfig } from './thinking-config.ts';
@@ -67,7 +68,7 @@ export function buildGoogleRequest(request: ChatRequest, model: string, stream: 
  */
 function toolsOf(request: ChatRequest, policy: ParamPolicy): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = {};
-  const tools = request.tools ?? [];
+  const tools = functionTools(request, 'google', policy.unsupported);
   if (tools.length > 0) {
     out.tools = [
       {

@@ -1,0 +1,20 @@
+import type { ChatRequest, FunctionTool } from '../protocol/openai-chat/request-schema.ts';
+
+/**
+ * The request's function tools, for a native provider. A hosted tool (any other `type`, e.g.
+ * OpenRouter's `openrouter:web_search`) is run by an OpenAI-compatible upstream itself; a native
+ * provider has no such tool, so each one is reported as unsupported (a 400 naming `tools[i]`, or
+ * left out under drop_params).
+ */
+export function functionTools(
+  request: ChatRequest,
+  provider: string,
+  unsupported: (param: string, why: string) => void,
+): FunctionTool[] {
+  const out: FunctionTool[] = [];
+  request.tools?.forEach((tool, i) => {
+    if ('function' in tool) out.push(tool as FunctionTool);
+    else unsupported(`tools[${i}]`, `${provider} takes only function tools, and \`${tool.type}\` is a tool run by another upstream`);
+  });
+  return out;
+}
