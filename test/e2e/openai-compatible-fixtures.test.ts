@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI, { APIError } from 'openai';
-import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { openAIStreamBody } from '../helpers/fixtures.ts';
+import { openAIStreamBody, readFixture } from '../helpers/fixtures.ts';
 import { parseSse, rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import {
   type ExpectedMessage,
@@ -11,6 +11,7 @@ import {
   expectedUsage,
   foldChunks,
   openAICompatibleRecordings,
+  type RawAnnotation,
   withThinkTagsAsReasoning,
 } from '../helpers/openai-recordings.ts';
 
@@ -141,6 +142,21 @@ describe('every OpenAI-compatible recording, through sluice to the openai SDK', 
     assert.match(error.message, /^400 Tool call validation failed: /);
   });
 
+  it('OpenRouter web search: the recorded request (a hosted openrouter:web_search tool) goes upstream as sent, the citations come back', async () => {
+    const name = 'openrouter/web-search-annotations.sse';
+    // The SDK's types know only function tools; the body is what OpenRouter's own clients send.
+    const recorded = JSON.parse(readFixture('openrouter/web-search-annotations.request.json').toString('utf8')) as ChatCompletionCreateParamsStreaming;
+    upstream.reply({ body: openAIStreamBody(name), randomSplit: { seed: 7 } });
+    const stream = await gw.client.chat.completions.create({ ...recorded, model: 'up/deepseek/deepseek-chat' });
+    const chunks: ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const sent = upstream.requests.at(-1)?.json as { tools: unknown; model: string };
+    assert.deepEqual([sent.model, sent.tools], ['deepseek/deepseek-chat', recorded.tools]);
+    const [choice] = rebuilt(chunks).choices;
+    assert.equal(choice.annotations.length, 5);
+    assert.deepEqual(choice, expectedFromRecording(name).choices[0]);
+  });
+
   it('Hugging Face: with think_tags: reasoning the <think> block arrives as reasoning_content', async () => {
     const name = 'huggingface/router-together-deepseek-r1-think-tags.sse';
     upstream.reply({ body: openAIStreamBody(name), randomSplit: { seed: 42, maxPiece: 9 } });
@@ -168,6 +184,7 @@ describe('every OpenAI-compatible recording, through sluice to the openai SDK', 
             ...(c.toolCalls.length > 0 && {
               tool_calls: c.toolCalls.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments } })),
             }),
+            ...(c.annotations.length > 0 && { annotations: c.annotations }),
           },
           logprobs: c.logprobs && { content: c.logprobs, refusal: null },
           finish_reason: c.finishReason,
@@ -185,6 +202,7 @@ describe('every OpenAI-compatible recording, through sluice to the openai SDK', 
           toolCalls: (c.message.tool_calls ?? []).flatMap((t) =>
             t.type === 'function' ? [{ id: t.id, name: t.function.name, arguments: t.function.arguments }] : [],
           ),
+          annotations: (c.message.annotations ?? []) as RawAnnotation[],
           finishReason: c.finish_reason,
           logprobs: c.logprobs?.content ?? null,
         })),
@@ -199,6 +217,7 @@ describe('every OpenAI-compatible recording, through sluice to the openai SDK', 
       'openai-chat/gpt4o-refusal-structured-output.sse',
       'deepseek/reasoner-reasoning-content.jsonl',
       'xai/chat-grok3-mini-tool-call.jsonl',
+      'openrouter/web-search-annotations.sse',
     ]) {
       it(`answers ${name} as one chat.completion`, async () => {
         const expected = expectedFromRecording(name);

@@ -56,6 +56,7 @@ function anthropicExpected(name: string): ResponseDigest & { signature: string |
     text: text || null,
     refusal: null,
     calls,
+    annotations: [],
     usage: usage(u.input_tokens + cached + (u.cache_creation_input_tokens ?? 0), u.output_tokens, cached),
     signature,
   };
@@ -85,6 +86,7 @@ function geminiExpected(name: string): ResponseDigest & { signature: string | nu
     text: text || null,
     refusal: null,
     calls,
+    annotations: [],
     usage: usage(u.promptTokenCount, u.candidatesTokenCount + thoughts, 0, thoughts),
     signature,
   };
@@ -228,6 +230,7 @@ describe('the Responses surface over the native providers', { skip: !haveFixture
           text: expected.text,
           refusal: null,
           calls: expected.toolCalls.map((t) => ({ call_id: t.id, name: t.name, arguments: t.arguments })),
+          annotations: [],
           usage: usage(u.inputTokens, u.outputTokens, u.cachedInputTokens ?? 0, u.reasoningTokens ?? 0),
         };
         assert.deepEqual(digest(wire), want);

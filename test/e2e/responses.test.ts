@@ -95,7 +95,7 @@ describe('/v1/responses through the openai SDK', () => {
       output_tokens_details: { reasoning_tokens: reasoning },
       total_tokens: input + output,
     });
-    const none = { incomplete: null, reasoning: null, text: null, refusal: null, calls: [] };
+    const none = { incomplete: null, reasoning: null, text: null, refusal: null, calls: [], annotations: [] };
     const cases: Record<string, ResponseDigest> = {
       'mock/echo': { ...none, status: 'completed', text: 'You said: hello there', usage: usage(5, 4) },
       'mock/reasoning': {

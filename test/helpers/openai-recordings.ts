@@ -32,9 +32,16 @@ export interface ExpectedChoice {
   reasoning: string | null;
   refusal: string | null;
   toolCalls: ExpectedToolCall[];
+  /** Citations (web search) as sent: `{type: 'url_citation', url_citation: {...}}`. */
+  annotations: RawAnnotation[];
   finishReason: string | null;
   logprobs: TokenLogprob[] | null;
 }
+
+export type RawAnnotation = {
+  type: string;
+  url_citation: { url: string; title: string; start_index: number; end_index: number; content?: string };
+};
 
 /** Usage in OpenAI's client-facing shape; absent details are left out. */
 export interface ExpectedUsage {
@@ -68,6 +75,7 @@ type RawChoice = {
     reasoning?: string | null;
     refusal?: string | null;
     tool_calls?: RawToolCall[] | null;
+    annotations?: RawAnnotation[] | null;
   };
 };
 export type RawUsage = {
@@ -112,12 +120,20 @@ export function expectedFromRecording(name: string): ExpectedMessage {
  * the message they spell, and the last usage object as sent.
  */
 export function foldChunks(chunks: readonly object[]): { choices: ExpectedChoice[]; usage: RawUsage | null } {
-  const choices: { content: string; reasoning: string; refusal: string; calls: Map<number, ExpectedToolCall>; finishReason: string | null; logprobs: TokenLogprob[] }[] = [];
+  const choices: {
+    content: string;
+    reasoning: string;
+    refusal: string;
+    calls: Map<number, ExpectedToolCall>;
+    annotations: RawAnnotation[];
+    finishReason: string | null;
+    logprobs: TokenLogprob[];
+  }[] = [];
   let usage: RawUsage | null = null;
   for (const chunk of chunks as RawChunk[]) {
     for (const c of chunk.choices ?? []) {
       const i = c.index ?? 0;
-      const choice = (choices[i] ??= { content: '', reasoning: '', refusal: '', calls: new Map(), finishReason: null, logprobs: [] });
+      const choice = (choices[i] ??= { content: '', reasoning: '', refusal: '', calls: new Map(), annotations: [], finishReason: null, logprobs: [] });
       const d = c.delta ?? {};
       choice.reasoning += d.reasoning_content ?? d.reasoning ?? '';
       if (typeof d.content === 'string') choice.content += d.content;
@@ -127,6 +143,7 @@ export function foldChunks(chunks: readonly object[]): { choices: ExpectedChoice
         else choice.content += part.text ?? '';
       }
       choice.refusal += d.refusal ?? '';
+      choice.annotations.push(...(d.annotations ?? []));
       choice.logprobs.push(...(c.logprobs?.content ?? []));
       for (const t of d.tool_calls ?? []) {
         let call = choice.calls.get(t.index);
@@ -145,6 +162,7 @@ export function foldChunks(chunks: readonly object[]): { choices: ExpectedChoice
       reasoning: c.reasoning || null,
       refusal: c.refusal || null,
       toolCalls: [...c.calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call),
+      annotations: c.annotations,
       finishReason: c.finishReason,
       logprobs: c.logprobs.length > 0 ? c.logprobs : null,
     })),

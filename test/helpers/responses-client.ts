@@ -8,11 +8,13 @@ export interface ResponseDigest {
   text: string | null;
   refusal: string | null;
   calls: { call_id: string; name: string; arguments: string }[];
+  /** The output_text parts' annotations, in order. */
+  annotations: unknown[];
   usage: unknown;
 }
 
 // Just the fields a digest reads.
-type Part = { type: string; text?: string; refusal?: string };
+type Part = { type: string; text?: string; refusal?: string; annotations?: unknown[] };
 type Item = { type: string; summary?: { text: string }[]; content?: Part[]; call_id?: string; name?: string; arguments?: string };
 interface ResponseLike {
   status?: string;
@@ -26,11 +28,15 @@ export function digest(response: ResponseLike): ResponseDigest {
   let text = '';
   let refusal = '';
   const calls: ResponseDigest['calls'] = [];
+  const annotations: unknown[] = [];
   for (const item of response.output as Item[]) {
     if (item.type === 'reasoning') reasoning += (item.summary ?? []).map((s) => s.text).join('');
     if (item.type === 'function_call') calls.push({ call_id: item.call_id ?? '', name: item.name ?? '', arguments: item.arguments ?? '' });
     for (const part of item.type === 'message' ? (item.content ?? []) : []) {
-      if (part.type === 'output_text') text += part.text ?? '';
+      if (part.type === 'output_text') {
+        text += part.text ?? '';
+        annotations.push(...(part.annotations ?? []));
+      }
       if (part.type === 'refusal') refusal += part.refusal ?? '';
     }
   }
@@ -41,6 +47,7 @@ export function digest(response: ResponseLike): ResponseDigest {
     text: text || null,
     refusal: refusal || null,
     calls,
+    annotations,
     usage: response.usage ?? null,
   };
 }
@@ -60,6 +67,14 @@ export function expectedDigest(expected: ExpectedMessage): ResponseDigest {
     text: c.content,
     refusal: c.refusal,
     calls: c.toolCalls.map((t) => ({ call_id: t.id, name: t.name, arguments: t.arguments })),
+    // The Responses shape: flat, and without the excerpt some chat providers add.
+    annotations: c.annotations.map(({ type, url_citation: a }) => ({
+      type,
+      start_index: a.start_index,
+      end_index: a.end_index,
+      url: a.url,
+      title: a.title,
+    })),
     usage: u && {
       input_tokens: u.prompt_tokens,
       input_tokens_details: { cached_tokens: u.cached_tokens ?? 0 },

@@ -96,6 +96,22 @@ describe('checkResponsesStream', () => {
     rejects(wire(events), /event 8 .*no open content part 0/);
   });
 
+  it('checks citations: annotation_index in order, inside the open output_text part, and held by the part when it is done', () => {
+    const cite = { type: 'url_citation', start_index: 0, end_index: 2, url: 'https://a.example', title: 'A' };
+    const added = (index: number) => ({ type: 'response.output_text.annotation.added', ...at(0), content_index: 0, annotation_index: index, annotation: cite });
+    const withCitations = (indexes: number[], donePart = { ...part('Hi!'), annotations: indexes.map(() => cite) }) => {
+      const events = replace(7, { type: 'response.content_part.done', ...at(0), content_index: 0, part: donePart });
+      events.splice(5, 0, ...indexes.map(added));
+      return events;
+    };
+    assert.equal(checkResponsesStream(wire(withCitations([0, 1]))).events[6].type, 'response.output_text.annotation.added');
+    rejects(wire(withCitations([0, 2])), /event 6 .*annotation_index 2, expected 1/);
+    rejects(wire(withCitations([0], part('Hi!'))), /does not hold the annotations added to it/);
+    const late = valid();
+    late.splice(8, 0, added(0));
+    rejects(wire(late), /event 8 .*no open content part 0/);
+  });
+
   it('rejects a delta for an item that is already done', () => {
     const events = valid();
     events.splice(13, 0, { type: 'response.function_call_arguments.delta', ...at(1), delta: 'x' });

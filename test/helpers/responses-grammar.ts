@@ -32,7 +32,9 @@ export interface ResponsesEvent {
   summary_index?: number;
   item_id?: string;
   item?: Item;
-  part?: { type: string; text?: string; refusal?: string };
+  part?: { type: string; text?: string; refusal?: string; annotations?: unknown[] };
+  annotation_index?: number;
+  annotation?: { type?: string };
   delta?: string;
   text?: string;
   refusal?: string;
@@ -86,6 +88,8 @@ interface OpenPart {
   text: string;
   /** The `*.done` event for the text came. */
   textDone: boolean;
+  /** output_text: the annotations added, in order. */
+  annotations: unknown[];
 }
 
 interface OpenItem {
@@ -184,7 +188,7 @@ export function checkResponsesStream(body: string, options: GrammarOptions = {})
         if (index !== item[kind].length) fail(at, `${kind} index ${index}, expected ${item[kind].length}`);
         if (!e.part?.type) return fail(at, 'no part');
         if ((e.part.text ?? e.part.refusal ?? '') !== '') fail(at, 'a part must be announced empty');
-        item[kind].push({ type: e.part.type, open: true, text: '', textDone: false });
+        item[kind].push({ type: e.part.type, open: true, text: '', textDone: false, annotations: [] });
         return;
       }
       case 'response.content_part.done':
@@ -193,6 +197,9 @@ export function checkResponsesStream(body: string, options: GrammarOptions = {})
         const part = openPart(at, e, kind, e.part?.type ?? '?');
         if (!part.textDone) fail(at, 'the part closes before its text is done');
         if ((e.part?.text ?? e.part?.refusal) !== part.text) fail(at, 'the part is not its deltas');
+        if (part.type === 'output_text' && JSON.stringify(e.part?.annotations ?? []) !== JSON.stringify(part.annotations)) {
+          fail(at, 'the part does not hold the annotations added to it');
+        }
         part.open = false;
         return;
       }
@@ -201,6 +208,13 @@ export function checkResponsesStream(body: string, options: GrammarOptions = {})
         return;
       case 'response.output_text.done':
         return textDone(at, openPart(at, e, 'content', 'output_text'), e.text);
+      case 'response.output_text.annotation.added': {
+        const part = openPart(at, e, 'content', 'output_text');
+        if (e.annotation_index !== part.annotations.length) fail(at, `annotation_index ${e.annotation_index}, expected ${part.annotations.length}`);
+        if (!e.annotation?.type) fail(at, 'an annotation without a type');
+        part.annotations.push(e.annotation);
+        return;
+      }
       case 'response.refusal.delta':
         openPart(at, e, 'content', 'refusal').text += e.delta ?? '';
         return;

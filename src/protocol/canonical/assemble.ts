@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
-import type { CanonicalEvent, StartEvent, TokenLogprob } from './events.ts';
+import type { CanonicalEvent, StartEvent, TokenLogprob, UrlCitation } from './events.ts';
 import type { FinishReason } from './finish-reason.ts';
 import type { Usage } from './usage.ts';
 
@@ -17,6 +17,7 @@ export interface AssembledChoice {
   redactedReasoning: string[];
   refusal: string | null;
   toolCalls: AssembledToolCall[];
+  annotations: UrlCitation[];
   finishReason: FinishReason | null;
   logprobs: { content: TokenLogprob[] | null; refusal: TokenLogprob[] | null };
 }
@@ -37,6 +38,7 @@ function newChoice(index: number): AssembledChoice {
     redactedReasoning: [],
     refusal: null,
     toolCalls: [],
+    annotations: [],
     finishReason: null,
     logprobs: { content: null, refusal: null },
   };
@@ -82,6 +84,9 @@ export function assemble(events: Iterable<CanonicalEvent>): AssembledMessage {
         if (e.logprobs) c.logprobs.refusal = [...(c.logprobs.refusal ?? []), ...e.logprobs];
         break;
       }
+      case 'annotation':
+        choiceAt(e.choice).annotations.push(e.annotation);
+        break;
       case 'tool-call-start': {
         const call = { id: e.id, name: e.name, arguments: '' };
         callSlots.set(`${e.choice}:${e.index}`, call);

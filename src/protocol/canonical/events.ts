@@ -19,6 +19,7 @@ export type CanonicalEvent =
   | TextEvent
   | ReasoningEvent
   | RefusalEvent
+  | AnnotationEvent
   | ToolCallStartEvent
   | ToolCallDeltaEvent
   | FinishEvent
@@ -57,6 +58,26 @@ export interface RefusalEvent {
   choice: number;
   text: string;
   logprobs?: TokenLogprob[];
+}
+
+/**
+ * A source the answer cites (web search results), as OpenAI's `url_citation`: start and end are
+ * character offsets into the choice's text (0 and 0 when a provider cites without placing it).
+ */
+export interface UrlCitation {
+  type: 'url_citation';
+  url: string;
+  title: string;
+  startIndex: number;
+  endIndex: number;
+  /** The cited excerpt, where the provider sends one (OpenRouter does). */
+  content?: string;
+}
+
+export interface AnnotationEvent {
+  type: 'annotation';
+  choice: number;
+  annotation: UrlCitation;
 }
 
 export interface ToolCallStartEvent {

@@ -3,6 +3,7 @@ import { renderStreamError } from '../../errors/render.ts';
 import type { CanonicalEvent, TokenLogprob } from '../canonical/events.ts';
 import { toOpenAIUsage, type Usage } from '../canonical/usage.ts';
 import { dataFrame, namedFrame } from '../sse/frames.ts';
+import { chatAnnotation } from './annotations.ts';
 
 export interface ChatChunkEncoderOptions {
   id: string;
@@ -93,6 +94,11 @@ export class ChatChunkEncoder {
         if (parts.length === 0) return '';
         return this.delta(event.choice, `{${parts.join(',')}}`, 'null', { type: 'reasoning', data: event.text });
       }
+      case 'annotation':
+        return this.delta(event.choice, `{"annotations":[${JSON.stringify(chatAnnotation(event.annotation))}]}`, 'null', {
+          type: 'annotation',
+          data: event.annotation.url,
+        });
       case 'tool-call-start': {
         const state = this.choice(event.choice);
         const index = state.toolIndex.size;

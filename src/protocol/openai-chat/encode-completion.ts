@@ -1,5 +1,6 @@
 import type { AssembledMessage } from '../canonical/assemble.ts';
 import { toOpenAIUsage } from '../canonical/usage.ts';
+import { chatAnnotation } from './annotations.ts';
 
 export interface CompletionIdentity {
   id: string;
@@ -29,6 +30,7 @@ export function encodeCompletion(message: AssembledMessage, identity: Completion
           function: { name: t.name, arguments: t.arguments },
         }));
       }
+      if (c.annotations.length > 0) msg.annotations = c.annotations.map(chatAnnotation);
       const hasLogprobs = c.logprobs.content !== null || c.logprobs.refusal !== null;
       return {
         index: c.index,

@@ -292,4 +292,28 @@ describe('ResponsesEventEncoder', () => {
     ]);
     assert.deepEqual(events.at(-1), { type: 'response.completed', sequence_number: 8, response: response('completed', [item]) });
   });
+
+  it('citations: annotation.added on the output_text part (opened by a citation that comes first), kept in the part', () => {
+    const where = { item_id: 'msg_r1_0', output_index: 0, content_index: 0 };
+    const cite = (url: string, startIndex: number, endIndex: number): CanonicalEvent => ({
+      type: 'annotation',
+      choice: 0,
+      annotation: { type: 'url_citation', url, title: `T ${url}`, startIndex, endIndex, content: 'an excerpt' },
+    });
+    const a = (url: string, start: number, end: number) => ({ type: 'url_citation', start_index: start, end_index: end, url, title: `T ${url}` });
+    const part = { ...textPart('See docs.'), annotations: [a('https://a.example', 0, 0), a('https://b.example', 4, 8)] };
+    const item = messageItem('msg_r1_0', 'completed', [part]);
+    assert.deepEqual(encode([cite('https://a.example', 0, 0), text('See docs.'), cite('https://b.example', 4, 8), finish('stop')]), [
+      ...opening,
+      { type: 'response.output_item.added', sequence_number: 2, output_index: 0, item: messageItem('msg_r1_0', 'in_progress', []) },
+      { type: 'response.content_part.added', sequence_number: 3, ...where, part: textPart('') },
+      { type: 'response.output_text.annotation.added', sequence_number: 4, ...where, annotation_index: 0, annotation: a('https://a.example', 0, 0) },
+      { type: 'response.output_text.delta', sequence_number: 5, ...where, delta: 'See docs.', logprobs: [] },
+      { type: 'response.output_text.annotation.added', sequence_number: 6, ...where, annotation_index: 1, annotation: a('https://b.example', 4, 8) },
+      { type: 'response.output_text.done', sequence_number: 7, ...where, text: 'See docs.', logprobs: [] },
+      { type: 'response.content_part.done', sequence_number: 8, ...where, part },
+      { type: 'response.output_item.done', sequence_number: 9, output_index: 0, item },
+      { type: 'response.completed', sequence_number: 10, response: response('completed', [item]) },
+    ]);
+  });
 });

@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
-import type { CanonicalEvent } from '../canonical/events.ts';
+import type { CanonicalEvent, UrlCitation } from '../canonical/events.ts';
 import type { FinishReason } from '../canonical/finish-reason.ts';
 import type { Usage } from '../canonical/usage.ts';
 import { namedFrame } from '../sse/frames.ts';
@@ -42,6 +42,8 @@ export class ResponsesEventEncoder {
         return event.text ? this.start() + this.messageDelta('output_text', event.text) : '';
       case 'refusal':
         return event.text ? this.start() + this.messageDelta('refusal', event.text) : '';
+      case 'annotation':
+        return this.start() + this.annotation(event.annotation);
       case 'reasoning':
         return this.start() + this.reasoningDelta(event.text, event.signature);
       case 'tool-call-start':
@@ -122,6 +124,33 @@ export class ResponsesEventEncoder {
   }
 
   private messageDelta(kind: 'output_text' | 'refusal', text: string): string {
+    const { frames, where, part } = this.openPart(kind);
+    if (part.type === 'output_text') {
+      part.text += text;
+      return frames + this.event('response.output_text.delta', { ...where, delta: text, logprobs: [] });
+    }
+    part.refusal += text;
+    return frames + this.event('response.refusal.delta', { ...where, delta: text });
+  }
+
+  /** A citation belongs to the output_text part it annotates (opened here when it comes first). */
+  private annotation(a: UrlCitation): string {
+    const { frames, where, part } = this.openPart('output_text');
+    if (part.type !== 'output_text') return frames;
+    const annotation = { type: 'url_citation', start_index: a.startIndex, end_index: a.endIndex, url: a.url, title: a.title };
+    part.annotations.push(annotation);
+    return (
+      frames +
+      this.event('response.output_text.annotation.added', { ...where, annotation_index: part.annotations.length - 1, annotation })
+    );
+  }
+
+  /** Opens the message item and a part of this kind where needed, closing what stands in the way. */
+  private openPart(kind: 'output_text' | 'refusal'): {
+    frames: string;
+    where: { item_id: string; output_index: number; content_index: number };
+    part: OutputPart;
+  } {
     let frames = '';
     if (!this.message) {
       frames += this.closeAll();
@@ -132,9 +161,9 @@ export class ResponsesEventEncoder {
     }
     const m = this.message;
     if (m.part && m.part.type !== kind) frames += this.closePart();
-    if (!m.part) {
-      const part: OutputPart =
-        kind === 'output_text' ? { type: 'output_text', text: '', annotations: [], logprobs: [] } : { type: 'refusal', refusal: '' };
+    let part = m.part;
+    if (!part) {
+      part = kind === 'output_text' ? { type: 'output_text', text: '', annotations: [], logprobs: [] } : { type: 'refusal', refusal: '' };
       m.part = part;
       m.item.content.push(part);
       frames += this.event('response.content_part.added', {
@@ -144,26 +173,7 @@ export class ResponsesEventEncoder {
         part: { ...part },
       });
     }
-    const contentIndex = m.item.content.length - 1;
-    if (m.part.type === 'output_text') {
-      m.part.text += text;
-      frames += this.event('response.output_text.delta', {
-        item_id: m.item.id,
-        output_index: m.index,
-        content_index: contentIndex,
-        delta: text,
-        logprobs: [],
-      });
-    } else {
-      m.part.refusal += text;
-      frames += this.event('response.refusal.delta', {
-        item_id: m.item.id,
-        output_index: m.index,
-        content_index: contentIndex,
-        delta: text,
-      });
-    }
-    return frames;
+    return { frames, where: { item_id: m.item.id, output_index: m.index, content_index: m.item.content.length - 1 }, part };
   }
 
   private closePart(): string {

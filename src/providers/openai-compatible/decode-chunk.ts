@@ -14,12 +14,19 @@ export interface ChunkToolCall {
 
 type ContentPart = { type?: string; text?: string; thinking?: ContentPart[] | string };
 
+/** OpenAI's annotation shape; OpenRouter adds the cited `content`. */
+interface ChunkAnnotation {
+  type?: string;
+  url_citation?: { url?: string; title?: string; start_index?: number; end_index?: number; content?: string } | null;
+}
+
 export interface ChunkDelta {
   content?: string | ContentPart[] | null;
   reasoning_content?: string | null;
   reasoning?: string | null;
   refusal?: string | null;
   tool_calls?: ChunkToolCall[] | null;
+  annotations?: ChunkAnnotation[] | null;
 }
 
 export interface ChunkChoice {
@@ -136,6 +143,7 @@ export class ChunkDecoder {
         out.push({ type: 'refusal', choice, text: delta.refusal, logprobs: nonEmpty(c.logprobs?.refusal) });
       }
       if (delta.tool_calls) for (const call of delta.tool_calls) this.toolCall(choice, state, call, out);
+      if (delta.annotations) for (const a of delta.annotations) annotation(choice, a, out);
     }
     if (c.finish_reason && !state.finished) {
       state.finished = true;
@@ -196,6 +204,24 @@ export class ChunkDecoder {
     const args = call.function?.arguments;
     if (args) out.push({ type: 'tool-call-delta', choice, index: slot.index, arguments: args });
   }
+}
+
+/** url_citation annotations (web search: OpenAI search models, OpenRouter); other kinds are not kept. */
+function annotation(choice: number, a: ChunkAnnotation, out: CanonicalEvent[]): void {
+  const c = a?.url_citation;
+  if (a?.type !== 'url_citation' || !c || typeof c.url !== 'string') return;
+  out.push({
+    type: 'annotation',
+    choice,
+    annotation: {
+      type: 'url_citation',
+      url: c.url,
+      title: c.title ?? '',
+      startIndex: c.start_index ?? 0,
+      endIndex: c.end_index ?? 0,
+      ...(typeof c.content === 'string' ? { content: c.content } : {}),
+    },
+  });
 }
 
 function flattenText(value: ContentPart[] | string | undefined): string {

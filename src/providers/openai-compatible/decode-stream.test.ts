@@ -31,6 +31,10 @@ function summarize(m: AssembledMessage): Omit<ExpectedMessage, 'rawUsage'> {
       reasoning: c.reasoning,
       refusal: c.refusal,
       toolCalls: c.toolCalls,
+      annotations: c.annotations.map(({ type, url, title, startIndex, endIndex, content }) => ({
+        type,
+        url_citation: { url, title, start_index: startIndex, end_index: endIndex, ...(content !== undefined && { content }) },
+      })),
       finishReason: c.finishReason,
       logprobs: c.logprobs.content,
     })),

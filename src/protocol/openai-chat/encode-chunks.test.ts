@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { CanonicalEvent } from '../canonical/events.ts';
+import { ChatChunkEncoder, type ChatChunkEncoderOptions } from './encode-chunks.ts';
+
+const options: ChatChunkEncoderOptions = {
+  id: 'chatcmpl-1',
+  created: 1700000000,
+  model: 'openrouter/deepseek/deepseek-chat',
+  includeUsage: false,
+  errorStyle: 'data',
+  profile: 'openai',
+  provider: 'openrouter',
+  usageExtensions: false,
+};
+
+const cite: CanonicalEvent = {
+  type: 'annotation',
+  choice: 0,
+  annotation: { type: 'url_citation', url: 'https://a.example', title: 'A', startIndex: 0, endIndex: 0, content: 'excerpt' },
+};
+
+/** The chunk objects of the frames the encoder wrote for these events. */
+function chunks(events: CanonicalEvent[], extra: Partial<ChatChunkEncoderOptions> = {}): Record<string, any>[] {
+  const encoder = new ChatChunkEncoder({ ...options, ...extra });
+  const wire = events.map((e) => encoder.encode(e)).join('');
+  return wire
+    .split('\n\n')
+    .filter(Boolean)
+    .map((frame) => JSON.parse(frame.slice('data: '.length)));
+}
+
+describe('ChatChunkEncoder: citations', () => {
+  it('sends each citation as a delta with `annotations`, in the chat url_citation shape (the excerpt kept)', () => {
+    const out = chunks([{ type: 'start' }, cite, { type: 'text', choice: 0, text: 'See' }]);
+    assert.deepEqual(
+      out.map((c) => c.choices[0].delta),
+      [
+        { role: 'assistant', content: '' },
+        {
+          annotations: [
+            { type: 'url_citation', url_citation: { url: 'https://a.example', title: 'A', start_index: 0, end_index: 0, content: 'excerpt' } },
+          ],
+        },
+        { content: 'See' },
+      ],
+    );
+    assert.ok(out.every((c) => c.id === 'chatcmpl-1' && c.object === 'chat.completion.chunk'));
+  });
+
+  it('in the accounting profile, with the flat type `annotation` and the URL as data', () => {
+    const [, frame] = chunks([cite], { profile: 'accounting' });
+    assert.deepEqual([frame.type, frame.data, frame.provider], ['annotation', 'https://a.example', 'openrouter']);
+  });
+
+  it('nothing for a choice that already finished', () => {
+    const out = chunks([{ type: 'finish', choice: 0, reason: 'stop' }, cite]);
+    assert.deepEqual(
+      out.map((c) => c.choices[0].finish_reason),
+      [null, 'stop'],
+    );
+  });
+});
