@@ -339,6 +339,7 @@ describe('bedrock request: what Converse cannot honour', () => {
     [{ response_format: { type: 'json_object' } }, 'response_format'],
     [{ service_tier: 'scale' }, 'service_tier'],
     [{ reasoning_effort: 'high' }, 'reasoning_effort'],
+    [{ tools: [{ type: 'openrouter:web_search' }] }, 'tools[0]'],
   ];
 
   it('answers 400 naming each parameter', () => {

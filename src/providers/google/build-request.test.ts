@@ -137,6 +137,7 @@ describe('buildGoogleRequest: the body', () => {
     assert.throws(() => build({ messages, prediction: { type: 'content', content: 'x' } }), badRequest('prediction'));
     assert.throws(() => build({ messages, web_search_options: {} }), badRequest('web_search_options'));
     assert.throws(() => build({ messages, service_tier: 'flex' }), badRequest('service_tier'));
+    assert.throws(() => build({ messages, tools: [weatherTool, { type: 'openrouter:web_search' }] }), badRequest('tools[1]'));
     // Harmless values of the same parameters pass.
     assert.doesNotThrow(() => build({ messages, parallel_tool_calls: false, modalities: ['text'], service_tier: 'auto' }));
   });
