@@ -101,17 +101,22 @@ function comparisonTable(c: Comparison): string {
   return table(rows, [false, true, true, true, true]);
 }
 
-/** One line: the reference proxy's cost, and sluice's CPU as a multiple of it. */
-function referenceLine(c: Comparison): string | undefined {
+/**
+ * The reference proxy's cost: its CPU (and sluice's as a multiple of it), and the TTFT p50 it adds
+ * over direct, next to sluice's: what any Node proxy costs on this machine.
+ */
+function referenceLines(c: Comparison): string[] {
   const r = c.reference;
-  if (!r || r.cpuMsPerRequest === undefined) return undefined;
+  if (!r || r.cpuMsPerRequest === undefined) return [];
   const cpu = r.cpuMsPerRequest;
   const times = c.sluice.cpuMsPerRequest === undefined ? '-' : ratio(c.sluice.cpuMsPerRequest, cpu);
-  return (
+  const added = (x: SideResult) => signed(x.ttft.p50 - c.direct.ttft.p50);
+  return [
     `reference: a minimal hand-written proxy (parse + re-serialize each chunk, same core) ` +
-    `${cpu.toFixed(3)} ms CPU/request (kernel ${(r.cpuSystemMsPerRequest ?? Number.NaN).toFixed(3)}), ` +
-    `${r.requestsPerSecond.toFixed(0)} req/s; sluice CPU = ${times} the reference`
-  );
+      `${cpu.toFixed(3)} ms CPU/request (kernel ${(r.cpuSystemMsPerRequest ?? Number.NaN).toFixed(3)}), ` +
+      `${r.requestsPerSecond.toFixed(0)} req/s; sluice CPU = ${times} the reference`,
+    `reference: TTFT p50 ${ms(r.ttft.p50)} ms, ${added(r)} over direct (sluice ${added(c.sluice)})`,
+  ];
 }
 
 function modeHeading(m: ModeResult): string {
@@ -138,8 +143,7 @@ export function formatReport(result: BenchResult): string {
     out.push('', modeHeading(m));
     for (const c of m.comparisons) {
       out.push('', comparisonTable(c));
-      const reference = referenceLine(c);
-      if (reference) out.push(reference);
+      out.push(...referenceLines(c));
       for (const side of ['direct', 'sluice', 'reference'] as const) {
         for (const e of c[side]?.errorSamples ?? []) out.push(`  ${side} error: ${e}`);
       }

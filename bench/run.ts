@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the same 20-chunk streamed load sent straight to a fake upstream and through
- * sluice, alternating, in a fast mode (CPU cost) and a paced mode (added latency); in fast mode
- * also through a minimal reference proxy, the yardstick for sluice's CPU figure. The fake
+ * sluice, alternating, in a fast mode (CPU cost) and a paced mode (added latency); also through a
+ * minimal reference proxy, the yardstick for sluice's CPU and latency figures. The fake
  * upstream, the gateway and the reference proxy are children; this process generates the load.
  * bench/README.md says how to read the output.
  */
@@ -78,8 +78,7 @@ function comparisons(origins: Origins, paceMs: number, withAnthropic: boolean): 
       label: 'OpenAI-compatible upstream',
       direct: openAIChat(upstream, model),
       sluice: openAIChat(gateway, `up/${model}`),
-      // A CPU yardstick: paced mode measures latency, where the reference adds nothing to learn.
-      reference: paceMs === 0 ? openAIChat(origins.reference, `up/${model}`) : undefined,
+      reference: openAIChat(origins.reference, `up/${model}`),
     },
   ];
   if (withAnthropic) {
