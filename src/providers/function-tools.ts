@@ -1,5 +1,8 @@
 import type { ChatRequest, FunctionTool } from '../protocol/openai-chat/request-schema.ts';
 
+/** A `function` tool (the others are hosted tools some OpenAI-compatible upstreams run themselves). */
+export const isFunctionTool = (tool: NonNullable<ChatRequest['tools']>[number]): tool is FunctionTool => 'function' in tool;
+
 /**
  * The request's function tools, for a native provider. A hosted tool (any other `type`, e.g.
  * OpenRouter's `openrouter:web_search`) is run by an OpenAI-compatible upstream itself; a native
@@ -13,7 +16,7 @@ export function functionTools(
 ): FunctionTool[] {
   const out: FunctionTool[] = [];
   request.tools?.forEach((tool, i) => {
-    if ('function' in tool) out.push(tool as FunctionTool);
+    if (isFunctionTool(tool)) out.push(tool);
     else unsupported(`tools[${i}]`, `${provider} takes only function tools, and \`${tool.type}\` is a tool run by another upstream`);
   });
   return out;

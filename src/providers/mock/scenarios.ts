@@ -1,6 +1,7 @@
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
-import type { ChatRequest, FunctionTool } from '../../protocol/openai-chat/request-schema.ts';
+import type { ChatRequest } from '../../protocol/openai-chat/request-schema.ts';
+import { isFunctionTool } from '../function-tools.ts';
 
 /** A scripted response: event batches with the delay before each. Pure, so tests can read it. */
 export interface ScriptStep {
@@ -94,7 +95,7 @@ export const scenarios: Record<string, MockScenario> = {
   tools: {
     description: 'Calls the first function tool of the request (or get_weather) with streamed JSON arguments.',
     script(request) {
-      const name = request.tools?.find((t): t is FunctionTool => 'function' in t)?.function.name ?? 'get_weather';
+      const name = request.tools?.find(isFunctionTool)?.function.name ?? 'get_weather';
       const args = ['{"location":', ' "Paris",', ' "unit": "celsius"}'];
       return [
         { delayMs: 0, events: [START, { type: 'tool-call-start', choice: 0, index: 0, id: 'call_mock_0', name }] },
