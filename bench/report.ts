@@ -1,7 +1,7 @@
 import type { ProfileSummary } from './profile-summary.ts';
 import type { SideResult } from './stats.ts';
 
-/** The same load straight to the upstream and through sluice (and, in fast mode, the reference proxy). */
+/** The same load straight to the upstream and through sluice (and, on the OpenAI-compatible row, the reference proxy). */
 export interface Comparison {
   label: string;
   direct: SideResult;

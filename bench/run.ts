@@ -28,7 +28,7 @@ interface ComparisonSpec {
   label: string;
   direct: Target;
   sluice: Target;
-  /** The same load through the reference proxy (fast mode, OpenAI-compatible row). */
+  /** The same load through the reference proxy (the OpenAI-compatible row only). */
   reference?: Target;
 }
 
