@@ -1,7 +1,7 @@
 /**
  * The bytes the fake upstream streams for one response: written as `head` (with the headers),
  * then one write per content token, then `tail`. Shapes follow the recordings in
- * shared/fixtures (openai-chat/gpt4o-mini-text-after-tool.sse, anthropic/text-haiku45.sse).
+ * test/fixtures (openai-chat/gpt4o-mini-text-after-tool.sse, anthropic/text-haiku45.sse).
  */
 export type UpstreamProtocol = 'openai' | 'anthropic';
 

@@ -3,7 +3,6 @@ import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { anthropicStreamBody } from '../helpers/anthropic-fixtures.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { haveFixtures } from '../helpers/fixtures.ts';
 import { parseSse, rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { collect, type Delta } from '../helpers/collect-chat-stream.ts';
 
@@ -18,7 +17,7 @@ const textBlock = (text: string) =>
   frame({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } });
 const overloaded = frame({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
 
-describe('anthropic through the openai SDK', { skip: !haveFixtures && 'fixtures not found' }, () => {
+describe('anthropic through the openai SDK', () => {
   let upstream: FakeUpstream;
   let gw: TestGateway;
   before(async () => {
@@ -282,7 +281,7 @@ describe('anthropic through the openai SDK', { skip: !haveFixtures && 'fixtures 
   });
 });
 
-describe('anthropic from the config file', { skip: !haveFixtures && 'fixtures not found' }, () => {
+describe('anthropic from the config file', () => {
   it('uses providers.anthropic (base_url, api_key, drop_params) without any env', async () => {
     const upstream = await startFakeUpstream();
     const gw = await startGateway({

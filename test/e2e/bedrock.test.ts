@@ -11,7 +11,7 @@ import {
   SONNET4_SIGNATURE,
 } from '../helpers/bedrock-fixtures.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { haveFixtures, readFixture } from '../helpers/fixtures.ts';
+import { readFixture } from '../helpers/fixtures.ts';
 import { parseSse, rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
 
 const EVENTSTREAM = { 'content-type': 'application/vnd.amazon.eventstream' };
@@ -56,7 +56,7 @@ async function collect(stream: AsyncIterable<OpenAI.Chat.Completions.ChatComplet
   return out;
 }
 
-describe('bedrock through the openai SDK', { skip: !haveFixtures }, () => {
+describe('bedrock through the openai SDK', () => {
   let upstream: FakeUpstream;
   let gw: TestGateway;
   before(async () => {

@@ -101,7 +101,10 @@ describe('mixed faults under concurrent load', () => {
     upstream.reply(replyFor);
     gw = await startGateway({
       ...upstreamConfig(upstream.url),
-      stream: { heartbeat_s: 0, idle_timeout_s: 0.3, deadline_s: 10 },
+      // The idle timer runs from the request's start: at 0.3 s a busy CI machine could fire it before
+      // the upstream's first bytes (an HTTP 504 in place of the case's own ending). 1 s keeps every
+      // case deterministic; only the idle case waits for it.
+      stream: { heartbeat_s: 0, idle_timeout_s: 1, deadline_s: 10 },
       ledger: { flush_interval_ms: 20 },
     });
   });

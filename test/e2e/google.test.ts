@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { haveFixtures } from '../helpers/fixtures.ts';
 import { parseSse, rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { geminiPayloads, geminiResponseOf, geminiStreamBody } from '../helpers/gemini-fixtures.ts';
 import { collect } from '../helpers/collect-chat-stream.ts';
@@ -34,7 +33,7 @@ const textChunk = (text: string) => frame({ candidates: [{ content: { role: 'mod
 const overloaded = frame({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } });
 const jsonReply = (body: unknown, status = 200) => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
-describe('google (Gemini) through the openai SDK', { skip: !haveFixtures && 'fixtures not found' }, () => {
+describe('google (Gemini) through the openai SDK', () => {
   let upstream: FakeUpstream;
   let gw: TestGateway;
   before(async () => {

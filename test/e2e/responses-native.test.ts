@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { nativeProviders } from '../../src/providers/native-providers.ts';
 import { bedrockBody, expectedBedrockMessages, reencodedBody } from '../helpers/bedrock-fixtures.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { haveFixtures, readFixture } from '../helpers/fixtures.ts';
+import { readFixture } from '../helpers/fixtures.ts';
 import { rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { digest, type ResponseDigest } from '../helpers/responses-client.ts';
 import { checkResponsesStream } from '../helpers/responses-grammar.ts';
@@ -106,7 +106,7 @@ async function throughResponses(gw: TestGateway, model: string) {
   return terminal.response;
 }
 
-describe('the Responses surface over the native providers', { skip: !haveFixtures }, () => {
+describe('the Responses surface over the native providers', () => {
   let upstream: FakeUpstream;
   let gw: TestGateway;
   before(async () => {

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { APIError } from 'openai';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { haveFixtures } from '../helpers/fixtures.ts';
 import { parseSse, rawStream, requestRecord, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
 import { asSent } from '../helpers/responses-client.ts';
 import { checkResponsesStream, type TerminalResponse } from '../helpers/responses-grammar.ts';
@@ -23,7 +22,7 @@ function lastResponse(body: string): TerminalResponse & { usage: Record<string, 
   return JSON.parse(last.data).response;
 }
 
-describe('relay: a provider with its own Responses API (responses_api: true)', { skip: !haveFixtures }, () => {
+describe('relay: a provider with its own Responses API (responses_api: true)', () => {
   let upstream: FakeUpstream;
   let gw: TestGateway;
   before(async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { APIError, NotFoundError } from 'openai';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { haveFixtures, openAIStreamBody } from '../helpers/fixtures.ts';
+import { openAIStreamBody } from '../helpers/fixtures.ts';
 import { rawStream, requestRecord, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
 import { expectedFromRecording, openAICompatibleRecordings } from '../helpers/openai-recordings.ts';
 import { digest, expectedDigest, type ResponseDigest } from '../helpers/responses-client.ts';
@@ -30,7 +30,7 @@ async function sdkFinal(gw: TestGateway, body: { model: string; input: string; [
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 
-describe('every OpenAI-compatible chat recording through /v1/responses', { skip: !haveFixtures }, () => {
+describe('every OpenAI-compatible chat recording through /v1/responses', () => {
   let upstream: FakeUpstream;
   let gw: TestGateway;
   before(async () => {

@@ -1,13 +1,12 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** `../shared/fixtures` beside the repository (where CI puts it), or SLUICE_FIXTURES. */
-export const fixturesDir = process.env.SLUICE_FIXTURES
-  ? resolve(process.env.SLUICE_FIXTURES)
-  : fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
-
-export const haveFixtures = existsSync(fixturesDir);
+/**
+ * The recorded upstream streams, kept in the repository (test/fixtures, provenance in its
+ * README.md). A missing fixture is a failing test, never a skip: every read below throws.
+ */
+export const fixturesDir = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
 export function fixturePath(name: string): string {
   return join(fixturesDir, name);
@@ -18,12 +17,12 @@ export function readFixture(name: string): Buffer {
 }
 
 export function listFixtures(folder: string, extensions: string[]): string[] {
-  const dir = join(fixturesDir, folder);
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
+  const files = readdirSync(join(fixturesDir, folder))
     .filter((f) => extensions.some((e) => f.endsWith(e)) && !f.endsWith('.request.json'))
     .sort()
     .map((f) => `${folder}/${f}`);
+  if (files.length === 0) throw new Error(`no ${extensions.join('/')} recordings in test/fixtures/${folder}`);
+  return files;
 }
 
 /**

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { parseChatRequest } from '../../protocol/openai-chat/parse-request.ts';
-import { fixturePath, haveFixtures, listFixtures } from '../../../test/helpers/fixtures.ts';
+import { fixturePath, listFixtures } from '../../../test/helpers/fixtures.ts';
 import { buildAnthropicRequest } from './build-request.ts';
 
 const target = { baseUrl: 'https://api.anthropic.com/', apiKey: 'sk-ant-test', headers: {}, dropParams: false };
@@ -51,7 +51,7 @@ describe('anthropic request: endpoint and headers', () => {
   });
 });
 
-describe('anthropic request: the recorded requests', { skip: !haveFixtures && 'fixtures not found' }, () => {
+describe('anthropic request: the recorded requests', () => {
   const user = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] });
   const weatherTool = (r: Record<string, any>) => ({
     type: 'function',

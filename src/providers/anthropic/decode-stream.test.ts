@@ -4,7 +4,7 @@ import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
 import { assemble } from '../../protocol/canonical/assemble.ts';
 import { anthropicPayloads, anthropicStreamBody } from '../../../test/helpers/anthropic-fixtures.ts';
 import { splitRandomly } from '../../../test/helpers/fake-upstream.ts';
-import { haveFixtures, listFixtures } from '../../../test/helpers/fixtures.ts';
+import { listFixtures } from '../../../test/helpers/fixtures.ts';
 import { createAnthropicStreamDecoder } from './decode-stream.ts';
 
 function decode(pieces: Uint8Array[]): CanonicalEvent[] {
@@ -158,7 +158,7 @@ const expected: Record<string, () => CanonicalEvent[]> = {
   'anthropic/prompt-cache-read.sse': () => expectedFromPayloads('anthropic/prompt-cache-read.sse'),
 };
 
-describe('anthropic stream decoder on the recordings', { skip: !haveFixtures && 'fixtures not found' }, () => {
+describe('anthropic stream decoder on the recordings', () => {
   const recordings = listFixtures('anthropic', ['.sse', '.jsonl']);
 
   it('has an expectation for every recording', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { type ChatRequest, chatRequestSchema } from '../../protocol/openai-chat/request-schema.ts';
-import { haveFixtures, readFixture } from '../../../test/helpers/fixtures.ts';
+import { readFixture } from '../../../test/helpers/fixtures.ts';
 import { buildBedrockRequest, buildConverseBody } from './build-request.ts';
 
 const chat = (body: Record<string, unknown>): ChatRequest => chatRequestSchema.parse({ model: 'bedrock/x', ...body });
@@ -51,7 +51,7 @@ const tools = [
   },
 ];
 
-describe('bedrock request: the recorded requests', { skip: !haveFixtures }, () => {
+describe('bedrock request: the recorded requests', () => {
   it('converse-text-nova-micro: system + user + temperature, exactly', () => {
     const sent = body({
       messages: [

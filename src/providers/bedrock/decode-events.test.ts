@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
 import { decodedEvents, expectedBedrockEvents } from '../../../test/helpers/bedrock-fixtures.ts';
-import { haveFixtures } from '../../../test/helpers/fixtures.ts';
 import { createConverseEventDecoder } from './decode-events.ts';
 
 function run(events: { type: string; payload: unknown }[]): CanonicalEvent[] {
@@ -13,7 +12,7 @@ function run(events: { type: string; payload: unknown }[]): CanonicalEvent[] {
 }
 
 describe('ConverseStream event decoder', () => {
-  it('decodes the decoded-events recording (reasoning, signature, text) to the whole expected list', { skip: !haveFixtures }, () => {
+  it('decodes the decoded-events recording (reasoning, signature, text) to the whole expected list', () => {
     const name = 'bedrock/converse-reasoning-decoded.jsonl';
     assert.deepEqual(run(decodedEvents(name)), expectedBedrockEvents[name]);
   });

@@ -13,7 +13,7 @@ import {
   reencodedBody,
 } from '../../../test/helpers/bedrock-fixtures.ts';
 import { splitRandomly } from '../../../test/helpers/fake-upstream.ts';
-import { haveFixtures, listFixtures } from '../../../test/helpers/fixtures.ts';
+import { listFixtures } from '../../../test/helpers/fixtures.ts';
 import { createBedrockStreamDecoder } from './decode-stream.ts';
 
 /** The body Bedrock sent: `.b64` as recorded, the decoded `.jsonl` framed back with the codec. */
@@ -26,7 +26,7 @@ function decode(pieces: Uint8Array[]): CanonicalEvent[] {
 
 const recordings = listFixtures('bedrock', ['.b64', '.jsonl']).filter((n) => !n.includes('invoke-stream'));
 
-describe('bedrock eventstream decoder on the recordings', { skip: !haveFixtures }, () => {
+describe('bedrock eventstream decoder on the recordings', () => {
   it('has an expected event list for every ConverseStream recording', () => {
     assert.deepEqual(recordings, Object.keys(expectedBedrockEvents).sort());
   });

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { haveFixtures, readFixture } from '../../../test/helpers/fixtures.ts';
+import { readFixture } from '../../../test/helpers/fixtures.ts';
 import { bedrockStreamException, mapBedrockError } from './map-error.ts';
 
 const errorType = (name: string) => ({ 'x-amzn-errortype': `${name}:http://internal.amazon.com/coral/com.amazon.bedrock/` });
 
 describe('mapBedrockError', () => {
-  it('maps the recorded 400 (invalid model id) with its message kept', { skip: !haveFixtures }, () => {
+  it('maps the recorded 400 (invalid model id) with its message kept', () => {
     const body = readFixture('bedrock/converse-error-400-invalid-model.json').toString('utf8');
     const err = mapBedrockError(400, errorType('ValidationException'), body);
     assert.deepEqual(

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { assemble } from '../../protocol/canonical/assemble.ts';
 import { type ChatRequest, chatRequestSchema } from '../../protocol/openai-chat/request-schema.ts';
-import { haveFixtures, readFixture } from '../../../test/helpers/fixtures.ts';
+import { readFixture } from '../../../test/helpers/fixtures.ts';
 import { geminiStreamBody } from '../../../test/helpers/gemini-fixtures.ts';
 import { buildGoogleRequest } from './build-request.ts';
 import { createGeminiStreamDecoder } from './decode-stream.ts';
@@ -202,7 +202,7 @@ const capitalTools = [
   { type: 'function', function: { name: 'get_temperature', description: 'Get the temperature in a city.', parameters: { type: 'object', properties: { city: { type: 'string', description: 'The city name.' } }, required: ['city'] } } },
 ];
 
-describe('buildGoogleRequest matches the recorded requests', { skip: !haveFixtures && 'fixtures not present' }, () => {
+describe('buildGoogleRequest matches the recorded requests', () => {
   it('text-2.0-flash: system instruction and temperature', () => {
     const body = build(
       { messages: [{ role: 'system', content: 'You are a helpful chatbot.' }, { role: 'user', content: 'What is the capital of France?' }], temperature: 0 },

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
 import { assemble } from '../../protocol/canonical/assemble.ts';
-import { haveFixtures, listFixtures } from '../../../test/helpers/fixtures.ts';
+import { listFixtures } from '../../../test/helpers/fixtures.ts';
 import { geminiPayloads, geminiResponseOf, geminiStreamBody } from '../../../test/helpers/gemini-fixtures.ts';
 import { decodeGeminiResponse } from './decode-response.ts';
 import { createGeminiStreamDecoder } from './decode-stream.ts';
@@ -65,7 +65,7 @@ describe('google non-stream decoder', () => {
   });
 });
 
-describe('google non-stream decoder on every recording', { skip: !haveFixtures && 'fixtures not present' }, () => {
+describe('google non-stream decoder on every recording', () => {
   for (const name of listFixtures('gemini', ['.sse', '.jsonl'])) {
     it(`${name}: the JSON-array form decodes exactly like the stream`, () => {
       assert.deepEqual(decodeBody(geminiPayloads(name)), decodeStream(geminiStreamBody(name)));

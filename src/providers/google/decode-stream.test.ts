@@ -5,7 +5,7 @@ import { assemble } from '../../protocol/canonical/assemble.ts';
 import type { FinishReason } from '../../protocol/canonical/finish-reason.ts';
 import type { Usage } from '../../protocol/canonical/usage.ts';
 import { splitRandomly } from '../../../test/helpers/fake-upstream.ts';
-import { haveFixtures, listFixtures } from '../../../test/helpers/fixtures.ts';
+import { listFixtures } from '../../../test/helpers/fixtures.ts';
 import { geminiPayloads, geminiStreamBody } from '../../../test/helpers/gemini-fixtures.ts';
 import { createGeminiStreamDecoder } from './decode-stream.ts';
 
@@ -252,7 +252,7 @@ const assembled: Record<string, { text: string | null; reasoning: string | null;
   },
 };
 
-describe('google stream decoder on every recording', { skip: !haveFixtures && 'fixtures not present' }, () => {
+describe('google stream decoder on every recording', () => {
   const recordings = listFixtures('gemini', ['.sse', '.jsonl']);
 
   it('has an expectation for each recording in fixtures/gemini/', () => {
