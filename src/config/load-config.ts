@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
+import { ConfigError } from './config-error.ts';
+import { describeIssue } from './describe-issue.ts';
+import { interpolateEnv } from './interpolate-env.ts';
 import { type Config, configSchema } from './schema.ts';
 
 export interface LoadOptions {
@@ -9,35 +12,56 @@ export interface LoadOptions {
   overrides?: { host?: string; port?: number };
 }
 
-/** `${VAR}` in any string of the YAML file is replaced by the environment variable. */
-function interpolate(value: unknown, env: NodeJS.ProcessEnv): unknown {
-  if (typeof value === 'string') return value.replace(/\$\{([A-Z0-9_]+)\}/gi, (_, name: string) => env[name] ?? '');
-  if (Array.isArray(value)) return value.map((v) => interpolate(v, env));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env)]));
-  }
-  return value;
-}
-
+/**
+ * The config: the YAML file (if any), then the environment, then CLI flags. Every mistake an
+ * operator can make here is a ConfigError with a one-line message naming the file and the key.
+ */
 export function loadConfig(options: LoadOptions): Config {
   const { env } = options;
-  const file = options.file ?? env.SLUICE_CONFIG;
-  let raw: Record<string, unknown> = {};
-  if (file) {
-    const text = readFileSync(file, 'utf8');
-    raw = (interpolate(parseYaml(text) ?? {}, env) as Record<string, unknown>) ?? {};
-  }
-  const result = configSchema.safeParse(raw);
+  const file = options.file ?? (env.SLUICE_CONFIG || undefined);
+  const raw = file ? interpolateEnv(readYamlFile(file), env, file) : {};
+  const result = configSchema.safeParse(raw ?? {});
   if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new Error(`Invalid config${file ? ` in ${file}` : ''} at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    const problems = result.error.issues.map((issue) => describeIssue(issue, configSchema));
+    throw new ConfigError(`${file ?? 'config'}: ${problems.join('; ')}`);
   }
   const config = result.data;
   if (env.HOST) config.server.host = env.HOST;
-  if (env.PORT) config.server.port = Number(env.PORT);
+  if (env.PORT) config.server.port = portNumber(env.PORT, `PORT=${env.PORT}`);
   if (env.SLUICE_MASTER_KEY) config.auth.master_key = env.SLUICE_MASTER_KEY;
   if (env.DATABASE_URL && !config.store.database_url) config.store.database_url = env.DATABASE_URL;
   if (options.overrides?.host) config.server.host = options.overrides.host;
-  if (options.overrides?.port !== undefined) config.server.port = options.overrides.port;
+  if (options.overrides?.port !== undefined) config.server.port = portNumber(String(options.overrides.port), `--port ${options.overrides.port}`);
   return config;
+}
+
+function portNumber(text: string, source: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text.trim()) || port > 65535) throw new ConfigError(`${source} is not a port number (0 to 65535).`);
+  return port;
+}
+
+/** The parsed YAML document; a missing file, an unreadable one or a syntax error names the file (and line, column). */
+function readYamlFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new ConfigError(`Config file not found: ${file}`);
+    throw new ConfigError(`Cannot read config file ${file}: ${code ?? (err as Error).message}`);
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const error = doc.errors[0];
+  if (error) {
+    const { line, col } = lineCounter.linePos(error.pos[0]);
+    throw new ConfigError(`${file}:${line}:${col}: YAML syntax error: ${error.message}`);
+  }
+  try {
+    return doc.toJS();
+  } catch (err) {
+    // An alias to an anchor that does not exist is only found when the document is built.
+    throw new ConfigError(`${file}: YAML error: ${(err as Error).message}`);
+  }
 }

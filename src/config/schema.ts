@@ -1,8 +1,11 @@
 import { z } from 'zod';
 
+// Every object is strict: an unknown key is an error with a did-you-mean (describe-issue.ts),
+// never silently ignored.
+
 const seconds = z.number().nonnegative();
 
-const providerSchema = z.object({
+const providerSchema = z.strictObject({
   /** `openai-compatible` for a server declared in the config; presets infer their own type. */
   type: z.enum(['openai-compatible']).optional(),
   api_key: z.string().optional(),
@@ -23,18 +26,26 @@ const providerSchema = z.object({
   models: z.array(z.string()).optional(),
 });
 
-export const configSchema = z.object({
+export const configSchema = z.strictObject({
   server: z
-    .object({
+    .strictObject({
       host: z.string().default('127.0.0.1'),
       port: z.number().int().min(0).max(65535).default(8080),
       body_limit_bytes: z.number().int().positive().default(20 * 1024 * 1024),
       drain_timeout_s: seconds.default(30),
     })
     .prefault({}),
-  auth: z.object({ master_key: z.string().min(1).optional() }).prefault({}),
+  auth: z
+    .strictObject({
+      /** Empty (`${SLUICE_MASTER_KEY:-}` with the variable unset) means no key, as if not written. */
+      master_key: z
+        .string()
+        .optional()
+        .transform((key) => key || undefined),
+    })
+    .prefault({}),
   stream: z
-    .object({
+    .strictObject({
       heartbeat_s: seconds.default(15),
       idle_timeout_s: seconds.default(120),
       deadline_s: seconds.default(600),
@@ -47,20 +58,23 @@ export const configSchema = z.object({
     })
     .prefault({}),
   responses: z
-    .object({
+    .strictObject({
       /** The Responses surface's request deadline (its reference says 2 minutes). */
       deadline_s: seconds.default(120),
     })
     .prefault({}),
   store: z
-    .object({
-      /** PostgreSQL (many instances); else the embedded SQLite file below. DATABASE_URL sets it too. */
-      database_url: z.string().optional(),
+    .strictObject({
+      /** PostgreSQL (many instances); else (or empty) the embedded SQLite file below. DATABASE_URL sets it too. */
+      database_url: z
+        .string()
+        .optional()
+        .transform((url) => url || undefined),
       path: z.string().default('.sluice/sluice.db'),
     })
     .prefault({}),
   ledger: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(true),
       /** Keep prompts and completions in the request log (off by default), capped per record. */
       store_content: z.boolean().default(false),
@@ -74,7 +88,7 @@ export const configSchema = z.object({
   pricing: z
     .record(
       z.string().regex(/^[^/]+\/.+$/, 'must be provider/model'),
-      z.object({
+      z.strictObject({
         input_mtok: z.number().nonnegative(),
         output_mtok: z.number().nonnegative(),
         cache_read_mtok: z.number().nonnegative().optional(),
@@ -83,7 +97,7 @@ export const configSchema = z.object({
     )
     .default({}),
   upstream: z
-    .object({
+    .strictObject({
       connect_timeout_s: seconds.default(10),
       /** Upper bound for the upstream's response headers (reasoning models can think a while). */
       headers_timeout_s: seconds.default(300),
@@ -91,7 +105,7 @@ export const configSchema = z.object({
     .prefault({}),
   providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/), providerSchema).default({}),
   model_list: z
-    .array(z.object({ model_name: z.string().min(1), model: z.string().regex(/^[^/]+\/.+$/, 'must be provider/model') }))
+    .array(z.strictObject({ model_name: z.string().min(1), model: z.string().regex(/^[^/]+\/.+$/, 'must be provider/model') }))
     .default([]),
 });
 

@@ -1,4 +1,5 @@
-import type { Config } from '../config/schema.ts';
+import { ConfigError } from '../config/config-error.ts';
+import type { Config, ProviderConfig } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
 import type { UpstreamClient } from '../upstream/http-client.ts';
 import { createMockProvider } from './mock/index.ts';
@@ -23,12 +24,24 @@ export interface ProviderRegistry {
   models(): { id: string; owned_by: string }[];
 }
 
+/**
+ * A config entry whose api_key is written but resolves empty (`api_key: ${GROQ_API_KEY:-}` with
+ * the variable unset) leaves its provider disabled: enabling it anyway sent every request
+ * upstream without a key, to fail with the upstream's 401 instead of sluice's "not configured"
+ * 404. An entry without an api_key line at all is unchanged (a keyless server, or the key from
+ * the environment).
+ */
+function keyWrittenEmpty(entry: ProviderConfig | undefined): boolean {
+  return entry?.api_key === '';
+}
+
 export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, client: UpstreamClient): ProviderRegistry {
   const adapters = new Map<string, ProviderAdapter>();
   adapters.set('mock', createMockProvider());
 
   for (const preset of presets) {
     const fromFile = config.providers[preset.name];
+    if (keyWrittenEmpty(fromFile)) continue;
     const apiKey = fromFile?.api_key || (preset.keyEnv ? env[preset.keyEnv] : undefined);
     const envBase = env[preset.baseUrlEnv];
     const enabled = Boolean(fromFile) || Boolean(apiKey) || (preset.keyless === true && Boolean(envBase));
@@ -52,13 +65,17 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
   }
 
   for (const native of nativeProviders) {
+    if (keyWrittenEmpty(config.providers[native.name])) continue;
     const adapter = native.create(env, config.providers[native.name], client);
     if (adapter) adapters.set(native.name, adapter);
   }
 
   for (const [name, settings] of Object.entries(config.providers)) {
     if (adapters.has(name) || findPreset(name) || nativeProviders.some((n) => n.name === name)) continue;
-    if (!settings.base_url) throw new Error(`providers.${name}: a server that is not a preset needs base_url`);
+    if (!settings.base_url) {
+      throw new ConfigError(`providers.${name}: a server that is not a preset needs base_url (and type: openai-compatible).`);
+    }
+    if (keyWrittenEmpty(settings)) continue;
     adapters.set(
       name,
       createOpenAICompatibleProvider(

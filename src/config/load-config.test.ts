@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ConfigError } from './config-error.ts';
+import { loadConfig } from './load-config.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'sluice-config-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+let n = 0;
+function configFile(text: string): string {
+  const file = join(dir, `config-${n++}.yaml`);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** The one-line message loadConfig refuses the file with. */
+function refusal(text: string, env: NodeJS.ProcessEnv = {}): { file: string; message: string } {
+  const file = configFile(text);
+  try {
+    loadConfig({ file, env });
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, `expected a ConfigError, got ${err}`);
+    assert.doesNotMatch(err.message, /\n/);
+    return { file, message: err.message };
+  }
+  assert.fail('the config was accepted');
+}
+
+describe('loadConfig', () => {
+  it('names an unknown key with its path and the file, and suggests the close known key', () => {
+    const top = refusal('server:\n  prot: 9000\n');
+    assert.equal(top.message, `${top.file}: unknown key server.prot (did you mean server.port?)`);
+    const provider = refusal('providers:\n  groq:\n    api_keys: x\n');
+    assert.equal(provider.message, `${provider.file}: unknown key providers.groq.api_keys (did you mean providers.groq.api_key?)`);
+    const alias = refusal('model_list:\n  - model_name: fast\n    modle: groq/llama\n');
+    assert.match(alias.message, /unknown key model_list\[0\]\.modle \(did you mean model_list\[0\]\.model\?\)/);
+    const price = refusal('pricing:\n  a/b: { input_mtok: 1, output_mtok: 2, cache_read: 1 }\n');
+    assert.match(price.message, /unknown key pricing\["a\/b"\]\.cache_read \(did you mean pricing\["a\/b"\]\.cache_read_mtok\?\)/);
+  });
+
+  it('names an unknown key without a suggestion when nothing is close, and lists every one', () => {
+    const { file, message } = refusal('databse: x\nserver:\n  port: 1\n  colour: red\n');
+    assert.equal(message, `${file}: unknown key server.colour; unknown key databse`);
+  });
+
+  it('names the key and the file for a value of the wrong type', () => {
+    const { file, message } = refusal('server:\n  port: "eighty"\n');
+    assert.match(message, new RegExp(`^${file}: server\\.port: .*expected number`));
+  });
+
+  it('names an unset ${VAR} with its key path and the file; ${VAR:-default} and ${VAR:-} load', () => {
+    const { file, message } = refusal('providers:\n  groq:\n    api_key: ${GROQ_API_KEY}\n');
+    assert.match(message, new RegExp(`^${file}: providers\\.groq\\.api_key uses \\$\\{GROQ_API_KEY\\}, which is not set`));
+    const config = loadConfig({
+      file: configFile('auth:\n  master_key: ${SLUICE_KEY:-}\nstore:\n  path: ${DB_PATH:-/tmp/x.db}\nproviders:\n  groq:\n    api_key: ${GROQ_API_KEY:-}\n'),
+      env: {},
+    });
+    assert.equal(config.auth.master_key, undefined, 'an empty master key is no key');
+    assert.equal(config.store.path, '/tmp/x.db');
+    assert.equal(config.providers.groq.api_key, '');
+  });
+
+  it('names the file, line and column of a YAML syntax error', () => {
+    const { file, message } = refusal('server:\n  port: 8080\n  host: "127.0.0.1\n');
+    assert.match(message, new RegExp(`^${file}:\\d+:\\d+: YAML syntax error: Missing closing "quote`));
+    const dup = refusal('server:\n  port: 1\n  port: 2\n');
+    assert.match(dup.message, new RegExp(`^${dup.file}:3:3: YAML syntax error: Map keys must be unique`));
+    const alias = refusal('server: *nowhere\n');
+    assert.match(alias.message, new RegExp(`^${alias.file}: YAML error: Unresolved alias`));
+  });
+
+  it('says in one line that a config file is missing', () => {
+    const file = join(dir, 'nope.yaml');
+    assert.throws(() => loadConfig({ file, env: {} }), new ConfigError(`Config file not found: ${file}`));
+    assert.throws(() => loadConfig({ env: { SLUICE_CONFIG: file } }), new ConfigError(`Config file not found: ${file}`));
+    assert.throws(() => loadConfig({ file: dir, env: {} }), new ConfigError(`Cannot read config file ${dir}: EISDIR`));
+  });
+
+  it('refuses a PORT or --port that is not a port number', () => {
+    assert.throws(() => loadConfig({ env: { PORT: 'eighty' } }), new ConfigError('PORT=eighty is not a port number (0 to 65535).'));
+    assert.throws(() => loadConfig({ env: {}, overrides: { port: 70000 } }), new ConfigError('--port 70000 is not a port number (0 to 65535).'));
+    assert.equal(loadConfig({ env: { PORT: '9000' }, overrides: { port: 9001 } }).server.port, 9001);
+  });
+
+  it('loads an empty file as the defaults', () => {
+    const config = loadConfig({ file: configFile(''), env: {} });
+    assert.equal(config.server.port, 8080);
+    assert.deepEqual(config.providers, {});
+  });
+});

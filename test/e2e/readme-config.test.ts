@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { loadConfig } from '../../src/config/load-config.ts';
+import { createProviderRegistry } from '../../src/providers/registry.ts';
+import { UpstreamClient } from '../../src/upstream/http-client.ts';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+/** Every ```yaml block of the README, in order. */
+const examples = [...readme.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+const dir = mkdtempSync(join(tmpdir(), 'sluice-readme-'));
+const client = new UpstreamClient({ connectTimeoutMs: 1000, headersTimeoutMs: 1000 });
+after(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await client.close();
+});
+
+/** The config and the providers the gateway would start with, from the example as written. */
+function start(example: string, index: number, env: NodeJS.ProcessEnv) {
+  const file = join(dir, `example-${index}.yaml`);
+  writeFileSync(file, example);
+  const config = loadConfig({ file, env });
+  return { config, registry: createProviderRegistry(config, env, client) };
+}
+
+describe('the config examples of README.md', () => {
+  it('has at least one', () => assert.ok(examples.length >= 1));
+
+  examples.forEach((example, i) => {
+    it(`example ${i + 1} starts with no variable set, as the README says: only the mock enabled`, () => {
+      const { config, registry } = start(example, i, {});
+      assert.deepEqual(registry.providers(), ['mock']);
+      assert.equal(config.auth.master_key, undefined);
+      assert.equal(config.store.database_url, undefined);
+    });
+
+    it(`example ${i + 1} enables every provider it names once their variables are set`, () => {
+      const names = [...example.matchAll(/\$\{([A-Z0-9_]+)(?::-[^}]*)?\}/g)].map((m) => m[1]);
+      const env = Object.fromEntries(names.map((name) => [name, `value-of-${name}`]));
+      // A real PostgreSQL URL would be opened by the gateway, not by loadConfig: any string does here.
+      const { config, registry } = start(example, i, env);
+      assert.deepEqual(registry.providers().toSorted(), ['mock', ...Object.keys(config.providers)].toSorted());
+      for (const { model_name } of config.model_list) assert.ok(registry.resolve(model_name).provider);
+    });
+  });
+});
