@@ -292,7 +292,7 @@ describe('Accountant', () => {
 
   it('makes a record for a request refused before any provider', () => {
     const error = errors.modelNotFound('nope/x', "no provider named 'nope'");
-    const r = rejectedRecord('req_9', error, 'chat', 'nope/x', 5_000, 5_012);
+    const r = rejectedRecord('req_9', error, 'chat', 'nope/x', 5_000, null, 5_012);
     assert.deepEqual(
       { ...r },
       {

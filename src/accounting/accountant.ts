@@ -74,6 +74,10 @@ export class Accountant {
     }
   }
 
+  get requestId(): string {
+    return this.init.requestId;
+  }
+
   /** The upstream answered 2xx (its status, if a later failure does not carry one). */
   markAcknowledged(): void {
     this.acknowledged = true;
@@ -134,6 +138,28 @@ export class Accountant {
     return this.costed;
   }
 
+  /**
+   * The record when the usage could not be settled (a counting failure): the request's identity,
+   * the failure, and the usage the upstream reported, if any, marked estimated.
+   */
+  unsettledRecord(error: GatewayError): LedgerRecord {
+    const usage = this.reported ?? { inputTokens: 0, outputTokens: 0, source: 'estimated' as const };
+    return {
+      ...rejectedRecord(this.init.requestId, error, this.init.surface, this.init.requestedModel, this.startedAt, this.init.keyId, this.now()),
+      provider: this.init.provider,
+      model: this.init.model,
+      streamed: this.init.streamed,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      usageSource: 'estimated',
+      priceKnown: false,
+      ttftMs: this.firstOutputAt === null ? null : this.firstOutputAt - this.startedAt,
+      upstreamStatus: error.upstreamStatus ?? (this.acknowledged ? 200 : null),
+      outcome: error.type === 'cancelled' ? 'cancelled' : 'error',
+      finishReason: this.finishReason,
+    };
+  }
+
   async finalize(error: GatewayError | null): Promise<LedgerRecord> {
     const end = this.now();
     // An upstream that refused the request (a 4xx/5xx, or never reached) consumed and bills
@@ -180,12 +206,13 @@ export function rejectedRecord(
   surface: LedgerRecord['surface'],
   requestedModel: string,
   startedAt: number,
+  keyId: string | null = null,
   now = Date.now(),
 ): LedgerRecord {
   return {
     requestId,
     createdAt: startedAt,
-    keyId: null,
+    keyId,
     provider: '',
     model: '',
     requestedModel,

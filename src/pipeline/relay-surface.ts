@@ -1,7 +1,7 @@
 import type { Accountant } from '../accounting/accountant.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { upstreamHttpError } from '../errors/upstream-error.ts';
-import type { Usage } from '../protocol/canonical/usage.ts';
+import { normalizeTokenCounts, type Usage } from '../protocol/canonical/usage.ts';
 import { dataFrame, namedFrame } from '../protocol/sse/frames.ts';
 import type { RelayItem } from '../providers/types.ts';
 import type { StreamSurface } from './run-stream.ts';
@@ -16,13 +16,21 @@ interface UpstreamUsage {
 }
 
 export function fromResponsesUsage(u: UpstreamUsage): Usage {
-  return {
-    inputTokens: u.input_tokens ?? 0,
-    outputTokens: u.output_tokens ?? 0,
-    cachedInputTokens: u.input_tokens_details?.cached_tokens ?? undefined,
-    reasoningTokens: u.output_tokens_details?.reasoning_tokens ?? undefined,
+  const { counts, invalid } = normalizeTokenCounts({
+    input_tokens: u.input_tokens,
+    output_tokens: u.output_tokens,
+    cached_tokens: u.input_tokens_details?.cached_tokens,
+    reasoning_tokens: u.output_tokens_details?.reasoning_tokens,
+  });
+  const usage: Usage = {
+    inputTokens: counts.input_tokens ?? 0,
+    outputTokens: counts.output_tokens ?? 0,
+    cachedInputTokens: counts.cached_tokens,
+    reasoningTokens: counts.reasoning_tokens,
     source: 'provider',
   };
+  if (invalid.length > 0) usage.invalid = invalid;
+  return usage;
 }
 
 /**

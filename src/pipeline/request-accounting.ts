@@ -1,9 +1,11 @@
 import { Accountant } from '../accounting/accountant.ts';
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { PricingRegistry } from '../accounting/pricing.ts';
-import type { GatewayError } from '../errors/gateway-error.ts';
+import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
 import type { ResolvedModel } from '../providers/registry.ts';
 import type { LedgerWriter } from '../store/ledger-writer.ts';
+import type { Caller } from './admit.ts';
 
 export interface AccountingDeps {
   pricing: PricingRegistry;
@@ -16,14 +18,15 @@ export interface AccountingDeps {
 export function createAccountant(
   deps: AccountingDeps,
   requestId: string,
+  caller: Caller,
   request: ChatRequest,
   target: ResolvedModel,
-  surface: 'chat' | 'responses',
+  surface: LedgerRecord['surface'],
   streamed: boolean,
 ): Accountant {
   return new Accountant({
     requestId,
-    keyId: null,
+    keyId: caller.keyId,
     provider: target.provider,
     model: target.model,
     requestedModel: target.requested,
@@ -35,12 +38,16 @@ export function createAccountant(
   });
 }
 
-/** The one ledger record of a request; never throws (a ledger problem must not fail a request). */
-export async function recordOutcome(deps: AccountingDeps, accountant: Accountant, error: GatewayError | null): Promise<void> {
+/**
+ * The one ledger record of a request that reached the accountant; never throws (a ledger problem
+ * must not fail a request, nor lose its row: if the usage cannot be settled, the row says so).
+ */
+export async function finalizeRecord(deps: AccountingDeps, accountant: Accountant, error: GatewayError | null): Promise<LedgerRecord> {
   try {
-    const record = await accountant.finalize(error);
-    deps.ledger?.write(record);
+    return await accountant.finalize(error);
   } catch (err) {
-    deps.log(`ledger: could not build the record: ${(err as Error).message}`);
+    deps.log(`ledger: could not settle the usage of ${accountant.requestId}: ${(err as Error).message}`);
+    return accountant.unsettledRecord(error ?? toGatewayError(err));
   }
 }
+

@@ -1,53 +1,44 @@
-import type { ServerResponse } from 'node:http';
-import type { Accountant } from '../accounting/accountant.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
 import { ResponsesEventEncoder } from '../protocol/openai-responses/encode-events.ts';
 import type { ResponsesInputItem, ResponsesRequest } from '../protocol/openai-responses/request-schema.ts';
 import { buildResponse, type ResponseIdentity } from '../protocol/openai-responses/response-object.ts';
 import { itemsToMessages } from '../protocol/openai-responses/to-chat-request.ts';
-import type { StreamSession, StreamTimings } from '../protocol/sse/stream-session.ts';
-import type { ResolvedModel } from '../providers/registry.ts';
 import type { ResponsesRelay } from '../providers/types.ts';
-import { sendJson } from '../server/http-io.ts';
 import type { ResponsesStore } from '../store/responses-store.ts';
 import { callOnce } from './call-once.ts';
 import { completeEvents } from './complete-chat.ts';
+import type { RunScope } from './model-operation.ts';
 import { fromResponsesUsage, RelayStreamSurface } from './relay-surface.ts';
 import { ResponsesStreamSurface } from './responses-surface.ts';
-import { type RunStreamOptions, runStream } from './run-stream.ts';
+import type { RunStreamOptions, StreamTimings } from './run-stream.ts';
+import { runStream } from './run-stream.ts';
 
 export interface RunResponsesOptions {
-  requestId: string;
   timings: StreamTimings;
-  accountant: Accountant;
-  sessions: Set<StreamSession>;
   /** Where finished responses go (absent: the store is off, or the request said store: false). */
   store: ResponsesStore | undefined;
-  log: (message: string) => void;
 }
 
 /** How every Responses stream runs, relayed or built here. */
-function streamOptions(options: RunResponsesOptions, target: ResolvedModel): RunStreamOptions {
+function streamOptions(run: RunScope, options: RunResponsesOptions): RunStreamOptions {
   return {
-    requestId: options.requestId,
-    provider: target.provider,
+    provider: run.target.provider,
     timings: options.timings,
     contentType: 'text/event-stream; charset=utf-8',
-    sessions: options.sessions,
-    onAcknowledged: () => options.accountant.markAcknowledged(),
+    onAcknowledged: () => run.accountant.markAcknowledged(),
   };
 }
 
 /** POST /v1/responses over canonical events: any provider, stream or not. */
 export async function runResponses(
-  res: ServerResponse,
+  run: RunScope,
   request: ResponsesRequest,
   chat: ChatRequest,
-  target: ResolvedModel,
   options: RunResponsesOptions,
 ): Promise<GatewayError | null> {
-  const { accountant, requestId } = options;
+  const { accountant, exchange, target } = run;
+  const requestId = exchange.requestId;
   const identity: ResponseIdentity = {
     id: `resp_${requestId}`,
     createdAt: Math.floor(accountant.startedAt / 1000),
@@ -58,28 +49,29 @@ export async function runResponses(
   let failure: GatewayError | null;
   if (request.stream) {
     failure = await runStream(
-      res,
+      exchange,
+      run.scope,
       (signal) => target.adapter.stream(chat, target.model, { signal, requestId }),
       new ResponsesStreamSurface(encoder, accountant),
-      streamOptions(options, target),
+      streamOptions(run, options),
     );
   } else {
-    const scope = { requestId, deadlineMs: options.timings.deadlineMs, sessions: options.sessions };
-    const result = await completeEvents(res, chat, target, scope, accountant);
+    const result = await completeEvents(run, chat);
     failure = 'failure' in result ? result.failure : null;
     if ('events' in result) for (const e of result.events) encoder.encode(e);
   }
   if (!failure || !request.stream) {
     const usage = failure ? accountant.reportedUsage : await accountant.usage();
     const response = buildResponse(identity, encoder.state(usage));
-    if (!failure && !request.stream) sendJson(res, 200, response, { 'X-Request-ID': requestId });
-    if (!failure) save(options, identity, chat, response);
+    if (!failure && !request.stream) exchange.sendJson(200, response);
+    if (!failure) save(run, options, identity, chat, response);
   }
   return failure;
 }
 
 /** Keeps the conversation (history, this input, this output) for previous_response_id. */
 function save(
+  run: RunScope,
   options: RunResponsesOptions,
   identity: ResponseIdentity,
   chat: ChatRequest,
@@ -91,45 +83,43 @@ function save(
   const output = itemsToMessages(response.output as ResponsesInputItem[]);
   options.store
     .save({ id: identity.id, createdAt: identity.createdAt, model: identity.model, conversation: [...turn, ...output], response })
-    .catch((err: Error) => options.log(`responses store: could not save ${identity.id}: ${err.message}`));
+    .catch((err: Error) => run.ctx.accounting.log(`responses store: could not save ${identity.id}: ${err.message}`));
 }
 
 /** POST /v1/responses relayed to an upstream that speaks it (events exactly as sent). */
 export async function relayResponses(
-  res: ServerResponse,
+  run: RunScope,
   body: Record<string, unknown>,
   relay: ResponsesRelay,
-  target: ResolvedModel,
   options: RunResponsesOptions,
 ): Promise<GatewayError | null> {
-  const { accountant, requestId } = options;
+  const { accountant, exchange, target } = run;
+  const requestId = exchange.requestId;
   if (body.stream === true) {
     const surface = new RelayStreamSurface(accountant, target.provider);
     const failure = await runStream(
-      res,
+      exchange,
+      run.scope,
       (signal) => relay.stream(body, target.model, { signal, requestId }),
       surface,
-      streamOptions(options, target),
+      streamOptions(run, options),
     );
-    if (!failure && surface.finalResponse) saveRelayed(options, surface.finalResponse);
+    if (!failure && surface.finalResponse) saveRelayed(run, options, surface.finalResponse);
     return failure;
   }
-  const scope = { requestId, deadlineMs: options.timings.deadlineMs, sessions: options.sessions };
-  const outcome = await callOnce(res, scope, (signal) =>
-    relay.complete(body, target.model, { signal, requestId }),
-  );
+  const outcome = await callOnce(exchange, run.scope, (signal) => relay.complete(body, target.model, { signal, requestId }));
   if (!outcome.ok) return outcome.failure;
   const response = outcome.value;
   accountant.markAcknowledged();
   const usage = response.usage as Parameters<typeof fromResponsesUsage>[0] | undefined;
   if (usage) accountant.observe({ type: 'usage', usage: fromResponsesUsage(usage) });
-  sendJson(res, 200, response, { 'X-Request-ID': requestId });
-  saveRelayed(options, response);
+  exchange.sendJson(200, response);
+  saveRelayed(run, options, response);
   return null;
 }
 
 /** A relayed response is kept for GET only; its continuation is the upstream's business. */
-function saveRelayed(options: RunResponsesOptions, response: Record<string, unknown>): void {
+function saveRelayed(run: RunScope, options: RunResponsesOptions, response: Record<string, unknown>): void {
   if (!options.store || typeof response.id !== 'string') return;
   options.store
     .save({
@@ -139,5 +129,5 @@ function saveRelayed(options: RunResponsesOptions, response: Record<string, unkn
       conversation: [],
       response,
     })
-    .catch((err: Error) => options.log(`responses store: could not save ${String(response.id)}: ${err.message}`));
+    .catch((err: Error) => run.ctx.accounting.log(`responses store: could not save ${String(response.id)}: ${err.message}`));
 }

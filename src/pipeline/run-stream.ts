@@ -1,10 +1,11 @@
-import type { ServerResponse } from 'node:http';
 import type { Accountant } from '../accounting/accountant.ts';
 import { errors } from '../errors/catalog.ts';
 import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
-import { StreamSession, type StreamTimings } from '../protocol/sse/stream-session.ts';
-import { sendError } from '../server/http-io.ts';
+import { SseWriter } from '../protocol/sse/sse-writer.ts';
+import type { Exchange } from './exchange.ts';
+import type { RequestScope } from './request-scope.ts';
+import { streamEnd } from './stream-end.ts';
 
 /**
  * A client wire format over a stream of source items (canonical events, or relayed upstream
@@ -63,36 +64,39 @@ export abstract class CanonicalSurface implements StreamSurface<CanonicalEvent> 
 /** How long an upstream may take to close after its end marker before its connection is cut. */
 const DRAIN_MS = 2_000;
 
+export interface StreamTimings {
+  /** Comment frame after this long without output (also before the first token). 0 disables. */
+  heartbeatMs: number;
+  /** No upstream data for this long ends the stream with `stream_idle_timeout`. 0 disables. */
+  idleTimeoutMs: number;
+}
+
 export interface RunStreamOptions {
-  requestId: string;
   provider: string;
   timings: StreamTimings;
   contentType?: string;
-  /** Open sessions, so a shutdown can end them cleanly. */
-  sessions: Set<StreamSession>;
   /** The upstream acknowledged the request (2xx). */
   onAcknowledged?: () => void;
 }
 
 /**
- * The one streaming loop every surface shares: opens the source with the session's abort signal,
+ * The one streaming loop every surface shares: opens the source with the scope's abort signal,
  * writes each upstream read's frames in one write, pauses reading while the client is congested,
- * and ends every exit path: frames then `[DONE]`; failure frames then `[DONE]`; an HTTP error if
- * nothing was sent yet; nothing when the client is gone (the upstream is aborted by then).
- * Returns the failure, if any, for the ledger.
+ * and ends every exit path as `streamEnd` decides. Returns the failure, if any, for the ledger.
  */
 export async function runStream<T>(
-  res: ServerResponse,
+  exchange: Exchange,
+  scope: RequestScope,
   open: (signal: AbortSignal) => Promise<AsyncIterable<T[]>>,
   surface: StreamSurface<T>,
   options: RunStreamOptions,
 ): Promise<GatewayError | null> {
-  const session = new StreamSession(res, {
-    requestId: options.requestId,
+  const writer = new SseWriter(exchange.res, {
+    requestId: exchange.requestId,
     contentType: options.contentType,
-    ...options.timings,
+    heartbeatMs: options.timings.heartbeatMs,
   });
-  options.sessions.add(session);
+  const idle = idleWatch(scope, writer, options.timings.idleTimeoutMs);
   let opened = false;
   let failure: GatewayError | null = null;
   // Frames of a read that could not be written (the stream failed at its end marker).
@@ -102,11 +106,11 @@ export async function runStream<T>(
   let finishedEarly = false;
   let drainTimer: NodeJS.Timeout | undefined;
   try {
-    const batches = await open(session.signal);
+    const batches = await open(scope.signal);
     options.onAcknowledged?.();
     for await (const batch of batches) {
       if (finishedEarly) continue;
-      session.upstreamActivity();
+      idle?.refresh();
       let frames = '';
       for (const item of batch) {
         frames += surface.encode(item);
@@ -128,36 +132,52 @@ export async function runStream<T>(
         // Nothing follows an end marker: the client gets the rest now, with the closing frames in
         // one write. The upstream response is read to its end rather than aborted, so that its
         // connection stays reusable; one that does not close is cut after DRAIN_MS.
-        session.finish(frames + (await surface.closing()));
+        writer.finish(frames + (await surface.closing()));
         finishedEarly = true;
-        drainTimer = setTimeout(() => session.abort(errors.cancelled('The upstream did not close after its end marker.')), DRAIN_MS);
+        drainTimer = setTimeout(() => scope.abort(errors.cancelled('The upstream did not close after its end marker.')), DRAIN_MS);
         continue;
       }
       // One write per upstream read: the frames of a read leave together.
-      session.write(frames);
-      if (failure || session.ended) break;
-      if (session.congested) {
-        await session.waitForDrain();
+      writer.write(frames);
+      if (failure || writer.ended) break;
+      if (writer.congested) {
+        await writer.waitForDrain(scope.signal);
         // Woken by an abort (shutdown, deadline) rather than a drain: stop reading at once.
-        if (session.signal.aborted) break;
+        if (scope.signal.aborted) break;
+        // Reading the upstream resumes now: its silence is measured from here.
+        idle?.refresh();
       }
     }
-    if (!failure && !surface.complete && !session.signal.aborted) failure = errors.truncated(options.provider);
+    if (!failure && !surface.complete && !scope.signal.aborted) failure = errors.truncated(options.provider);
   } catch (err) {
-    failure = toGatewayError(session.signal.aborted ? session.signal.reason : err);
+    failure = toGatewayError(scope.signal.aborted ? scope.signal.reason : err);
   } finally {
-    options.sessions.delete(session);
     clearTimeout(drainTimer);
+    if (idle) clearTimeout(idle);
+  }
+  if (scope.signal.aborted && !failure && !finishedEarly) failure = toGatewayError(scope.signal.reason);
+
+  const end = streamEnd({ failure, finishedEarly, writerEnded: writer.ended, committed: writer.committed, held: held !== '' });
+  if (end === 'finish') writer.finish(held + (await surface.closing()));
+  else if (end === 'fail' && failure) writer.fail(held + surface.failureFrames(failure));
+  else {
+    writer.dispose();
+    if (end === 'http-error' && failure) exchange.sendError(failure);
   }
   // Whatever happened to the upstream after its end marker, the client's response was complete.
-  if (finishedEarly) return null;
-  if (session.signal.aborted && !failure) failure = toGatewayError(session.signal.reason);
+  return finishedEarly ? null : failure;
+}
 
-  if (!failure) session.finish(held + (await surface.closing()));
-  else if (session.ended) session.dispose();
-  else if (!session.committed && !held) {
-    session.dispose();
-    sendError(res, failure, options.requestId);
-  } else session.fail(held + surface.failureFrames(failure));
-  return failure;
+/**
+ * Upstream silence: no read for `ms` ends the stream with `stream_idle_timeout`. While the client
+ * is congested the loop is not reading the upstream, so its silence says nothing then: a slow
+ * reader is bounded by the deadline, not blamed on the upstream.
+ */
+function idleWatch(scope: RequestScope, writer: SseWriter, ms: number): NodeJS.Timeout | undefined {
+  if (ms <= 0) return undefined;
+  const timer: NodeJS.Timeout = setTimeout(() => {
+    if (writer.congested && !writer.ended) timer.refresh();
+    else scope.abort(errors.idleTimeout(ms / 1000));
+  }, ms);
+  return timer;
 }

@@ -1,36 +1,25 @@
-import type { ServerResponse } from 'node:http';
-import type { Accountant } from '../accounting/accountant.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
-import type { StreamSession, StreamTimings } from '../protocol/sse/stream-session.ts';
-import type { ResolvedModel } from '../providers/registry.ts';
 import { ChatStreamSurface } from './chat-surface.ts';
-import { runStream } from './run-stream.ts';
+import type { RunScope } from './model-operation.ts';
+import { runStream, type StreamTimings } from './run-stream.ts';
 
 export interface StreamChatOptions {
-  requestId: string;
-  created: number;
   timings: StreamTimings;
   includeUsage: boolean;
   errorStyle: 'data' | 'event';
   profile: 'openai' | 'accounting';
   usageExtensions: boolean;
-  accountant: Accountant;
-  sessions: Set<StreamSession>;
 }
 
 /** POST /v1/chat/completions with `stream: true`. */
-export function streamChat(
-  res: ServerResponse,
-  request: ChatRequest,
-  target: ResolvedModel,
-  options: StreamChatOptions,
-): Promise<GatewayError | null> {
-  const { accountant, requestId } = options;
+export function streamChat(run: RunScope, request: ChatRequest, options: StreamChatOptions): Promise<GatewayError | null> {
+  const { exchange, accountant, target } = run;
+  const requestId = exchange.requestId;
   const surface = new ChatStreamSurface(
     {
       id: `chatcmpl-${requestId}`,
-      created: options.created,
+      created: Math.floor(accountant.startedAt / 1000),
       model: target.requested,
       includeUsage: options.includeUsage,
       errorStyle: options.errorStyle,
@@ -41,11 +30,11 @@ export function streamChat(
     accountant,
     { requestId, provider: target.provider, model: target.model },
   );
-  return runStream(res, (signal) => target.adapter.stream(request, target.model, { signal, requestId }), surface, {
-    requestId,
-    provider: target.provider,
-    timings: options.timings,
-    sessions: options.sessions,
-    onAcknowledged: () => accountant.markAcknowledged(),
-  });
+  return runStream(
+    exchange,
+    run.scope,
+    (signal) => target.adapter.stream(request, target.model, { signal, requestId }),
+    surface,
+    { provider: target.provider, timings: options.timings, onAcknowledged: () => accountant.markAcknowledged() },
+  );
 }

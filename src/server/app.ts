@@ -1,26 +1,27 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { loadTokenCounters } from '../accounting/count-tokens.ts';
+import { PricingRegistry } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
 import { toGatewayError } from '../errors/gateway-error.ts';
-import type { StreamSession } from '../protocol/sse/stream-session.ts';
-import { loadTokenCounters } from '../accounting/count-tokens.ts';
-import { rejectedRecord } from '../accounting/accountant.ts';
-import { PricingRegistry } from '../accounting/pricing.ts';
+import { renderErrorBody } from '../errors/render.ts';
+import { admitAll } from '../pipeline/admit.ts';
+import type { RequestScope } from '../pipeline/request-scope.ts';
+import { sendJson } from '../protocol/http/send-json.ts';
 import { createProviderRegistry } from '../providers/registry.ts';
 import { LedgerStore } from '../store/ledger-store.ts';
 import { LedgerWriter } from '../store/ledger-writer.ts';
-import { ResponsesStore } from '../store/responses-store.ts';
 import { type OpenedDatabase, openDatabase } from '../store/open-database.ts';
+import { ResponsesStore } from '../store/responses-store.ts';
 import { UpstreamClient } from '../upstream/http-client.ts';
-import { createAuthCheck } from './auth.ts';
+import { createAuthenticate } from './auth.ts';
 import type { GatewayContext } from './gateway-context.ts';
-import { sendError, sendJson } from './http-io.ts';
+import { createRequestScreen } from './edge/screen-request.ts';
+import { limitConnections, serverOptions } from './edge/server-limits.ts';
 import { newRequestId } from './request-id.ts';
-import { handleChatCompletions } from './routes/chat-completions.ts';
-import { handleListModels } from './routes/models.ts';
-import { handleGetRequest, handleListRequests } from './routes/requests.ts';
-import { handleCreateResponse, handleGetResponse } from './routes/responses.ts';
+import { decodePathParam, matchRoute } from './route-table.ts';
+import { routes } from './routes.ts';
 
 export interface Gateway {
   server: Server;
@@ -32,7 +33,7 @@ export interface Gateway {
 
 /**
  * The HTTP edge on bare node:http: the SSE path needs raw, unbuffered socket writes and the route
- * table is five entries, so a framework would add a layer to the hot path and little else
+ * table is a handful of entries (server/routes.ts), so a framework would add a layer to the hot path and little else
  * (measured: node:http 146 us vs Fastify 150 us vs Hono's Response bridge 223 us per 21-write SSE).
  */
 export function createGateway(
@@ -47,7 +48,9 @@ export function createGateway(
   const context: GatewayContext = {
     config,
     registry: createProviderRegistry(config, env, client),
-    sessions: new Set<StreamSession>(),
+    scopes: new Set<RequestScope>(),
+    authenticate: createAuthenticate(config.auth.master_key),
+    admit: admitAll,
     startedAt: Math.floor(Date.now() / 1000),
     accounting: {
       pricing: new PricingRegistry(config.pricing),
@@ -73,64 +76,40 @@ export function createGateway(
       log,
     });
   }
-  const checkAuth = createAuthCheck(config.auth.master_key);
-
-  async function route(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-    const path = (req.url ?? '/').split('?', 1)[0];
-    if (path === '/healthz' || path === '/health') {
-      sendJson(res, 200, { status: 'ok', providers: context.registry.providers() });
-      return;
-    }
-    if (!path.startsWith('/v1/')) throw errors.routeNotFound(req.method ?? 'GET', path);
-    try {
-      checkAuth(req);
-    } catch (err) {
-      // A model request refused at the door is still a request: it gets its ledger row.
-      const surface = path === '/v1/chat/completions' ? 'chat' : path === '/v1/responses' ? 'responses' : null;
-      if (surface) context.accounting.ledger?.write(rejectedRecord(requestId, toGatewayError(err), surface, '', Date.now()));
-      throw err;
-    }
-    if (path === '/v1/chat/completions') {
-      if (req.method !== 'POST') throw errors.methodNotAllowed(req.method ?? '', path);
-      await handleChatCompletions(req, res, context, requestId);
-      return;
-    }
-    if (path === '/v1/responses') {
-      if (req.method !== 'POST') throw errors.methodNotAllowed(req.method ?? '', path);
-      await handleCreateResponse(req, res, context, requestId);
-      return;
-    }
-    if (path.startsWith('/v1/responses/')) {
-      if (req.method !== 'GET') throw errors.methodNotAllowed(req.method ?? '', path);
-      await handleGetResponse(res, context, decodeURIComponent(path.slice('/v1/responses/'.length)), requestId);
-      return;
-    }
-    if (path === '/v1/requests' || path.startsWith('/v1/requests/')) {
-      if (req.method !== 'GET') throw errors.methodNotAllowed(req.method ?? '', path);
-      if (path === '/v1/requests') {
-        await handleListRequests(res, context, new URL(req.url ?? '/', 'http://x').searchParams, requestId);
-      } else {
-        await handleGetRequest(res, context, decodeURIComponent(path.slice('/v1/requests/'.length)), requestId);
-      }
-      return;
-    }
-    if (path === '/v1/models') {
-      if (req.method !== 'GET') throw errors.methodNotAllowed(req.method ?? '', path);
-      handleListModels(res, context, requestId);
-      return;
-    }
-    throw errors.routeNotFound(req.method ?? 'GET', path);
-  }
 
   // Handlers still running (their ledger record may not be written yet), for a clean shutdown.
   let inFlight = 0;
-  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+  const screen = createRequestScreen(config);
+  const server = createServer({ keepAliveTimeout: 65_000, ...serverOptions(config.server) }, (req, res) => {
     const requestId = newRequestId();
     inFlight++;
-    route(req, res, requestId)
-      .catch((err: unknown) => sendError(res, toGatewayError(err), requestId))
+    dispatch(req, res, requestId)
+      .catch((err: unknown) => {
+        const error = toGatewayError(err);
+        if (error.code === 'internal_error') log(`internal error in request ${requestId}: ${err instanceof Error ? err.stack : String(err)}`);
+        sendJson(res, error.status, renderErrorBody(error), { ...error.headers, 'X-Request-ID': requestId });
+      })
       .finally(() => inFlight--);
   });
+  limitConnections(server, config.server);
+
+  /** Finds the route, checks the key where the route wants it, and runs the handler. */
+  async function dispatch(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    if (screen(req, res)) return; // Host check and CORS, before any route (server/edge)
+    const { route, rawParam } = matchRoute(routes, req.method ?? 'GET', path);
+    if (route.auth === 'key') context.authenticate(req);
+    await route.handle({
+      req,
+      res,
+      requestId,
+      ctx: context,
+      param: route.param ? decodePathParam(rawParam, route.param) : '',
+      search: new URLSearchParams(query === -1 ? '' : url.slice(query + 1)),
+    });
+  }
   // Connections that have not sent a request yet (a client's preconnect; undici opens one right
   // after an aborted fetch). closeIdleConnections() skips them, so a shutdown must close them
   // itself or wait for node's headers timeout.
@@ -148,7 +127,7 @@ export function createGateway(
       await Promise.all([openLedger(), loadTokenCounters()]);
       return new Promise((resolve, reject) => {
         server.once('error', reject);
-        server.listen(config.server.port, config.server.host, () => {
+        server.listen({ port: config.server.port, host: config.server.host, backlog: config.server.backlog }, () => {
           server.off('error', reject);
           resolve(server.address() as AddressInfo);
         });
@@ -158,10 +137,10 @@ export function createGateway(
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const deadline = Date.now() + drainMs;
-      while (context.sessions.size > 0 && Date.now() < deadline) {
+      while (context.scopes.size > 0 && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, deadline - Date.now()))));
       }
-      for (const session of context.sessions) session.abort(errors.shuttingDown());
+      for (const scope of context.scopes) scope.abort(errors.shuttingDown());
       // Ended streams close their keep-alive sockets once idle.
       const idleSweep = setInterval(() => {
         server.closeIdleConnections();

@@ -1,14 +1,16 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { errors } from '../errors/catalog.ts';
+import type { Authenticate } from '../pipeline/admit.ts';
 
 /**
  * Bearer-key check against SLUICE_MASTER_KEY. Keys are compared as SHA-256 digests so the
  * comparison is constant-time whatever the lengths. With no key configured, every request
  * passes (startup refuses that unless bound to loopback).
  */
-export function createAuthCheck(masterKey: string | undefined): (req: IncomingMessage) => void {
-  if (!masterKey) return () => {};
+export function createAuthenticate(masterKey: string | undefined): Authenticate {
+  const master = { keyId: null };
+  if (!masterKey) return () => master;
   const expected = createHash('sha256').update(masterKey).digest();
   return (req) => {
     const header = req.headers.authorization ?? (req.headers['x-api-key'] as string | undefined);
@@ -17,5 +19,6 @@ export function createAuthCheck(masterKey: string | undefined): (req: IncomingMe
     if (!key) throw errors.missingKey();
     const given = createHash('sha256').update(key).digest();
     if (!timingSafeEqual(given, expected)) throw errors.wrongKey();
+    return master;
   };
 }

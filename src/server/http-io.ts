@@ -1,32 +1,21 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { errors } from '../errors/catalog.ts';
-import type { GatewayError } from '../errors/gateway-error.ts';
-import { renderErrorBody } from '../errors/render.ts';
-
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, {
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
-}
-
-/** An error before any stream byte: the OpenAI error JSON with the right status and retry hints. */
-export function sendError(res: ServerResponse, err: GatewayError, requestId: string): void {
-  if (res.headersSent || res.destroyed) return;
-  // 499 is nginx's "client closed request"; the client is gone, but the status keeps logs honest.
-  sendJson(res, err.status, renderErrorBody(err), { ...err.headers, 'X-Request-ID': requestId });
-}
+import { requireJsonContentType } from './edge/check-content-type.ts';
 
 /**
- * Reads the body up to `limit` bytes (413 past it) and parses it as JSON (400 if it is not).
+ * Reads the body up to `limit` bytes (413 past it) and parses it as JSON (400 if it is not); a body
+ * not declared as application/json is refused first (415, see edge/check-content-type.ts).
  * Plain 'data' events rather than `for await`: the request's async iterator costs a few us per
  * request on the hot path, and past the limit the rest of the body is still drained, so the
  * client reads the 413 instead of a reset connection.
  */
 export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  try {
+    requireJsonContentType(req);
+  } catch (err) {
+    req.resume();
+    throw err;
+  }
   const declared = Number(req.headers['content-length']);
   if (declared > limit) {
     req.resume();

@@ -135,7 +135,7 @@ describe('mixed faults under concurrent load', () => {
     const givenUp = seen.filter((s) => ['client-gone', 'malformed', 'idle'].includes(s.kind)).length;
     await until(() => upstream.closedEarly >= givenUp, `${givenUp} upstream requests closed by sluice`);
     assert.equal(upstream.closedEarly, givenUp);
-    await until(() => gw.gateway.context.sessions.size === 0, 'every stream session released');
+    await until(() => gw.gateway.context.scopes.size === 0, 'every request scope released');
 
     const store = gw.gateway.context.ledgerStore;
     assert.ok(store);

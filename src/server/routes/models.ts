@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { GatewayContext } from '../gateway-context.ts';
-import { sendJson } from '../http-io.ts';
+import { sendJson } from '../../protocol/http/send-json.ts';
 
 /** GET /v1/models: aliases and the models providers list, in the OpenAI list shape. */
 export function handleListModels(res: ServerResponse, ctx: GatewayContext, requestId: string): void {

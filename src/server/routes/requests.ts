@@ -3,7 +3,7 @@ import type { LedgerRecord } from '../../accounting/ledger-record.ts';
 import { errors } from '../../errors/catalog.ts';
 import type { LedgerQuery } from '../../store/ledger-store.ts';
 import type { GatewayContext } from '../gateway-context.ts';
-import { sendJson } from '../http-io.ts';
+import { sendJson } from '../../protocol/http/send-json.ts';
 
 const OUTCOMES = new Set(['ok', 'error', 'cancelled']);
 

@@ -1,0 +1,36 @@
+import { renderErrorBody } from '../errors/render.ts';
+import { parseChatRequest } from '../protocol/openai-chat/parse-request.ts';
+import { completeChat } from './complete-chat.ts';
+import type { ModelOperation } from './model-operation.ts';
+import { streamChat } from './stream-chat.ts';
+
+/** POST /v1/chat/completions, streamed or not. `profile` comes from the X-Sluice-Profile header. */
+export function chatCompletions(profile: 'openai' | 'accounting' | undefined): ModelOperation {
+  return {
+    surface: 'chat',
+    renderError: renderErrorBody,
+    parse(body, ctx) {
+      const request = parseChatRequest(body);
+      const stream = ctx.config.stream;
+      const streamed = request.stream === true;
+      return {
+        model: request.model,
+        prepare: async () => ({
+          request,
+          streamed,
+          deadlineMs: stream.deadline_s * 1000,
+          run: (run) =>
+            streamed
+              ? streamChat(run, request, {
+                  timings: { heartbeatMs: stream.heartbeat_s * 1000, idleTimeoutMs: stream.idle_timeout_s * 1000 },
+                  includeUsage: stream.usage === 'always' || request.stream_options?.include_usage === true,
+                  errorStyle: stream.error_style,
+                  profile: profile ?? stream.profile,
+                  usageExtensions: stream.usage_extensions,
+                })
+              : completeChat(run, request),
+        }),
+      };
+    },
+  };
+}

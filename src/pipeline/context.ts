@@ -1,0 +1,19 @@
+import type { Config } from '../config/schema.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import type { ResponsesStore } from '../store/responses-store.ts';
+import type { Admit, Authenticate } from './admit.ts';
+import type { RequestScope } from './request-scope.ts';
+import type { AccountingDeps } from './request-accounting.ts';
+
+/** What every model request's lifecycle reads: built once at startup, no module-level state. */
+export interface PipelineContext {
+  config: Config;
+  registry: ProviderRegistry;
+  /** Open request scopes, so that a shutdown can end them after the drain time. */
+  scopes: Set<RequestScope>;
+  accounting: AccountingDeps;
+  /** Responses created through sluice (GET /v1/responses/{id}, previous_response_id). */
+  responsesStore: ResponsesStore | undefined;
+  authenticate: Authenticate;
+  admit: Admit;
+}

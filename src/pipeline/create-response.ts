@@ -1,0 +1,54 @@
+import { errors } from '../errors/catalog.ts';
+import { renderErrorBody } from '../errors/render.ts';
+import type { ChatMessage } from '../protocol/openai-chat/request-schema.ts';
+import { parseResponsesRequest } from '../protocol/openai-responses/parse-request.ts';
+import { toChatRequest } from '../protocol/openai-responses/to-chat-request.ts';
+import type { PipelineContext } from './context.ts';
+import type { ModelOperation } from './model-operation.ts';
+import { relayResponses, runResponses } from './run-responses.ts';
+
+/**
+ * POST /v1/responses. An upstream with its own Responses API gets the body as sent (hosted tools
+ * included); every other target goes through the canonical request and events.
+ */
+export const createResponse: ModelOperation = {
+  surface: 'responses',
+  renderError: renderErrorBody,
+  parse(body, ctx) {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw errors.invalidRequest('The request body must be a JSON object.');
+    }
+    const raw = body as Record<string, unknown>;
+    // The model is read first: whether the body is parsed here or relayed depends on its target.
+    const model = typeof raw.model === 'string' && raw.model ? raw.model : parseResponsesRequest(raw).model;
+    const options = {
+      timings: { heartbeatMs: ctx.config.stream.heartbeat_s * 1000, idleTimeoutMs: ctx.config.stream.idle_timeout_s * 1000 },
+      store: raw.store === false ? undefined : ctx.responsesStore,
+    };
+    const deadlineMs = ctx.config.responses.deadline_s * 1000;
+    return {
+      model,
+      async prepare(target) {
+        const relay = target.adapter.responses;
+        if (relay) {
+          if (!Array.isArray(raw.input) && typeof raw.input !== 'string') {
+            throw errors.invalidRequest("Missing required parameter: 'input'.", 'input');
+          }
+          // What the accountant counts when the upstream reports no usage.
+          const request = { model, messages: [{ role: 'user' as const, content: JSON.stringify(raw.input) }] };
+          return { request, streamed: raw.stream === true, deadlineMs, run: (run) => relayResponses(run, raw, relay, options) };
+        }
+        const parsed = parseResponsesRequest(raw);
+        const history = parsed.previous_response_id ? await loadHistory(ctx, parsed.previous_response_id) : [];
+        const request = toChatRequest(parsed, history);
+        return { request, streamed: parsed.stream === true, deadlineMs, run: (run) => runResponses(run, parsed, request, options) };
+      },
+    };
+  },
+};
+
+async function loadHistory(ctx: PipelineContext, id: string): Promise<ChatMessage[]> {
+  const stored = await ctx.responsesStore?.get(id);
+  if (!stored) throw errors.responseNotFound(id, 'previous_response_id');
+  return stored.conversation;
+}

@@ -1,0 +1,25 @@
+import type { ServerResponse } from 'node:http';
+import type { GatewayError } from '../errors/gateway-error.ts';
+import { sendJson } from '../protocol/http/send-json.ts';
+
+/**
+ * One HTTP request/response as the pipeline sees it: where to write, under which request id, and
+ * how this surface renders an error before any byte was sent (each surface has its own shape:
+ * OpenAI's error JSON for chat and responses).
+ */
+export interface Exchange {
+  readonly res: ServerResponse;
+  readonly requestId: string;
+  sendJson(status: number, body: unknown): void;
+  /** The HTTP error for `error`, unless a response has already started (then a no-op). */
+  sendError(error: GatewayError): void;
+}
+
+export function createExchange(res: ServerResponse, requestId: string, renderError: (error: GatewayError) => string): Exchange {
+  return {
+    res,
+    requestId,
+    sendJson: (status, body) => sendJson(res, status, body, { 'X-Request-ID': requestId }),
+    sendError: (error) => sendJson(res, error.status, renderError(error), { ...error.headers, 'X-Request-ID': requestId }),
+  };
+}

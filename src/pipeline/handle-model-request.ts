@@ -1,0 +1,79 @@
+import type { IncomingMessage } from 'node:http';
+import type { Accountant } from '../accounting/accountant.ts';
+import { rejectedRecord } from '../accounting/accountant.ts';
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
+import type { Admission, Caller } from './admit.ts';
+import type { PipelineContext } from './context.ts';
+import type { Exchange } from './exchange.ts';
+import type { ModelOperation } from './model-operation.ts';
+import { RequestScope } from './request-scope.ts';
+import { createAccountant, finalizeRecord } from './request-accounting.ts';
+
+/**
+ * The one lifecycle of every model request, whatever its surface:
+ * authenticate → parse → resolve → prepare → admit → account → run, and in `finally` exactly one
+ * ledger record, however it ended (a refusal at the door is recorded here and nowhere else).
+ * A failure before the response started becomes the surface's HTTP error.
+ */
+export async function handleModelRequest(
+  exchange: Exchange,
+  req: IncomingMessage,
+  readBody: () => Promise<unknown>,
+  operation: ModelOperation,
+  ctx: PipelineContext,
+): Promise<void> {
+  const startedAt = Date.now();
+  let caller: Caller | undefined;
+  let model = '';
+  let accountant: Accountant | undefined;
+  let admission: Admission | undefined;
+  let scope: RequestScope | undefined;
+  let failure: GatewayError | null = null;
+  try {
+    caller = ctx.authenticate(req);
+    const parsed = operation.parse(await readBody(), ctx);
+    model = parsed.model;
+    const target = ctx.registry.resolve(model);
+    const prepared = await parsed.prepare(target, ctx);
+    admission = await ctx.admit({
+      requestId: exchange.requestId,
+      caller,
+      surface: operation.surface,
+      target,
+      request: prepared.request,
+      streamed: prepared.streamed,
+    });
+    accountant = createAccountant(ctx.accounting, exchange.requestId, caller, prepared.request, target, operation.surface, prepared.streamed);
+    scope = new RequestScope(exchange.res, { deadlineMs: prepared.deadlineMs, scopes: ctx.scopes });
+    failure = await prepared.run({ exchange, scope, accountant, target, ctx });
+  } catch (err) {
+    failure = toGatewayError(err);
+    if (failure.code === 'internal_error') logInternal(ctx, exchange.requestId, err);
+    exchange.sendError(failure);
+  } finally {
+    scope?.dispose();
+    const record = accountant
+      ? await finalizeRecord(ctx.accounting, accountant, failure)
+      : rejectedRecord(exchange.requestId, failure ?? toGatewayError('no failure recorded'), operation.surface, model, startedAt, caller?.keyId ?? null);
+    try {
+      admission?.settle(record);
+    } finally {
+      write(ctx, record);
+    }
+  }
+}
+
+function write(ctx: PipelineContext, record: LedgerRecord): void {
+  try {
+    ctx.accounting.ledger?.write(record);
+  } catch (err) {
+    ctx.accounting.log(`ledger: could not queue the record of ${record.requestId}: ${(err as Error).message}`);
+  }
+}
+
+/** A sluice bug, not the client's or the upstream's: the stack goes to the log with the request id. */
+function logInternal(ctx: PipelineContext, requestId: string, err: unknown): void {
+  const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  ctx.accounting.log(`internal error in request ${requestId}: ${detail}`);
+}

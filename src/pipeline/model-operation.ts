@@ -1,0 +1,46 @@
+import type { Accountant } from '../accounting/accountant.ts';
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
+import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
+import type { ResolvedModel } from '../providers/registry.ts';
+import type { PipelineContext } from './context.ts';
+import type { Exchange } from './exchange.ts';
+import type { RequestScope } from './request-scope.ts';
+
+/**
+ * One model endpoint of a client surface (chat completions, responses, ...): how its body is
+ * parsed, how its errors look, and how it runs once the lifecycle has resolved, admitted and
+ * accounted for it. A new surface is a new operation, never a new lifecycle.
+ */
+export interface ModelOperation {
+  readonly surface: LedgerRecord['surface'];
+  /** The surface's HTTP error body (OpenAI's error JSON for chat and responses). */
+  renderError(error: GatewayError): string;
+  /** Validates the body; throws a 400 naming the field. */
+  parse(body: unknown, ctx: PipelineContext): ParsedRequest;
+}
+
+export interface ParsedRequest {
+  /** The model the client named (alias or provider/model). */
+  model: string;
+  /** Builds the canonical request for the resolved target (a relayed surface may keep the body). */
+  prepare(target: ResolvedModel, ctx: PipelineContext): Promise<PreparedRequest>;
+}
+
+export interface PreparedRequest {
+  /** What the accountant counts and the admit step sees. */
+  request: ChatRequest;
+  streamed: boolean;
+  /** The request deadline (0: none). */
+  deadlineMs: number;
+  run(run: RunScope): Promise<GatewayError | null>;
+}
+
+/** What a running request has: where to write, its scope, its accountant and its target. */
+export interface RunScope {
+  exchange: Exchange;
+  scope: RequestScope;
+  accountant: Accountant;
+  target: ResolvedModel;
+  ctx: PipelineContext;
+}

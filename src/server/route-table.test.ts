@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { matchRoute, type Route } from './route-table.ts';
+
+const handle = () => {};
+const table: Route[] = [
+  { method: 'POST', path: '/v1/chat/completions', auth: 'model', handle },
+  { method: 'POST', path: '/v1/responses', auth: 'model', handle },
+  { method: 'GET', path: '/v1/responses/', param: 'response_id', auth: 'key', handle },
+  { method: 'GET', path: '/healthz', auth: 'open', handle },
+];
+
+function codeOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof GatewayError);
+    return `${err.status} ${err.code}`;
+  }
+  return 'matched';
+}
+
+describe('matchRoute', () => {
+  it('matches an exact path and method', () => {
+    assert.equal(matchRoute(table, 'POST', '/v1/responses').route, table[1]);
+  });
+
+  it('matches a prefix route and hands back the raw parameter', () => {
+    const m = matchRoute(table, 'GET', '/v1/responses/resp_%41bc');
+    assert.equal(m.route, table[2]);
+    assert.equal(m.rawParam, 'resp_%41bc');
+  });
+
+  it('a prefix with nothing after it is not the prefix route', () => {
+    assert.equal(codeOf(() => matchRoute(table, 'GET', '/v1/responses/')), '404 route_not_found');
+  });
+
+  it('answers 405 for a known path with another method, 404 for an unknown path', () => {
+    assert.equal(codeOf(() => matchRoute(table, 'GET', '/v1/chat/completions')), '405 method_not_allowed');
+    assert.equal(codeOf(() => matchRoute(table, 'POST', '/v1/nothing')), '404 route_not_found');
+  });
+
+  it('HEAD is served by the GET route', () => {
+    assert.equal(matchRoute(table, 'HEAD', '/healthz').route, table[3]);
+  });
+});

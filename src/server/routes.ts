@@ -1,0 +1,62 @@
+import { chatCompletions } from '../pipeline/chat-completions.ts';
+import { createResponse } from '../pipeline/create-response.ts';
+import { createExchange } from '../pipeline/exchange.ts';
+import { handleModelRequest } from '../pipeline/handle-model-request.ts';
+import type { ModelOperation } from '../pipeline/model-operation.ts';
+import { sendJson } from '../protocol/http/send-json.ts';
+import { readJsonBody } from './http-io.ts';
+import type { Route, RouteCall } from './route-table.ts';
+import { handleListModels } from './routes/models.ts';
+import { handleGetRequest, handleListRequests } from './routes/requests.ts';
+import { handleGetResponse } from './routes/responses.ts';
+
+/** A model endpoint: the HTTP edge hands the exchange and the body reader to the lifecycle. */
+function modelRoute(operation: (call: RouteCall) => ModelOperation) {
+  return (call: RouteCall) => {
+    const op = operation(call);
+    const exchange = createExchange(call.res, call.requestId, op.renderError);
+    const readBody = () => readJsonBody(call.req, call.ctx.config.server.body_limit_bytes);
+    return handleModelRequest(exchange, call.req, readBody, op, call.ctx);
+  };
+}
+
+/** `X-Sluice-Profile: accounting` chooses the stream profile per request; else the config's. */
+function profileOf(call: RouteCall): 'openai' | 'accounting' | undefined {
+  const header = call.req.headers['x-sluice-profile'];
+  return header === 'accounting' || header === 'openai' ? header : undefined;
+}
+
+const health = ({ res, ctx }: RouteCall) => sendJson(res, 200, { status: 'ok', providers: ctx.registry.providers() });
+
+/**
+ * Every route sluice serves, as data: new surfaces, the admin API and the console add entries
+ * here, never branches in the server.
+ */
+export const routes: readonly Route[] = [
+  { method: 'GET', path: '/healthz', auth: 'open', handle: health },
+  { method: 'GET', path: '/health', auth: 'open', handle: health },
+  { method: 'POST', path: '/v1/chat/completions', auth: 'model', handle: modelRoute((call) => chatCompletions(profileOf(call))) },
+  { method: 'POST', path: '/v1/responses', auth: 'model', handle: modelRoute(() => createResponse) },
+  {
+    method: 'GET',
+    path: '/v1/responses/',
+    param: 'response_id',
+    auth: 'key',
+    handle: ({ res, ctx, param, requestId }) => handleGetResponse(res, ctx, param, requestId),
+  },
+  {
+    method: 'GET',
+    path: '/v1/requests',
+    auth: 'key',
+    handle: ({ res, ctx, search, requestId }) => handleListRequests(res, ctx, search, requestId),
+  },
+  {
+    method: 'GET',
+    path: '/v1/requests/',
+    param: 'request_id',
+    auth: 'key',
+    handle: ({ res, ctx, param, requestId }) => handleGetRequest(res, ctx, param, requestId),
+  },
+  { method: 'GET', path: '/v1/models', auth: 'key', handle: ({ res, ctx, requestId }) => handleListModels(res, ctx, requestId) },
+];
+
