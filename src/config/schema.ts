@@ -5,6 +5,16 @@ import { z } from 'zod';
 
 const seconds = z.number().nonnegative();
 
+/** `https://app.example.com` as a browser sends it in Origin: scheme, host, port; no path, no slash. */
+const isOrigin = (value: string): boolean => {
+  if (value === '*') return true;
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+};
+
 const providerSchema = z.strictObject({
   /** `openai-compatible` for a server declared in the config; presets infer their own type. */
   type: z.enum(['openai-compatible']).optional(),
@@ -33,6 +43,21 @@ export const configSchema = z.strictObject({
       port: z.number().int().min(0).max(65535).default(8080),
       body_limit_bytes: z.number().int().positive().default(20 * 1024 * 1024),
       drain_timeout_s: seconds.default(30),
+      /** Host names answered (`*.example.com`: any subdomain); empty: any with a key, loopback only without. */
+      allowed_hosts: z
+        .array(z.string().regex(/^(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$|^\[[0-9a-f:.]+\]$/i, 'must be a host name, *.domain, an IP or [IPv6], without a port'))
+        .default([]),
+      /** Browser origins allowed by CORS (`https://app.example.com`), or "*"; empty: CORS off. */
+      cors_origins: z
+        .union([z.literal('*'), z.array(z.string().refine(isOrigin, 'must be an origin (scheme://host[:port], no path) or "*"'))])
+        .default([]),
+      /** Past this many open connections, new ones are closed at once. */
+      max_connections: z.number().int().positive().default(10_000),
+      /** A client must send its request headers within this (slowloris), and the whole request within the next. */
+      headers_timeout_s: seconds.default(10),
+      request_timeout_s: seconds.default(60),
+      /** The listen queue length (the kernel caps it at net.core.somaxconn). */
+      backlog: z.number().int().positive().default(2048),
     })
     .prefault({}),
   auth: z

@@ -18,6 +18,36 @@ export const errors = {
       type: 'invalid_request_error',
       message: `Request body exceeds the limit of ${limit} bytes.`,
     }),
+  unsupportedMediaType: (contentType: string | undefined) =>
+    new GatewayError({
+      code: 'unsupported_media_type',
+      status: 415,
+      type: 'invalid_request_error',
+      message: `Content-Type must be application/json${contentType ? `, not ${contentType}` : '; the request had none'}.`,
+    }),
+  hostNotAllowed: (host: string | undefined) =>
+    new GatewayError({
+      code: 'host_not_allowed',
+      status: 403,
+      type: 'invalid_request_error',
+      message: host
+        ? `Host ${host} is not allowed here (see server.allowed_hosts).`
+        : 'The request has no Host header; this gateway only answers requests naming an allowed host.',
+    }),
+  missingHost: () =>
+    new GatewayError({
+      code: 'missing_host_header',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'An HTTP/1.1 request must carry a Host header.',
+    }),
+  corsOriginNotAllowed: (origin: string) =>
+    new GatewayError({
+      code: 'cors_origin_not_allowed',
+      status: 403,
+      type: 'invalid_request_error',
+      message: `Origin ${origin} is not allowed (see server.cors_origins).`,
+    }),
   missingKey: () =>
     new GatewayError({
       code: 'missing_api_key',

@@ -1,0 +1,345 @@
+import assert from 'node:assert/strict';
+import { type IncomingHttpHeaders, request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
+import { parseSse, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
+
+/** One HTTP/1.1 exchange with full control of the headers (fetch would set Host itself). */
+function call(
+  url: string,
+  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname, port, method: options.method ?? 'GET', path: options.path ?? '/healthz', headers: options.headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error('no answer within 10 s')));
+    req.end(options.body);
+  });
+}
+
+const chat = (model = 'mock/echo', extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello edge' }], ...extra });
+const corsHeaders = (headers: IncomingHttpHeaders) => Object.keys(headers).filter((name) => name.startsWith('access-control-'));
+
+/** Opens a raw TCP connection to the gateway. */
+function open(url: string): Promise<Socket> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+/** Milliseconds until the server closes `socket` (bounded), and what it sent before. */
+function untilClosed(socket: Socket, limitMs: number): Promise<{ ms: number; received: string }> {
+  const started = performance.now();
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+  socket.on('error', () => {});
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`still open after ${limitMs} ms`));
+    }, limitMs);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve({ ms: performance.now() - started, received });
+    });
+  });
+}
+
+describe('Content-Type: a JSON body must be declared as JSON (no cross-site "simple" POST)', () => {
+  let upstream: FakeUpstream;
+  let gw: TestGateway;
+  before(async () => {
+    upstream = await startFakeUpstream();
+    gw = await startGateway(upstreamConfig(upstream.url));
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  for (const type of ['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded']) {
+    it(`${type} gets 415 in the OpenAI error shape, and the upstream is never called`, async () => {
+      const seen = upstream.requests.length;
+      const res = await call(gw.url, { method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': type }, body: chat('up/gpt-4o-mini') });
+      assert.equal(res.status, 415);
+      assert.deepEqual(JSON.parse(res.body), {
+        error: {
+          message: `Content-Type must be application/json, not ${type}.`,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'unsupported_media_type',
+        },
+      });
+      assert.equal(upstream.requests.length, seen);
+    });
+  }
+
+  it('a POST without body or Content-Type gets 415 too, on both model routes', async () => {
+    for (const path of ['/v1/chat/completions', '/v1/responses']) {
+      const res = await call(gw.url, { method: 'POST', path });
+      assert.equal(res.status, 415, path);
+      assert.equal(JSON.parse(res.body).error.code, 'unsupported_media_type');
+    }
+  });
+
+  it('application/json with a charset in any case is served', async () => {
+    const res = await call(gw.url, { method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'Application/JSON; charset=utf-8' }, body: chat() });
+    assert.equal(res.status, 200);
+    assert.equal(JSON.parse(res.body).object, 'chat.completion');
+  });
+});
+
+describe('Host check (DNS rebinding)', () => {
+  it('without a key, a non-loopback Host is refused with 403 host_not_allowed; loopback names are served', async () => {
+    const gw = await startGateway();
+    try {
+      for (const host of ['evil.example', `evil.example:${new URL(gw.url).port}`, '192.168.1.10']) {
+        const res = await call(gw.url, { method: 'POST', path: '/v1/chat/completions', headers: { host, 'content-type': 'application/json' }, body: chat() });
+        assert.equal(res.status, 403, host);
+        assert.deepEqual(JSON.parse(res.body), {
+          error: { message: `Host ${host} is not allowed here (see server.allowed_hosts).`, type: 'invalid_request_error', param: null, code: 'host_not_allowed' },
+        });
+      }
+      for (const host of ['localhost:8080', 'app.localhost', '127.0.0.1', '[::1]:8080']) {
+        assert.equal((await call(gw.url, { headers: { host } })).status, 200, host);
+      }
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('an HTTP/1.1 request without Host gets 400 missing_host_header', async () => {
+    const gw = await startGateway({ auth: { master_key: 'sk-master' } });
+    try {
+      const socket = await open(gw.url);
+      const closed = untilClosed(socket, 5000);
+      socket.write('GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n');
+      const { received } = await closed;
+      assert.match(received, /^HTTP\/1\.1 400 /);
+      assert.match(received, /"code":"missing_host_header"/);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('with a key and no allowed_hosts, any Host is served', async () => {
+    const gw = await startGateway({ auth: { master_key: 'sk-master' } });
+    try {
+      const res = await call(gw.url, { path: '/v1/models', headers: { host: 'gateway.example.com', authorization: 'Bearer sk-master' } });
+      assert.equal(res.status, 200);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('with a key, allowed_hosts is enforced (exact names and *. subdomains, any port)', async () => {
+    const gw = await startGateway({ auth: { master_key: 'sk-master' }, server: { allowed_hosts: ['gw.example.com', '*.internal.example'] } });
+    try {
+      const auth = { authorization: 'Bearer sk-master' };
+      for (const host of ['gw.example.com', 'GW.example.com:8443', 'a.internal.example']) {
+        assert.equal((await call(gw.url, { path: '/v1/models', headers: { host, ...auth } })).status, 200, host);
+      }
+      for (const host of ['evil.example', 'internal.example', '127.0.0.1']) {
+        const res = await call(gw.url, { path: '/v1/models', headers: { host, ...auth } });
+        assert.equal(res.status, 403, host);
+        assert.equal(JSON.parse(res.body).error.code, 'host_not_allowed');
+      }
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('CORS', () => {
+  const APP = 'http://app.example.test:3000';
+
+  it('is off by default: no Access-Control-* header on a response or a preflight', async () => {
+    const gw = await startGateway();
+    try {
+      const post = await call(gw.url, { method: 'POST', path: '/v1/chat/completions', headers: { origin: APP, 'content-type': 'application/json' }, body: chat() });
+      assert.equal(post.status, 200);
+      assert.deepEqual(corsHeaders(post.headers), []);
+      const preflight = await call(gw.url, {
+        method: 'OPTIONS',
+        path: '/v1/chat/completions',
+        headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      });
+      assert.equal(preflight.status, 405);
+      assert.deepEqual(corsHeaders(preflight.headers), []);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  describe('with server.cors_origins', () => {
+    let gw: TestGateway;
+    before(async () => {
+      gw = await startGateway({ server: { cors_origins: [APP] } });
+    });
+    after(() => gw.close());
+
+    it('answers the preflight of an allowed origin with 204, its methods, the SDK headers it asked for and max-age', async () => {
+      const res = await call(gw.url, {
+        method: 'OPTIONS',
+        path: '/v1/chat/completions',
+        headers: {
+          origin: APP,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization,content-type,x-stainless-lang,x-stainless-retry-count',
+        },
+      });
+      assert.equal(res.status, 204);
+      assert.equal(res.body, '');
+      assert.equal(res.headers['access-control-allow-origin'], APP);
+      assert.equal(res.headers['access-control-allow-methods'], 'GET, POST');
+      assert.equal(res.headers['access-control-allow-headers'], 'authorization, content-type, x-stainless-lang, x-stainless-retry-count');
+      assert.equal(res.headers['access-control-max-age'], '600');
+      assert.match(String(res.headers.vary), /^Origin\b/);
+    });
+
+    it('refuses the preflight of another origin with 403 and no CORS header', async () => {
+      const res = await call(gw.url, {
+        method: 'OPTIONS',
+        path: '/v1/chat/completions',
+        headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' },
+      });
+      assert.equal(res.status, 403);
+      assert.equal(JSON.parse(res.body).error.code, 'cors_origin_not_allowed');
+      assert.deepEqual(corsHeaders(res.headers), []);
+    });
+
+    it('a streamed response to an allowed origin carries the CORS headers next to the SSE ones', async () => {
+      const res = await call(gw.url, {
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { origin: APP, 'content-type': 'application/json' },
+        body: chat('mock/echo', { stream: true }),
+      });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['content-type'], 'text/event-stream');
+      assert.equal(res.headers['access-control-allow-origin'], APP);
+      assert.match(String(res.headers['access-control-expose-headers']), /^x-request-id, retry-after\b/);
+      assert.equal(res.headers.vary, 'Origin');
+      assert.ok(res.headers['x-request-id']);
+      assert.equal(parseSse(res.body).frames.at(-1)?.data, '[DONE]');
+    });
+
+    it('an error answer carries them too, so the page can read it', async () => {
+      const res = await call(gw.url, { method: 'POST', path: '/v1/chat/completions', headers: { origin: APP, 'content-type': 'text/plain' }, body: chat() });
+      assert.equal(res.status, 415);
+      assert.equal(res.headers['access-control-allow-origin'], APP);
+    });
+
+    it('another origin gets the answer without CORS headers (the browser keeps it from the page)', async () => {
+      const res = await call(gw.url, { headers: { origin: 'http://evil.example' } });
+      assert.equal(res.status, 200);
+      assert.deepEqual(corsHeaders(res.headers), []);
+    });
+  });
+});
+
+describe('connection handling', () => {
+  it('a slowloris client (headers dribbled in) is answered 408 and closed within headers_timeout_s', async () => {
+    const gw = await startGateway({ server: { headers_timeout_s: 1, request_timeout_s: 5 } });
+    try {
+      const socket = await open(gw.url);
+      const closed = untilClosed(socket, 5000);
+      socket.write('POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      const drip = setInterval(() => socket.writable && socket.write('X-Padding: a\r\n'), 200);
+      const { ms, received } = await closed.finally(() => clearInterval(drip));
+      assert.match(received, /^HTTP\/1\.1 408 /);
+      // The timeout plus one sweep (a quarter of it) plus scheduling slack on a busy machine.
+      assert.ok(ms >= 900 && ms < 2500, `closed after ${Math.round(ms)} ms`);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('a connection that never sends a byte is closed within headers_timeout_s', async () => {
+    const gw = await startGateway({ server: { headers_timeout_s: 1, request_timeout_s: 5 } });
+    try {
+      const { ms } = await untilClosed(await open(gw.url), 5000);
+      assert.ok(ms >= 900 && ms < 2500, `closed after ${Math.round(ms)} ms`);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('a body still arriving after request_timeout_s is answered 408', async () => {
+    const gw = await startGateway({ server: { headers_timeout_s: 0.5, request_timeout_s: 1 } });
+    try {
+      const socket = await open(gw.url);
+      const closed = untilClosed(socket, 5000);
+      socket.write('POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+      const drip = setInterval(() => socket.writable && socket.write(' '), 200);
+      const { ms, received } = await closed.finally(() => clearInterval(drip));
+      assert.match(received, /^HTTP\/1\.1 408 /);
+      assert.ok(ms >= 900 && ms < 2500, `closed after ${Math.round(ms)} ms`);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('request_timeout_s does not cut a streamed response that outlives it', async () => {
+    const gw = await startGateway({ server: { headers_timeout_s: 0.5, request_timeout_s: 1 } });
+    try {
+      const started = performance.now();
+      // mock/slow: 500 ms per word, "You said: a b c d" is six words: a 3 s stream.
+      const res = await call(gw.url, {
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock/slow', stream: true, messages: [{ role: 'user', content: 'a b c d' }] }),
+      });
+      const ms = performance.now() - started;
+      assert.equal(res.status, 200);
+      assert.ok(ms > 2500, `the stream took ${Math.round(ms)} ms`);
+      const { frames } = parseSse(res.body);
+      assert.equal(frames.at(-1)?.data, '[DONE]');
+      const text = frames.slice(0, -1).map((f) => JSON.parse(f.data).choices[0]?.delta?.content ?? '').join('');
+      assert.equal(text, 'You said: a b c d');
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('past max_connections a new connection is closed at once, unanswered; a freed slot is usable again', async () => {
+    const gw = await startGateway({ server: { max_connections: 3 } });
+    const held: Socket[] = [];
+    try {
+      for (let i = 0; i < 3; i++) held.push(await open(gw.url));
+      // Accepting is asynchronous: wait until the server counts all three.
+      for (let n = 0; n < 3; ) {
+        n = await new Promise<number>((resolve, reject) => gw.gateway.server.getConnections((err, count) => (err ? reject(err) : resolve(count))));
+        if (n < 3) await new Promise((r) => setTimeout(r, 10));
+      }
+      const extra = await open(gw.url);
+      const closed = untilClosed(extra, 2000);
+      extra.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      const { ms, received } = await closed;
+      assert.equal(received, '');
+      assert.ok(ms < 1000, `closed after ${Math.round(ms)} ms`);
+
+      held.pop()?.destroy();
+      let status = 0;
+      for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
+        status = await call(gw.url, { headers: { connection: 'close' } }).then((r) => r.status, () => 0);
+        if (status !== 200) await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.equal(status, 200);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await gw.close();
+    }
+  });
+});
