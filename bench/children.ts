@@ -55,8 +55,8 @@ export function startChild<Ready extends { type: 'ready' }>(
   const [command, ...args] = options.core === undefined ? nodeArgv : ['taskset', '-c', String(options.core), ...nodeArgv];
   const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: options.env ?? process.env });
   running.add(child);
+  child.once('exit', () => running.delete(child));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  exited.then(() => running.delete(child));
 
   const ask = <T>(message: { type: string; [key: string]: unknown }, timeoutMs = 10_000): Promise<T> => {
     const id = nextId++;

@@ -105,7 +105,7 @@ function ledgerStoreContract(name: string, site: () => Promise<StoreSite>, skip:
         outputTokens: Number.MAX_SAFE_INTEGER,
         reasoningTokens: 3_000_000_001,
         usageSource: 'provider',
-        costUsd: 1.2345678901234567e-7,
+        costUsd: 1.2345678901234566e-7,
         priceKnown: true,
         ttftMs: 2_147_483_647,
         latencyMs: 86_400_000,

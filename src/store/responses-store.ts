@@ -55,6 +55,6 @@ export class ResponsesStore {
 
   /** Resolves when every save in progress has finished (graceful shutdown). */
   async settle(): Promise<void> {
-    await Promise.allSettled([...this.pending.values()]);
+    await Promise.allSettled(this.pending.values());
   }
 }

@@ -87,7 +87,7 @@ describe('anthropic through the openai SDK', () => {
     assert.ok(got.content.endsWith('Always prioritize safety over speed when crossing streets.'));
     assert.equal(got.finish, 'stop');
     assert.equal(got.usage?.completion_tokens, 282);
-    assert.deepEqual((last()?.json as Record<string, unknown>).thinking, { type: 'enabled', budget_tokens: 1024 });
+    assert.deepEqual((last()!.json as Record<string, unknown>).thinking, { type: 'enabled', budget_tokens: 1024 });
 
     // The next turn sends the reasoning back; Anthropic gets it as a signed thinking block.
     upstream.reply({ body: anthropicStreamBody('anthropic/text-haiku45.sse') });
@@ -103,7 +103,7 @@ describe('anthropic through the openai SDK', () => {
         stream: true,
       }),
     );
-    const turn = (last()?.json as { messages: { content: unknown }[] }).messages[1];
+    const turn = (last()!.json as { messages: { content: unknown }[] }).messages[1];
     assert.deepEqual(turn.content, [
       { type: 'thinking', thinking: got.reasoning, signature: got.signature },
       { type: 'text', text: got.content },

@@ -222,7 +222,7 @@ describe('/v1/responses through the openai SDK', () => {
       tool_calls: [{ id: toolCall.id, type: 'function', function: { name: 'get_capital', arguments: toolCall.arguments } }],
     };
     // The instructions belong to the first response only.
-    assert.deepEqual((upstream.requests.at(-1)?.json as { messages: unknown }).messages, [
+    assert.deepEqual((upstream.requests.at(-1)!.json as { messages: unknown }).messages, [
       { role: 'user', content: 'Capital of the UK?' },
       assistantCall,
       { role: 'tool', tool_call_id: toolCall.id, content: 'London' },
@@ -242,7 +242,7 @@ describe('/v1/responses through the openai SDK', () => {
     const third = await gw.client.responses.create({ model: 'up/gpt-4o-mini', previous_response_id: second.id, input: 'Thanks' });
     assert.equal(third.output_text, 'You are welcome.');
     assert.equal(third.previous_response_id, second.id);
-    assert.deepEqual((upstream.requests.at(-1)?.json as { messages: unknown }).messages, [
+    assert.deepEqual((upstream.requests.at(-1)!.json as { messages: unknown }).messages, [
       { role: 'user', content: 'Capital of the UK?' },
       assistantCall,
       { role: 'tool', tool_call_id: toolCall.id, content: 'London' },

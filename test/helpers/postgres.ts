@@ -10,7 +10,7 @@ export interface TestSchema {
   /** DATABASE_URL with `search_path` pinned to a schema of this run only. */
   url: string;
   name: string;
-  drop(): Promise<void>;
+  drop: () => Promise<void>;
 }
 
 /**

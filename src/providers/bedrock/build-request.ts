@@ -110,7 +110,7 @@ export function buildConverseBody(request: ChatRequest, model: string, dropParam
     unsupported('response_format', 'Bedrock Converse has no JSON mode without a schema; use response_format json_schema');
   }
 
-  const metadata: Record<string, string> = { ...(r.metadata ?? {}) };
+  const metadata: Record<string, string> = { ...r.metadata };
   // Converse's requestMetadata is what invocation logs can be filtered by: the end user belongs there.
   if (r.user !== undefined && metadata.user === undefined) metadata.user = r.user;
   if (Object.keys(metadata).length > 0) body.requestMetadata = metadata;

@@ -3,7 +3,7 @@ import { errors } from '../../errors/catalog.ts';
 /** What to do with a request parameter Gemini cannot honour: a 400 naming it, or drop it. */
 export interface ParamPolicy {
   /** Throws the 400, or returns when `drop_params` says to drop the parameter silently. */
-  unsupported(param: string, why: string): void;
+  unsupported: (param: string, why: string) => void;
 }
 
 export function paramPolicy(provider: string, dropParams: boolean): ParamPolicy {

@@ -106,7 +106,7 @@ export const scenarios: Record<string, MockScenario> = {
   },
   error: {
     description: 'Streams a few tokens, then fails mid-stream (an error frame, then [DONE]).',
-    script(request) {
+    script() {
       return [
         { delayMs: 0, events: [START] },
         ...streamText(0, 'This answer will not finish', 10),
