@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
-import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { ResolvedModel } from '../providers/registry.ts';
 
 /** Who is calling, as authentication established it. */
@@ -17,7 +17,7 @@ export interface AdmissionRequest {
   caller: Caller;
   surface: LedgerRecord['surface'];
   target: ResolvedModel;
-  request: ChatRequest;
+  request: CanonicalRequest;
   streamed: boolean;
 }
 

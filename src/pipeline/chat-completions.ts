@@ -1,5 +1,6 @@
 import { renderErrorBody } from '../errors/render.ts';
 import { parseChatRequest } from '../protocol/openai-chat/parse-request.ts';
+import { chatToCanonical } from '../protocol/openai-chat/to-canonical.ts';
 import { completeChat } from './complete-chat.ts';
 import type { ModelOperation } from './model-operation.ts';
 import { streamChat } from './stream-chat.ts';
@@ -10,11 +11,12 @@ export function chatCompletions(profile: 'openai' | 'accounting' | undefined): M
     surface: 'chat',
     renderError: renderErrorBody,
     parse(body, ctx) {
-      const request = parseChatRequest(body);
+      const chat = parseChatRequest(body);
+      const request = chatToCanonical(chat);
       const stream = ctx.config.stream;
-      const streamed = request.stream === true;
+      const streamed = chat.stream === true;
       return {
-        model: request.model,
+        model: chat.model,
         prepare: async () => ({
           request,
           streamed,
@@ -23,7 +25,7 @@ export function chatCompletions(profile: 'openai' | 'accounting' | undefined): M
             streamed
               ? streamChat(run, request, {
                   timings: { heartbeatMs: stream.heartbeat_s * 1000, idleTimeoutMs: stream.idle_timeout_s * 1000 },
-                  includeUsage: stream.usage === 'always' || request.stream_options?.include_usage === true,
+                  includeUsage: stream.usage === 'always' || chat.stream_options?.include_usage === true,
                   errorStyle: stream.error_style,
                   profile: profile ?? stream.profile,
                   usageExtensions: stream.usage_extensions,

@@ -2,7 +2,7 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 import { assemble } from '../protocol/canonical/assemble.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
 import { encodeCompletion } from '../protocol/openai-chat/encode-completion.ts';
-import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import { callOnce } from './call-once.ts';
 import type { RunScope } from './model-operation.ts';
 
@@ -10,7 +10,7 @@ import type { RunScope } from './model-operation.ts';
  * The provider's non-streaming call, observed by the accountant. Resolves to the events, or to
  * the failure (an error event in the response counts), whose HTTP error has then been sent.
  */
-export async function completeEvents(run: RunScope, request: ChatRequest): Promise<{ events: CanonicalEvent[] } | { failure: GatewayError }> {
+export async function completeEvents(run: RunScope, request: CanonicalRequest): Promise<{ events: CanonicalEvent[] } | { failure: GatewayError }> {
   const { exchange, accountant, target } = run;
   const requestId = exchange.requestId;
   const outcome = await callOnce(exchange, run.scope, (signal) => target.adapter.complete(request, target.model, { signal, requestId }));
@@ -26,7 +26,7 @@ export async function completeEvents(run: RunScope, request: ChatRequest): Promi
 }
 
 /** POST /v1/chat/completions without `stream`: the same canonical events, folded into one object. */
-export async function completeChat(run: RunScope, request: ChatRequest): Promise<GatewayError | null> {
+export async function completeChat(run: RunScope, request: CanonicalRequest): Promise<GatewayError | null> {
   const result = await completeEvents(run, request);
   if ('failure' in result) return result.failure;
   const message = assemble(result.events);

@@ -1,8 +1,8 @@
 import { errors } from '../errors/catalog.ts';
 import { renderErrorBody } from '../errors/render.ts';
-import type { ChatMessage } from '../protocol/openai-chat/request-schema.ts';
+import type { CanonicalMessage } from '../protocol/canonical/request.ts';
 import { parseResponsesRequest } from '../protocol/openai-responses/parse-request.ts';
-import { toChatRequest } from '../protocol/openai-responses/to-chat-request.ts';
+import { responsesToCanonical } from '../protocol/openai-responses/to-canonical.ts';
 import type { PipelineContext } from './context.ts';
 import type { ModelOperation } from './model-operation.ts';
 import { relayResponses, runResponses } from './run-responses.ts';
@@ -40,14 +40,14 @@ export const createResponse: ModelOperation = {
         }
         const parsed = parseResponsesRequest(raw);
         const history = parsed.previous_response_id ? await loadHistory(ctx, parsed.previous_response_id) : [];
-        const request = toChatRequest(parsed, history);
+        const request = responsesToCanonical(parsed, history);
         return { request, streamed: parsed.stream === true, deadlineMs, run: (run) => runResponses(run, parsed, request, options) };
       },
     };
   },
 };
 
-async function loadHistory(ctx: PipelineContext, id: string): Promise<ChatMessage[]> {
+async function loadHistory(ctx: PipelineContext, id: string): Promise<CanonicalMessage[]> {
   const stored = await ctx.responsesStore?.get(id);
   if (!stored) throw errors.responseNotFound(id, 'previous_response_id');
   return stored.conversation;

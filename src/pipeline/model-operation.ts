@@ -1,7 +1,7 @@
 import type { Accountant } from '../accounting/accountant.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
-import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { ResolvedModel } from '../providers/registry.ts';
 import type { PipelineContext } from './context.ts';
 import type { Exchange } from './exchange.ts';
@@ -29,7 +29,7 @@ export interface ParsedRequest {
 
 export interface PreparedRequest {
   /** What the accountant counts and the admit step sees. */
-  request: ChatRequest;
+  request: CanonicalRequest;
   streamed: boolean;
   /** The request deadline (0: none). */
   deadlineMs: number;

@@ -2,7 +2,7 @@ import { Accountant } from '../accounting/accountant.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { PricingRegistry } from '../accounting/pricing.ts';
 import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
-import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { ResolvedModel } from '../providers/registry.ts';
 import type { LedgerWriter } from '../store/ledger-writer.ts';
 import type { Caller } from './admit.ts';
@@ -19,7 +19,7 @@ export function createAccountant(
   deps: AccountingDeps,
   requestId: string,
   caller: Caller,
-  request: ChatRequest,
+  request: CanonicalRequest,
   target: ResolvedModel,
   surface: LedgerRecord['surface'],
   streamed: boolean,

@@ -1,9 +1,9 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
-import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import { ResponsesEventEncoder } from '../protocol/openai-responses/encode-events.ts';
 import type { ResponsesInputItem, ResponsesRequest } from '../protocol/openai-responses/request-schema.ts';
 import { buildResponse, type ResponseIdentity } from '../protocol/openai-responses/response-object.ts';
-import { itemsToMessages } from '../protocol/openai-responses/to-chat-request.ts';
+import { itemsToMessages } from '../protocol/openai-responses/to-canonical.ts';
 import type { ResponsesRelay } from '../providers/types.ts';
 import type { ResponsesStore } from '../store/responses-store.ts';
 import { callOnce } from './call-once.ts';
@@ -34,7 +34,7 @@ function streamOptions(run: RunScope, options: RunResponsesOptions): RunStreamOp
 export async function runResponses(
   run: RunScope,
   request: ResponsesRequest,
-  chat: ChatRequest,
+  chat: CanonicalRequest,
   options: RunResponsesOptions,
 ): Promise<GatewayError | null> {
   const { accountant, exchange, target } = run;
@@ -74,7 +74,7 @@ function save(
   run: RunScope,
   options: RunResponsesOptions,
   identity: ResponseIdentity,
-  chat: ChatRequest,
+  chat: CanonicalRequest,
   response: Record<string, unknown>,
 ): void {
   if (!options.store) return;

@@ -1,5 +1,5 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
-import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import { ChatStreamSurface } from './chat-surface.ts';
 import type { RunScope } from './model-operation.ts';
 import { runStream, type StreamTimings } from './run-stream.ts';
@@ -13,7 +13,7 @@ export interface StreamChatOptions {
 }
 
 /** POST /v1/chat/completions with `stream: true`. */
-export function streamChat(run: RunScope, request: ChatRequest, options: StreamChatOptions): Promise<GatewayError | null> {
+export function streamChat(run: RunScope, request: CanonicalRequest, options: StreamChatOptions): Promise<GatewayError | null> {
   const { exchange, accountant, target } = run;
   const requestId = exchange.requestId;
   const surface = new ChatStreamSurface(
