@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { ledgerRecord } from '../../test/helpers/ledger-records.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import { StoreUnavailableError } from './classify-store-error.ts';
 import { type LedgerSink, LedgerWriter, type LedgerWriterOptions } from './ledger-writer.ts';
 
 /**
@@ -16,6 +17,12 @@ class FakeSink implements LedgerSink {
   inFlight = 0;
   maxInFlight = 0;
   failCalls = 0;
+  /** Every record accepted, as written. */
+  rows: LedgerRecord[] = [];
+  /** A row this says true for fails its whole INSERT, as PostgreSQL refuses a NUL in text. */
+  refuse: (r: LedgerRecord) => boolean = () => false;
+  refusal: (r: LedgerRecord) => Error = () =>
+    Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
   private held: Promise<void> | undefined;
   private release: (() => void) | undefined;
 
@@ -28,9 +35,12 @@ class FakeSink implements LedgerSink {
       if (this.held) await this.held;
       if (this.failCalls > 0) {
         this.failCalls--;
-        throw new Error('connection refused');
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
       }
+      const refused = records.find((r) => this.refuse(r));
+      if (refused) throw this.refusal(refused);
       this.batches.push(records.map((r) => r.requestId));
+      this.rows.push(...records);
     } finally {
       this.inFlight--;
     }
@@ -165,7 +175,7 @@ describe('LedgerWriter', () => {
     const { w, logs } = writer(sink, { batchSize: 2, flushIntervalMs: 1, maxBuffered: 5 });
     writeAll(w, ids(8));
     assert.equal(w.pending, 5);
-    assert.deepEqual(w.stats, { pending: 5, dropped: 3, failures: 0 });
+    assert.deepEqual(w.stats, { pending: 5, dropped: 3, failures: 0, setAside: 0, sanitized: 0 });
     // Logged once at the first drop (then every 1000), not per record.
     assert.deepEqual(logs, ['ledger: buffer full (5); 1 record(s) dropped so far']);
     sink.unhold();
@@ -200,10 +210,122 @@ describe('LedgerWriter', () => {
     writeAll(w, ids(3));
     await w.close(150);
     assert.equal(w.pending, 3);
-    assert.equal(logs.at(-1), 'ledger: 3 record(s) could not be written before shutdown');
+    assert.equal(logs.at(-1), 'ledger: shutdown: 3 record(s) could not be written within 150 ms and are lost');
     // No retry loop left behind to keep the process alive.
     const calls = sink.calls;
     await sleep(500);
     assert.equal(sink.calls, calls);
+  });
+  it('one bad record does not stop the ledger: a refused batch is split, the bad row set aside, every row behind it written', async () => {
+    const sink = new FakeSink();
+    // Like PostgreSQL: a NUL in any text column fails the whole INSERT with 22021.
+    sink.refuse = (r) => r.model.includes('\0') || r.errorMessage === 'refuse me';
+    const { w, logs } = writer(sink, { batchSize: 50, flushIntervalMs: 1 });
+    writeAll(w, ids(20, 'a'));
+    // sanitizeRecord removes the NUL before the buffer, so the sink never sees this one fail.
+    w.write(ledgerRecord({ requestId: 'nul', model: 'gpt\0-4o' }));
+    // A value no rule foresaw: the database refuses it, and it stays refused.
+    w.write(ledgerRecord({ requestId: 'bad', errorMessage: 'refuse me' }));
+    writeAll(w, ids(20, 'b'));
+    await until(() => w.pending === 0, 'everything written');
+    const byId = new Map(sink.rows.map((r) => [r.requestId, r]));
+    for (const id of [...ids(20, 'a'), ...ids(20, 'b'), 'nul', 'bad']) assert.ok(byId.has(id), `${id} not written`);
+    assert.equal(byId.get('nul')?.model, 'gpt\uFFFD-4o');
+    // The refused row is in the ledger in its set-aside form, with the reason.
+    const bad = byId.get('bad');
+    assert.equal(bad?.errorMessage, 'set aside by the ledger: 22021: invalid byte sequence for encoding "UTF8": 0x00');
+    assert.equal(bad?.prompt, null);
+    assert.equal(bad?.inputTokens, 12);
+    assert.deepEqual(
+      { setAside: w.stats.setAside, sanitized: w.stats.sanitized, dropped: w.stats.dropped },
+      { setAside: 1, sanitized: 1, dropped: 0 },
+    );
+    assert.ok(logs.some((l) => l.includes('record bad refused by the store') && l.includes('set aside')));
+    assert.ok(logs.some((l) => l.includes('record nul had values the store cannot hold (model)')));
+    // Binary split: a handful of inserts, not one per row.
+    assert.ok(sink.calls <= 2 + 2 * Math.ceil(Math.log2(42)) + 1, `${sink.calls} inserts`);
+    await w.close();
+  });
+
+  it('one bad record does not stop the ledger: a row refused even when set aside is dropped and logged, the rest written', async () => {
+    const sink = new FakeSink();
+    sink.refuse = (r) => r.requestId === 'cursed';
+    const { w, logs } = writer(sink, { batchSize: 10, flushIntervalMs: 1 });
+    writeAll(w, ['x1', 'cursed', 'x2']);
+    await until(() => w.pending === 0, 'the batch settled');
+    assert.deepEqual(sink.written.sort(), ['x1', 'x2']);
+    assert.equal(w.stats.dropped, 1);
+    assert.ok(logs.some((l) => l.includes('record cursed refused by the store') && l.endsWith('dropped')));
+    await w.close();
+  });
+
+  it('one bad record does not stop the ledger: a connection failure while splitting keeps the whole batch for the retry', async () => {
+    const sink = new FakeSink();
+    let failNextSplit = true;
+    sink.refuse = (r) => r.errorMessage === 'refuse me';
+    const insert = sink.insert.bind(sink);
+    sink.insert = async (records) => {
+      // The first half of the split meets a database that just went away.
+      if (records.length === 2 && failNextSplit) {
+        failNextSplit = false;
+        sink.failCalls = 1;
+      }
+      return insert(records);
+    };
+    const { w, logs } = writer(sink, { batchSize: 4, flushIntervalMs: 1 });
+    writeAll(w, ['r0', 'r1']);
+    w.write(ledgerRecord({ requestId: 'bad', errorMessage: 'refuse me' }));
+    writeAll(w, ['r3']);
+    await until(() => w.pending === 0, 'everything written');
+    assert.deepEqual(new Set(sink.written), new Set(['r0', 'r1', 'bad', 'r3']));
+    assert.equal(w.stats.setAside, 1);
+    assert.ok(logs.some((l) => /failed \(connection: connect ECONNREFUSED/.test(l) && l.includes('retrying in 100 ms')));
+    await w.close();
+  });
+
+  it('one bad record does not stop the ledger: an unknown error is retried, then the batch is split', async () => {
+    const sink = new FakeSink();
+    sink.refuse = (r) => r.errorMessage === 'refuse me';
+    sink.refusal = () => new Error('something no classifier knows');
+    const { w } = writer(sink, { batchSize: 10, flushIntervalMs: 1 });
+    writeAll(w, ['r0']);
+    w.write(ledgerRecord({ requestId: 'odd', errorMessage: 'refuse me' }));
+    writeAll(w, ['r2']);
+    await until(() => w.pending === 0, 'everything written', 5000);
+    // Two retries with backoff (100 + 200 ms), then the split on the third failure.
+    assert.equal(w.stats.failures, 2);
+    assert.deepEqual(new Set(sink.written), new Set(['r0', 'odd', 'r2']));
+    assert.deepEqual([w.stats.setAside, w.stats.dropped], [1, 0]);
+    await w.close();
+  });
+
+  it('one bad record does not stop the ledger: the failure log says how many records are at risk', async () => {
+    const sink = new FakeSink();
+    sink.failCalls = 1;
+    const { w, logs } = writer(sink, { batchSize: 2, flushIntervalMs: 1 });
+    writeAll(w, ids(5));
+    await until(() => w.pending === 0, 'everything written');
+    assert.match(
+      logs[0],
+      /^ledger: write of 2 record\(s\) failed \(connection: connect ECONNREFUSED 127\.0\.0\.1:5432\); 5 record\(s\) at risk, held in memory only, lost if sluice stops first; retrying in 100 ms$/,
+    );
+    await w.close();
+  });
+
+  it('attach() points a writer started without its store at it, and writes what was buffered at once', async () => {
+    const sink = new FakeSink();
+    const down: LedgerSink = {
+      insert: async () => {
+        throw new StoreUnavailableError('the store is not open yet');
+      },
+    };
+    const { w } = writer(down, { batchSize: 10, flushIntervalMs: 1, maxBackoffMs: 60_000 });
+    writeAll(w, ids(3));
+    await sleep(350);
+    assert.ok(w.stats.failures >= 2);
+    w.attach(sink);
+    await until(() => w.pending === 0, 'the buffer written after attach', 1000);
+    assert.deepEqual(sink.written, ids(3));
+    await w.close();
   });
 });

@@ -1,12 +1,14 @@
 import type { Kysely } from 'kysely';
-import type { ChatMessage } from '../protocol/openai-chat/request-schema.ts';
+import type { CanonicalMessage } from '../protocol/canonical/request.ts';
 import type { Database } from './database.ts';
+import { storableText, TEXT_CAPS } from './sanitize-record.ts';
 
 export interface StoredResponse {
   id: string;
   createdAt: number;
   model: string;
-  conversation: ChatMessage[];
+  /** The turns a continuation (previous_response_id) replays, as canonical messages. */
+  conversation: CanonicalMessage[];
   response: Record<string, unknown>;
 }
 
@@ -26,9 +28,12 @@ export class ResponsesStore {
     const write = this.db
       .insertInto('responses')
       .values({
-        id: r.id,
-        created_at: r.createdAt,
-        model: r.model,
+        // The id and model come from the client or the upstream: PostgreSQL refuses a NUL in text
+        // (22021) and a non-integer in a bigint. The JSON columns are safe: JSON.stringify
+        // escapes NUL and lone surrogates.
+        id: storableText(r.id, TEXT_CAPS.name),
+        created_at: Number.isSafeInteger(r.createdAt) && r.createdAt >= 0 ? r.createdAt : 0,
+        model: storableText(r.model, TEXT_CAPS.name),
         conversation: JSON.stringify(r.conversation),
         response: JSON.stringify(r.response),
       })
@@ -48,7 +53,7 @@ export class ResponsesStore {
       id: row.id,
       createdAt: Number(row.created_at),
       model: row.model,
-      conversation: JSON.parse(row.conversation) as ChatMessage[],
+      conversation: readConversation(row.conversation),
       response: JSON.parse(row.response) as Record<string, unknown>,
     };
   }
@@ -57,4 +62,14 @@ export class ResponsesStore {
   async settle(): Promise<void> {
     await Promise.allSettled(this.pending.values());
   }
+}
+
+/**
+ * A stored conversation. Rows written before the canonical request held chat messages, which are
+ * canonical messages too except for the `developer` role: that one is read as the system message
+ * it is, so a continuation of an old response sends what it sent then.
+ */
+function readConversation(json: string): CanonicalMessage[] {
+  const messages = JSON.parse(json) as (CanonicalMessage | { role: 'developer'; content: string })[];
+  return messages.map((m) => (m.role === 'developer' ? { ...m, role: 'system', developer: true } : m));
 }

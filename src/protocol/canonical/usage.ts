@@ -12,6 +12,54 @@ export interface Usage {
   reasoningTokens?: number;
   /** `provider` when the upstream reported it, `estimated` when sluice counted locally. */
   source: 'provider' | 'estimated';
+  /** The upstream fields that were not token counts (see normalizeTokenCounts): each read as 0. */
+  invalid?: string[];
+}
+
+/**
+ * The largest token count sluice keeps: 2^31-1. It fits the ledger's integer columns of both
+ * engines (PostgreSQL int4 and int8, SQLite INTEGER) and is exact as a JS number, and so is any
+ * sum of a few of them (total_tokens), far below 2^53. No model has a context near it, so a
+ * count above it is an upstream's bug, not a real request.
+ */
+export const MAX_TOKEN_COUNT = 2_147_483_647;
+
+/**
+ * The one door for token counts coming from an upstream: every provider's usage converter reads
+ * its raw fields through it before any arithmetic (`[] + 5` is the string "5"). The rule:
+ * - absent (`undefined` or `null`): stays absent;
+ * - a finite number >= 0: floored (1.5 -> 1), and capped at MAX_TOKEN_COUNT (1e308 -> the cap);
+ * - anything else (a string such as "12", an array, an object, NaN, Infinity, a negative): 0, and
+ *   the field's name is listed in `invalid`, so the usage carries the flag.
+ * Only JSON numbers count: a provider that sends "12" is broken, and guessing would hide it.
+ */
+export function normalizeTokenCounts<K extends string>(raw: { readonly [k in K]?: unknown }): {
+  counts: { [k in K]?: number };
+  invalid: K[];
+} {
+  const counts: { [k in K]?: number } = {};
+  const invalid: K[] = [];
+  for (const field in raw) {
+    const value = raw[field];
+    if (value === undefined || value === null) continue;
+    const count = normalizeTokenCount(value);
+    if (count === null) invalid.push(field);
+    counts[field] = count ?? 0;
+  }
+  return { counts, invalid };
+}
+
+/** One count by normalizeTokenCounts' rule: the safe count, or null when `value` is not a count. */
+export function normalizeTokenCount(value: unknown): number | null {
+  if (typeof value !== 'number' || !(value >= 0) || value === Number.POSITIVE_INFINITY) return null;
+  return Math.min(Math.floor(value), MAX_TOKEN_COUNT);
+}
+
+/** A sum of normalized counts (input = uncached + cache reads + cache writes), capped like one. */
+export function sumTokenCounts(...counts: (number | undefined)[]): number {
+  let total = 0;
+  for (const n of counts) total += n ?? 0;
+  return Math.min(total, MAX_TOKEN_COUNT);
 }
 
 /** OpenAI's usage object as sent to clients. */

@@ -1,4 +1,4 @@
-import type { Usage } from '../../protocol/canonical/usage.ts';
+import { normalizeTokenCounts, sumTokenCounts, type Usage } from '../../protocol/canonical/usage.ts';
 
 /** The usage fields Anthropic sends in message_start, message_delta and whole messages. */
 export interface AnthropicUsage {
@@ -28,14 +28,21 @@ export function mergeAnthropicUsage(base: AnthropicUsage, update: AnthropicUsage
  * reported on their own, so reasoningTokens stays unknown.
  */
 export function convertAnthropicUsage(raw: AnthropicUsage): Usage {
-  const cacheRead = raw.cache_read_input_tokens ?? undefined;
-  const cacheWrite = raw.cache_creation_input_tokens ?? undefined;
+  const { counts, invalid } = normalizeTokenCounts({
+    input_tokens: raw.input_tokens,
+    output_tokens: raw.output_tokens,
+    cache_read_input_tokens: raw.cache_read_input_tokens,
+    cache_creation_input_tokens: raw.cache_creation_input_tokens,
+  });
+  const cacheRead = counts.cache_read_input_tokens;
+  const cacheWrite = counts.cache_creation_input_tokens;
   const usage: Usage = {
-    inputTokens: (raw.input_tokens ?? 0) + (cacheRead ?? 0) + (cacheWrite ?? 0),
-    outputTokens: raw.output_tokens ?? 0,
+    inputTokens: sumTokenCounts(counts.input_tokens, cacheRead, cacheWrite),
+    outputTokens: counts.output_tokens ?? 0,
     source: 'provider',
   };
   if (cacheRead !== undefined) usage.cachedInputTokens = cacheRead;
   if (cacheWrite !== undefined) usage.cacheWriteTokens = cacheWrite;
+  if (invalid.length > 0) usage.invalid = invalid;
   return usage;
 }

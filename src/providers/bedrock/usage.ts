@@ -1,4 +1,4 @@
-import type { Usage } from '../../protocol/canonical/usage.ts';
+import { normalizeTokenCounts, sumTokenCounts, type Usage } from '../../protocol/canonical/usage.ts';
 
 /** Converse TokenUsage: only the fields sluice reads. */
 export interface BedrockUsage {
@@ -15,14 +15,21 @@ export interface BedrockUsage {
  * includes them, so they are added back. Bedrock reports no separate reasoning count.
  */
 export function convertBedrockUsage(raw: BedrockUsage): Usage {
-  const cacheRead = raw.cacheReadInputTokens;
-  const cacheWrite = raw.cacheWriteInputTokens;
+  const { counts, invalid } = normalizeTokenCounts({
+    inputTokens: raw.inputTokens,
+    outputTokens: raw.outputTokens,
+    cacheReadInputTokens: raw.cacheReadInputTokens,
+    cacheWriteInputTokens: raw.cacheWriteInputTokens,
+  });
+  const cacheRead = counts.cacheReadInputTokens;
+  const cacheWrite = counts.cacheWriteInputTokens;
   const usage: Usage = {
-    inputTokens: (raw.inputTokens ?? 0) + (cacheRead ?? 0) + (cacheWrite ?? 0),
-    outputTokens: raw.outputTokens ?? 0,
+    inputTokens: sumTokenCounts(counts.inputTokens, cacheRead, cacheWrite),
+    outputTokens: counts.outputTokens ?? 0,
     source: 'provider',
   };
-  if (cacheRead != null) usage.cachedInputTokens = cacheRead;
-  if (cacheWrite != null) usage.cacheWriteTokens = cacheWrite;
+  if (cacheRead !== undefined) usage.cachedInputTokens = cacheRead;
+  if (cacheWrite !== undefined) usage.cacheWriteTokens = cacheWrite;
+  if (invalid.length > 0) usage.invalid = invalid;
   return usage;
 }

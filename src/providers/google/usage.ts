@@ -1,4 +1,4 @@
-import type { Usage } from '../../protocol/canonical/usage.ts';
+import { normalizeTokenCounts, sumTokenCounts, type Usage } from '../../protocol/canonical/usage.ts';
 import type { GeminiUsageMetadata } from './payload.ts';
 
 /**
@@ -10,16 +10,24 @@ import type { GeminiUsageMetadata } from './payload.ts';
  * Returns undefined for metadata without counts (Vertex sends `{trafficType}` alone mid-stream).
  */
 export function convertGeminiUsage(raw: GeminiUsageMetadata): Usage | undefined {
-  const { promptTokenCount, candidatesTokenCount, thoughtsTokenCount, toolUsePromptTokenCount } = raw;
+  const { counts, invalid } = normalizeTokenCounts({
+    promptTokenCount: raw.promptTokenCount,
+    candidatesTokenCount: raw.candidatesTokenCount,
+    thoughtsTokenCount: raw.thoughtsTokenCount,
+    toolUsePromptTokenCount: raw.toolUsePromptTokenCount,
+    cachedContentTokenCount: raw.cachedContentTokenCount,
+  });
+  const { promptTokenCount, candidatesTokenCount, thoughtsTokenCount, toolUsePromptTokenCount } = counts;
   if (promptTokenCount === undefined && candidatesTokenCount === undefined && thoughtsTokenCount === undefined) {
     return undefined;
   }
   const usage: Usage = {
-    inputTokens: (promptTokenCount ?? 0) + (toolUsePromptTokenCount ?? 0),
-    outputTokens: (candidatesTokenCount ?? 0) + (thoughtsTokenCount ?? 0),
+    inputTokens: sumTokenCounts(promptTokenCount, toolUsePromptTokenCount),
+    outputTokens: sumTokenCounts(candidatesTokenCount, thoughtsTokenCount),
     source: 'provider',
   };
-  if (raw.cachedContentTokenCount !== undefined) usage.cachedInputTokens = raw.cachedContentTokenCount;
+  if (counts.cachedContentTokenCount !== undefined) usage.cachedInputTokens = counts.cachedContentTokenCount;
   if (thoughtsTokenCount !== undefined) usage.reasoningTokens = thoughtsTokenCount;
+  if (invalid.length > 0) usage.invalid = invalid;
   return usage;
 }

@@ -1,4 +1,4 @@
-import type { Usage } from '../../protocol/canonical/usage.ts';
+import { normalizeTokenCounts, sumTokenCounts, type Usage } from '../../protocol/canonical/usage.ts';
 
 /** The usage fields the OpenAI family sends, with each vendor's variants. */
 export interface OpenAIFamilyUsage {
@@ -19,17 +19,24 @@ export interface OpenAIFamilyUsage {
  * that, reasoning is added back so that output tokens always include reasoning.
  */
 export function convertOpenAIFamilyUsage(raw: OpenAIFamilyUsage): Usage {
-  const input = raw.prompt_tokens ?? 0;
-  let output = raw.completion_tokens ?? 0;
-  const reasoning = raw.completion_tokens_details?.reasoning_tokens ?? undefined;
-  if (reasoning && raw.total_tokens !== undefined && raw.total_tokens === input + output + reasoning && reasoning > 0) {
-    output += reasoning;
+  const { counts, invalid } = normalizeTokenCounts({
+    prompt_tokens: raw.prompt_tokens,
+    completion_tokens: raw.completion_tokens,
+    total_tokens: raw.total_tokens,
+    cached_tokens: raw.prompt_tokens_details?.cached_tokens ?? raw.prompt_cache_hit_tokens ?? raw.cached_tokens,
+    cache_write_tokens: raw.prompt_tokens_details?.cache_write_tokens,
+    reasoning_tokens: raw.completion_tokens_details?.reasoning_tokens,
+  });
+  const input = counts.prompt_tokens ?? 0;
+  let output = counts.completion_tokens ?? 0;
+  const reasoning = counts.reasoning_tokens;
+  if (reasoning && counts.total_tokens !== undefined && counts.total_tokens === input + output + reasoning) {
+    output = sumTokenCounts(output, reasoning);
   }
   const usage: Usage = { inputTokens: input, outputTokens: output, source: 'provider' };
-  const cached = raw.prompt_tokens_details?.cached_tokens ?? raw.prompt_cache_hit_tokens ?? raw.cached_tokens;
-  if (cached != null) usage.cachedInputTokens = cached;
-  const cacheWrite = raw.prompt_tokens_details?.cache_write_tokens;
-  if (cacheWrite != null) usage.cacheWriteTokens = cacheWrite;
-  if (reasoning != null) usage.reasoningTokens = reasoning;
+  if (counts.cached_tokens !== undefined) usage.cachedInputTokens = counts.cached_tokens;
+  if (counts.cache_write_tokens !== undefined) usage.cacheWriteTokens = counts.cache_write_tokens;
+  if (reasoning !== undefined) usage.reasoningTokens = reasoning;
+  if (invalid.length > 0) usage.invalid = invalid;
   return usage;
 }

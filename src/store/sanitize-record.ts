@@ -1,0 +1,128 @@
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import { normalizeTokenCount } from '../protocol/canonical/usage.ts';
+
+/**
+ * Length caps per text column, in UTF-16 code units. Model names and ids are short in every
+ * provider's catalog; an error message is a sentence or a JSON body; prompt and completion are
+ * already capped by `ledger.content_max_chars`, so their cap here is only a backstop.
+ */
+export const TEXT_CAPS = {
+  id: 128,
+  name: 256,
+  label: 64,
+  errorMessage: 4096,
+  content: 1_048_576,
+} as const;
+
+/** The largest value of an `integer` column (PostgreSQL int4): ttft_ms, latency_ms, upstream_status. */
+const INT4_MAX = 2_147_483_647;
+
+/**
+ * The one step between a record and the ledger's buffer: every value in it came from a client or
+ * an upstream at some point, and a value the database refuses would fail its whole batch. So:
+ * - text: NUL (PostgreSQL text cannot hold it: 22021) and lone surrogates become U+FFFD, and
+ *   each column is capped (TEXT_CAPS); a non-string where text belongs becomes '' (or null where
+ *   the column allows it);
+ * - token counts: normalizeTokenCount's rule (invalid -> 0, fractional -> floored, huge -> 2^31-1);
+ * - times and statuses: integers within PostgreSQL's int4 (a negative -> 0); cost: finite and >= 0;
+ * - booleans: booleans.
+ * It also accepts a record of unknown shape (a journal line read back), so it never assumes types.
+ * Returns the clean record and the names of the fields it had to change (empty for a good one).
+ */
+export function sanitizeRecord(input: LedgerRecord): { record: LedgerRecord; changed: string[] } {
+  const r = input as unknown as Record<keyof LedgerRecord, unknown>;
+  const record: LedgerRecord = {
+    requestId: storableText(r.requestId, TEXT_CAPS.id),
+    createdAt: epochMs(r.createdAt),
+    keyId: nullableText(r.keyId, TEXT_CAPS.id),
+    provider: storableText(r.provider, TEXT_CAPS.name),
+    model: storableText(r.model, TEXT_CAPS.name),
+    requestedModel: storableText(r.requestedModel, TEXT_CAPS.name),
+    surface: storableText(r.surface, TEXT_CAPS.label) as LedgerRecord['surface'],
+    streamed: r.streamed === true,
+    inputTokens: normalizeTokenCount(r.inputTokens) ?? 0,
+    cachedInputTokens: normalizeTokenCount(r.cachedInputTokens) ?? 0,
+    cacheWriteTokens: normalizeTokenCount(r.cacheWriteTokens) ?? 0,
+    outputTokens: normalizeTokenCount(r.outputTokens) ?? 0,
+    reasoningTokens: normalizeTokenCount(r.reasoningTokens) ?? 0,
+    usageSource: storableText(r.usageSource, TEXT_CAPS.label) as LedgerRecord['usageSource'],
+    costUsd: typeof r.costUsd === 'number' && r.costUsd >= 0 && r.costUsd < Number.POSITIVE_INFINITY ? r.costUsd : 0,
+    priceKnown: r.priceKnown === true,
+    ttftMs: r.ttftMs === null ? null : int4(r.ttftMs),
+    latencyMs: int4(r.latencyMs) ?? 0,
+    upstreamStatus: r.upstreamStatus === null ? null : int4(r.upstreamStatus),
+    outcome: storableText(r.outcome, TEXT_CAPS.label) as LedgerRecord['outcome'],
+    errorType: nullableText(r.errorType, TEXT_CAPS.name),
+    errorCode: nullableText(r.errorCode, TEXT_CAPS.name),
+    errorMessage: nullableText(r.errorMessage, TEXT_CAPS.errorMessage),
+    finishReason: nullableText(r.finishReason, TEXT_CAPS.label),
+    prompt: nullableText(r.prompt, TEXT_CAPS.content),
+    completion: nullableText(r.completion, TEXT_CAPS.content),
+  };
+  const changed: string[] = [];
+  for (const key in record) {
+    const k = key as keyof LedgerRecord;
+    if (record[k] !== r[k]) changed.push(k);
+  }
+  return { record, changed };
+}
+
+/**
+ * The form a row is written in when the database refused it even sanitized (a value no rule
+ * above foresaw): every text column reduced to printable ASCII and short, content dropped, the
+ * reason in error_message. Its request id, time, counts and outcome are kept, so the request is
+ * still in the log and its spend still counted.
+ */
+export function setAsideRecord(record: LedgerRecord, reason: string): LedgerRecord {
+  const label = (value: string) => ascii(value, TEXT_CAPS.label);
+  const maybe = (value: string | null) => (value === null ? null : label(value));
+  return {
+    ...record,
+    requestId: ascii(record.requestId, TEXT_CAPS.id),
+    keyId: maybe(record.keyId),
+    provider: label(record.provider),
+    model: label(record.model),
+    requestedModel: label(record.requestedModel),
+    surface: label(record.surface) as LedgerRecord['surface'],
+    usageSource: label(record.usageSource) as LedgerRecord['usageSource'],
+    outcome: label(record.outcome) as LedgerRecord['outcome'],
+    errorType: maybe(record.errorType),
+    errorCode: maybe(record.errorCode),
+    errorMessage: ascii(`set aside by the ledger: ${reason}`, 256),
+    finishReason: maybe(record.finishReason),
+    prompt: null,
+    completion: null,
+  };
+}
+
+/**
+ * NUL, and UTF-16 surrogates without their pair (a JS string may hold them; UTF-8 cannot, and
+ * the drivers would encode them as U+FFFD anyway, so the record says what is stored).
+ */
+const UNSTORABLE = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
+
+/** A string any text column of either engine holds: no NUL, no lone surrogate, at most `cap` long. */
+export function storableText(value: unknown, cap: number): string {
+  if (typeof value !== 'string') return '';
+  const capped = value.length > cap ? value.slice(0, cap) : value;
+  // Almost every value is clean and is returned as it was: one scan, no copy.
+  return UNSTORABLE.test(capped) ? capped.replace(UNSTORABLE_ALL, '\uFFFD') : capped;
+}
+
+function nullableText(value: unknown, cap: number): string | null {
+  return value === null || value === undefined ? null : storableText(value, cap);
+}
+
+function int4(value: unknown): number | null {
+  if (typeof value !== 'number' || Number.isNaN(value)) return null;
+  return Math.min(Math.max(Math.floor(value), 0), INT4_MAX);
+}
+
+function epochMs(value: unknown): number {
+  return typeof value === 'number' && value >= 0 && Number.isSafeInteger(value) ? value : Date.now();
+}
+
+function ascii(value: string, cap: number): string {
+  return value.replace(/[^\x20-\x7e]/g, '?').slice(0, cap);
+}
