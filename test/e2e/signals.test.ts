@@ -33,8 +33,8 @@ function startNpm(dir: string): Promise<Started> {
   });
   let out = '';
   let err = '';
-  npm.stdout?.on('data', (d: Buffer) => (out += d));
-  npm.stderr?.on('data', (d: Buffer) => (err += d));
+  npm.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
+  npm.stderr?.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     let listening = false;
@@ -46,7 +46,7 @@ function startNpm(dir: string): Promise<Started> {
       kill(npm);
       reject(e);
     };
-    exited.then((code) => fail(new Error(`npm start exited (${code}) before listening:\n${out}${err}`)));
+    void exited.then((code) => fail(new Error(`npm start exited (${code}) before listening:\n${out}${err}`)));
     npm.stdout?.on('data', () => {
       const match = /sluice listening on (http:\/\/\S+)/.exec(out);
       if (listening || !match) return;
