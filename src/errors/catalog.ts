@@ -17,6 +17,29 @@ export const errors = {
       status: 413,
       type: 'invalid_request_error',
       message: `Request body exceeds the limit of ${limit} bytes.`,
+      // The rest of the body is not read: the connection cannot carry another request.
+      headers: { Connection: 'close' },
+    }),
+  headersTooLarge: () =>
+    new GatewayError({
+      code: 'headers_too_large',
+      status: 431,
+      type: 'invalid_request_error',
+      message: 'The request headers are larger than this server accepts.',
+    }),
+  requestTimeout: () =>
+    new GatewayError({
+      code: 'request_timeout',
+      status: 408,
+      type: 'invalid_request_error',
+      message: 'The request was not received in time.',
+    }),
+  malformedHttp: () =>
+    new GatewayError({
+      code: 'malformed_http_request',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The HTTP request could not be parsed.',
     }),
   unsupportedMediaType: (contentType: string | undefined) =>
     new GatewayError({

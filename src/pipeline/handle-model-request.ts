@@ -2,7 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import type { Accountant } from '../accounting/accountant.ts';
 import { rejectedRecord } from '../accounting/accountant.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import { errors } from '../errors/catalog.ts';
 import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
+import { findTooDeep, MAX_JSON_DEPTH } from '../protocol/http/json-depth.ts';
 import type { Admission, Caller } from './admit.ts';
 import type { PipelineContext } from './context.ts';
 import type { Exchange } from './exchange.ts';
@@ -32,7 +34,10 @@ export async function handleModelRequest(
   let failure: GatewayError | null = null;
   try {
     caller = ctx.authenticate(req);
-    const parsed = operation.parse(await readBody(), ctx);
+    const body = await readBody();
+    const tooDeep = findTooDeep(body);
+    if (tooDeep) throw errors.invalidRequest(`${tooDeep} is nested more than ${MAX_JSON_DEPTH} levels deep.`, tooDeep);
+    const parsed = operation.parse(body, ctx);
     model = parsed.model;
     const target = ctx.registry.resolve(model);
     const prepared = await parsed.prepare(target, ctx);

@@ -16,6 +16,7 @@ import { type OpenedDatabase, openDatabase } from '../store/open-database.ts';
 import { ResponsesStore } from '../store/responses-store.ts';
 import { UpstreamClient } from '../upstream/http-client.ts';
 import { createAuthenticate } from './auth.ts';
+import { answerClientError } from './client-error.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { createRequestScreen } from './edge/screen-request.ts';
 import { limitConnections, serverOptions } from './edge/server-limits.ts';
@@ -119,6 +120,7 @@ export function createGateway(
     socket.once('close', () => unused.delete(socket));
   });
   server.on('request', (req: IncomingMessage) => unused.delete(req.socket));
+  server.on('clientError', answerClientError);
 
   return {
     server,
