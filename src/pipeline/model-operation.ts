@@ -15,7 +15,7 @@ import type { RequestScope } from './request-scope.ts';
 export interface ModelOperation {
   readonly surface: LedgerRecord['surface'];
   /** The surface's HTTP error body (OpenAI's error JSON for chat and responses). */
-  renderError(error: GatewayError): string;
+  renderError: (error: GatewayError) => string;
   /** Validates the body; throws a 400 naming the field. */
   parse(body: unknown, ctx: PipelineContext): ParsedRequest;
 }

@@ -1,5 +1,4 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { errors } from '../errors/catalog.ts';
 import type { Authenticate } from '../pipeline/admit.ts';
 
