@@ -6,6 +6,7 @@ import { errors } from '../errors/catalog.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
 import { parseChatRequest } from '../protocol/openai-chat/parse-request.ts';
+import { chatToCanonical } from '../protocol/openai-chat/to-canonical.ts';
 import { Accountant, type AccountantInit, rejectedRecord } from './accountant.ts';
 import { countTextTokens } from './count-tokens.ts';
 import { PricingRegistry } from './pricing.ts';
@@ -14,14 +15,16 @@ const QUESTION = 'What is the capital of France? Answer in one word, please. Ün
 const SYSTEM = 'You are terse.';
 
 function chatRequest(model = 'gpt-4o-mini') {
-  return parseChatRequest({
-    model: `openai/${model}`,
-    messages: [
-      { role: 'system', content: SYSTEM },
-      { role: 'user', content: QUESTION },
-    ],
-    stream: true,
-  });
+  return chatToCanonical(
+    parseChatRequest({
+      model: `openai/${model}`,
+      messages: [
+        { role: 'system', content: SYSTEM },
+        { role: 'user', content: QUESTION },
+      ],
+      stream: true,
+    }),
+  );
 }
 
 /** An accountant on a clock the test moves by hand. */

@@ -2,7 +2,7 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
 import { isOutputEvent } from '../protocol/canonical/events.ts';
 import type { Usage } from '../protocol/canonical/usage.ts';
-import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import { countPromptTokens, countTextTokens, promptText } from './count-tokens.ts';
 import type { LedgerRecord } from './ledger-record.ts';
 import type { PricingRegistry } from './pricing.ts';
@@ -15,7 +15,7 @@ export interface AccountantInit {
   requestedModel: string;
   surface: LedgerRecord['surface'];
   streamed: boolean;
-  request: ChatRequest;
+  request: CanonicalRequest;
   pricing: PricingRegistry;
   /** Keep prompt and completion text in the record, capped at this many characters (0: never). */
   storeContentChars: number;

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { CountRequest, CountResponse } from './token-counter-worker.ts';
 
 /**
@@ -71,7 +71,7 @@ function encodingFor(model: string): CountRequest['encoding'] {
 const TOKENS_PER_MESSAGE = 3;
 const REPLY_PRIMING = 3;
 
-export function promptText(request: ChatRequest): string[] {
+export function promptText(request: CanonicalRequest): string[] {
   const parts: string[] = [];
   for (const m of request.messages) {
     const c = m.content;
@@ -83,7 +83,7 @@ export function promptText(request: ChatRequest): string[] {
   return parts;
 }
 
-export async function countPromptTokens(request: ChatRequest, model: string): Promise<number> {
+export async function countPromptTokens(request: CanonicalRequest, model: string): Promise<number> {
   const counts = await counter.count(encodingFor(model), promptText(request));
   let n = REPLY_PRIMING + request.messages.length * TOKENS_PER_MESSAGE;
   for (const c of counts) n += c;

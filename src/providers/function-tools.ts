@@ -1,7 +1,7 @@
-import type { ChatRequest, FunctionTool } from '../protocol/openai-chat/request-schema.ts';
+import type { CanonicalFunctionTool, CanonicalRequest, CanonicalTool } from '../protocol/canonical/request.ts';
 
 /** A `function` tool (the others are hosted tools some OpenAI-compatible upstreams run themselves). */
-export const isFunctionTool = (tool: NonNullable<ChatRequest['tools']>[number]): tool is FunctionTool => 'function' in tool;
+export const isFunctionTool = (tool: CanonicalTool): tool is CanonicalFunctionTool => 'function' in tool;
 
 /**
  * The request's function tools, for a native provider. A hosted tool (any other `type`, e.g.
@@ -10,11 +10,11 @@ export const isFunctionTool = (tool: NonNullable<ChatRequest['tools']>[number]):
  * left out under drop_params).
  */
 export function functionTools(
-  request: ChatRequest,
+  request: CanonicalRequest,
   provider: string,
   unsupported: (param: string, why: string) => void,
-): FunctionTool[] {
-  const out: FunctionTool[] = [];
+): CanonicalFunctionTool[] {
+  const out: CanonicalFunctionTool[] = [];
   request.tools?.forEach((tool, i) => {
     if (isFunctionTool(tool)) out.push(tool);
     else unsupported(`tools[${i}]`, `${provider} takes only function tools, and \`${tool.type}\` is a tool run by another upstream`);

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { errors } from '../errors/catalog.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
-import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import { type UpstreamClient, type UpstreamRequest, type UpstreamResponse, upstreamFailure } from '../upstream/http-client.ts';
 import type { UpstreamBody } from '../upstream/upstream-body.ts';
 import type { CallContext, ProviderAdapter, StreamDecoder } from './types.ts';
@@ -11,7 +11,7 @@ import type { CallContext, ProviderAdapter, StreamDecoder } from './types.ts';
 export interface HttpProviderSpec {
   name: string;
   /** May be async: a request signature (AWS SigV4) is computed over the finished request. */
-  buildRequest(request: ChatRequest, model: string, stream: boolean): UpstreamRequest | Promise<UpstreamRequest>;
+  buildRequest(request: CanonicalRequest, model: string, stream: boolean): UpstreamRequest | Promise<UpstreamRequest>;
   createStreamDecoder(): StreamDecoder;
   decodeResponse(body: unknown): CanonicalEvent[];
   mapError(status: number, headers: IncomingHttpHeaders, body: string): GatewayError;
@@ -21,7 +21,7 @@ export interface HttpProviderSpec {
 const MAX_ERROR_BODY = 1024 * 1024;
 
 export function createHttpProvider(spec: HttpProviderSpec, client: UpstreamClient): ProviderAdapter {
-  async function open(request: ChatRequest, model: string, stream: boolean, ctx: CallContext) {
+  async function open(request: CanonicalRequest, model: string, stream: boolean, ctx: CallContext) {
     const res = await client.send(spec.name, await spec.buildRequest(request, model, stream), ctx.signal);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const text = await readText(res.body, spec.name, ctx.signal);

@@ -1,6 +1,6 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
-import type { ChatRequest } from '../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { SseFrame } from '../protocol/sse/parse-upstream.ts';
 
 export interface CallContext {
@@ -18,8 +18,8 @@ export type EventBatches = AsyncIterable<CanonicalEvent[]>;
  */
 export interface ProviderAdapter {
   readonly name: string;
-  stream(request: ChatRequest, model: string, ctx: CallContext): Promise<EventBatches>;
-  complete(request: ChatRequest, model: string, ctx: CallContext): Promise<CanonicalEvent[]>;
+  stream(request: CanonicalRequest, model: string, ctx: CallContext): Promise<EventBatches>;
+  complete(request: CanonicalRequest, model: string, ctx: CallContext): Promise<CanonicalEvent[]>;
   /** Models this provider is known to serve, for GET /v1/models (may be empty). */
   listModels(): string[];
   /** Present when the upstream implements /v1/responses itself and the config asks to relay it. */

@@ -15,7 +15,10 @@ const audioPart = z.object({
   type: z.literal('input_audio'),
   input_audio: z.object({ data: z.string(), format: z.string() }),
 });
-const filePart = z.object({ type: z.literal('file'), file: z.looseObject({}) });
+const filePart = z.object({
+  type: z.literal('file'),
+  file: z.looseObject({ file_data: z.string().optional(), file_id: z.string().optional(), filename: z.string().optional() }),
+});
 const userContentPart = z.discriminatedUnion('type', [textPart, imagePart, audioPart, filePart]);
 
 const toolCall = z.object({
@@ -34,9 +37,21 @@ const userMessage = z.looseObject({
   content: z.union([z.string(), z.array(userContentPart)]),
   name: z.string().optional(),
 });
+const refusalPart = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
+/**
+ * An assistant part of another type (Mistral's `thinking` chunks in a replayed turn) goes to
+ * OpenAI-compatible upstreams as sent; text and refusal parts are checked like any other.
+ */
+const otherAssistantPart = z.looseObject({ type: z.string() }).superRefine((part, ctx) => {
+  if (part.type === 'text' || part.type === 'refusal') {
+    ctx.addIssue({ code: 'custom', message: `a ${part.type} part needs it as a string`, path: [part.type] });
+  }
+});
+const assistantPart = z.union([textPart, refusalPart, otherAssistantPart]);
+
 const assistantMessage = z.looseObject({
   role: z.literal('assistant'),
-  content: z.union([z.string(), z.array(z.looseObject({ type: z.string() })), z.null()]).optional(),
+  content: z.union([z.string(), z.array(assistantPart), z.null()]).optional(),
   refusal: z.string().nullable().optional(),
   tool_calls: z.array(toolCall).optional(),
   name: z.string().optional(),
@@ -126,5 +141,5 @@ export const chatRequestSchema = z.looseObject({
 });
 
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
-export type FunctionTool = z.infer<typeof functionTool>;
 export type ChatMessage = z.infer<typeof chatMessage>;
+export type ChatTextPart = z.infer<typeof textPart>;

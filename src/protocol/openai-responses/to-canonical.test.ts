@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { ChatMessage } from '../openai-chat/request-schema.ts';
+import type { CanonicalMessage } from '../canonical/request.ts';
 import { parseResponsesRequest } from './parse-request.ts';
-import { toChatRequest } from './to-chat-request.ts';
+import { responsesToCanonical } from './to-canonical.ts';
 
-/** The client's body through the door (schema) and into the canonical chat request. */
-const convert = (body: Record<string, unknown>, history: ChatMessage[] = []) => toChatRequest(parseResponsesRequest(body), history);
+/** The client's body through the door (schema) and into the canonical request. */
+const convert = (body: Record<string, unknown>, history: CanonicalMessage[] = []) => responsesToCanonical(parseResponsesRequest(body), history);
 
 function rejects(body: Record<string, unknown>, param: string, message: RegExp) {
   assert.throws(
@@ -20,16 +20,15 @@ function rejects(body: Record<string, unknown>, param: string, message: RegExp) 
   );
 }
 
-describe('toChatRequest', () => {
-  it('a string input is one user message', () => {
-    assert.deepEqual(convert({ model: 'up/m', input: 'Hello' }), {
+describe('responsesToCanonical', () => {
+  it('a string input is one user message; stream stays with the surface', () => {
+    assert.deepEqual(convert({ model: 'up/m', input: 'Hello', stream: true }), {
       model: 'up/m',
       messages: [{ role: 'user', content: 'Hello' }],
-      stream: false,
     });
   });
 
-  it('message items: every role, text and image parts, assistant output_text and refusal parts', () => {
+  it('message items: every role (developer is a system message that says so), text and image parts, assistant output_text and refusal parts', () => {
     const chat = convert({
       model: 'up/m',
       stream: true,
@@ -51,10 +50,9 @@ describe('toChatRequest', () => {
     });
     assert.deepEqual(chat, {
       model: 'up/m',
-      stream: true,
       messages: [
         { role: 'system', content: 'Be brief.' },
-        { role: 'developer', content: 'Use metric.' },
+        { role: 'system', content: 'Use metric.', developer: true },
         {
           role: 'user',
           content: [
@@ -80,7 +78,14 @@ describe('toChatRequest', () => {
         { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'weather', arguments: '{"city":"Paris"}' },
         { type: 'function_call', call_id: 'call_2', name: 'weather', arguments: '{"city":"Rome"}' },
         { type: 'function_call_output', call_id: 'call_1', output: '18C' },
-        { type: 'function_call_output', call_id: 'call_2', output: [{ type: 'input_text', text: '2' }, { type: 'input_text', text: '4C' }] },
+        {
+          type: 'function_call_output',
+          call_id: 'call_2',
+          output: [
+            { type: 'input_text', text: '2' },
+            { type: 'input_text', text: '4C' },
+          ],
+        },
       ],
     });
     assert.deepEqual(chat.messages, [
@@ -101,7 +106,7 @@ describe('toChatRequest', () => {
   });
 
   it('instructions lead, then the stored conversation, then this input', () => {
-    const history: ChatMessage[] = [
+    const history: CanonicalMessage[] = [
       { role: 'user', content: 'Hi' },
       { role: 'assistant', content: 'Hello!' },
     ];
@@ -135,7 +140,6 @@ describe('toChatRequest', () => {
     assert.deepEqual(chat, {
       model: 'up/m',
       messages: [{ role: 'user', content: 'Go' }],
-      stream: false,
       tools: [
         { type: 'function', function: { name: 'weather', description: 'Weather by city', parameters: schema, strict: true } },
         { type: 'function', function: { name: 'now' } },
@@ -157,10 +161,13 @@ describe('toChatRequest', () => {
 
   it('tool_choice as a string and text.format json_object', () => {
     const chat = convert({ model: 'up/m', input: 'Go', tool_choice: 'required', text: { format: { type: 'json_object' } } });
-    assert.deepEqual({ tool_choice: chat.tool_choice, response_format: chat.response_format }, {
-      tool_choice: 'required',
-      response_format: { type: 'json_object' },
-    });
+    assert.deepEqual(
+      { tool_choice: chat.tool_choice, response_format: chat.response_format },
+      {
+        tool_choice: 'required',
+        response_format: { type: 'json_object' },
+      },
+    );
   });
 
   describe('a 400 naming the field for what sluice cannot do', () => {
@@ -169,7 +176,14 @@ describe('toChatRequest', () => {
     });
     it('a hosted tool after a function tool', () => {
       rejects(
-        { model: 'up/m', input: 'Go', tools: [{ type: 'function', name: 'f' }, { type: 'file_search', vector_store_ids: [] }] },
+        {
+          model: 'up/m',
+          input: 'Go',
+          tools: [
+            { type: 'function', name: 'f' },
+            { type: 'file_search', vector_store_ids: [] },
+          ],
+        },
         'tools[1].type',
         /Tool type 'file_search' is not supported/,
       );
@@ -181,7 +195,11 @@ describe('toChatRequest', () => {
       rejects({ model: 'up/m', input: 'Go', prompt: { id: 'pmpt_1' } }, 'prompt', /^Unsupported parameter: 'prompt'\.$/);
     });
     it('an unknown nested field (it would otherwise be dropped without a word)', () => {
-      rejects({ model: 'up/m', input: 'Go', reasoning: { effort: 'low', budget: 10 } }, 'reasoning.budget', /^Unsupported parameter: 'reasoning.budget'\.$/);
+      rejects(
+        { model: 'up/m', input: 'Go', reasoning: { effort: 'low', budget: 10 } },
+        'reasoning.budget',
+        /^Unsupported parameter: 'reasoning.budget'\.$/,
+      );
       rejects({ model: 'up/m', input: 'Go', tools: [{ type: 'function', name: 'f', cache: true }] }, 'tools[0].cache', /Unsupported parameter/);
     });
     it('an input part sluice cannot carry (input_file)', () => {

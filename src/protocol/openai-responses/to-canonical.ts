@@ -1,23 +1,25 @@
-import type { ChatMessage, ChatRequest } from '../openai-chat/request-schema.ts';
+import type {
+  CanonicalAssistantMessage,
+  CanonicalMessage,
+  CanonicalRequest,
+  CanonicalUserMessage,
+} from '../canonical/request.ts';
 import type { ResponsesInputItem, ResponsesRequest } from './request-schema.ts';
 
-type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
-type UserContent = Extract<ChatMessage, { role: 'user' }>['content'];
-
 /**
- * Responses input items -> chat messages, the canonical request every provider reads. Function
+ * Responses input items -> canonical messages (the chat vocabulary every provider reads). Function
  * calls in a row become one assistant message with several tool_calls, joined to the assistant
  * text just before them (a response's [message, function_call, ...] is one chat turn: text, then
  * calls); a reasoning item rides on the assistant message after it (reasoning_content /
  * reasoning_signature), as on the chat surface.
  */
-export function itemsToMessages(items: readonly ResponsesInputItem[]): ChatMessage[] {
-  const out: ChatMessage[] = [];
+export function itemsToMessages(items: readonly ResponsesInputItem[]): CanonicalMessage[] {
+  const out: CanonicalMessage[] = [];
   let pendingReasoning: { text: string; signature: string | null } | null = null;
-  const assistant = (forCall = false): AssistantMessage => {
+  const assistant = (forCall = false): CanonicalAssistantMessage => {
     const last = out.at(-1);
     if (last?.role === 'assistant' && (forCall || !(typeof last.content === 'string' && last.content))) return last;
-    const message: AssistantMessage = { role: 'assistant', content: null };
+    const message: CanonicalAssistantMessage = { role: 'assistant', content: null };
     if (pendingReasoning) {
       message.reasoning_content = pendingReasoning.text;
       if (pendingReasoning.signature) message.reasoning_signature = pendingReasoning.signature;
@@ -48,6 +50,8 @@ export function itemsToMessages(items: readonly ResponsesInputItem[]): ChatMessa
         message.content = (typeof message.content === 'string' ? message.content : '') + text(item.content);
       } else if (item.role === 'user') {
         out.push({ role: 'user', content: userContent(item.content) });
+      } else if (item.role === 'developer') {
+        out.push({ role: 'system', content: text(item.content), developer: true });
       } else {
         out.push({ role: item.role, content: text(item.content) });
       }
@@ -56,7 +60,7 @@ export function itemsToMessages(items: readonly ResponsesInputItem[]): ChatMessa
   return out;
 }
 
-function userContent(content: Extract<ResponsesInputItem, { role: string }>['content']): UserContent {
+function userContent(content: Extract<ResponsesInputItem, { role: string }>['content']): CanonicalUserMessage['content'] {
   if (typeof content === 'string') return content;
   return content.map((p) =>
     p.type === 'input_image'
@@ -65,17 +69,21 @@ function userContent(content: Extract<ResponsesInputItem, { role: string }>['con
   );
 }
 
-/** The whole Responses request as a chat request, after the stored conversation it continues. */
-export function toChatRequest(request: ResponsesRequest, history: readonly ChatMessage[]): ChatRequest {
+/**
+ * The whole Responses request as a canonical request, after the stored conversation it continues.
+ * `stream` is the surface's; fields with no canonical meaning (store, include, truncation, ...)
+ * are the surface's too.
+ */
+export function responsesToCanonical(request: ResponsesRequest, history: readonly CanonicalMessage[]): CanonicalRequest {
   const input: ResponsesInputItem[] =
     typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input;
-  const messages: ChatMessage[] = [];
+  const messages: CanonicalMessage[] = [];
   // Instructions apply to this response only; they are not carried over from a previous one.
   if (request.instructions) messages.push({ role: 'system', content: request.instructions });
   messages.push(...history, ...itemsToMessages(input));
-  const chat: ChatRequest = { model: request.model, messages, stream: request.stream === true };
+  const canonical: CanonicalRequest = { model: request.model, messages };
   if (request.tools) {
-    chat.tools = request.tools.map((t) => ({
+    canonical.tools = request.tools.map((t) => ({
       type: 'function' as const,
       function: {
         name: t.name,
@@ -86,18 +94,18 @@ export function toChatRequest(request: ResponsesRequest, history: readonly ChatM
     }));
   }
   const choice = request.tool_choice;
-  if (choice) chat.tool_choice = typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
-  if (request.parallel_tool_calls != null) chat.parallel_tool_calls = request.parallel_tool_calls;
-  if (request.max_output_tokens != null) chat.max_completion_tokens = request.max_output_tokens;
-  if (request.temperature != null) chat.temperature = request.temperature;
-  if (request.top_p != null) chat.top_p = request.top_p;
-  if (request.reasoning?.effort) chat.reasoning_effort = request.reasoning.effort;
-  if (request.metadata) chat.metadata = request.metadata;
-  if (request.user) chat.user = request.user;
+  if (choice) canonical.tool_choice = typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+  if (request.parallel_tool_calls != null) canonical.parallel_tool_calls = request.parallel_tool_calls;
+  if (request.max_output_tokens != null) canonical.max_completion_tokens = request.max_output_tokens;
+  if (request.temperature != null) canonical.temperature = request.temperature;
+  if (request.top_p != null) canonical.top_p = request.top_p;
+  if (request.reasoning?.effort) canonical.reasoning_effort = request.reasoning.effort;
+  if (request.metadata) canonical.metadata = request.metadata;
+  if (request.user) canonical.user = request.user;
   const format = request.text?.format;
-  if (format?.type === 'json_object') chat.response_format = { type: 'json_object' };
+  if (format?.type === 'json_object') canonical.response_format = { type: 'json_object' };
   if (format?.type === 'json_schema') {
-    chat.response_format = {
+    canonical.response_format = {
       type: 'json_schema',
       json_schema: {
         name: format.name,
@@ -107,5 +115,5 @@ export function toChatRequest(request: ResponsesRequest, history: readonly ChatM
       },
     };
   }
-  return chat;
+  return canonical;
 }

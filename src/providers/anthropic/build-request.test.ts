@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { parseChatRequest } from '../../protocol/openai-chat/parse-request.ts';
+import { chatToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
 import { fixturePath, listFixtures } from '../../../test/helpers/fixtures.ts';
 import { buildAnthropicRequest } from './build-request.ts';
 
@@ -10,7 +11,7 @@ const target = { baseUrl: 'https://api.anthropic.com/', apiKey: 'sk-ant-test', h
 
 /** The upstream body for a client request (validated at the door exactly as the server does). */
 function body(request: Record<string, unknown>, options: { stream?: boolean; dropParams?: boolean } = {}): Record<string, unknown> {
-  const chat = parseChatRequest({ model: 'anthropic/x', ...request });
+  const chat = chatToCanonical(parseChatRequest({ model: 'anthropic/x', ...request }));
   const model = String(request.model ?? 'claude-sonnet-4-5');
   const built = buildAnthropicRequest(chat, model, options.stream ?? false, { ...target, dropParams: options.dropParams ?? false });
   return JSON.parse(built.body ?? '');
@@ -29,7 +30,7 @@ const hi = [{ role: 'user', content: 'hi' }];
 
 describe('anthropic request: endpoint and headers', () => {
   it('posts to /v1/messages with the key, the API version and the stream accept header', () => {
-    const chat = parseChatRequest({ model: 'anthropic/claude-haiku-4-5', messages: hi });
+    const chat = chatToCanonical(parseChatRequest({ model: 'anthropic/claude-haiku-4-5', messages: hi }));
     const req = buildAnthropicRequest(chat, 'claude-haiku-4-5', true, { ...target, headers: { 'anthropic-beta': 'x' } });
     assert.equal(req.url, 'https://api.anthropic.com/v1/messages');
     assert.deepEqual(req.headers, {

@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
 import type { UpstreamRequest } from '../../upstream/http-client.ts';
 import { convertMessages } from './convert-messages.ts';
 import { convertTools } from './convert-tools.ts';
@@ -17,8 +17,8 @@ export interface AnthropicTarget {
 /** The Messages API version this adapter speaks (request and stream formats). */
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-/** ChatRequest -> `POST {base}/v1/messages`. Throws a 400 GatewayError for what cannot be sent. */
-export function buildAnthropicRequest(request: ChatRequest, model: string, stream: boolean, target: AnthropicTarget): UpstreamRequest {
+/** CanonicalRequest -> `POST {base}/v1/messages`. Throws a 400 GatewayError for what cannot be sent. */
+export function buildAnthropicRequest(request: CanonicalRequest, model: string, stream: boolean, target: AnthropicTarget): UpstreamRequest {
   const unsupported = unsupportedParams(target.dropParams);
   rejectUnsupported(request, unsupported);
   const { system, messages } = convertMessages(request.messages, unsupported);
@@ -48,7 +48,7 @@ export function buildAnthropicRequest(request: ChatRequest, model: string, strea
 }
 
 /** Parameters the Messages API has no equivalent for, when they would change the answer. */
-function rejectUnsupported(request: ChatRequest, unsupported: Unsupported): void {
+function rejectUnsupported(request: CanonicalRequest, unsupported: Unsupported): void {
   const no = (param: string, what: string) => unsupported(param, `anthropic does not support ${what}.`);
   if (request.n != null && request.n > 1) no('n', 'several choices (n > 1)');
   if (request.presence_penalty) no('presence_penalty', 'presence_penalty');
@@ -71,10 +71,10 @@ function rejectUnsupported(request: ChatRequest, unsupported: Unsupported): void
  * nor top_k changes, and top_p only from 0.95 to 1 ("Extended thinking" > feature compatibility).
  * `top_k` is not OpenAI's but Anthropic's own, so it is honoured when a client sends it.
  */
-function sampling(request: ChatRequest, thinking: boolean, unsupported: Unsupported): Record<string, number> {
+function sampling(request: CanonicalRequest, thinking: boolean, unsupported: Unsupported): Record<string, number> {
   const out: Record<string, number> = {};
   const { temperature, top_p: topP } = request;
-  const topK = (request as { top_k?: unknown }).top_k;
+  const topK = request.extra?.top_k;
   if (temperature != null) {
     if (thinking) {
       if (temperature !== 1) unsupported('temperature', 'anthropic does not allow setting temperature while thinking (reasoning_effort).');

@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { type ChatMessage, chatMessage } from '../../protocol/openai-chat/request-schema.ts';
+import { chatMessage } from '../../protocol/openai-chat/request-schema.ts';
+import { chatMessageToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
 import { convertMessages } from './convert-messages.ts';
 import { unsupportedParams } from './unsupported.ts';
 
 const strict = unsupportedParams(false);
 const convert = (messages: unknown[], drop = false) =>
   convertMessages(
-    messages.map((m) => chatMessage.parse(m) as ChatMessage),
+    messages.map((m) => chatMessageToCanonical(chatMessage.parse(m))),
     drop ? unsupportedParams(true) : strict,
   );
 

@@ -1,5 +1,5 @@
 import { errors } from '../../errors/catalog.ts';
-import type { ChatMessage } from '../../protocol/openai-chat/request-schema.ts';
+import type { CanonicalFile, CanonicalMessage } from '../../protocol/canonical/request.ts';
 import type { Unsupported } from './unsupported.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 
@@ -31,10 +31,10 @@ export interface ConvertedMessages {
   messages: AnthropicMessage[];
 }
 
-type UserPart = Exclude<Extract<ChatMessage, { role: 'user' }>['content'], string>[number];
+type UserPart = Exclude<Extract<CanonicalMessage, { role: 'user' }>['content'], string>[number];
 
 /**
- * Chat messages -> Anthropic's top-level `system` and alternating turns:
+ * Canonical messages -> Anthropic's top-level `system` and alternating turns:
  * - system and developer messages, wherever they are, become `system` text blocks, in order;
  * - consecutive tool messages become one user turn of `tool_result` blocks;
  * - an assistant's reasoning_content + reasoning_signature become a leading `thinking` block, and
@@ -42,7 +42,7 @@ type UserPart = Exclude<Extract<ChatMessage, { role: 'user' }>['content'], strin
  * - `cache_control` on a text part marks that block; on a message (as LiteLLM accepts it), the
  *   message's last block.
  */
-export function convertMessages(messages: readonly ChatMessage[], unsupported: Unsupported): ConvertedMessages {
+export function convertMessages(messages: readonly CanonicalMessage[], unsupported: Unsupported): ConvertedMessages {
   const system: AnthropicTextBlock[] = [];
   const out: AnthropicMessage[] = [];
   let toolTurn: AnthropicBlock[] | undefined;
@@ -53,7 +53,6 @@ export function convertMessages(messages: readonly ChatMessage[], unsupported: U
     if (message.role !== 'tool') toolTurn = undefined;
     switch (message.role) {
       case 'system':
-      case 'developer':
         system.push(...withCache(textBlocks(message.content, at), cache));
         break;
       case 'user': {
@@ -130,7 +129,7 @@ function imageSource(url: string, param: string): Extract<AnthropicBlock, { type
 }
 
 /** OpenAI's file part carrying the file inline: PDFs and plain text are Anthropic documents. */
-function documentBlock(file: Record<string, unknown>, param: string, unsupported: Unsupported): AnthropicBlock | undefined {
+function documentBlock(file: CanonicalFile, param: string, unsupported: Unsupported): AnthropicBlock | undefined {
   const data = typeof file.file_data === 'string' ? DATA_URL.exec(file.file_data) : null;
   const title = typeof file.filename === 'string' ? { title: file.filename } : {};
   if (data?.[1] === 'application/pdf') {
@@ -144,7 +143,7 @@ function documentBlock(file: Record<string, unknown>, param: string, unsupported
   return undefined;
 }
 
-function assistantBlocks(message: Extract<ChatMessage, { role: 'assistant' }>, at: string, unsupported: Unsupported): AnthropicBlock[] {
+function assistantBlocks(message: Extract<CanonicalMessage, { role: 'assistant' }>, at: string, unsupported: Unsupported): AnthropicBlock[] {
   const blocks: AnthropicBlock[] = [];
   // Thinking goes back only with its signature: Anthropic verifies it, and rejects unsigned
   // thinking (reasoning text from another provider cannot be replayed as Claude's own).

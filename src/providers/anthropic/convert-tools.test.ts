@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { parseChatRequest } from '../../protocol/openai-chat/parse-request.ts';
+import { chatToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
 import { convertTools } from './convert-tools.ts';
 import { unsupportedParams } from './unsupported.ts';
 
@@ -9,15 +10,18 @@ const tools = [
   { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
   { type: 'function', function: { name: 'now' } },
 ];
-const request = (extra: Record<string, unknown>) => parseChatRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], tools, ...extra });
+const request = (extra: Record<string, unknown>) =>
+  chatToCanonical(parseChatRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], tools, ...extra }));
 
 describe('anthropic tool conversion', () => {
   it('refuses a hosted tool (another upstream runs it) with a 400 naming it, or drops it under drop_params', () => {
-    const hosted = parseChatRequest({
-      model: 'm',
-      messages: [{ role: 'user', content: 'x' }],
-      tools: [tools[1], { type: 'openrouter:web_search', parameters: { max_uses: 1 } }],
-    });
+    const hosted = chatToCanonical(
+      parseChatRequest({
+        model: 'm',
+        messages: [{ role: 'user', content: 'x' }],
+        tools: [tools[1], { type: 'openrouter:web_search', parameters: { max_uses: 1 } }],
+      }),
+    );
     assert.throws(
       () => convertTools(hosted, false, unsupportedParams(false)),
       (err: unknown) => err instanceof GatewayError && err.status === 400 && err.param === 'tools[1]' && /openrouter:web_search/.test(err.message),

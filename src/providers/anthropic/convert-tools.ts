@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
 import { functionTools } from '../function-tools.ts';
 import type { Unsupported } from './unsupported.ts';
 
@@ -24,7 +24,7 @@ export interface ConvertedTools {
  * Anthropic only allows auto and none ("Extended thinking" > tool use), so a forced choice is
  * unsupported then. Without tools there is nothing to choose from and tool_choice is left out.
  */
-export function convertTools(request: ChatRequest, thinking: boolean, unsupported: Unsupported): ConvertedTools {
+export function convertTools(request: CanonicalRequest, thinking: boolean, unsupported: Unsupported): ConvertedTools {
   const functions = functionTools(request, 'anthropic', unsupported);
   if (functions.length === 0) return {};
   const tools = functions.map(({ function: f }) => {

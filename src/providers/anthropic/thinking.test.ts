@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { parseChatRequest } from '../../protocol/openai-chat/parse-request.ts';
+import { chatToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
 import { planTokens } from './thinking.ts';
 import { unsupportedParams } from './unsupported.ts';
 
 const plan = (extra: Record<string, unknown>, drop = false) =>
-  planTokens(parseChatRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], ...extra }), unsupportedParams(drop));
+  planTokens(chatToCanonical(parseChatRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], ...extra })), unsupportedParams(drop));
 
 describe('anthropic max_tokens and thinking budget', () => {
   it('defaults max_tokens to 4096 and passes the client limit through', () => {

@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
 import type { Unsupported } from './unsupported.ts';
 
 /**
@@ -27,7 +27,7 @@ export interface TokenPlan {
  * max_tokens counts thinking too, so the client's limit goes through unchanged; the budget must
  * stay below it (Anthropic: budget_tokens < max_tokens), and is lowered to fit when it does not.
  */
-export function planTokens(request: ChatRequest, unsupported: Unsupported): TokenPlan {
+export function planTokens(request: CanonicalRequest, unsupported: Unsupported): TokenPlan {
   const limitParam = request.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens';
   const limit = request.max_completion_tokens ?? request.max_tokens ?? undefined;
   const effort = request.reasoning_effort;

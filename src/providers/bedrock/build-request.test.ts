@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { type ChatRequest, chatRequestSchema } from '../../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
+import { chatRequestSchema } from '../../protocol/openai-chat/request-schema.ts';
+import { chatToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
 import { readFixture } from '../../../test/helpers/fixtures.ts';
 import { buildBedrockRequest, buildConverseBody } from './build-request.ts';
 
-const chat = (body: Record<string, unknown>): ChatRequest => chatRequestSchema.parse({ model: 'bedrock/x', ...body });
+const chat = (body: Record<string, unknown>): CanonicalRequest => chatToCanonical(chatRequestSchema.parse({ model: 'bedrock/x', ...body }));
 const recorded = (name: string) => JSON.parse(readFixture(`bedrock/${name}.request.json`).toString('utf8')) as Record<string, unknown>;
 const body = (request: Record<string, unknown>, model = 'us.amazon.nova-micro-v1:0', dropParams = false) =>
   JSON.parse(JSON.stringify(buildConverseBody(chat(request), model, dropParams))) as Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { errors } from '../../errors/catalog.ts';
-import type { ChatRequest } from '../../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
 import type { UpstreamRequest } from '../../upstream/http-client.ts';
 import { functionTools } from '../function-tools.ts';
 import { type ConverseBlock, type ConverseMessage, convertMessages } from './convert-messages.ts';
@@ -39,7 +39,7 @@ const MIN_THINKING_BUDGET = 1024;
 const ANSWER_TOKENS = 4096;
 
 /** Converse (`/converse`) or ConverseStream (`/converse-stream`), unsigned. */
-export function buildBedrockRequest(request: ChatRequest, model: string, stream: boolean, target: BedrockTarget): UpstreamRequest {
+export function buildBedrockRequest(request: CanonicalRequest, model: string, stream: boolean, target: BedrockTarget): UpstreamRequest {
   const body = buildConverseBody(request, model, target.dropParams);
   return {
     url: `${target.endpoint.replace(/\/+$/, '')}/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}`,
@@ -51,7 +51,7 @@ export function buildBedrockRequest(request: ChatRequest, model: string, stream:
   };
 }
 
-export function buildConverseBody(request: ChatRequest, model: string, dropParams: boolean): ConverseBody {
+export function buildConverseBody(request: CanonicalRequest, model: string, dropParams: boolean): ConverseBody {
   /** A parameter Converse cannot honour: 400 naming it, or left out under drop_params. */
   const unsupported = (param: string, why: string) => {
     if (!dropParams) throw errors.invalidRequest(`${why} (set drop_params: true on the bedrock provider to ignore it).`, param);
@@ -123,7 +123,7 @@ export function buildConverseBody(request: ChatRequest, model: string, dropParam
 }
 
 function buildToolConfig(
-  r: ChatRequest,
+  r: CanonicalRequest,
   messages: ConverseMessage[],
   unsupported: (param: string, why: string) => void,
 ): ConverseBody['toolConfig'] {

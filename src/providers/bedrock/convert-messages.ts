@@ -1,5 +1,5 @@
 import { errors } from '../../errors/catalog.ts';
-import type { ChatMessage } from '../../protocol/openai-chat/request-schema.ts';
+import type { CanonicalMessage } from '../../protocol/canonical/request.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 
 /** Converse content blocks (a union keyed by the member's name, no `type` tag). */
@@ -30,13 +30,13 @@ const imageFormats: Record<string, string> = {
 };
 
 /**
- * Chat messages -> Converse's `system` and `messages`. System and developer messages may appear
+ * Canonical messages -> Converse's `system` and `messages`. System and developer messages may appear
  * anywhere in a chat request; Converse has one top-level system list, so they are collected there
  * in order. Converse rejects two messages of the same role in a row, and tool results travel as
  * `toolResult` blocks of a user message, so adjacent messages of one role (the results of one
  * parallel tool turn, a user message after them) are merged into one.
  */
-export function convertMessages(messages: ChatMessage[]): ConverseConversation {
+export function convertMessages(messages: CanonicalMessage[]): ConverseConversation {
   const system: { text: string }[] = [];
   const out: ConverseMessage[] = [];
   const append = (role: ConverseMessage['role'], blocks: ConverseBlock[]) => {
@@ -48,7 +48,6 @@ export function convertMessages(messages: ChatMessage[]): ConverseConversation {
   messages.forEach((m, i) => {
     switch (m.role) {
       case 'system':
-      case 'developer':
         for (const text of texts(m.content)) if (text) system.push({ text });
         return;
       case 'user':
@@ -74,7 +73,7 @@ function texts(content: string | { text: string }[]): string[] {
   return typeof content === 'string' ? [content] : content.map((p) => p.text);
 }
 
-function userBlocks(content: Extract<ChatMessage, { role: 'user' }>['content'], i: number): ConverseBlock[] {
+function userBlocks(content: Extract<CanonicalMessage, { role: 'user' }>['content'], i: number): ConverseBlock[] {
   if (typeof content === 'string') return [{ text: content }];
   return content.map((part, j): ConverseBlock => {
     const param = `messages[${i}].content[${j}]`;
@@ -102,7 +101,7 @@ function imageBlock(url: string, param: string): { format: string; source: { byt
   return { format, source: { bytes: data } };
 }
 
-function assistantBlocks(m: Extract<ChatMessage, { role: 'assistant' }>, i: number): ConverseBlock[] {
+function assistantBlocks(m: Extract<CanonicalMessage, { role: 'assistant' }>, i: number): ConverseBlock[] {
   const blocks: ConverseBlock[] = [];
   // Thinking comes first in the turn it belongs to; without its signature Anthropic models refuse
   // the block, so unsigned reasoning (display text only) is not sent back.

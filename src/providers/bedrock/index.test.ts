@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { chatRequestSchema } from '../../protocol/openai-chat/request-schema.ts';
+import { chatToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
 import { UpstreamClient } from '../../upstream/http-client.ts';
 import { type FakeUpstream, startFakeUpstream } from '../../../test/helpers/fake-upstream.ts';
 import { bedrockProvider } from './index.ts';
@@ -29,7 +30,7 @@ describe('bedrock provider definition', () => {
   async function call(env: NodeJS.ProcessEnv, fromFile?: Record<string, unknown>) {
     const adapter = bedrockProvider.create(env, fromFile, client);
     assert.ok(adapter);
-    const request = chatRequestSchema.parse({ model: 'bedrock/amazon.nova-micro-v1:0', messages: [{ role: 'user', content: 'hi' }] });
+    const request = chatToCanonical(chatRequestSchema.parse({ model: 'bedrock/amazon.nova-micro-v1:0', messages: [{ role: 'user', content: 'hi' }] }));
     await adapter.complete(request, 'amazon.nova-micro-v1:0', { signal: new AbortController().signal, requestId: 'r1' });
     return upstream.requests.at(-1)!;
   }

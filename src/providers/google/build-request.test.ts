@@ -2,14 +2,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { assemble } from '../../protocol/canonical/assemble.ts';
-import { type ChatRequest, chatRequestSchema } from '../../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
+import { chatRequestSchema } from '../../protocol/openai-chat/request-schema.ts';
+import { chatToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
 import { readFixture } from '../../../test/helpers/fixtures.ts';
 import { geminiStreamBody } from '../../../test/helpers/gemini-fixtures.ts';
 import { buildGoogleRequest } from './build-request.ts';
 import { createGeminiStreamDecoder } from './decode-stream.ts';
 
 const target = { name: 'google', baseUrl: 'https://generativelanguage.googleapis.com', apiKey: 'AIza-test', dropParams: false };
-const request = (body: Record<string, unknown>): ChatRequest => chatRequestSchema.parse({ model: 'google/x', ...body });
+const request = (body: Record<string, unknown>): CanonicalRequest => chatToCanonical(chatRequestSchema.parse({ model: 'google/x', ...body }));
 const build = (body: Record<string, unknown>, model = 'gemini-2.5-flash', t = target) =>
   JSON.parse(buildGoogleRequest(request(body), model, true, t).body ?? '') as Record<string, unknown>;
 const badRequest = (param: string) => (e: unknown) => e instanceof GatewayError && e.status === 400 && e.param === param;

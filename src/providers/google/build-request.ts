@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
 import type { UpstreamRequest } from '../../upstream/http-client.ts';
 import { functionTools } from '../function-tools.ts';
 import { convertMessages } from './convert-messages.ts';
@@ -22,14 +22,15 @@ const NO_COUNTERPART: Record<string, string> = {
 };
 
 /**
- * ChatRequest -> `POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse` (or
+ * CanonicalRequest -> `POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse` (or
  * `:generateContent`). The key travels in `x-goog-api-key`, never in the URL, which gets logged.
  * `user` and `metadata` only label the request for OpenAI's own records: nothing to map, and
  * nothing in the answer changes without them, so they are not sent.
  */
-export function buildGoogleRequest(request: ChatRequest, model: string, stream: boolean, target: GoogleTarget): UpstreamRequest {
+export function buildGoogleRequest(request: CanonicalRequest, model: string, stream: boolean, target: GoogleTarget): UpstreamRequest {
   const policy = paramPolicy(target.name, target.dropParams);
-  const loose = request as Record<string, unknown>;
+  // logit_bias is a canonical field; the others are not modelled and ride in `extra`.
+  const loose: Record<string, unknown> = { ...request.extra, ...request };
   for (const [param, why] of Object.entries(NO_COUNTERPART)) {
     if (loose[param] != null) policy.unsupported(param, why);
   }
@@ -66,7 +67,7 @@ export function buildGoogleRequest(request: ChatRequest, model: string, stream: 
  * `parametersJsonSchema` (Gemini's `parameters` takes only an OpenAPI subset). `strict` has no
  * counterpart and is not needed: the declared schema is what Gemini follows.
  */
-function toolsOf(request: ChatRequest, policy: ParamPolicy): Record<string, unknown> | undefined {
+function toolsOf(request: CanonicalRequest, policy: ParamPolicy): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = {};
   const tools = functionTools(request, 'google', policy.unsupported);
   if (tools.length > 0) {
@@ -95,7 +96,7 @@ function toolsOf(request: ChatRequest, policy: ParamPolicy): Record<string, unkn
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-function generationConfig(request: ChatRequest, model: string): Record<string, unknown> {
+function generationConfig(request: CanonicalRequest, model: string): Record<string, unknown> {
   const config: Record<string, unknown> = {};
   const maxTokens = request.max_completion_tokens ?? request.max_tokens;
   if (maxTokens != null) config.maxOutputTokens = maxTokens;

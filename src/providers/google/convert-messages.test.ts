@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { type ChatMessage, chatMessage } from '../../protocol/openai-chat/request-schema.ts';
+import type { CanonicalMessage } from '../../protocol/canonical/request.ts';
+import { chatMessage } from '../../protocol/openai-chat/request-schema.ts';
+import { chatMessageToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
 import { convertMessages, SKIP_SIGNATURE } from './convert-messages.ts';
 import { paramPolicy } from './params.ts';
 
-const messages = (...list: unknown[]): ChatMessage[] => list.map((m) => chatMessage.parse(m));
-const convert = (list: ChatMessage[], model = 'gemini-2.5-flash', dropParams = false) =>
+const messages = (...list: unknown[]): CanonicalMessage[] => list.map((m) => chatMessageToCanonical(chatMessage.parse(m)));
+const convert = (list: CanonicalMessage[], model = 'gemini-2.5-flash', dropParams = false) =>
   convertMessages(list, model, paramPolicy('google', dropParams));
 
 /** A 400 naming `param`. */

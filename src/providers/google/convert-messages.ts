@@ -1,5 +1,5 @@
 import { errors } from '../../errors/catalog.ts';
-import type { ChatMessage } from '../../protocol/openai-chat/request-schema.ts';
+import type { CanonicalMessage } from '../../protocol/canonical/request.ts';
 import type { ParamPolicy } from './params.ts';
 import { isLevelBasedModel } from './thinking-config.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
@@ -30,11 +30,11 @@ export interface ConvertedMessages {
  */
 export const SKIP_SIGNATURE = 'skip_thought_signature_validator';
 
-type UserContent = Extract<ChatMessage, { role: 'user' }>['content'];
-type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
+type UserContent = Extract<CanonicalMessage, { role: 'user' }>['content'];
+type AssistantMessage = Extract<CanonicalMessage, { role: 'assistant' }>;
 
 /**
- * Chat messages -> Gemini `contents` + `systemInstruction`:
+ * Canonical messages -> Gemini `contents` + `systemInstruction`:
  * - system and developer messages, wherever they are, become the system instruction, in order;
  * - assistant messages are `model` turns: text, refusal text, `functionCall` parts (arguments
  *   parsed back to an object), and the `reasoning_signature` as the `thoughtSignature` of the
@@ -43,7 +43,7 @@ type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
  * - consecutive tool results become one `user` turn of `functionResponse` parts (Gemini wants
  *   one response per call of the turn), each named after the assistant call it answers.
  */
-export function convertMessages(messages: ChatMessage[], model: string, policy: ParamPolicy): ConvertedMessages {
+export function convertMessages(messages: CanonicalMessage[], model: string, policy: ParamPolicy): ConvertedMessages {
   const system: { text: string }[] = [];
   const contents: GeminiContent[] = [];
   const callNames = new Map<string, string>();
@@ -54,7 +54,6 @@ export function convertMessages(messages: ChatMessage[], model: string, policy: 
     if (m.role !== 'tool' && m.role !== 'function') toolTurn = undefined;
     switch (m.role) {
       case 'system':
-      case 'developer':
         if (typeof m.content === 'string') system.push({ text: m.content });
         else for (const p of m.content) system.push({ text: p.text });
         break;

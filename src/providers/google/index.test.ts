@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { chatRequestSchema } from '../../protocol/openai-chat/request-schema.ts';
+import { chatToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
 import { UpstreamClient } from '../../upstream/http-client.ts';
 import { type FakeUpstream, startFakeUpstream } from '../../../test/helpers/fake-upstream.ts';
 import { nativeProviders } from '../native-providers.ts';
@@ -9,7 +10,7 @@ import { googleProvider } from './index.ts';
 describe('the google provider definition', () => {
   let upstream: FakeUpstream;
   const client = new UpstreamClient({ connectTimeoutMs: 2000, headersTimeoutMs: 2000 });
-  const request = chatRequestSchema.parse({ model: 'google/gemini-2.5-flash', messages: [{ role: 'user', content: 'Hi' }] });
+  const request = chatToCanonical(chatRequestSchema.parse({ model: 'google/gemini-2.5-flash', messages: [{ role: 'user', content: 'Hi' }] }));
   before(async () => {
     upstream = await startFakeUpstream();
     upstream.reply({

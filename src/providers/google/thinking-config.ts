@@ -1,9 +1,7 @@
-import type { ChatRequest } from '../../protocol/openai-chat/request-schema.ts';
-
-type Effort = NonNullable<ChatRequest['reasoning_effort']>;
+import type { ReasoningEffort } from '../../protocol/canonical/request.ts';
 
 /** Gemini 3 takes a thinking level; there is no off switch, `minimal` is the least. */
-const LEVELS: Record<Effort, string> = {
+const LEVELS: Record<ReasoningEffort, string> = {
   none: 'minimal',
   minimal: 'minimal',
   low: 'low',
@@ -17,7 +15,7 @@ const LEVELS: Record<Effort, string> = {
  * endpoint uses (1024/8192/24576); none is 0 (Pro refuses it: the upstream says so); minimal is
  * 512, the smallest budget every 2.5 model accepts; xhigh is each model's maximum.
  */
-const BUDGETS: Record<Exclude<Effort, 'xhigh'>, number> = { none: 0, minimal: 512, low: 1024, medium: 8192, high: 24576 };
+const BUDGETS: Record<Exclude<ReasoningEffort, 'xhigh'>, number> = { none: 0, minimal: 512, low: 1024, medium: 8192, high: 24576 };
 
 /** Gemini 3 and later are level-based; `models/` prefixes and tuned-model paths are tolerated. */
 export function isLevelBasedModel(model: string): boolean {
@@ -29,7 +27,7 @@ export function isLevelBasedModel(model: string): boolean {
  * (`includeThoughts`) whenever the client asked for reasoning, so they stream as
  * reasoning_content; with no reasoning_effort the model's default thinking is left alone.
  */
-export function thinkingConfig(effort: ChatRequest['reasoning_effort'], model: string): Record<string, unknown> | undefined {
+export function thinkingConfig(effort: ReasoningEffort | null | undefined, model: string): Record<string, unknown> | undefined {
   if (!effort) return undefined;
   const config: Record<string, unknown> = isLevelBasedModel(model)
     ? { thinkingLevel: LEVELS[effort] }

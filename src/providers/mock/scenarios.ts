@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
-import type { ChatRequest } from '../../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
 import { isFunctionTool } from '../function-tools.ts';
 
 /** A scripted response: event batches with the delay before each. Pure, so tests can read it. */
@@ -13,12 +13,12 @@ export interface MockScenario {
   description: string;
   /** Thrown before any output: becomes an HTTP error, like an upstream refusing the request. */
   refuse?: GatewayError;
-  script(request: ChatRequest): ScriptStep[];
+  script(request: CanonicalRequest): ScriptStep[];
 }
 
 const START: CanonicalEvent = { type: 'start', upstreamModel: 'sluice-mock', systemFingerprint: 'sluice-mock' };
 
-function lastUserText(request: ChatRequest): string {
+function lastUserText(request: CanonicalRequest): string {
   for (let i = request.messages.length - 1; i >= 0; i--) {
     const m = request.messages[i];
     if (m.role !== 'user') continue;
@@ -33,7 +33,7 @@ function pieces(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
 }
 
-function promptTokens(request: ChatRequest): number {
+function promptTokens(request: CanonicalRequest): number {
   let n = 0;
   for (const m of request.messages) {
     const c = m.content;
@@ -48,7 +48,7 @@ function streamText(choice: number, text: string, delayMs: number): ScriptStep[]
   return pieces(text).map((piece) => ({ delayMs, events: [{ type: 'text', choice, text: piece }] }));
 }
 
-function finish(request: ChatRequest, reason: 'stop' | 'tool_calls', outputTokens: number, reasoningTokens?: number): ScriptStep {
+function finish(request: CanonicalRequest, reason: 'stop' | 'tool_calls', outputTokens: number, reasoningTokens?: number): ScriptStep {
   return {
     delayMs: 0,
     events: [
@@ -62,7 +62,7 @@ function finish(request: ChatRequest, reason: 'stop' | 'tool_calls', outputToken
 }
 
 function echo(delayMs: number) {
-  return (request: ChatRequest): ScriptStep[] => {
+  return (request: CanonicalRequest): ScriptStep[] => {
     const text = `You said: ${lastUserText(request) || '(nothing)'}`;
     const steps = streamText(0, text, delayMs);
     return [{ delayMs: 0, events: [START] }, ...steps, finish(request, 'stop', steps.length)];

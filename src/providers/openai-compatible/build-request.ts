@@ -1,5 +1,6 @@
-import type { ChatRequest } from '../../protocol/openai-chat/request-schema.ts';
+import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
 import type { UpstreamRequest } from '../../upstream/http-client.ts';
+import { convertRequest } from './convert-request.ts';
 
 export interface OpenAICompatibleTarget {
   baseUrl: string;
@@ -15,14 +16,15 @@ export interface OpenAICompatibleTarget {
  * what the client sees, never what sluice learns.
  */
 export function buildOpenAICompatibleRequest(
-  request: ChatRequest,
+  request: CanonicalRequest,
   model: string,
   stream: boolean,
   target: OpenAICompatibleTarget,
 ): UpstreamRequest {
-  const body: Record<string, unknown> = { ...request, model, stream, messages: request.messages.map(stripSluiceFields) };
+  const body: Record<string, unknown> = { ...convertRequest(request), model, stream };
   if (stream && target.streamOptions) {
-    body.stream_options = { ...(request.stream_options ?? {}), include_usage: true };
+    // The chat surface keeps the client's stream_options in `extra` (include_obfuscation, ...).
+    body.stream_options = { ...(body.stream_options as object | null | undefined), include_usage: true };
   } else {
     delete body.stream_options;
   }
@@ -34,11 +36,4 @@ export function buildOpenAICompatibleRequest(
   };
   if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
   return { url: `${target.baseUrl.replace(/\/+$/, '')}/chat/completions`, headers, body: JSON.stringify(body) };
-}
-
-/** `reasoning_signature` is sluice's round-trip field for native providers; upstreams never see it. */
-function stripSluiceFields(message: ChatRequest['messages'][number]): ChatRequest['messages'][number] {
-  if (message.role !== 'assistant' || !('reasoning_signature' in message)) return message;
-  const { reasoning_signature: _, ...rest } = message;
-  return rest as typeof message;
 }
