@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { OperatorError } from './operator-error.ts';
 
 export interface LogsOptions {
   url: string;
@@ -7,6 +8,9 @@ export interface LogsOptions {
   follow: boolean;
   filters: Record<string, string | undefined>;
 }
+
+/** Between two polls of a follower that has read everything. */
+const POLL_MS = 1000;
 
 interface LoggedRequest {
   request_id: string;
@@ -21,40 +25,84 @@ interface LoggedRequest {
   error: { code: string } | null;
 }
 
+interface Page {
+  data: LoggedRequest[];
+  has_more: boolean;
+  next_cursor: string | null;
+  follow_cursor?: string;
+}
+
 function line(r: LoggedRequest): string {
   const tokens = `${r.usage.input_tokens}->${r.usage.output_tokens}${r.usage.estimated ? '~' : ''}`;
   const ttft = r.ttft_ms === null ? '-' : `${r.ttft_ms}ms`;
   const what = r.outcome === 'ok' ? 'ok' : `${r.outcome}${r.error ? `:${r.error.code}` : ''}`;
-  return [r.created_at, r.request_id, `${r.provider}/${r.model}`, what, tokens, `$${r.cost_usd.toFixed(6)}`, `ttft ${ttft}`, `${r.latency_ms}ms`].join('  ');
+  return [
+    r.created_at,
+    r.request_id,
+    `${r.provider}/${r.model}`,
+    what,
+    tokens,
+    `$${r.cost_usd.toFixed(6)}`,
+    `ttft ${ttft}`,
+    `${r.latency_ms}ms`,
+  ].join('  ');
 }
 
-async function fetchPage(options: LogsOptions, extra: Record<string, string>): Promise<LoggedRequest[]> {
+/** One GET /v1/requests; what an operator can fix (no gateway there, a wrong key) is an OperatorError saying how. */
+async function fetchPage(options: LogsOptions, base: URL, extra: Record<string, string>): Promise<Page> {
   const params = new URLSearchParams({ limit: String(options.limit), ...extra });
   for (const [k, v] of Object.entries(options.filters)) if (v) params.set(k, v);
-  const res = await fetch(`${options.url.replace(/\/+$/, '')}/v1/requests?${params}`, {
-    headers: options.key ? { authorization: `Bearer ${options.key}` } : {},
-  });
-  const body = (await res.json()) as { data?: LoggedRequest[]; error?: { message: string } };
-  if (!res.ok) throw new Error(body.error?.message ?? `HTTP ${res.status}`);
-  return body.data ?? [];
+  const where = base.href.replace(/\/+$/, '');
+  let res: Response;
+  try {
+    res = await fetch(`${where}/v1/requests?${params}`, {
+      headers: options.key ? { authorization: `Bearer ${options.key}` } : {},
+    });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const code = cause?.code ?? cause?.message ?? (err as Error).message;
+    throw new OperatorError(
+      `no sluice answering at ${where} (${code}): start one with \`sluice serve\`, or point --url (or SLUICE_URL) at it.`,
+    );
+  }
+  const body = (await res.json().catch(() => undefined)) as (Page & { error?: { message: string } }) | undefined;
+  if (res.status === 401) {
+    throw new OperatorError(
+      `${where} refused ${options.key ? 'the key in SLUICE_MASTER_KEY' : 'a request without a key'} (401): set SLUICE_MASTER_KEY to the gateway's master key.`,
+    );
+  }
+  if (!body) throw new OperatorError(`${where} did not answer like sluice (HTTP ${res.status}): is --url (or SLUICE_URL) right?`);
+  if (!res.ok) throw new OperatorError(`${where} answered ${res.status}: ${body.error?.message ?? 'no message'}`);
+  return body;
 }
 
-/** `sluice logs [--follow]`: the recent requests of a running gateway, from its request log. */
+/**
+ * `sluice logs [--follow]`: the recent requests of a running gateway, then (following) every
+ * request as it ends. Following reads the log in write order from a cursor, not the newest page:
+ * a burst larger than a page, or a long stream that ends after newer rows were shown, is
+ * still printed, once. Polling keeps this working against any instance, SQLite or Postgres.
+ */
 export async function logs(options: LogsOptions): Promise<void> {
-  const recent = await fetchPage(options, {});
-  for (const r of [...recent].reverse()) console.log(line(r));
+  let base: URL;
+  try {
+    base = new URL(options.url);
+  } catch {
+    throw new OperatorError(`--url (or SLUICE_URL) is not a URL: "${options.url}".`);
+  }
+  const recent = await fetchPage(options, base, {});
+  for (const r of recent.data.toReversed()) console.log(line(r));
   if (!options.follow) return;
-  const seen = new Set(recent.map((r) => r.request_id));
-  let since = recent.length > 0 ? Date.parse(recent[0].created_at) : Date.now();
-  // Polling keeps this working against any instance, embedded store or Postgres alike.
+  if (!recent.follow_cursor) throw new OperatorError(`the gateway at ${options.url} is too old for --follow (no follow_cursor).`);
+  // The recent page may hold records written after its follow cursor: they come again once.
+  const printed = new Set(recent.data.map((r) => r.request_id));
+  let after = recent.follow_cursor;
   for (;;) {
-    await sleep(1000);
-    const page = await fetchPage(options, { since: String(since) });
-    for (const r of [...page].reverse()) {
-      if (seen.has(r.request_id)) continue;
-      seen.add(r.request_id);
+    const page = await fetchPage(options, base, { order: 'asc', after });
+    for (const r of page.data) {
+      if (printed.delete(r.request_id)) continue;
       console.log(line(r));
-      since = Math.max(since, Date.parse(r.created_at));
     }
+    after = page.next_cursor ?? after;
+    if (!page.has_more) await sleep(POLL_MS);
   }
 }

@@ -1,83 +1,106 @@
-import { parseArgs } from 'node:util';
+import { ConfigError } from '../config/config-error.ts';
 import { logs } from './logs.ts';
+import { OperatorError, UsageError } from './operator-error.ts';
+import { packageVersion } from './package-version.ts';
+import { integerFlag, parseFlags } from './parse-flags.ts';
 import { pricing } from './pricing.ts';
 import { serve } from './serve.ts';
+import { usage } from './usage.ts';
 
-const usage = `sluice: an OpenAI-compatible LLM gateway
+type Command = 'serve' | 'pricing' | 'logs';
 
-Usage:
-  sluice serve [--port N] [--host H] [--config FILE]
-  sluice pricing <provider/model|alias> [--input N] [--output N] [--cached N] [--config FILE]
-  sluice logs [--follow] [--url URL] [--limit N] [--model M] [--provider P] [--outcome ok|error|cancelled]
-
-Environment: PORT, HOST, SLUICE_CONFIG, SLUICE_MASTER_KEY, DATABASE_URL, SLUICE_URL (for logs),
-and each provider's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...). See README.md.`;
-
-const [command, ...rest] = process.argv.slice(2);
-
-switch (command) {
-  case 'serve':
-  case undefined: {
-    const { values } = parseArgs({
-      args: rest,
-      options: { port: { type: 'string' }, host: { type: 'string' }, config: { type: 'string' } },
-    });
-    await serve({ port: values.port === undefined ? undefined : Number(values.port), host: values.host, config: values.config });
-    break;
-  }
-  case 'pricing': {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: {
-        input: { type: 'string', default: '1000000' },
-        output: { type: 'string', default: '1000000' },
-        cached: { type: 'string', default: '0' },
+async function run(command: Command, args: string[]): Promise<void> {
+  switch (command) {
+    case 'serve': {
+      const { values } = parseFlags(command, args, {
+        port: { type: 'string' },
+        host: { type: 'string' },
         config: { type: 'string' },
-      },
-    });
-    if (!positionals[0]) {
-      console.error(usage);
-      process.exitCode = 2;
-      break;
+      });
+      if (values.help) return console.log(usage.serve);
+      const port = values.port === undefined ? undefined : integerFlag(command, 'port', values.port, 0, 65535);
+      return serve({ port, host: values.host, config: values.config });
     }
-    pricing({
-      model: positionals[0],
-      config: values.config,
-      input: Number(values.input),
-      output: Number(values.output),
-      cached: Number(values.cached),
-    });
-    break;
-  }
-  case 'logs': {
-    const { values } = parseArgs({
-      args: rest,
-      options: {
+    case 'pricing': {
+      const { values, positionals } = parseFlags(
+        command,
+        args,
+        {
+          input: { type: 'string', default: '1000000' },
+          output: { type: 'string', default: '1000000' },
+          cached: { type: 'string', default: '0' },
+          config: { type: 'string' },
+        },
+        true,
+      );
+      if (values.help) return console.log(usage.pricing);
+      if (positionals.length !== 1)
+        throw new UsageError('sluice pricing: name one model, e.g. sluice pricing openai/gpt-4o-mini.');
+      const tokens = (name: 'input' | 'output' | 'cached') =>
+        integerFlag(command, name, values[name], 0, Number.MAX_SAFE_INTEGER);
+      return pricing({
+        model: positionals[0],
+        config: values.config,
+        input: tokens('input'),
+        output: tokens('output'),
+        cached: tokens('cached'),
+      });
+    }
+    case 'logs': {
+      const { values } = parseFlags(command, args, {
         follow: { type: 'boolean', short: 'f', default: false },
         url: { type: 'string' },
         limit: { type: 'string', default: '20' },
         model: { type: 'string' },
         provider: { type: 'string' },
         outcome: { type: 'string' },
-      },
-    });
-    const port = process.env.PORT ?? '8080';
-    await logs({
-      url: values.url ?? process.env.SLUICE_URL ?? `http://127.0.0.1:${port}`,
-      key: process.env.SLUICE_MASTER_KEY,
-      limit: Number(values.limit),
-      follow: values.follow,
-      filters: { model: values.model, provider: values.provider, outcome: values.outcome },
-    });
-    break;
+      });
+      if (values.help) return console.log(usage.logs);
+      const port = process.env.PORT || '8080';
+      return logs({
+        url: values.url ?? (process.env.SLUICE_URL || `http://127.0.0.1:${port}`),
+        key: process.env.SLUICE_MASTER_KEY || undefined,
+        limit: integerFlag(command, 'limit', values.limit, 1, 1000),
+        follow: values.follow,
+        filters: { model: values.model, provider: values.provider, outcome: values.outcome },
+      });
+    }
   }
-  case 'help':
-  case '--help':
-  case '-h':
-    console.log(usage);
-    break;
-  default:
-    console.error(`Unknown command: ${command}\n\n${usage}`);
+}
+
+/** Dispatches the command line (a serving gateway then keeps the process alive). */
+async function main(argv: string[]): Promise<void> {
+  const [first, ...rest] = argv;
+  if (first === '--version' || first === '-v' || first === 'version') return console.log(packageVersion());
+  if (first === '--help' || first === '-h' || first === 'help') {
+    const topic = rest[0];
+    return console.log(topic === 'serve' || topic === 'pricing' || topic === 'logs' ? usage[topic] : usage.main);
+  }
+  // No command, or flags first (`sluice --port 9000`): serve.
+  if (first === undefined || first.startsWith('-')) return run('serve', argv);
+  if (first !== 'serve' && first !== 'pricing' && first !== 'logs') {
+    throw new UsageError(`sluice: unknown command "${first}" (commands: serve, pricing, logs).`);
+  }
+  return run(first, rest);
+}
+
+try {
+  await main(process.argv.slice(2));
+} catch (err) {
+  // An operator's mistake is one line saying what to do; anything else is a bug and keeps its stack.
+  if (err instanceof UsageError) {
+    console.error(`${err.message} See ${helpFor(err.message)}.`);
     process.exitCode = 2;
+  } else if (err instanceof ConfigError || err instanceof OperatorError) {
+    console.error(`sluice: ${err.message}`);
+    process.exitCode = 1;
+  } else {
+    throw err;
+  }
+}
+
+/** `sluice serve --help` for an error about `sluice serve ...`, else the general help. */
+function helpFor(message: string): string {
+  const command = /^sluice (serve|pricing|logs):/.exec(message)?.[1];
+  return command ? `sluice ${command} --help` : 'sluice --help';
 }

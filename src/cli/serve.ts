@@ -1,6 +1,7 @@
-import { isIP } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
 import { loadConfig } from '../config/load-config.ts';
-import { createGateway } from '../server/app.ts';
+import { createGateway, type Gateway } from '../server/app.ts';
+import { OperatorError } from './operator-error.ts';
 
 export interface ServeOptions {
   port?: number;
@@ -25,7 +26,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     process.exit(1);
   }
   const gateway = createGateway(config);
-  const address = await gateway.listen();
+  const address = await listenOrExplain(gateway, host, config.server.port);
   const where = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   console.log(`sluice listening on ${where}`);
   console.log(`providers: ${gateway.context.registry.providers().join(', ')}`);
@@ -52,4 +53,25 @@ export async function serve(options: ServeOptions): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** The port problems an operator fixes, as one line saying how; anything else keeps its stack. */
+async function listenOrExplain(gateway: Gateway, host: string, port: number): Promise<AddressInfo> {
+  try {
+    return await gateway.listen();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const where = `${host}:${port}`;
+    if (code === 'EADDRINUSE') {
+      throw new OperatorError(
+        `${where} is already in use: stop what is listening there, or pick another port with --port (or PORT).`,
+      );
+    }
+    if (code === 'EACCES')
+      throw new OperatorError(`no permission to listen on ${where}: use a port above 1023 (--port or PORT).`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+      throw new OperatorError(`cannot listen on ${where}: ${host} is not an address of this machine (--host or HOST).`);
+    }
+    throw err;
+  }
 }

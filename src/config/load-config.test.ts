@@ -55,7 +55,9 @@ describe('loadConfig', () => {
     const { file, message } = refusal('providers:\n  groq:\n    api_key: ${GROQ_API_KEY}\n');
     assert.match(message, new RegExp(`^${file}: providers\\.groq\\.api_key uses \\$\\{GROQ_API_KEY\\}, which is not set`));
     const config = loadConfig({
-      file: configFile('auth:\n  master_key: ${SLUICE_KEY:-}\nstore:\n  path: ${DB_PATH:-/tmp/x.db}\nproviders:\n  groq:\n    api_key: ${GROQ_API_KEY:-}\n'),
+      file: configFile(
+        'auth:\n  master_key: ${SLUICE_KEY:-}\nstore:\n  path: ${DB_PATH:-/tmp/x.db}\nproviders:\n  groq:\n    api_key: ${GROQ_API_KEY:-}\n',
+      ),
       env: {},
     });
     assert.equal(config.auth.master_key, undefined, 'an empty master key is no key');

@@ -31,7 +31,8 @@ export function loadConfig(options: LoadOptions): Config {
   if (env.SLUICE_MASTER_KEY) config.auth.master_key = env.SLUICE_MASTER_KEY;
   if (env.DATABASE_URL && !config.store.database_url) config.store.database_url = env.DATABASE_URL;
   if (options.overrides?.host) config.server.host = options.overrides.host;
-  if (options.overrides?.port !== undefined) config.server.port = portNumber(String(options.overrides.port), `--port ${options.overrides.port}`);
+  if (options.overrides?.port !== undefined)
+    config.server.port = portNumber(String(options.overrides.port), `--port ${options.overrides.port}`);
   return config;
 }
 

@@ -37,6 +37,9 @@ describe('which providers the registry enables', () => {
   });
 
   it('refuses a declared server without base_url with a ConfigError naming it', () => {
-    assert.throws(() => providers({ providers: { vllm: { api_key: 'k' } } }), (err) => err instanceof ConfigError && /providers\.vllm: .*needs base_url/.test(err.message));
+    assert.throws(
+      () => providers({ providers: { vllm: { api_key: 'k' } } }),
+      (err) => err instanceof ConfigError && /providers\.vllm: .*needs base_url/.test(err.message),
+    );
   });
 });

@@ -107,7 +107,9 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
       const adapter = adapters.get(provider);
       if (!adapter) {
         const preset = findPreset(provider);
-        const needs = preset ? (preset.keyEnv ?? preset.baseUrlEnv) : nativeProviders.find((n) => n.name === provider)?.enableHint;
+        const needs = preset
+          ? (preset.keyEnv ?? preset.baseUrlEnv)
+          : nativeProviders.find((n) => n.name === provider)?.enableHint;
         const hint = needs
           ? `provider '${provider}' is not configured: set ${needs} or add it to the config file.`
           : `no provider named '${provider}' (configured: ${[...adapters.keys()].join(', ')}).`;

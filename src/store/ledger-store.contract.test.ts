@@ -7,7 +7,8 @@ import { Migrator } from 'kysely/migration';
 import { createTestSchema, noPostgres } from '../../test/helpers/postgres.ts';
 import { ledgerRecord } from '../../test/helpers/ledger-records.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
-import { LedgerStore } from './ledger-store.ts';
+import { InvalidLedgerQuery } from './invalid-ledger-query.ts';
+import { LedgerStore, type LedgerQueryInWriteOrder } from './ledger-store.ts';
 import { migrationProvider } from './migrations.ts';
 import { type OpenedDatabase, openDatabase, type StoreLocation } from './open-database.ts';
 
@@ -201,9 +202,7 @@ function ledgerStoreContract(name: string, site: () => Promise<StoreSite>, skip:
         ledgerRecord({ requestId: `r${String(i).padStart(2, '0')}`, createdAt: t + (i % 4) * 1000, provider: i % 2 ? 'odd' : 'even' }),
       );
       await store.insert(rows);
-      const expected = rows
-        .toSorted((x, y) => y.createdAt - x.createdAt || (x.requestId < y.requestId ? 1 : -1))
-        .map((r) => r.requestId);
+      const expected = rows.toSorted((x, y) => y.createdAt - x.createdAt || (x.requestId < y.requestId ? 1 : -1)).map((r) => r.requestId);
       for (const limit of [1, 5, 9, 36, 37, 38]) assert.deepEqual(await listAll(limit), expected, `limit ${limit}`);
       // The cursor composes with a filter.
       assert.deepEqual(
@@ -232,6 +231,129 @@ function ledgerStoreContract(name: string, site: () => Promise<StoreSite>, skip:
         ['x2', 'x1', 'x0'],
       );
       assert.equal(rest.nextCursor, null);
+    });
+
+    /**
+     * Rows in write order. On PostgreSQL a row shows once every transaction older than its own
+     * has ended, and other tests share the server: wait (bounded) for what was just written.
+     */
+    async function inWriteOrder(query: LedgerQueryInWriteOrder, expected: number) {
+      for (let i = 0; ; i++) {
+        const page = await store.listInWriteOrder(query);
+        if (page.data.length >= expected || i === 100) return page;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    const idsOf = (page: { data: LedgerRecord[] }) => page.data.map((r) => r.requestId);
+
+    it('lists in write order (the order requests ended), whatever their created_at, paginated by after', async () => {
+      const t = 1_760_000_000_000;
+      // A long stream ends last though it started first; a batch keeps its own order.
+      await store.insert([ledgerRecord({ requestId: 'short-1', createdAt: t + 50 }), ledgerRecord({ requestId: 'short-2', createdAt: t + 60 })]);
+      await store.insert([ledgerRecord({ requestId: 'long', createdAt: t })]);
+      await store.insert([ledgerRecord({ requestId: 'short-3', createdAt: t + 70 })]);
+      const all = await inWriteOrder({}, 4);
+      assert.deepEqual(idsOf(all), ['short-1', 'short-2', 'long', 'short-3']);
+      assert.equal(all.hasMore, false);
+      const ids: string[] = [];
+      let after: string | undefined;
+      for (let pages = 0; pages < 10; pages++) {
+        const page = await store.listInWriteOrder({ after, limit: 3 });
+        ids.push(...idsOf(page));
+        after = page.nextCursor;
+        if (!page.hasMore) break;
+      }
+      assert.deepEqual(ids, ['short-1', 'short-2', 'long', 'short-3']);
+      // Polled again at the end: nothing, and the same place to poll from.
+      const empty = await store.listInWriteOrder({ after });
+      assert.deepEqual(empty.data, []);
+      assert.equal(empty.nextCursor, after);
+    });
+
+    it('follows from a listing: every row written after the page exactly once, bursts beyond the limit included', async () => {
+      const t = 1_760_000_000_000;
+      await store.insert(Array.from({ length: 5 }, (_, i) => ledgerRecord({ requestId: `old${i}`, createdAt: t + i })));
+      await inWriteOrder({}, 5);
+      const newest = await store.list({ limit: 2 });
+      assert.deepEqual(idsOf(newest), ['old4', 'old3']);
+      // A burst of 25 rows (several batches) between two polls of limit 10, one of them older than all.
+      const burst = Array.from({ length: 25 }, (_, i) =>
+        ledgerRecord({ requestId: `new${String(i).padStart(2, '0')}`, createdAt: i === 7 ? t - 1 : t + 100 + i }),
+      );
+      for (let i = 0; i < burst.length; i += 6) await store.insert(burst.slice(i, i + 6));
+      await inWriteOrder({ after: newest.followCursor }, 25);
+      const seen: string[] = [];
+      let after = newest.followCursor;
+      for (let polls = 0; polls < 10; polls++) {
+        const page = await store.listInWriteOrder({ after, limit: 10 });
+        seen.push(...idsOf(page));
+        after = page.nextCursor;
+        if (!page.hasMore) break;
+      }
+      assert.deepEqual(
+        seen,
+        burst.map((r) => r.requestId),
+      );
+    });
+
+    it('filters in write order like the listing does', async () => {
+      await store.insert([
+        ledgerRecord({ requestId: 'a', provider: 'mock', model: 'echo', requestedModel: 'mock/echo', outcome: 'ok' }),
+        ledgerRecord({ requestId: 'b', provider: 'mock', model: 'error', requestedModel: 'mock/error', outcome: 'error' }),
+        ledgerRecord({ requestId: 'c', provider: 'mock', model: 'echo', requestedModel: 'fast', outcome: 'ok' }),
+      ]);
+      await inWriteOrder({}, 3);
+      assert.deepEqual(idsOf(await store.listInWriteOrder({ model: 'mock/echo' })), ['a', 'c']);
+      assert.deepEqual(idsOf(await store.listInWriteOrder({ outcome: 'error' })), ['b']);
+    });
+
+    it('matches the model filter against the name the client used (alias, provider/model) or the provider-side model', async () => {
+      await store.insert([
+        ledgerRecord({ requestId: 'direct', provider: 'mock', model: 'echo', requestedModel: 'mock/echo' }),
+        ledgerRecord({ requestId: 'alias', provider: 'mock', model: 'echo', requestedModel: 'fast' }),
+        ledgerRecord({
+          requestId: 'hf',
+          provider: 'huggingface',
+          model: 'meta-llama/Llama-3.1-8B',
+          requestedModel: 'huggingface/meta-llama/Llama-3.1-8B',
+        }),
+        ledgerRecord({ requestId: 'other', provider: 'openai', model: 'echo', requestedModel: 'openai/echo' }),
+      ]);
+      const ids = async (model: string) => idsOf(await store.list({ model })).sort();
+      assert.deepEqual(await ids('mock/echo'), ['alias', 'direct']);
+      assert.deepEqual(await ids('fast'), ['alias']);
+      assert.deepEqual(await ids('echo'), ['alias', 'direct', 'other']);
+      assert.deepEqual(await ids('meta-llama/Llama-3.1-8B'), ['hf']);
+      assert.deepEqual(await ids('huggingface/meta-llama/Llama-3.1-8B'), ['hf']);
+      assert.deepEqual(await ids('openai/gpt-4o'), []);
+    });
+
+    it('refuses a cursor it did not issue, naming the parameter, instead of starting over', async () => {
+      await store.insert([ledgerRecord({ requestId: 'x1', createdAt: 1 }), ledgerRecord({ requestId: 'x2', createdAt: 2 })]);
+      const page = await store.list({ limit: 1 });
+      assert.ok(page.nextCursor);
+      const refused = (param: string) => (err: unknown) => err instanceof InvalidLedgerQuery && err.param === param;
+      for (const cursor of [
+        'nonsense',
+        '',
+        'MTIzOmFiYw!!',
+        Buffer.from('1.5:x').toString('base64url'),
+        Buffer.from('99999999999999999:x').toString('base64url'),
+        `${page.nextCursor}x`,
+      ]) {
+        await assert.rejects(store.list({ cursor }), refused('cursor'), JSON.stringify(cursor));
+      }
+      const follow = (await store.listInWriteOrder({})).nextCursor;
+      for (const after of [
+        'nonsense',
+        '',
+        page.nextCursor,
+        Buffer.from('w:1.2.3').toString('base64url'),
+        Buffer.from('w:-1').toString('base64url'),
+        `${follow}=`,
+      ]) {
+        await assert.rejects(store.listInWriteOrder({ after }), refused('after'), JSON.stringify(after));
+      }
     });
   });
 }

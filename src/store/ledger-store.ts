@@ -1,8 +1,11 @@
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { Database, LedgerTable } from './database.ts';
+import { InvalidLedgerQuery } from './invalid-ledger-query.ts';
+import { type LedgerSelect, type WriteOrder, writeOrderOf } from './write-order.ts';
 
 export interface LedgerQuery {
+  /** The model as the client named it (an alias, `provider/model`) or as the provider was asked. */
   model?: string;
   provider?: string;
   outcome?: LedgerRecord['outcome'];
@@ -18,6 +21,24 @@ export interface LedgerQuery {
 export interface LedgerPage {
   data: LedgerRecord[];
   nextCursor: string | null;
+  /**
+   * Where the write order stood just before this page was read: `listInWriteOrder` after it
+   * returns every record written since (and perhaps some of this page, which a follower skips).
+   */
+  followCursor: string;
+}
+
+/** Records in the order they were written (= the order their requests ended). */
+export interface LedgerQueryInWriteOrder extends Omit<LedgerQuery, 'cursor'> {
+  /** A `nextCursor` / `followCursor` from before; none: from the first record. */
+  after?: string;
+}
+
+export interface WriteOrderPage {
+  data: LedgerRecord[];
+  /** Where to continue (never null: polling it later returns what was written meanwhile). */
+  nextCursor: string;
+  hasMore: boolean;
 }
 
 /**
@@ -32,8 +53,11 @@ export class LedgerStore {
   /** INSERT text per row count, compiled by Kysely for the engine's placeholders. */
   private readonly insertSql = new Map<number, string>();
 
+  private readonly writeOrder: WriteOrder;
+
   constructor(db: Kysely<Database>) {
     this.db = db;
+    this.writeOrder = writeOrderOf(db);
   }
 
   /**
@@ -72,16 +96,13 @@ export class LedgerStore {
     return row ? fromRow(row) : undefined;
   }
 
+  /** Newest first (by created_at, then request_id), paginated by `cursor`. */
   async list(q: LedgerQuery): Promise<LedgerPage> {
-    const limit = Math.min(Math.max(q.limit ?? 50, 1), 1000);
-    let query = this.db.selectFrom('ledger').selectAll();
-    if (q.model) query = query.where('model', '=', q.model);
-    if (q.provider) query = query.where('provider', '=', q.provider);
-    if (q.outcome) query = query.where('outcome', '=', q.outcome);
-    if (q.keyId) query = query.where('key_id', '=', q.keyId);
-    if (q.since !== undefined) query = query.where('created_at', '>=', q.since);
-    if (q.until !== undefined) query = query.where('created_at', '<', q.until);
-    const cursor = q.cursor ? decodeCursor(q.cursor) : undefined;
+    const limit = clampLimit(q.limit);
+    const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+    // Taken before the page: a record written in between is in both, never in neither.
+    const followCursor = await this.writeOrder.latest();
+    let query = filtered(this.db.selectFrom('ledger').selectAll(), q);
     if (cursor) {
       query = query.where((eb) =>
         eb.or([
@@ -90,23 +111,70 @@ export class LedgerStore {
         ]),
       );
     }
-    const rows = await query.orderBy('created_at', 'desc').orderBy('request_id', 'desc').limit(limit + 1).execute();
+    const rows = await query
+      .orderBy('created_at', 'desc')
+      .orderBy('request_id', 'desc')
+      .limit(limit + 1)
+      .execute();
     const page = rows.slice(0, limit).map(fromRow);
     const last = page.at(-1);
-    return { data: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+    return { data: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null, followCursor };
   }
+
+  /** Oldest first in the order records were written (their requests' end order), after `after`. */
+  async listInWriteOrder(q: LedgerQueryInWriteOrder): Promise<WriteOrderPage> {
+    const limit = clampLimit(q.limit);
+    const from = q.after === undefined ? this.writeOrder.start : this.writeOrder.decode(q.after);
+    const rows = await this.writeOrder.page(filtered(this.db.selectFrom('ledger').selectAll(), q), from, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      data: page.map((r) => fromRow(r.row)),
+      nextCursor: last ? this.writeOrder.encode(last.position) : (q.after ?? this.writeOrder.encode(from)),
+      hasMore: rows.length > limit,
+    };
+  }
+}
+
+/** The filters both orders share. `model` matches what the client named or what the provider was asked. */
+function filtered(query: LedgerSelect, q: Omit<LedgerQuery, 'cursor'>): LedgerSelect {
+  const { model } = q;
+  if (model) {
+    query = query.where((eb) => {
+      const slash = model.indexOf('/');
+      const either = [eb('requested_model', '=', model), eb('model', '=', model)];
+      if (slash > 0) either.push(eb.and([eb('provider', '=', model.slice(0, slash)), eb('model', '=', model.slice(slash + 1))]));
+      return eb.or(either);
+    });
+  }
+  if (q.provider) query = query.where('provider', '=', q.provider);
+  if (q.outcome) query = query.where('outcome', '=', q.outcome);
+  if (q.keyId) query = query.where('key_id', '=', q.keyId);
+  if (q.since !== undefined) query = query.where('created_at', '>=', q.since);
+  if (q.until !== undefined) query = query.where('created_at', '<', q.until);
+  return query;
+}
+
+function clampLimit(limit: number | undefined): number {
+  return Math.min(Math.max(limit ?? 50, 1), 1000);
 }
 
 function encodeCursor(r: LedgerRecord): string {
   return Buffer.from(`${r.createdAt}:${r.requestId}`).toString('base64url');
 }
 
-function decodeCursor(cursor: string): { createdAt: number; requestId: string } | undefined {
+function decodeCursor(cursor: string): { createdAt: number; requestId: string } {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const at = text.indexOf(':');
-  const createdAt = Number(text.slice(0, at));
-  if (at <= 0 || !Number.isFinite(createdAt)) return undefined;
-  return { createdAt, requestId: text.slice(at + 1) };
+  const match = /^(\d{1,16}):([^\0]+)$/.exec(text);
+  if (!match || encodeCursorText(text) !== cursor || !Number.isSafeInteger(Number(match[1]))) {
+    throw new InvalidLedgerQuery('cursor is not a next_cursor this log issued.', 'cursor');
+  }
+  return { createdAt: Number(match[1]), requestId: match[2] };
+}
+
+/** Base64url decoding skips characters it does not know: only a cursor that re-encodes to itself is one we issued. */
+function encodeCursorText(text: string): string {
+  return Buffer.from(text).toString('base64url');
 }
 
 /** A row of nulls with toRow's keys in toRow's order: what the INSERT text is compiled from. */

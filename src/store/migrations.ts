@@ -1,5 +1,6 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Migration, MigrationProvider } from 'kysely/migration';
+import { engineOf } from './engine-of.ts';
 
 /**
  * Migrations in code, in order; Kysely's Migrator records which ran (in both engines). Column
@@ -59,6 +60,33 @@ const migrations: Record<string, Migration> = {
     },
     async down(db: Kysely<unknown>) {
       await db.schema.dropTable('responses').execute();
+    },
+  },
+  /**
+   * The order records were written in, for `GET /v1/requests?order=asc&after=` (following the
+   * log). Records are written when their request ends, so write order is end order. SQLite has
+   * it already: rowid grows with every insert, and writers are serialized. On PostgreSQL a
+   * sequence alone is not enough: with several writers (instances) a transaction holding
+   * sequence value 100 can commit after one holding 101, and a reader that moved past 101 would
+   * never see 100. So each row also records its transaction id, and readers only take rows whose
+   * transaction is older than every transaction still running (write-order.ts).
+   * The requested_model index serves the model filter, which matches the name the client used.
+   */
+  '0003_ledger_write_order': {
+    async up(db: Kysely<unknown>) {
+      if (engineOf(db) === 'postgres') {
+        await sql`alter table ledger add column seq bigserial`.execute(db);
+        await sql`alter table ledger add column txid bigint not null default txid_current()`.execute(db);
+        await db.schema.createIndex('ledger_write_order').on('ledger').columns(['txid', 'seq']).execute();
+      }
+      await db.schema.createIndex('ledger_requested_model').on('ledger').columns(['requested_model', 'created_at']).execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropIndex('ledger_requested_model').execute();
+      if (engineOf(db) === 'postgres') {
+        await db.schema.dropIndex('ledger_write_order').execute();
+        await sql`alter table ledger drop column txid, drop column seq`.execute(db);
+      }
     },
   },
 };

@@ -1,18 +1,46 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 
 const bin = fileURLToPath(new URL('../../bin/sluice.js', import.meta.url));
 
+// Run from an empty folder: a `sluice serve` that gets as far as opening its store writes there.
+const cwd = mkdtempSync(join(tmpdir(), 'sluice-cli-'));
+after(() => rmSync(cwd, { recursive: true, force: true }));
+
 /** Runs the real `sluice` command with a clean environment (no provider keys, no DATABASE_URL). */
 function sluice(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 15_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...args], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 15_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
+}
+
+/** An operator's mistake: exit code, and exactly one line on stderr matching `pattern`, no stack trace. */
+async function refused(args: string[], code: number, pattern: RegExp, env: Record<string, string> = {}) {
+  const result = await sluice(args, env);
+  assert.equal(result.code, code, result.stderr);
+  const lines = result.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 1, result.stderr);
+  assert.match(lines[0], pattern);
+  assert.equal(result.stdout, '');
+}
+
+/** A loopback port nothing listens on (just released). */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
 }
 
 describe('the sluice command', () => {
@@ -23,6 +51,83 @@ describe('the sluice command', () => {
   });
   after(async () => {
     await gw.close();
+  });
+
+  it("prints each command's usage for --help / -h and exits 0; --version / -v print the package version", async () => {
+    const cases: [string[], RegExp][] = [
+      [['--help'], /^sluice: an OpenAI-compatible LLM gateway/],
+      [['serve', '--help'], /^Usage: sluice serve \[--port N\]/],
+      [['serve', '-h'], /^Usage: sluice serve /],
+      [['logs', '--help'], /^Usage: sluice logs \[--follow\]/],
+      [['pricing', '--help'], /^Usage: sluice pricing <provider\/model\|alias>/],
+      [['help', 'logs'], /^Usage: sluice logs /],
+    ];
+    for (const [args, usage] of cases) {
+      const { code, stdout, stderr } = await sluice(args);
+      assert.equal(code, 0, args.join(' '));
+      assert.match(stdout, usage, args.join(' '));
+      assert.equal(stderr, '');
+    }
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) assert.deepEqual(await sluice([flag]), { code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it('answers a bad command line with one line pointing to --help, exit 2', async () => {
+    await refused(['serve', '--prot', '9000'], 2, /^sluice serve: unknown option --prot \(did you mean --port\?\)\. See sluice serve --help\.$/);
+    await refused(['serve', '--port'], 2, /^sluice serve: .*--port.*argument missing\. See sluice serve --help\.$/);
+    await refused(['serve', '--port', 'eighty'], 2, /^sluice serve: --port must be a whole number from 0 to 65535, not "eighty"\./);
+    await refused(['logs', '--limit', '0'], 2, /^sluice logs: --limit must be a whole number from 1 to 1000, not "0"\./);
+    await refused(['pricing', 'openai/gpt-4o', '--input', '1.5'], 2, /^sluice pricing: --input must be a whole number/);
+    await refused(['pricing'], 2, /^sluice pricing: name one model/);
+    await refused(['frobnicate'], 2, /^sluice: unknown command "frobnicate" \(commands: serve, pricing, logs\)\. See sluice --help\.$/);
+  });
+
+  it('names a missing or invalid config file in one line, exit 1', async () => {
+    const missing = join(cwd, 'missing.yaml');
+    await refused(['serve', '--config', missing], 1, new RegExp(`^sluice: Config file not found: ${missing}$`));
+    await refused(['serve'], 1, /^sluice: Config file not found: /, { SLUICE_CONFIG: missing });
+    const typo = join(cwd, 'typo.yaml');
+    writeFileSync(typo, 'server:\n  prot: 9000\n');
+    await refused(['serve', '--config', typo], 1, new RegExp(`^sluice: ${typo}: unknown key server\\.prot \\(did you mean server\\.port\\?\\)$`));
+    const unset = join(cwd, 'unset.yaml');
+    writeFileSync(unset, 'providers:\n  groq:\n    api_key: ${GROQ_API_KEY}\n');
+    await refused(['pricing', 'groq/x', '--config', unset], 1, /providers\.groq\.api_key uses \$\{GROQ_API_KEY\}, which is not set/);
+  });
+
+  it('says the port is in use in one line instead of a stack trace, exit 1', async () => {
+    const busy = createServer().listen(0, '127.0.0.1');
+    await once(busy, 'listening');
+    try {
+      const { port } = busy.address() as AddressInfo;
+      const config = join(cwd, 'memory.yaml');
+      writeFileSync(config, "store:\n  path: ':memory:'\n");
+      await refused(
+        ['serve', '--port', String(port), '--config', config],
+        1,
+        new RegExp(`^sluice: 127\\.0\\.0\\.1:${port} is already in use: .*--port`),
+      );
+    } finally {
+      busy.close();
+    }
+  });
+
+  it('says in one line that no gateway answers, or that it refused the key (sluice logs), exit 1', async () => {
+    const port = await freePort();
+    await refused(
+      ['logs', '--url', `http://127.0.0.1:${port}`],
+      1,
+      /^sluice: no sluice answering at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): start one with `sluice serve`/,
+    );
+    await refused(['logs'], 1, new RegExp(`^sluice: no sluice answering at http://127\\.0\\.0\\.1:${port} `), { PORT: String(port) });
+    await refused(
+      ['logs', '--url', gw.url],
+      1,
+      /refused the key in SLUICE_MASTER_KEY \(401\): set SLUICE_MASTER_KEY to the gateway's master key\.$/,
+      {
+        SLUICE_MASTER_KEY: 'wrong',
+      },
+    );
+    await refused(['logs', '--url', gw.url], 1, /refused a request without a key \(401\)/);
   });
 
   it('refuses to serve on a non-loopback address without a key, and says how to fix it', async () => {
@@ -57,5 +162,15 @@ describe('the sluice command', () => {
     assert.equal(lines.length, 2);
     assert.match(lines[0], new RegExp(`${ids[0]}  mock/echo  ok  \\d+->\\d+  \\$0\\.000000`));
     assert.match(lines[1], new RegExp(`${ids[1]}  mock/error  error:mock_failure  `));
+    // --model takes the name the client used, not only the provider's model id.
+    const echo = await sluice(['logs', '--url', gw.url, '--model', 'mock/echo'], { SLUICE_MASTER_KEY: KEY });
+    assert.equal(echo.code, 0);
+    assert.deepEqual(
+      echo.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('  ')[1]),
+      [ids[0]],
+    );
   });
 });

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { LedgerRecord } from '../../accounting/ledger-record.ts';
 import { errors } from '../../errors/catalog.ts';
+import { InvalidLedgerQuery } from '../../store/invalid-ledger-query.ts';
 import type { LedgerQuery } from '../../store/ledger-store.ts';
 import type { GatewayContext } from '../gateway-context.ts';
 import { sendJson } from '../../protocol/http/send-json.ts';
@@ -62,42 +63,98 @@ export async function handleGetRequest(res: ServerResponse, ctx: GatewayContext,
   sendJson(res, 200, recordJson(record), { 'X-Request-ID': requestId });
 }
 
-/** GET /v1/requests?model=&provider=&outcome=&since=&until=&limit=&cursor= */
+/**
+ * GET /v1/requests?model=&provider=&outcome=&since=&until=&limit=&cursor=: newest first.
+ * With order=asc&after=: oldest first in the order records were written, which is the order
+ * requests ended; `next_cursor` is then where to poll from next (`sluice logs --follow`).
+ */
 export async function handleListRequests(res: ServerResponse, ctx: GatewayContext, search: URLSearchParams, requestId: string) {
   const store = storeOf(ctx);
-  const query: LedgerQuery = {};
-  const str = (k: string) => search.get(k) ?? undefined;
-  query.model = str('model');
-  query.provider = str('provider');
-  const outcome = str('outcome');
-  if (outcome !== undefined) {
-    if (!OUTCOMES.has(outcome)) throw errors.invalidRequest('outcome must be ok, error or cancelled.', 'outcome');
-    query.outcome = outcome as LedgerQuery['outcome'];
-  }
-  for (const k of ['since', 'until'] as const) {
-    const v = str(k);
-    if (v === undefined) continue;
-    const t = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
-    if (!Number.isFinite(t)) throw errors.invalidRequest(`${k} must be an ISO date or epoch milliseconds.`, k);
-    query[k] = t;
-  }
-  const limit = str('limit');
-  if (limit !== undefined) {
-    const n = Number(limit);
-    if (!Number.isInteger(n) || n < 1 || n > 1000) throw errors.invalidRequest('limit must be 1 to 1000.', 'limit');
-    query.limit = n;
-  }
-  query.cursor = str('cursor');
+  const query = parseListQuery(search);
   // Pending records belong in the answer: a client that just finished a stream expects it listed.
   // Bounded: during a database outage the list answers from what is stored instead of hanging.
   await flushBriefly(ctx);
-  const page = await store.list(query);
-  sendJson(
-    res,
-    200,
-    { object: 'list', data: page.data.map(recordJson), has_more: page.nextCursor !== null, next_cursor: page.nextCursor },
-    { 'X-Request-ID': requestId },
-  );
+  const headers = { 'X-Request-ID': requestId };
+  try {
+    if (query.order === 'asc') {
+      const page = await store.listInWriteOrder({ ...query.filters, after: query.after });
+      sendJson(
+        res,
+        200,
+        { object: 'list', data: page.data.map(recordJson), has_more: page.hasMore, next_cursor: page.nextCursor },
+        headers,
+      );
+      return;
+    }
+    const page = await store.list({ ...query.filters, cursor: query.cursor });
+    const body = {
+      object: 'list',
+      data: page.data.map(recordJson),
+      has_more: page.nextCursor !== null,
+      next_cursor: page.nextCursor,
+      follow_cursor: page.followCursor,
+    };
+    sendJson(res, 200, body, headers);
+  } catch (err) {
+    if (err instanceof InvalidLedgerQuery) throw errors.invalidRequest(err.message, err.param);
+    throw err;
+  }
+}
+
+interface ListQuery {
+  order: 'asc' | 'desc';
+  filters: Omit<LedgerQuery, 'cursor'>;
+  cursor?: string;
+  after?: string;
+}
+
+/** Every parameter checked here, so a bad one is a 400 naming it on every engine, never a 500. */
+function parseListQuery(search: URLSearchParams): ListQuery {
+  const text = (k: string) => {
+    const v = search.get(k) ?? undefined;
+    // PostgreSQL refuses NUL in text; no id, model or provider contains one.
+    if (v?.includes('\0')) throw errors.invalidRequest(`${k} contains a NUL byte.`, k);
+    return v;
+  };
+  const filters: ListQuery['filters'] = { model: text('model'), provider: text('provider') };
+  const outcome = text('outcome');
+  if (outcome !== undefined) {
+    if (!OUTCOMES.has(outcome)) throw errors.invalidRequest('outcome must be ok, error or cancelled.', 'outcome');
+    filters.outcome = outcome as LedgerQuery['outcome'];
+  }
+  for (const k of ['since', 'until'] as const) {
+    const v = text(k);
+    if (v !== undefined) filters[k] = parseTime(v, k);
+  }
+  const limit = text('limit');
+  if (limit !== undefined) {
+    const n = Number(limit);
+    if (!/^\d+$/.test(limit) || n < 1 || n > 1000)
+      throw errors.invalidRequest('limit must be an integer from 1 to 1000.', 'limit');
+    filters.limit = n;
+  }
+  const order = text('order') ?? 'desc';
+  if (order !== 'asc' && order !== 'desc') throw errors.invalidRequest('order must be asc or desc.', 'order');
+  const cursor = text('cursor');
+  const after = text('after');
+  if (order === 'asc' && cursor !== undefined) {
+    throw errors.invalidRequest('With order=asc, continue with after=<next_cursor>, not cursor.', 'cursor');
+  }
+  if (order === 'desc' && after !== undefined) throw errors.invalidRequest('after needs order=asc.', 'after');
+  return { order, filters, cursor, after };
+}
+
+/** The latest time a Date can hold (and well inside a bigint). */
+const MAX_TIME_MS = 8.64e15;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/** Epoch milliseconds (an integer) or an ISO 8601 date; Date.parse alone takes "1.5" as a date in 2001. */
+function parseTime(value: string, param: string): number {
+  const t = /^\d{1,16}$/.test(value) ? Number(value) : ISO_DATE.test(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isSafeInteger(t) || t > MAX_TIME_MS) {
+    throw errors.invalidRequest(`${param} must be an ISO 8601 date or whole epoch milliseconds (at most ${MAX_TIME_MS}).`, param);
+  }
+  return t;
 }
 
 const FLUSH_WAIT_MS = 2_000;

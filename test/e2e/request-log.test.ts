@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { createTestSchema, noPostgres } from '../helpers/postgres.ts';
+
+const KEY = 'sk-request-log';
+const auth = { authorization: `Bearer ${KEY}` };
+
+/** The request log over HTTP, on one store: its parameters are checked the same on every engine. */
+function requestLogSuite(
+  name: string,
+  store: () => Promise<{ config: Record<string, unknown>; drop(): Promise<void> }>,
+  skip: string | false = false,
+) {
+  describe(`the request log API: ${name}`, { skip }, () => {
+    let gw: TestGateway;
+    let drop = async () => {};
+
+    before(async () => {
+      const site = await store();
+      drop = () => site.drop();
+      gw = await startGateway({
+        auth: { master_key: KEY },
+        ledger: { flush_interval_ms: 10 },
+        store: site.config,
+        model_list: [{ model_name: 'fast', model: 'mock/echo' }],
+      });
+    });
+    after(async () => {
+      await gw?.close();
+      await drop();
+    });
+
+    const get = async (path: string) => {
+      const res = await fetch(`${gw.url}${path}`, { headers: auth });
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
+    };
+    async function chat(model: string): Promise<string> {
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      await res.text();
+      return res.headers.get('x-request-id') ?? '';
+    }
+
+    it('answers a bad parameter with a 400 naming it, never a 500 or a silent first page', async () => {
+      const bad: [string, string][] = [
+        ['/v1/requests?model=mock%00echo', 'model'],
+        ['/v1/requests?provider=%00', 'provider'],
+        ['/v1/requests?outcome=fine', 'outcome'],
+        ['/v1/requests?since=1.5', 'since'],
+        ['/v1/requests?since=99999999999999999999', 'since'],
+        ['/v1/requests?until=8640000000000001', 'until'],
+        ['/v1/requests?until=1e12', 'until'],
+        ['/v1/requests?since=yesterday', 'since'],
+        ['/v1/requests?limit=2.5', 'limit'],
+        ['/v1/requests?cursor=not-a-cursor', 'cursor'],
+        ['/v1/requests?cursor=', 'cursor'],
+        ['/v1/requests?order=asc&after=not-a-cursor', 'after'],
+        ['/v1/requests?after=d:1', 'after'],
+        ['/v1/requests?order=asc&cursor=abc', 'cursor'],
+        ['/v1/requests?order=sideways', 'order'],
+        ['/v1/requests/%E0%A4%A', 'request_id'],
+        ['/v1/requests/abc%00def', 'request_id'],
+        ['/v1/responses/%ZZ', 'response_id'],
+      ];
+      for (const [path, param] of bad) {
+        const { status, body } = await get(path);
+        assert.equal(status, 400, path);
+        assert.equal(body.error.type, 'invalid_request_error', path);
+        assert.equal(body.error.param, param, path);
+      }
+      for (const path of ['/v1/requests?since=2026-01-01', '/v1/requests?since=2026-01-01T10:00:00.123Z&until=1900000000000']) {
+        assert.equal((await get(path)).status, 200, path);
+      }
+    });
+
+    it('filters by the model name the client used: an alias or provider/model', async () => {
+      const direct = await chat('mock/echo');
+      const alias = await chat('fast');
+      await chat('mock/tools');
+      const ids = async (model: string) =>
+        (await get(`/v1/requests?model=${encodeURIComponent(model)}`)).body.data.map((r: { request_id: string }) => r.request_id);
+      assert.deepEqual(await ids('mock/echo'), [alias, direct]);
+      assert.deepEqual(await ids('fast'), [alias]);
+      assert.deepEqual(await ids('echo'), [alias, direct]);
+    });
+
+    it('lists in write order after a follow_cursor, continuing with next_cursor', async () => {
+      const { body: first } = await get('/v1/requests?limit=1');
+      assert.equal(typeof first.follow_cursor, 'string');
+      const written = [await chat('mock/echo'), await chat('mock/error'), await chat('mock/echo')];
+      const seen: string[] = [];
+      let after = first.follow_cursor as string;
+      for (let polls = 0; polls < 100 && seen.length < 3; polls++) {
+        const { status, body } = await get(`/v1/requests?order=asc&limit=2&after=${after}`);
+        assert.equal(status, 200);
+        seen.push(...body.data.map((r: { request_id: string }) => r.request_id));
+        assert.equal(typeof body.next_cursor, 'string');
+        after = body.next_cursor;
+        // PostgreSQL shows a row once older transactions on the server have ended: poll again.
+        if (!body.has_more) await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.deepEqual(seen, written);
+    });
+  });
+}
+
+requestLogSuite('embedded SQLite', async () => ({ config: { path: ':memory:' }, drop: async () => {} }));
+
+requestLogSuite(
+  'PostgreSQL',
+  async () => {
+    const schema = await createTestSchema();
+    return { config: { database_url: schema.url }, drop: schema.drop };
+  },
+  noPostgres,
+);
