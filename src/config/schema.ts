@@ -96,6 +96,10 @@ export const configSchema = z.strictObject({
         .optional()
         .transform((url) => url || undefined),
       path: z.string().default('.sluice/sluice.db'),
+      /** PostgreSQL: give up on a connection attempt after this long. */
+      connect_timeout_ms: z.number().int().positive().default(5_000),
+      /** PostgreSQL: give up on a query after this long (ends a query on a half-open connection). */
+      query_timeout_ms: z.number().int().positive().default(10_000),
     })
     .prefault({}),
   ledger: z
@@ -107,6 +111,14 @@ export const configSchema = z.strictObject({
       flush_interval_ms: z.number().int().positive().default(200),
       batch_size: z.number().int().positive().default(500),
       max_buffered: z.number().int().positive().default(100_000),
+      /** On shutdown, write what is buffered for at most this long, then log what was lost. */
+      shutdown_flush_ms: z.number().int().positive().default(10_000),
+      /** Journal every record to local disk before acknowledging it (README "Ledger durability"). */
+      durable: z.boolean().default(false),
+      /** The journal's directory (turns the durable mode on); default: ledger-journal beside store.path. */
+      journal: z.string().min(1).optional(),
+      /** fdatasync the journal at most every this many ms (0: after every record). */
+      journal_sync_ms: z.number().int().nonnegative().default(100),
     })
     .prefault({}),
   /** Prices per million tokens for `provider/model`, overriding or adding to the registry. */

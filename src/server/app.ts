@@ -10,10 +10,7 @@ import { admitAll } from '../pipeline/admit.ts';
 import type { RequestScope } from '../pipeline/request-scope.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import { createProviderRegistry } from '../providers/registry.ts';
-import { LedgerStore } from '../store/ledger-store.ts';
-import { LedgerWriter } from '../store/ledger-writer.ts';
-import { type OpenedDatabase, openDatabase } from '../store/open-database.ts';
-import { ResponsesStore } from '../store/responses-store.ts';
+import { type Ledger, ledgerSettings, startLedger } from '../store/open-ledger.ts';
 import { UpstreamClient } from '../upstream/http-client.ts';
 import { createAuthenticate } from './auth.ts';
 import { answerClientError } from './client-error.ts';
@@ -62,20 +59,21 @@ export function createGateway(
     ledgerStore: undefined,
     responsesStore: undefined,
   };
-  let database: OpenedDatabase | undefined;
+  let ledger: Ledger | undefined;
 
-  /** The store opens before the port does, so the first request already has its ledger. */
+  /**
+   * The store opens before the port does, so the first request already has its ledger; a store
+   * that is down at start-up is retried in the background while records wait (store/open-ledger.ts).
+   */
   async function openLedger(): Promise<void> {
     if (!config.ledger.enabled) return;
-    database = await openDatabase({ databaseUrl: config.store.database_url, path: config.store.path });
-    context.ledgerStore = new LedgerStore(database.db);
-    context.responsesStore = new ResponsesStore(database.db);
-    context.accounting.ledger = new LedgerWriter(context.ledgerStore, {
-      flushIntervalMs: config.ledger.flush_interval_ms,
-      batchSize: config.ledger.batch_size,
-      maxBuffered: config.ledger.max_buffered,
-      log,
-    });
+    ledger = await startLedger(
+      ledgerSettings(config, log, (stores) => {
+        context.ledgerStore = stores.ledgerStore;
+        context.responsesStore = stores.responsesStore;
+      }),
+    );
+    context.accounting.ledger = ledger.writer;
   }
 
   // Handlers still running (their ledger record may not be written yet), for a clean shutdown.
@@ -152,10 +150,9 @@ export function createGateway(
       clearInterval(idleSweep);
       for (let waited = 0; inFlight > 0 && waited < 5_000; waited += 10) await new Promise((r) => setTimeout(r, 10));
       await client.close();
-      // Every record of every finished request reaches the store before we exit.
-      await context.accounting.ledger?.close();
-      await context.responsesStore?.settle();
-      await database?.db.destroy();
+      // Every record of every finished request reaches the store before we exit, within
+      // ledger.shutdown_flush_ms (then the count lost is logged) and a bounded store close.
+      await ledger?.close();
     },
   };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classifyStoreError, describeStoreError, StoreUnavailableError } from './classify-store-error.ts';
+import { classifyStoreError, describeStoreError } from './classify-store-error.ts';
 
 const coded = (message: string, code: string, extra: Record<string, unknown> = {}) =>
   Object.assign(new Error(message), { code, ...extra });
@@ -25,13 +25,12 @@ describe('classifyStoreError', () => {
     assert.equal(classifyStoreError(bind), 'data');
   });
 
-  it('socket errors, pg timeouts and a store not yet open are connection failures', () => {
+  it('socket errors and pg timeouts are connection failures', () => {
     assert.equal(classifyStoreError(coded('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')), 'connection');
     assert.equal(classifyStoreError(new AggregateError([coded('refused', 'ECONNREFUSED')], '')), 'connection');
     assert.equal(classifyStoreError(new Error('Query read timeout')), 'connection');
     assert.equal(classifyStoreError(new Error('Connection terminated unexpectedly')), 'connection');
     assert.equal(classifyStoreError(new Error('timeout exceeded when trying to connect')), 'connection');
-    assert.equal(classifyStoreError(new StoreUnavailableError('not open yet')), 'connection');
     assert.equal(classifyStoreError(new Error('something new')), 'unknown');
     assert.equal(classifyStoreError('a string'), 'unknown');
   });

@@ -58,7 +58,6 @@ const PG_CONNECTION_MESSAGES = [
 export function classifyStoreError(err: unknown): StoreErrorKind {
   if (!(err instanceof Error)) return 'unknown';
   const { code, errcode } = err as Error & { code?: unknown; errcode?: unknown };
-  if (err instanceof StoreUnavailableError) return 'connection';
   if (typeof code === 'string') {
     if (NETWORK_CODES.has(code)) return 'connection';
     // A SQLSTATE is five characters, digits and upper-case letters.
@@ -74,11 +73,6 @@ export function classifyStoreError(err: unknown): StoreErrorKind {
   // pg serializing a parameter it cannot (a circular object, a BigInt mix-up) throws a TypeError.
   if (err instanceof TypeError || err instanceof RangeError) return 'data';
   return 'unknown';
-}
-
-/** The store is not open yet (start-up with the database down): a connection failure by definition. */
-export class StoreUnavailableError extends Error {
-  override readonly name = 'StoreUnavailableError';
 }
 
 /** One line for a log: the error's code when it has one, then its message. */

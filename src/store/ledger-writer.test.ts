@@ -3,7 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { ledgerRecord } from '../../test/helpers/ledger-records.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
-import { StoreUnavailableError } from './classify-store-error.ts';
 import { type LedgerSink, LedgerWriter, type LedgerWriterOptions } from './ledger-writer.ts';
 
 /**
@@ -62,7 +61,7 @@ class FakeSink implements LedgerSink {
   }
 }
 
-function writer(sink: LedgerSink, options: Partial<LedgerWriterOptions> = {}) {
+function writer(sink: LedgerSink | undefined, options: Partial<LedgerWriterOptions> = {}) {
   const logs: string[] = [];
   const w = new LedgerWriter(sink, {
     flushIntervalMs: 10_000,
@@ -312,20 +311,28 @@ describe('LedgerWriter', () => {
     await w.close();
   });
 
-  it('attach() points a writer started without its store at it, and writes what was buffered at once', async () => {
+  it('a writer started before its store only buffers; attach() writes what waited at once', async () => {
     const sink = new FakeSink();
-    const down: LedgerSink = {
-      insert: async () => {
-        throw new StoreUnavailableError('the store is not open yet');
-      },
-    };
-    const { w } = writer(down, { batchSize: 10, flushIntervalMs: 1, maxBackoffMs: 60_000 });
+    const { w, logs } = writer(undefined, { batchSize: 2, flushIntervalMs: 1 });
     writeAll(w, ids(3));
-    await sleep(350);
-    assert.ok(w.stats.failures >= 2);
+    await sleep(50);
+    assert.equal(w.pending, 3);
+    assert.equal(w.stats.failures, 0);
+    // A flush waits for the store (bounded by its caller) instead of spinning.
+    const flushed = w.flush();
     w.attach(sink);
-    await until(() => w.pending === 0, 'the buffer written after attach', 1000);
+    await flushed;
     assert.deepEqual(sink.written, ids(3));
+    assert.deepEqual(logs, []);
     await w.close();
+  });
+
+  it('close() on a writer whose store never opened gives up in time and counts the records lost', async () => {
+    const { w, logs } = writer(undefined);
+    writeAll(w, ids(4));
+    const start = performance.now();
+    assert.deepEqual(await w.close(100), { lost: 4 });
+    assert.ok(performance.now() - start < 1000);
+    assert.equal(logs.at(-1), 'ledger: shutdown: 4 record(s) could not be written within 100 ms and are lost');
   });
 });

@@ -62,7 +62,10 @@ const UNKNOWN_RETRIES = 3;
  */
 export class LedgerWriter {
   private readonly options: LedgerWriterOptions;
-  private sink: LedgerSink;
+  /** Undefined until the store is open (start-up with the database down): records only wait. */
+  private sink: LedgerSink | undefined;
+  private attached: Promise<void>;
+  private markAttached: () => void = () => {};
   private buffer: LedgerRecord[];
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
@@ -74,8 +77,9 @@ export class LedgerWriter {
   /** Set when `close` timed out: nothing retries after that. */
   private abandoned = false;
 
-  constructor(sink: LedgerSink, options: LedgerWriterOptions) {
+  constructor(sink: LedgerSink | undefined, options: LedgerWriterOptions) {
     this.sink = sink;
+    this.attached = sink ? Promise.resolve() : new Promise((r) => (this.markAttached = r));
     this.options = options;
     this.buffer = [];
     for (const record of options.replayed ?? []) this.buffer.push(sanitizeRecord(record).record);
@@ -128,6 +132,7 @@ export class LedgerWriter {
   /** Points the writer at the store once it is open (start-up with the store down) and writes at once. */
   attach(sink: LedgerSink): void {
     this.sink = sink;
+    this.markAttached();
     this.retryNow();
   }
 
@@ -142,6 +147,10 @@ export class LedgerWriter {
     clearTimeout(this.timer);
     this.timer = undefined;
     while (this.buffer.length > 0 && !this.abandoned) {
+      if (!this.sink) {
+        await this.attached;
+        continue;
+      }
       await this.flushOnce();
       if (this.buffer.length > 0 && this.backoffMs > 0 && !this.abandoned) await sleep(this.backoffMs);
     }
@@ -185,8 +194,8 @@ export class LedgerWriter {
   }
 
   private kick(delayMs: number): void {
-    // A batch in flight schedules the next one when it settles.
-    if (this.flushing) return;
+    // A batch in flight schedules the next one when it settles; attach() starts the first.
+    if (this.flushing || !this.sink) return;
     if (this.timer) {
       // A full batch need not wait out a pending interval (but does wait out a retry backoff).
       if (delayMs > 0 || this.backoffMs > 0) return;
@@ -209,11 +218,12 @@ export class LedgerWriter {
   }
 
   private async writeBatch(): Promise<void> {
+    const sink = this.sink;
     const batch = this.buffer.slice(0, this.options.batchSize);
-    if (batch.length === 0) return;
+    if (batch.length === 0 || !sink) return;
     try {
       try {
-        await this.sink.insert(batch);
+        await sink.insert(batch);
       } catch (err) {
         const kind = classifyStoreError(err);
         const persistent = kind === 'unknown' && this.consecutiveFailures + 1 >= UNKNOWN_RETRIES;
@@ -242,7 +252,7 @@ export class LedgerWriter {
     const mid = rows.length >>> 1;
     for (const half of [rows.slice(0, mid), rows.slice(mid)]) {
       try {
-        await this.sink.insert(half);
+        await this.sink?.insert(half);
       } catch (halfErr) {
         if (classifyStoreError(halfErr) === 'connection') throw halfErr;
         await this.isolate(half, halfErr);
@@ -253,7 +263,7 @@ export class LedgerWriter {
   private async setAside(row: LedgerRecord, err: unknown): Promise<void> {
     const reason = describeStoreError(err);
     try {
-      await this.sink.insert([setAsideRecord(row, reason)]);
+      await this.sink?.insert([setAsideRecord(row, reason)]);
     } catch (again) {
       // Every value of the set-aside form is plain ASCII or a checked number: if the database
       // still refuses it for something other than data, the database is the problem.

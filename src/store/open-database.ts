@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, type PostgresPool, type PostgresPoolClient, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
+import { classifyStoreError } from './classify-store-error.ts';
 import type { Database } from './database.ts';
 import { migrationProvider } from './migrations.ts';
 import { openNodeSqlite } from './node-sqlite-database.ts';
@@ -12,11 +13,24 @@ export interface StoreLocation {
   databaseUrl?: string;
   /** The embedded SQLite file (`:memory:` for a throwaway one). */
   path: string;
+  /** PostgreSQL: give up on a connection attempt after this long (default 5 s). */
+  connectTimeoutMs?: number;
+  /**
+   * PostgreSQL: give up on a query after this long (default 10 s), on both sides: the server
+   * cancels it (statement_timeout) and the client stops waiting (query_timeout), which is what
+   * ends a query on a half-open connection, where no answer and no error ever comes.
+   */
+  queryTimeoutMs?: number;
 }
 
 export interface OpenedDatabase {
   db: Kysely<Database>;
   engine: 'postgres' | 'sqlite';
+  /**
+   * Closes the connections, in at most `timeoutMs`: past it, PostgreSQL sockets still open (a
+   * half-open connection never answers the goodbye) are destroyed, so a shutdown always ends.
+   */
+  close(timeoutMs?: number): Promise<void>;
 }
 
 /** int8 (bigint) columns come back from pg as strings; every bigint here is a count or a time. */
@@ -27,36 +41,113 @@ const pgTypes = {
   },
 };
 
+/**
+ * The pool's settings against a database that stops answering. TCP keep-alive finds a peer that
+ * vanished (a NAT or a load balancer dropping the flow) on an idle pooled connection; the
+ * connect and query timeouts bound everything else, including a proxy that accepts and then
+ * stalls, which keep-alive cannot see (its kernel still answers the probes).
+ */
+function poolOptions(location: StoreLocation, use: 'queries' | 'migrations'): pg.PoolConfig {
+  const queryTimeoutMs = location.queryTimeoutMs ?? 10_000;
+  return {
+    connectionString: location.databaseUrl,
+    max: use === 'queries' ? 4 : 1,
+    types: pgTypes as pg.CustomTypesConfig,
+    connectionTimeoutMillis: location.connectTimeoutMs ?? 5_000,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    // Migrations get longer: adding a column or an index to a large ledger may rightly take
+    // minutes, but a stalled connection must still end one day.
+    ...(use === 'queries' ? { statement_timeout: queryTimeoutMs, query_timeout: queryTimeoutMs } : { query_timeout: MIGRATION_TIMEOUT_MS }),
+  };
+}
+
+const MIGRATION_TIMEOUT_MS = 10 * 60_000;
+
 export async function openDatabase(location: StoreLocation): Promise<OpenedDatabase> {
-  let opened: OpenedDatabase;
   if (location.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: location.databaseUrl, max: 4, types: pgTypes as pg.CustomTypesConfig });
-    // An idle client losing its connection (a database restart) must not crash the gateway.
-    pool.on('error', () => {});
-    // Nor may a checked-out one: pg-pool removes its idle listener while a client is in use, so a
-    // connection cut mid-query would be an unhandled 'error' event. The query itself still fails
-    // (the ledger writer retries it) and the pool discards the dead client on release.
-    pool.on('connect', (client) => client.on('error', () => {}));
-    opened = { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), engine: 'postgres' };
-  } else {
-    if (location.path !== ':memory:') mkdirSync(dirname(location.path), { recursive: true });
-    opened = {
-      db: new Kysely<Database>({ dialect: new SqliteDialect({ database: openNodeSqlite(location.path) }) }),
-      engine: 'sqlite',
-    };
+    // Migrations run on their own connection, with their own (longer) query timeout.
+    const migrating = openPostgres(poolOptions(location, 'migrations'));
+    try {
+      await migrate(migrating);
+    } finally {
+      await migrating.close();
+    }
+    return openPostgres(poolOptions(location, 'queries'));
   }
+  if (location.path !== ':memory:') mkdirSync(dirname(location.path), { recursive: true });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: openNodeSqlite(location.path) }) });
+  const opened: OpenedDatabase = { db, engine: 'sqlite', close: () => db.destroy() };
   try {
-    const { error } = await new Migrator({
-      db: opened.db,
-      provider: migrationProvider,
-      migrationTableSchema: opened.engine === 'postgres' ? await currentSchema(opened.db) : undefined,
-    }).migrateToLatest();
-    if (error) throw error;
+    await migrate(opened);
   } catch (err) {
-    await opened.db.destroy();
+    await db.destroy();
     throw err;
   }
   return opened;
+}
+
+function openPostgres(options: pg.PoolConfig): OpenedDatabase {
+  const pool = new pg.Pool(options);
+  const clients = new Set<pg.PoolClient>();
+  // An idle client losing its connection (a database restart) must not crash the gateway.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    clients.add(client);
+    // Nor may a checked-out one: pg-pool removes its idle listener while a client is in use, so a
+    // connection cut mid-query would be an unhandled 'error' event. The query itself still fails
+    // (the ledger writer retries it) and the pool discards the dead client on release.
+    client.on('error', () => {});
+  });
+  pool.on('remove', (client) => clients.delete(client));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardBrokenClients(pool) }) });
+  return {
+    db,
+    engine: 'postgres',
+    async close(timeoutMs = 5_000) {
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), timeoutMs)));
+      const result = await Promise.race([db.destroy().then(() => 'closed' as const), timedOut]);
+      clearTimeout(timer);
+      if (result === 'timeout') for (const client of clients) client.connection.stream.destroy();
+    },
+  };
+}
+
+/**
+ * Kysely returns a client to the pool as healthy whatever its last query did. After a query
+ * timeout the client is stuck behind the query that never finished (pg keeps it active), so it is
+ * released as broken instead: the pool closes it and the next query gets a fresh connection.
+ */
+function discardBrokenClients(pool: pg.Pool): PostgresPool {
+  return {
+    options: pool.options,
+    end: () => pool.end(),
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      let broken = false;
+      const query = (text: string, values: readonly unknown[]) =>
+        client.query(text, values as unknown[]).catch((err: unknown) => {
+          if (classifyStoreError(err) === 'connection') broken = true;
+          throw err;
+        });
+      return {
+        processID: (client as unknown as { processID?: number }).processID,
+        query: query as unknown as PostgresPoolClient['query'],
+        release: (destroy?: boolean) => client.release(destroy || broken),
+      };
+    },
+  };
+}
+
+async function migrate(opened: OpenedDatabase): Promise<void> {
+  const { error } = await new Migrator({
+    db: opened.db,
+    provider: migrationProvider,
+    migrationTableSchema: opened.engine === 'postgres' ? await currentSchema(opened.db) : undefined,
+  }).migrateToLatest();
+  if (error) throw error;
 }
 
 /**

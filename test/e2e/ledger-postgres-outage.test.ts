@@ -1,157 +1,200 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server, type Socket, connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { configSchema } from '../../src/config/schema.ts';
+import { createGateway, type Gateway } from '../../src/server/app.ts';
 import { openDatabase } from '../../src/store/open-database.ts';
-import { startGateway } from '../helpers/gateway.ts';
 import { adminQuery, createTestSchema, noPostgres, type TestSchema } from '../helpers/postgres.ts';
+import { startTcpProxy, type TcpProxy, viaProxy } from '../helpers/tcp-proxy.ts';
+
+/** A gateway on the proxied Postgres whose log lines the test reads. */
+async function gatewayVia(url: string, config: Record<string, unknown> = {}) {
+  const logs: string[] = [];
+  const parsed = configSchema.parse({
+    server: { port: 0, host: '127.0.0.1' },
+    ...config,
+    store: { database_url: url, ...(config.store as object) },
+    // Small batches written often, so batches are in flight when the connection breaks.
+    ledger: { flush_interval_ms: 10, batch_size: 8, ...(config.ledger as object) },
+  });
+  const gateway: Gateway = createGateway(parsed, {}, (m) => logs.push(m));
+  const { port } = await gateway.listen();
+  return { gateway, logs, url: `http://127.0.0.1:${port}` };
+}
+
+/** One streamed mock request; its request id. */
+async function request(url: string, n: number): Promise<string> {
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: `request ${n}` }], stream: true }),
+  });
+  const text = await res.text();
+  assert.equal(res.status, 200);
+  assert.ok(text.endsWith('data: [DONE]\n\n'));
+  const id = res.headers.get('x-request-id');
+  assert.ok(id);
+  return id;
+}
 
 /**
- * A TCP proxy on 127.0.0.1 in front of Postgres that the test can cut. Stopping the real
- * Postgres service is not an option here (CI shares it), and to the client side of the
- * connection a cut proxy is the same failure: open connections die mid-query and new ones are
- * refused until it comes back.
+ * `total` requests from `concurrency` clients; `during(done)` runs once, when `done` requests
+ * have finished (a quarter in), while the load goes on.
  */
-interface Cuttable {
-  port: number;
-  /** Destroys every open connection and refuses new ones. */
-  stop(): Promise<void>;
-  /** Accepts again, on the same port. */
-  restart(): Promise<void>;
-  close(): Promise<void>;
+async function load(url: string, total: number, concurrency: number, during: () => Promise<void>): Promise<string[]> {
+  const seen: string[] = [];
+  let next = 0;
+  let event: Promise<void> | undefined;
+  async function worker(): Promise<void> {
+    while (next < total) {
+      seen.push(await request(url, next++));
+      if (seen.length === Math.floor(total / 4)) event = during();
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  await event;
+  assert.equal(new Set(seen).size, total);
+  return seen;
 }
 
-async function startProxy(targetHost: string, targetPort: number): Promise<Cuttable> {
-  const sockets = new Set<Socket>();
-  const track = (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    // A cut connection errors on both ends; that is the point, not a test failure.
-    s.on('error', () => {});
-  };
-  const server: Server = createServer((client) => {
-    track(client);
-    const upstream = connect(targetPort, targetHost);
-    track(upstream);
-    client.pipe(upstream).pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  });
-  const listen = (port: number) =>
-    new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      for (const s of sockets) s.destroy();
-    });
-  await listen(0);
-  const port = (server.address() as AddressInfo).port;
-  return {
-    port,
-    stop,
-    restart: () => listen(port),
-    close: () => (server.listening ? stop() : Promise.resolve()),
-  };
+async function rowsFor(schemaUrl: string, ids: string[]): Promise<number> {
+  const { rows } = await adminQuery(schemaUrl, 'select count(*)::int as n from ledger where request_id = any($1)', [ids]);
+  return rows[0].n;
 }
 
-/** The schema's URL, pointed at the proxy instead of Postgres. */
-function viaProxy(url: string, port: number): string {
-  const u = new URL(url);
-  u.hostname = '127.0.0.1';
-  u.port = String(port);
-  return u.toString();
+async function until(done: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
 }
 
 describe('ledger on PostgreSQL through an outage', { skip: noPostgres }, () => {
   let schema: TestSchema;
-  let proxy: Cuttable;
+  let proxy: TcpProxy;
+  let url: string;
   before(async () => {
     schema = await createTestSchema();
-    const target = new URL(schema.url);
-    proxy = await startProxy(target.hostname, Number(target.port || 5432));
+    // Migrate once up front, so every test's gateway opens at once.
+    await (await openDatabase({ databaseUrl: schema.url, path: ':memory:' })).close();
+  });
+  afterEach(async () => {
+    await proxy?.close();
+    await adminQuery(schema.url, 'delete from ledger');
   });
   after(async () => {
-    await proxy?.close();
     await schema?.drop();
   });
+  const freshProxy = async () => {
+    proxy = await startTcpProxy(Number(new URL(schema.url).port || 5432));
+    url = viaProxy(schema.url, proxy);
+  };
 
   it('a connection cut mid-query fails that query, not the process', async () => {
-    const { db } = await openDatabase({ databaseUrl: viaProxy(schema.url, proxy.port), path: ':memory:' });
+    await freshProxy();
+    const { db, close } = await openDatabase({ databaseUrl: url, path: ':memory:' });
     try {
       const slow = sql`select pg_sleep(30)`.execute(db);
       await sleep(150);
-      await proxy.stop();
+      await proxy.cut();
       await assert.rejects(slow, /Connection terminated|ECONNRESET/);
-      await proxy.restart();
+      await proxy.restore();
       // The pool recovers: the dead client was discarded, a new connection works.
       const { rows } = await sql<{ one: number }>`select 1 as one`.execute(db);
       assert.deepEqual(rows, [{ one: 1 }]);
     } finally {
-      await db.destroy();
+      await close();
     }
   });
 
   it('loses no record when Postgres goes away for a second mid-load and comes back', async () => {
-    const gw = await startGateway({
-      store: { database_url: viaProxy(schema.url, proxy.port) },
-      // Small batches written often, so batches are in flight when the connection is cut.
-      ledger: { flush_interval_ms: 10, batch_size: 8 },
-    });
-    const total = 200;
-    const concurrency = 10;
-    const seen: string[] = [];
-    let next = 0;
-    let outage: Promise<void> | undefined;
-    async function worker(): Promise<void> {
-      while (next < total) {
-        const n = next++;
-        const res = await fetch(`${gw.url}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: `request ${n}` }], stream: true }),
-        });
-        const text = await res.text();
-        assert.equal(res.status, 200);
-        assert.ok(text.endsWith('data: [DONE]\n\n'));
-        seen.push(res.headers.get('x-request-id') ?? '');
-        // A quarter in, cut the database for about a second while the load goes on.
-        if (seen.length === total / 4) {
-          outage = (async () => {
-            await proxy.stop();
-            await sleep(1000);
-            await proxy.restart();
-          })();
-        }
-      }
-    }
+    await freshProxy();
+    const gw = await gatewayVia(url);
+    let seen: string[];
     try {
-      await Promise.all(Array.from({ length: concurrency }, worker));
-      await outage;
+      seen = await load(gw.url, 200, 10, async () => {
+        await proxy.cut();
+        await sleep(1000);
+        await proxy.restore();
+      });
       // The writer noticed the outage (else this test proved nothing).
       assert.ok((gw.gateway.context.accounting.ledger?.stats.failures ?? 0) > 0, 'no ledger write failed during the outage');
     } finally {
       // Graceful shutdown flushes what is still buffered.
-      await gw.close();
+      await gw.gateway.shutdown(0);
     }
-    assert.equal(seen.length, total);
-    assert.equal(new Set(seen).size, total);
-    assert.ok(seen.every((id) => id.length > 0));
-    const { rows } = await adminQuery(
-      schema.url,
-      'select request_id, count(*)::int as n from ledger where request_id = any($1) group by request_id',
-      [seen],
-    );
-    assert.equal(rows.length, total, `${total - rows.length} request(s) have no ledger row`);
-    assert.ok(rows.every((r) => r.n === 1));
+    assert.equal(await rowsFor(schema.url, seen), 200);
     const { rows: all } = await adminQuery(schema.url, 'select count(*)::int as n, min(outcome) as lo, max(outcome) as hi from ledger');
-    assert.deepEqual(all, [{ n: total, lo: 'ok', hi: 'ok' }]);
+    assert.deepEqual(all, [{ n: 200, lo: 'ok', hi: 'ok' }]);
+  });
+
+  it('postgres half-open connection: a stall warns with the records at risk, and none is lost once it is restored', async () => {
+    await freshProxy();
+    const gw = await gatewayVia(url, { store: { query_timeout_ms: 800, connect_timeout_ms: 800 } });
+    let seen: string[] = [];
+    try {
+      seen = await load(gw.url, 160, 8, async () => {
+        proxy.stall();
+        await sleep(2500);
+        await proxy.restore();
+      });
+      // Every row reaches the store once the network is back: the stuck connections were given
+      // up on (query timeout) and replaced, nothing waited on them forever.
+      await until(async () => (await rowsFor(schema.url, seen)) === seen.length, 'every row written after the restore', 20_000);
+    } finally {
+      await gw.gateway.shutdown(0);
+    }
+    assert.equal(await rowsFor(schema.url, seen), 160);
+    const warning = gw.logs.find((l) => /^ledger: write of \d+ record\(s\) failed \(connection: /.test(l));
+    assert.ok(warning, `no warning in:\n${gw.logs.join('\n')}`);
+    assert.match(warning, /; \d+ record\(s\) at risk, held in memory only, lost if sluice stops first; retrying in \d+ ms$/);
+  });
+
+  it('postgres half-open connection: shutdown ends within its flush time plus a bounded close, and says how many records were lost', async () => {
+    await freshProxy();
+    const gw = await gatewayVia(url, {
+      store: { query_timeout_ms: 1000, connect_timeout_ms: 1000 },
+      ledger: { shutdown_flush_ms: 1500, flush_interval_ms: 50 },
+    });
+    for (let i = 0; i < 10; i++) await request(gw.url, i);
+    proxy.stall();
+    // These are buffered, and stuck with the stalled connection.
+    for (let i = 10; i < 30; i++) await request(gw.url, i);
+    await sleep(100);
+    const start = Date.now();
+    await gw.gateway.shutdown(0);
+    const took = Date.now() - start;
+    // flush bound (1.5 s) + close bound (the query timeout releases the stuck clients; 5 s at most).
+    assert.ok(took < 1500 + 5000 + 1000, `shutdown took ${took} ms`);
+    const lost = gw.logs.find((l) => l.startsWith('ledger: shutdown: '));
+    assert.match(lost ?? '', /^ledger: shutdown: \d+ record\(s\) could not be written within 1500 ms and are lost$/);
+  });
+
+  it('a database down at start-up: sluice serves, says so, retries, and writes the records that waited', async () => {
+    await freshProxy();
+    await proxy.cut();
+    const start = Date.now();
+    const gw = await gatewayVia(url, { store: { connect_timeout_ms: 500 } });
+    try {
+      assert.ok(Date.now() - start < 3000, 'start-up waited for the store');
+      const down = gw.logs.find((l) => l.includes('is unavailable'));
+      assert.match(
+        down ?? '',
+        /^ledger: the store \(PostgreSQL 127\.0\.0\.1:\d+\/test\) is unavailable: .*ECONNREFUSED.*\. Serving anyway: records wait in memory \(up to 100000\) until it opens; retrying in 1000 ms$/,
+      );
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i++) ids.push(await request(gw.url, i));
+      assert.equal(gw.gateway.context.accounting.ledger?.pending, 20);
+      await proxy.restore();
+      await until(async () => (await rowsFor(schema.url, ids)) === 20, 'the waiting records written', 15_000);
+      assert.ok(gw.logs.some((l) => /^ledger: the store \(.*\) is open after \d+ attempts; writing the 20 record\(s\) that waited$/.test(l)));
+      // The request log works once the store is open.
+      const res = await fetch(`${gw.url}/v1/requests/${ids[0]}`);
+      assert.equal(res.status, 200);
+    } finally {
+      await gw.gateway.shutdown(0);
+    }
   });
 });

@@ -1,0 +1,153 @@
+import { dirname, join } from 'node:path';
+import type { Config } from '../config/schema.ts';
+import { describeStoreError } from './classify-store-error.ts';
+import { LedgerJournal } from './ledger-journal.ts';
+import { LedgerStore } from './ledger-store.ts';
+import { LedgerWriter } from './ledger-writer.ts';
+import { type OpenedDatabase, openDatabase, type StoreLocation } from './open-database.ts';
+import { ResponsesStore } from './responses-store.ts';
+
+export interface LedgerSettings {
+  store: StoreLocation;
+  writer: { flushIntervalMs: number; batchSize: number; maxBuffered: number };
+  /** The durable mode's journal (ledger-journal.ts); none: records wait in memory only. */
+  journal?: { dir: string; syncMs: number };
+  /** How long a shutdown may spend writing what is buffered before it gives up on it. */
+  shutdownFlushMs: number;
+  log: (message: string) => void;
+  /** Called once the store is open (at start, or later after retries), with its readers. */
+  onOpen?: (stores: { ledgerStore: LedgerStore; responsesStore: ResponsesStore }) => void;
+  /** Retry delays while the store cannot be opened: doubling from `firstMs` up to `maxMs`. */
+  retry?: { firstMs: number; maxMs: number };
+  /** How long start-up waits for the first attempt before serving without the store. */
+  firstAttemptMs?: number;
+  /** For tests: how the store is opened. */
+  open?: (location: StoreLocation) => Promise<OpenedDatabase>;
+}
+
+export interface Ledger {
+  /** Takes records from the first request on, whether the store is open yet or not. */
+  writer: LedgerWriter;
+  /** Resolves when the store is open (never rejects: failures are retried and logged). */
+  opened: Promise<void>;
+  /** Flushes within `shutdownFlushMs`, then closes the journal and the store, in bounded time. */
+  close(): Promise<void>;
+}
+
+/** The settings a gateway's config gives (the `store` and `ledger` sections). */
+export function ledgerSettings(config: Config, log: (message: string) => void, onOpen: LedgerSettings['onOpen']): LedgerSettings {
+  const { store, ledger } = config;
+  const journalDir = ledger.journal ?? (ledger.durable ? join(dirname(store.path === ':memory:' ? '.sluice/x' : store.path), 'ledger-journal') : undefined);
+  return {
+    store: {
+      databaseUrl: store.database_url,
+      path: store.path,
+      connectTimeoutMs: store.connect_timeout_ms,
+      queryTimeoutMs: store.query_timeout_ms,
+    },
+    writer: { flushIntervalMs: ledger.flush_interval_ms, batchSize: ledger.batch_size, maxBuffered: ledger.max_buffered },
+    journal: journalDir ? { dir: journalDir, syncMs: ledger.journal_sync_ms } : undefined,
+    shutdownFlushMs: ledger.shutdown_flush_ms,
+    log,
+    onOpen,
+  };
+}
+
+/**
+ * Starts the ledger: the journal's leftovers first (durable mode), then the store. When the store
+ * cannot be opened (PostgreSQL down at start-up), sluice serves anyway: the writer buffers
+ * records in memory (up to max_buffered, and in the journal when there is one) while the store is
+ * retried in the background, with a log line that says so; once it opens, the backlog is written.
+ * Resolves after the first attempt (or `firstAttemptMs`, whichever is first), so a healthy store
+ * is open before the first request.
+ */
+export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
+  const { log } = settings;
+  const open = settings.open ?? openDatabase;
+  const retry = settings.retry ?? { firstMs: 1_000, maxMs: 30_000 };
+  const where = describeLocation(settings.store);
+  const fromJournal = settings.journal ? LedgerJournal.open({ ...settings.journal, log }) : undefined;
+  const writer = new LedgerWriter(undefined, { ...settings.writer, log, journal: fromJournal?.journal, replayed: fromJournal?.replayed });
+
+  let database: OpenedDatabase | undefined;
+  let responsesStore: ResponsesStore | undefined;
+  let closing = false;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let attempts = 0;
+  let markOpened: () => void = () => {};
+  const opened = new Promise<void>((resolve) => (markOpened = resolve));
+
+  async function attempt(): Promise<boolean> {
+    attempts++;
+    let db: OpenedDatabase;
+    try {
+      db = await open(settings.store);
+    } catch (err) {
+      if (closing) return false;
+      const delay = Math.min(retry.firstMs * 2 ** (attempts - 1), retry.maxMs);
+      log(
+        attempts === 1
+          ? `ledger: the store (${where}) is unavailable: ${describeStoreError(err)}. Serving anyway: records wait in memory ` +
+              `(up to ${settings.writer.maxBuffered}${settings.journal ? `, and in the journal ${settings.journal.dir}` : ''}) ` +
+              `until it opens; retrying in ${delay} ms`
+          : `ledger: the store (${where}) is still unavailable (attempt ${attempts}): ${describeStoreError(err)}; ` +
+              `${writer.pending} record(s) waiting; retrying in ${delay} ms`,
+      );
+      retryTimer = setTimeout(() => void attempt(), delay);
+      retryTimer.unref();
+      return false;
+    }
+    if (closing) {
+      await db.close();
+      return false;
+    }
+    database = db;
+    const ledgerStore = new LedgerStore(db.db);
+    responsesStore = new ResponsesStore(db.db);
+    settings.onOpen?.({ ledgerStore, responsesStore });
+    if (attempts > 1) log(`ledger: the store (${where}) is open after ${attempts} attempts; writing the ${writer.pending} record(s) that waited`);
+    writer.attach(ledgerStore);
+    markOpened();
+    return true;
+  }
+
+  const first = attempt();
+  let waited: NodeJS.Timeout | undefined;
+  const firstAttemptMs = settings.firstAttemptMs ?? (settings.store.connectTimeoutMs ?? 5_000) + 5_000;
+  const slow = new Promise<'slow'>((r) => (waited = setTimeout(() => r('slow'), firstAttemptMs)));
+  if ((await Promise.race([first, slow])) === 'slow') {
+    log(`ledger: the store (${where}) is taking long to open (migrations?); serving meanwhile, records wait in memory`);
+  }
+  clearTimeout(waited);
+
+  return {
+    writer,
+    opened,
+    async close() {
+      closing = true;
+      clearTimeout(retryTimer);
+      await writer.close(settings.shutdownFlushMs);
+      // Responses saves end within the query timeout; this only bounds a store that is gone.
+      if (responsesStore) await within(responsesStore.settle(), 2_000);
+      fromJournal?.journal.close();
+      await database?.close();
+    },
+  };
+}
+
+/** Where the store is, for log lines: never the password of a database URL. */
+function describeLocation(store: StoreLocation): string {
+  if (!store.databaseUrl) return `SQLite ${store.path}`;
+  try {
+    const url = new URL(store.databaseUrl);
+    return `PostgreSQL ${url.hostname}:${url.port || 5432}${url.pathname}`;
+  } catch {
+    return 'PostgreSQL';
+  }
+}
+
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,113 @@
+import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of a real server (Postgres), which a test can break the ways
+ * a network breaks. Stopping the shared Postgres is not an option (other tests use it), and to
+ * the client side a broken proxy is the same failure.
+ */
+export interface TcpProxy {
+  port: number;
+  /** Connections opened through the proxy so far. */
+  readonly connections: number;
+  /** Resets every open connection (RST) and refuses new ones, as a database that went away. */
+  cut(): Promise<void>;
+  /**
+   * Half-open: every connection, open or new, stays up but nothing is forwarded either way, as a
+   * peer that vanished behind a NAT or a stuck load balancer. Neither side gets an error.
+   */
+  stall(): void;
+  /**
+   * Accepts and forwards new connections again (on the same port). Stalled connections stay
+   * stalled, as a real half-open connection never recovers: the client has to give up on them.
+   */
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface Pair {
+  client: Socket;
+  upstream: Socket;
+  stalled: boolean;
+}
+
+export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+  const pairs = new Set<Pair>();
+  let stalling = false;
+  let connections = 0;
+
+  const server: Server = createServer((client) => {
+    connections++;
+    const upstream = connect(targetPort, targetHost);
+    const pair: Pair = { client, upstream, stalled: stalling };
+    pairs.add(pair);
+    // Forwarded by hand rather than piped, so a stall can swallow bytes without closing anything.
+    client.on('data', (bytes) => {
+      if (!pair.stalled) upstream.write(bytes);
+    });
+    upstream.on('data', (bytes) => {
+      if (!pair.stalled) client.write(bytes);
+    });
+    const end = () => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end);
+    upstream.on('close', end);
+    // A cut connection errors on both ends; that is the point, not a test failure.
+    client.on('error', () => {});
+    upstream.on('error', () => {});
+  });
+
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  await listen(0);
+  const port = (server.address() as AddressInfo).port;
+
+  const stopListening = () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+
+  return {
+    port,
+    get connections() {
+      return connections;
+    },
+    async cut() {
+      const closed = stopListening();
+      for (const { client, upstream } of pairs) {
+        client.resetAndDestroy();
+        upstream.destroy();
+      }
+      await closed;
+    },
+    stall() {
+      stalling = true;
+      for (const pair of pairs) pair.stalled = true;
+    },
+    async restore() {
+      stalling = false;
+      if (!server.listening) await listen(port);
+    },
+    async close() {
+      const closed = stopListening();
+      for (const { client, upstream } of pairs) {
+        client.destroy();
+        upstream.destroy();
+      }
+      await closed;
+    },
+  };
+}
+
+/** A database URL pointed at the proxy instead of the server. */
+export function viaProxy(url: string, proxy: TcpProxy): string {
+  const u = new URL(url);
+  u.hostname = '127.0.0.1';
+  u.port = String(proxy.port);
+  return u.toString();
+}
