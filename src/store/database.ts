@@ -42,7 +42,21 @@ export interface ResponsesTable {
   response: string;
 }
 
+/**
+ * Requests refused at the door (no key, a bad key), counted per minute, reason and surface
+ * instead of one ledger row each: an anonymous flood adds at most one row per minute and reason.
+ */
+export interface RejectionsTable {
+  /** Epoch ms of the minute's start. */
+  window_start: number;
+  surface: string;
+  /** The error code the client got (e.g. invalid_api_key). */
+  code: string;
+  count: number;
+}
+
 export interface Database {
   ledger: LedgerTable;
   responses: ResponsesTable;
+  rejections: RejectionsTable;
 }

@@ -89,6 +89,22 @@ const migrations: Record<string, Migration> = {
       }
     },
   },
+  /** Door rejections aggregated per minute (rejection-counter.ts), kept out of the ledger. */
+  '0004_rejections': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('rejections')
+        .addColumn('window_start', 'bigint', (c) => c.notNull())
+        .addColumn('surface', 'text', (c) => c.notNull())
+        .addColumn('code', 'text', (c) => c.notNull())
+        .addColumn('count', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('rejections_pk', ['window_start', 'surface', 'code'])
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('rejections').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -5,6 +5,7 @@ import { LedgerJournal } from './ledger-journal.ts';
 import { LedgerStore } from './ledger-store.ts';
 import { LedgerWriter } from './ledger-writer.ts';
 import { type OpenedDatabase, openDatabase, type StoreLocation } from './open-database.ts';
+import { RejectionCounter, RejectionStore } from './rejection-counter.ts';
 import { ResponsesStore } from './responses-store.ts';
 
 export interface LedgerSettings {
@@ -28,6 +29,11 @@ export interface LedgerSettings {
 export interface Ledger {
   /** Takes records from the first request on, whether the store is open yet or not. */
   writer: LedgerWriter;
+  /**
+   * Requests refused at the door, counted per minute, surface and code instead of a ledger row
+   * each (rejection-counter.ts): `rejections.count('chat', error.code)`.
+   */
+  rejections: RejectionCounter;
   /** Resolves when the store is open (never rejects: failures are retried and logged). */
   opened: Promise<void>;
   /** Flushes within `shutdownFlushMs`, then closes the journal and the store, in bounded time. */
@@ -68,6 +74,7 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
   const where = describeLocation(settings.store);
   const fromJournal = settings.journal ? LedgerJournal.open({ ...settings.journal, log }) : undefined;
   const writer = new LedgerWriter(undefined, { ...settings.writer, log, journal: fromJournal?.journal, replayed: fromJournal?.replayed });
+  const rejections = new RejectionCounter(undefined, { flushIntervalMs: Math.max(settings.writer.flushIntervalMs, 1_000), log });
 
   let database: OpenedDatabase | undefined;
   let responsesStore: ResponsesStore | undefined;
@@ -107,6 +114,7 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
     settings.onOpen?.({ ledgerStore, responsesStore });
     if (attempts > 1) log(`ledger: the store (${where}) is open after ${attempts} attempts; writing the ${writer.pending} record(s) that waited`);
     writer.attach(ledgerStore);
+    rejections.attach(new RejectionStore(db.db));
     markOpened();
     return true;
   }
@@ -122,11 +130,13 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
 
   return {
     writer,
+    rejections,
     opened,
     async close() {
       closing = true;
       clearTimeout(retryTimer);
       await writer.close(settings.shutdownFlushMs);
+      await rejections.close(1_000);
       // Responses saves end within the query timeout; this only bounds a store that is gone.
       if (responsesStore) await within(responsesStore.settle(), 2_000);
       fromJournal?.journal.close();
