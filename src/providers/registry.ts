@@ -4,8 +4,9 @@ import { errors } from '../errors/catalog.ts';
 import type { UpstreamClient } from '../upstream/http-client.ts';
 import { createMockProvider } from './mock/index.ts';
 import { nativeProviders } from './native-providers.ts';
-import { createOpenAICompatibleProvider } from './openai-compatible/index.ts';
+import { createOpenAICompatibleProvider, type OpenAICompatibleSettings } from './openai-compatible/index.ts';
 import { findPreset, presets } from './openai-compatible/presets.ts';
+import { pricedModels } from './priced-models.ts';
 import type { ProviderAdapter } from './types.ts';
 
 export interface ResolvedModel {
@@ -20,8 +21,12 @@ export interface ResolvedModel {
 export interface ProviderRegistry {
   resolve(name: string): ResolvedModel;
   providers(): string[];
-  /** Every addressable model: aliases first, then provider/model for listed models. */
-  models(): { id: string; owned_by: string }[];
+  /**
+   * Every addressable model: aliases first, then `provider/model` for each enabled provider's
+   * models (an OpenAI-compatible upstream's own list, the pricing registry's for a native
+   * provider, the config's `models`, the mock's scenarios). Never rejects.
+   */
+  models(): Promise<{ id: string; owned_by: string }[]>;
 }
 
 /**
@@ -38,6 +43,13 @@ function keyWrittenEmpty(entry: ProviderConfig | undefined): boolean {
 export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, client: UpstreamClient): ProviderRegistry {
   const adapters = new Map<string, ProviderAdapter>();
   adapters.set('mock', createMockProvider());
+  /** OpenAI-compatible upstreams list their models themselves. */
+  const upstreamLists = new Map<string, () => Promise<string[]>>();
+  const addOpenAICompatible = (settings: OpenAICompatibleSettings) => {
+    const adapter = createOpenAICompatibleProvider(settings, client);
+    adapters.set(settings.name, adapter);
+    upstreamLists.set(settings.name, adapter.listUpstreamModels);
+  };
 
   for (const preset of presets) {
     const fromFile = config.providers[preset.name];
@@ -46,22 +58,16 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
     const envBase = env[preset.baseUrlEnv];
     const enabled = Boolean(fromFile) || Boolean(apiKey) || (preset.keyless === true && Boolean(envBase));
     if (!enabled) continue;
-    adapters.set(
-      preset.name,
-      createOpenAICompatibleProvider(
-        {
-          name: preset.name,
-          baseUrl: fromFile?.base_url || envBase || preset.baseUrl,
-          apiKey,
-          headers: fromFile?.headers ?? {},
-          streamOptions: fromFile?.stream_options ?? preset.streamOptions ?? true,
-          splitThinkTags: fromFile?.think_tags === 'reasoning',
-          models: fromFile?.models ?? [],
-          responsesApi: fromFile?.responses_api ?? false,
-        },
-        client,
-      ),
-    );
+    addOpenAICompatible({
+      name: preset.name,
+      baseUrl: fromFile?.base_url || envBase || preset.baseUrl,
+      apiKey,
+      headers: fromFile?.headers ?? {},
+      streamOptions: fromFile?.stream_options ?? preset.streamOptions ?? true,
+      splitThinkTags: fromFile?.think_tags === 'reasoning',
+      models: fromFile?.models ?? [],
+      responsesApi: fromFile?.responses_api ?? false,
+    });
   }
 
   for (const native of nativeProviders) {
@@ -76,22 +82,16 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
       throw new ConfigError(`providers.${name}: a server that is not a preset needs base_url (and type: openai-compatible).`);
     }
     if (keyWrittenEmpty(settings)) continue;
-    adapters.set(
+    addOpenAICompatible({
       name,
-      createOpenAICompatibleProvider(
-        {
-          name,
-          baseUrl: settings.base_url,
-          apiKey: settings.api_key,
-          headers: settings.headers ?? {},
-          streamOptions: settings.stream_options ?? true,
-          splitThinkTags: settings.think_tags === 'reasoning',
-          models: settings.models ?? [],
-          responsesApi: settings.responses_api ?? false,
-        },
-        client,
-      ),
-    );
+      baseUrl: settings.base_url,
+      apiKey: settings.api_key,
+      headers: settings.headers ?? {},
+      streamOptions: settings.stream_options ?? true,
+      splitThinkTags: settings.think_tags === 'reasoning',
+      models: settings.models ?? [],
+      responsesApi: settings.responses_api ?? false,
+    });
   }
 
   const aliases = new Map(config.model_list.map((m) => [m.model_name, m.model]));
@@ -118,12 +118,16 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
       return { adapter, provider, model: target.slice(slash + 1), requested: name };
     },
     providers: () => [...adapters.keys()],
-    models() {
+    async models() {
+      const lists = await Promise.all(
+        [...adapters].map(async ([name, adapter]) => {
+          const listed = (await upstreamLists.get(name)?.()) ?? adapter.listModels();
+          return { name, models: new Set([...listed, ...pricedModels(name)]) };
+        }),
+      );
       const out: { id: string; owned_by: string }[] = [];
       for (const [alias, target] of aliases) out.push({ id: alias, owned_by: target.slice(0, target.indexOf('/')) });
-      for (const [name, adapter] of adapters) {
-        for (const model of adapter.listModels()) out.push({ id: `${name}/${model}`, owned_by: name });
-      }
+      for (const { name, models } of lists) for (const model of models) out.push({ id: `${name}/${model}`, owned_by: name });
       return out;
     },
   };

@@ -6,6 +6,7 @@ import { buildOpenAICompatibleRequest, type OpenAICompatibleTarget } from './bui
 import { decodeOpenAICompatibleResponse } from './decode-response.ts';
 import { createOpenAICompatibleFrameDecoder } from './decode-stream.ts';
 import { mapOpenAICompatibleError } from './map-error.ts';
+import { createModelList, type ModelListTimings } from './list-models.ts';
 import { createResponsesRelay } from './relay-responses.ts';
 
 export interface OpenAICompatibleSettings extends OpenAICompatibleTarget {
@@ -16,20 +17,30 @@ export interface OpenAICompatibleSettings extends OpenAICompatibleTarget {
   responsesApi: boolean;
 }
 
+/** The adapter, plus the models the upstream lists itself (GET /v1/models asks it, cached). */
+export interface OpenAICompatibleAdapter extends ProviderAdapter {
+  readonly listUpstreamModels: () => Promise<string[]>;
+}
+
 /** One adapter for every server that speaks the Chat Completions protocol. */
-export function createOpenAICompatibleProvider(settings: OpenAICompatibleSettings, client: UpstreamClient): ProviderAdapter {
+export function createOpenAICompatibleProvider(
+  settings: OpenAICompatibleSettings,
+  client: UpstreamClient,
+  modelListTimings?: ModelListTimings,
+): OpenAICompatibleAdapter {
   const decodeOptions = { provider: settings.name, splitThinkTags: settings.splitThinkTags };
   const adapter = createHttpProvider(
     {
       name: settings.name,
       models: settings.models,
       buildRequest: (request, model, stream) => buildOpenAICompatibleRequest(request, model, stream, settings),
-      createStreamDecoder: () =>
-        createSseStreamDecoder(settings.name, createOpenAICompatibleFrameDecoder(decodeOptions)),
+      createStreamDecoder: () => createSseStreamDecoder(settings.name, createOpenAICompatibleFrameDecoder(decodeOptions)),
       decodeResponse: (body) => decodeOpenAICompatibleResponse(body, decodeOptions),
       mapError: (status, headers, text) => mapOpenAICompatibleError(settings.name, status, headers, text),
     },
     client,
   );
-  return settings.responsesApi ? { ...adapter, responses: createResponsesRelay(settings.name, settings, client) } : adapter;
+  const listUpstreamModels = createModelList(settings, client, modelListTimings);
+  const responses = settings.responsesApi ? createResponsesRelay(settings.name, settings, client) : undefined;
+  return responses ? { ...adapter, responses, listUpstreamModels } : { ...adapter, listUpstreamModels };
 }

@@ -1,0 +1,29 @@
+import { findProvider } from '@pydantic/genai-prices';
+
+/**
+ * The native providers' ids in @pydantic/genai-prices (the pricing registry sluice already
+ * ships): their APIs have no model list sluice could ask with every kind of credential, so
+ * GET /v1/models lists the models the registry prices for them.
+ */
+const REGISTRY_PROVIDER: Record<string, string> = { anthropic: 'anthropic', google: 'google', bedrock: 'aws' };
+
+/**
+ * The registry's "google" entry is Vertex AI, which also sells partner models (Claude) that the
+ * Gemini API does not serve.
+ */
+const NOT_SERVED: Record<string, (id: string) => boolean> = { google: (id) => id.startsWith('claude-') };
+
+const cache = new Map<string, string[]>();
+
+/** Model ids the pricing registry knows for a native provider (none for any other provider). */
+export function pricedModels(provider: string): string[] {
+  let models = cache.get(provider);
+  if (!models) {
+    const registryId = REGISTRY_PROVIDER[provider];
+    const entry = registryId ? findProvider({ providerId: registryId }) : undefined;
+    const skip = NOT_SERVED[provider];
+    models = (entry?.models ?? []).map((m) => m.id).filter((id) => !skip?.(id));
+    cache.set(provider, models);
+  }
+  return models;
+}
