@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { classifyStoreError, describeStoreError } from './classify-store-error.ts';
 
-const coded = (message: string, code: string, extra: Record<string, unknown> = {}) =>
-  Object.assign(new Error(message), { code, ...extra });
+const coded = (message: string, code: string, extra: Record<string, unknown> = {}) => Object.assign(new Error(message), { code, ...extra });
 
 describe('classifyStoreError', () => {
   it('one bad record does not stop the ledger: PostgreSQL data errors are data, its other classes are the database', () => {

@@ -18,7 +18,10 @@ afterEach(() => {
 });
 
 const records = (n: number, prefix = 'r') => Array.from({ length: n }, (_, i) => ledgerRecord({ requestId: `${prefix}${i}` }));
-const segments = (dir: string) => readdirSync(dir).filter((n) => n.endsWith('.jsonl')).sort();
+const segments = (dir: string) =>
+  readdirSync(dir)
+    .filter((n) => n.endsWith('.jsonl'))
+    .sort();
 
 describe('LedgerJournal', () => {
   it('crash windows: what was appended and not written is read back, in order, at the next open', () => {
@@ -75,7 +78,10 @@ describe('LedgerJournal', () => {
     const { journal: reopened, replayed } = LedgerJournal.open({ dir: freshCopy(dir), syncMs: 0, segmentBytes: 2000 });
     const ids = replayed.map((r) => r.requestId);
     // Everything not yet written is there, in order; a few written ones may come along.
-    assert.deepEqual(ids.slice(ids.indexOf('r20')), all.slice(20).map((r) => r.requestId));
+    assert.deepEqual(
+      ids.slice(ids.indexOf('r20')),
+      all.slice(20).map((r) => r.requestId),
+    );
     assert.ok(ids.length < 30);
     reopened.close();
     journal.close();

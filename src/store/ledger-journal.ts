@@ -73,7 +73,9 @@ export class LedgerJournal implements RecordJournal {
     const found: Segment[] = [];
     let skipped = 0;
     let lastIndex = 0;
-    for (const name of readdirSync(options.dir).filter((n) => SEGMENT.test(n)).sort()) {
+    for (const name of readdirSync(options.dir)
+      .filter((n) => SEGMENT.test(n))
+      .sort()) {
       lastIndex = Number(SEGMENT.exec(name)?.[1]);
       const path = join(options.dir, name);
       const read = readSegment(path);
@@ -81,8 +83,10 @@ export class LedgerJournal implements RecordJournal {
       skipped += read.skipped;
       found.push({ path, end: replayed.length });
     }
-    if (skipped > 0) options.log?.(`ledger: journal ${options.dir}: ${skipped} unreadable line(s) skipped (a write cut by a crash)`);
-    if (replayed.length > 0) options.log?.(`ledger: journal ${options.dir}: ${replayed.length} record(s) not yet in the store, writing them first`);
+    if (skipped > 0)
+      options.log?.(`ledger: journal ${options.dir}: ${skipped} unreadable line(s) skipped (a write cut by a crash)`);
+    if (replayed.length > 0)
+      options.log?.(`ledger: journal ${options.dir}: ${replayed.length} record(s) not yet in the store, writing them first`);
     const journal = new LedgerJournal(options, found, replayed.length, lastIndex + 1);
     return { journal, replayed };
   }

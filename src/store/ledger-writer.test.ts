@@ -20,8 +20,7 @@ class FakeSink implements LedgerSink {
   rows: LedgerRecord[] = [];
   /** A row this says true for fails its whole INSERT, as PostgreSQL refuses a NUL in text. */
   refuse: (r: LedgerRecord) => boolean = () => false;
-  refusal: (r: LedgerRecord) => Error = () =>
-    Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
+  refusal: (r: LedgerRecord) => Error = () => Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
   private held: Promise<void> | undefined;
   private release: (() => void) | undefined;
 

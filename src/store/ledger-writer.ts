@@ -115,14 +115,18 @@ export class LedgerWriter {
       // Rate-limited: a client can send any number of bad model names.
       const n = this.counts.sanitized;
       if (n <= 10 || n % 1000 === 0) {
-        this.log(`ledger: record ${clean.requestId} had values the store cannot hold (${changed.join(', ')}); stored sanitized (${n} so far)`);
+        this.log(
+          `ledger: record ${clean.requestId} had values the store cannot hold (${changed.join(', ')}); stored sanitized (${n} so far)`,
+        );
       }
     }
     if (this.options.journal) {
       try {
         this.options.journal.append(clean);
       } catch (err) {
-        this.log(`ledger: journal ${this.options.journal.location}: append failed, record ${clean.requestId} is only in memory: ${describeStoreError(err)}`);
+        this.log(
+          `ledger: journal ${this.options.journal.location}: append failed, record ${clean.requestId} is only in memory: ${describeStoreError(err)}`,
+        );
       }
     }
     this.buffer.push(clean);
@@ -269,7 +273,9 @@ export class LedgerWriter {
       // still refuses it for something other than data, the database is the problem.
       if (classifyStoreError(again) !== 'data') throw again;
       this.counts.dropped++;
-      this.log(`ledger: record ${row.requestId} refused by the store (${reason}), and its set-aside form too (${describeStoreError(again)}); dropped`);
+      this.log(
+        `ledger: record ${row.requestId} refused by the store (${reason}), and its set-aside form too (${describeStoreError(again)}); dropped`,
+      );
       return;
     }
     this.counts.setAside++;
@@ -282,7 +288,9 @@ export class LedgerWriter {
     const kind: StoreErrorKind = classifyStoreError(err);
     this.backoffMs = Math.min(this.backoffMs ? this.backoffMs * 2 : 100, this.options.maxBackoffMs ?? 5_000);
     const journal = this.options.journal;
-    const held = journal ? `held in memory and in the journal ${journal.location}` : 'held in memory only, lost if sluice stops first';
+    const held = journal
+      ? `held in memory and in the journal ${journal.location}`
+      : 'held in memory only, lost if sluice stops first';
     this.log(
       `ledger: write of ${batchSize} record(s) failed (${kind}: ${describeStoreError(err)}); ` +
         `${this.buffer.length} record(s) at risk, ${held}; retrying in ${this.backoffMs} ms`,

@@ -30,7 +30,7 @@ export interface OpenedDatabase {
    * Closes the connections, in at most `timeoutMs`: past it, PostgreSQL sockets still open (a
    * half-open connection never answers the goodbye) are destroyed, so a shutdown always ends.
    */
-  close(timeoutMs?: number): Promise<void>;
+  close: (timeoutMs?: number) => Promise<void>;
 }
 
 /** int8 (bigint) columns come back from pg as strings; every bigint here is a count or a time. */
@@ -59,7 +59,9 @@ function poolOptions(location: StoreLocation, use: 'queries' | 'migrations'): pg
     keepAliveInitialDelayMillis: 10_000,
     // Migrations get longer: adding a column or an index to a large ledger may rightly take
     // minutes, but a stalled connection must still end one day.
-    ...(use === 'queries' ? { statement_timeout: queryTimeoutMs, query_timeout: queryTimeoutMs } : { query_timeout: MIGRATION_TIMEOUT_MS }),
+    ...(use === 'queries'
+      ? { statement_timeout: queryTimeoutMs, query_timeout: queryTimeoutMs }
+      : { query_timeout: MIGRATION_TIMEOUT_MS }),
   };
 }
 

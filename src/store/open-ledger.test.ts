@@ -70,7 +70,13 @@ describe('startLedger', () => {
         await sleep(200);
         opened = await sqlite();
         const close = opened.close;
-        return { ...opened, close: async () => { closed = true; await close(); } };
+        return {
+          ...opened,
+          close: async () => {
+            closed = true;
+            await close();
+          },
+        };
       },
       { firstAttemptMs: 30 },
     );

@@ -43,7 +43,9 @@ export interface Ledger {
 /** The settings a gateway's config gives (the `store` and `ledger` sections). */
 export function ledgerSettings(config: Config, log: (message: string) => void, onOpen: LedgerSettings['onOpen']): LedgerSettings {
   const { store, ledger } = config;
-  const journalDir = ledger.journal ?? (ledger.durable ? join(dirname(store.path === ':memory:' ? '.sluice/x' : store.path), 'ledger-journal') : undefined);
+  const journalDir =
+    ledger.journal ??
+    (ledger.durable ? join(dirname(store.path === ':memory:' ? '.sluice/x' : store.path), 'ledger-journal') : undefined);
   return {
     store: {
       databaseUrl: store.database_url,
@@ -73,7 +75,12 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
   const retry = settings.retry ?? { firstMs: 1_000, maxMs: 30_000 };
   const where = describeLocation(settings.store);
   const fromJournal = settings.journal ? LedgerJournal.open({ ...settings.journal, log }) : undefined;
-  const writer = new LedgerWriter(undefined, { ...settings.writer, log, journal: fromJournal?.journal, replayed: fromJournal?.replayed });
+  const writer = new LedgerWriter(undefined, {
+    ...settings.writer,
+    log,
+    journal: fromJournal?.journal,
+    replayed: fromJournal?.replayed,
+  });
   const rejections = new RejectionCounter(undefined, { flushIntervalMs: Math.max(settings.writer.flushIntervalMs, 1_000), log });
 
   let database: OpenedDatabase | undefined;
@@ -112,7 +119,8 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
     const ledgerStore = new LedgerStore(db.db);
     responsesStore = new ResponsesStore(db.db);
     settings.onOpen?.({ ledgerStore, responsesStore });
-    if (attempts > 1) log(`ledger: the store (${where}) is open after ${attempts} attempts; writing the ${writer.pending} record(s) that waited`);
+    if (attempts > 1)
+      log(`ledger: the store (${where}) is open after ${attempts} attempts; writing the ${writer.pending} record(s) that waited`);
     writer.attach(ledgerStore);
     rejections.attach(new RejectionStore(db.db));
     markOpened();

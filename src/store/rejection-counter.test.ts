@@ -109,7 +109,10 @@ for (const engine of ENGINES) {
           { windowStart: T0, surface: 'responses', code: 'missing_api_key', count: 1 },
         ]);
         // The ledger itself got nothing.
-        const { count } = await opened.db.selectFrom('ledger').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+        const { count } = await opened.db
+          .selectFrom('ledger')
+          .select((eb) => eb.fn.countAll<number>().as('count'))
+          .executeTakeFirstOrThrow();
         assert.equal(Number(count), 0);
       } finally {
         await opened.close();

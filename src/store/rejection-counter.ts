@@ -93,10 +93,16 @@ export class RejectionCounter {
     if (row) {
       row.count++;
     } else if (this.counts.size >= (this.options.maxKeys ?? 10_000)) {
-      if (this.dropped++ === 0) this.options.log?.(`ledger: rejection counts: ${this.counts.size} windows waiting for the store; new ones dropped`);
+      if (this.dropped++ === 0)
+        this.options.log?.(`ledger: rejection counts: ${this.counts.size} windows waiting for the store; new ones dropped`);
       return;
     } else {
-      this.counts.set(key, { windowStart, surface: storableText(surface, TEXT_CAPS.label), code: storableText(code, TEXT_CAPS.name), count: 1 });
+      this.counts.set(key, {
+        windowStart,
+        surface: storableText(surface, TEXT_CAPS.label),
+        code: storableText(code, TEXT_CAPS.name),
+        count: 1,
+      });
     }
     this.schedule();
   }
@@ -133,7 +139,8 @@ export class RejectionCounter {
         (err: unknown) => {
           // Back into the map, added to what arrived meanwhile; said once per outage.
           for (const [key, row] of taken) this.merge(key, row);
-          if (!this.failing) this.options.log?.(`ledger: rejection counts not written, kept in memory: ${describeStoreError(err)}`);
+          if (!this.failing)
+            this.options.log?.(`ledger: rejection counts not written, kept in memory: ${describeStoreError(err)}`);
           this.failing = true;
           this.schedule();
         },

@@ -10,7 +10,8 @@ import { createTestSchema, noPostgres, type TestSchema } from '../helpers/postgr
  * used to fail its batch forever, so no request after it got a row.
  */
 
-const chunk = (body: Record<string, unknown>) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', ...body })}\n\n`;
+const chunk = (body: Record<string, unknown>) =>
+  `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', ...body })}\n\n`;
 
 /** A whole upstream stream whose usage chunk carries `usage` exactly as given. */
 function streamWithUsage(usage: unknown): string {
@@ -110,7 +111,11 @@ for (const engine of ENGINES) {
       ['2^53', 2 ** 53, 2 ** 31 - 1],
     ] as const) {
       it(`one bad record does not stop the ledger: an upstream prompt_tokens of ${label}`, async () => {
-        const { id, text } = await chat(gw, 'up/gpt-4o-mini', `usage:${JSON.stringify({ prompt_tokens: promptTokens, completion_tokens: 2, total_tokens: 3 })}`);
+        const { id, text } = await chat(
+          gw,
+          'up/gpt-4o-mini',
+          `usage:${JSON.stringify({ prompt_tokens: promptTokens, completion_tokens: 2, total_tokens: 3 })}`,
+        );
         // The client sees a number too, never what the upstream sent.
         const usageFrame = text.split('\n\n').find((f) => f.includes('"usage":{'));
         const usage = JSON.parse(usageFrame?.slice(6) ?? '{}').usage;
