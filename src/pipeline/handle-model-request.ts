@@ -15,7 +15,8 @@ import { createAccountant, finalizeRecord } from './request-accounting.ts';
 /**
  * The one lifecycle of every model request, whatever its surface:
  * authenticate → parse → resolve → prepare → admit → account → run, and in `finally` exactly one
- * ledger record, however it ended (a refusal at the door is recorded here and nowhere else).
+ * ledger record, however it ended (a refusal at the door is recorded here and nowhere else; an
+ * unauthenticated one is counted in the rejections table instead, so a flood cannot grow the store).
  * A failure before the response started becomes the surface's HTTP error.
  */
 export async function handleModelRequest(
@@ -58,13 +59,19 @@ export async function handleModelRequest(
     exchange.sendError(failure);
   } finally {
     scope?.dispose();
-    const record = accountant
-      ? await finalizeRecord(ctx.accounting, accountant, failure)
-      : rejectedRecord(exchange.requestId, failure ?? toGatewayError('no failure recorded'), operation.surface, model, startedAt, caller?.keyId ?? null);
-    try {
-      admission?.settle(record);
-    } finally {
-      write(ctx, record);
+    if (!caller && failure) {
+      // Refused before the caller was known: anyone can send these, so they are counted per
+      // minute and reason (store/rejection-counter.ts) instead of growing the ledger by a row each.
+      ctx.accounting.rejections?.count(operation.surface, failure.code);
+    } else {
+      const record = accountant
+        ? await finalizeRecord(ctx.accounting, accountant, failure)
+        : rejectedRecord(exchange.requestId, failure ?? toGatewayError('no failure recorded'), operation.surface, model, startedAt, caller?.keyId ?? null);
+      try {
+        admission?.settle(record);
+      } finally {
+        write(ctx, record);
+      }
     }
   }
 }

@@ -5,12 +5,15 @@ import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { ResolvedModel } from '../providers/registry.ts';
 import type { LedgerWriter } from '../store/ledger-writer.ts';
+import type { RejectionCounter } from '../store/rejection-counter.ts';
 import type { Caller } from './admit.ts';
 
 export interface AccountingDeps {
   pricing: PricingRegistry;
   /** Absent when the ledger is disabled: the accountant still feeds usage and cost to the stream. */
   ledger: LedgerWriter | undefined;
+  /** Counts refusals of unauthenticated requests per minute and reason, instead of a row each. */
+  rejections: RejectionCounter | undefined;
   storeContentChars: number;
   log: (message: string) => void;
 }

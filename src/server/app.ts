@@ -53,6 +53,7 @@ export function createGateway(
     accounting: {
       pricing: new PricingRegistry(config.pricing),
       ledger: undefined,
+      rejections: undefined,
       storeContentChars: config.ledger.store_content ? config.ledger.content_max_chars : 0,
       log,
     },
@@ -74,6 +75,7 @@ export function createGateway(
       }),
     );
     context.accounting.ledger = ledger.writer;
+    context.accounting.rejections = ledger.rejections;
   }
 
   // Handlers still running (their ledger record may not be written yet), for a clean shutdown.

@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { countTokens as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
@@ -606,19 +610,21 @@ describe('accounting: the request log over HTTP, behind the master key', () => {
   });
 });
 
-describe('accounting: a model request refused at the door still leaves its record', () => {
+describe('accounting: refusals at the door', () => {
   const KEY = 'sk-sluice-master';
   let gw: TestGateway;
+  let dir: string;
   before(async () => {
-    gw = await startGateway({ auth: { master_key: KEY }, ledger: { flush_interval_ms: 10 } });
+    dir = mkdtempSync(join(tmpdir(), 'sluice-rejections-'));
+    gw = await startGateway({ auth: { master_key: KEY }, store: { path: join(dir, 'sluice.db') }, ledger: { flush_interval_ms: 10 } });
   });
   after(async () => {
-    await gw.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
-  it('records a 401 on /v1/chat/completions with its error, and none for the request log itself', async () => {
-    const res = await post(gw, chatBody('mock/echo'), undefined, { authorization: 'Bearer sk-wrong' });
-    assert.equal(res.status, 401);
+  it('an authenticated request refused before any provider keeps its own record', async () => {
+    const res = await post(gw, chatBody('nope/model'), undefined, { authorization: `Bearer ${KEY}` });
+    assert.equal(res.status, 404);
     const id = res.headers.get('x-request-id') ?? '';
     await res.text();
     const log = await getJson(gw, `/v1/requests/${id}`, { authorization: `Bearer ${KEY}` });
@@ -626,11 +632,35 @@ describe('accounting: a model request refused at the door still leaves its recor
     const record = log.json as LogEntry;
     assert.equal(record.outcome, 'error');
     assert.equal(record.surface, 'chat');
-    assert.deepEqual(record.error, { type: 'authentication_error', code: 'invalid_api_key', message: 'Incorrect API key provided.' });
-    const listed = await getJson(gw, '/v1/requests', { authorization: `Bearer ${KEY}` });
-    assert.deepEqual(
-      (listed.json.data as LogEntry[]).map((r) => r.request_id),
-      [id],
-    );
+    assert.equal(record.requested_model, 'nope/model');
+    assert.equal((record.error as { code: string }).code, 'model_not_found');
+  });
+
+  it('unauthenticated floods are counted per minute and reason, not written as a row each (2,000 refused 401s)', async () => {
+    const refuse = async (i: number) => {
+      const res = await post(gw, chatBody('mock/echo'), undefined, { authorization: i % 2 ? 'Bearer sk-wrong' : '' });
+      assert.equal(res.status, 401);
+      await res.text();
+    };
+    for (let i = 0; i < 2_000; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => refuse(i + j)));
+    await gw.close();
+    const db = new DatabaseSync(join(dir, 'sluice.db'));
+    try {
+      const rows = db.prepare('SELECT COUNT(*) AS n FROM ledger').get() as { n: number };
+      // Only the authenticated refusal of the test above.
+      assert.equal(rows.n, 1);
+      const counted = db.prepare('SELECT surface, code, SUM(count) AS n, COUNT(*) AS windows FROM rejections GROUP BY surface, code ORDER BY code').all();
+      assert.deepEqual(
+        counted.map((r) => ({ ...r })),
+        [
+          { surface: 'chat', code: 'invalid_api_key', n: 1_000, windows: (counted[0] as { windows: number }).windows },
+          { surface: 'chat', code: 'missing_api_key', n: 1_000, windows: (counted[1] as { windows: number }).windows },
+        ],
+      );
+      // One row per minute window: the flood spans one or two minutes at most.
+      for (const r of counted) assert.ok((r as { windows: number }).windows <= 2);
+    } finally {
+      db.close();
+    }
   });
 });
