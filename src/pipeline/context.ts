@@ -14,6 +14,11 @@ export interface PipelineContext {
   accounting: AccountingDeps;
   /** Responses created through sluice (GET /v1/responses/{id}, previous_response_id). */
   responsesStore: ResponsesStore | undefined;
+  /**
+   * Requests whose response has ended but whose record is still being settled (usage counted),
+   * by request id: a request-log lookup waits for them instead of answering 404.
+   */
+  settling: Map<string, Promise<unknown>>;
   authenticate: Authenticate;
   admit: Admit;
 }

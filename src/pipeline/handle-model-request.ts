@@ -64,13 +64,20 @@ export async function handleModelRequest(
       // minute and reason (store/rejection-counter.ts) instead of growing the ledger by a row each.
       ctx.accounting.rejections?.count(operation.surface, failure.code);
     } else {
-      const record = accountant
-        ? await finalizeRecord(ctx.accounting, accountant, failure)
-        : rejectedRecord(exchange.requestId, failure ?? toGatewayError('no failure recorded'), operation.surface, model, startedAt, caller?.keyId ?? null);
+      const { requestId } = exchange;
+      const settled = accountant
+        ? finalizeRecord(ctx.accounting, accountant, failure)
+        : Promise.resolve(rejectedRecord(requestId, failure ?? toGatewayError('no failure recorded'), operation.surface, model, startedAt, caller?.keyId ?? null));
+      ctx.settling.set(requestId, settled);
       try {
-        admission?.settle(record);
+        const record = await settled;
+        try {
+          admission?.settle(record);
+        } finally {
+          write(ctx, record);
+        }
       } finally {
-        write(ctx, record);
+        ctx.settling.delete(requestId);
       }
     }
   }

@@ -47,6 +47,7 @@ export function createGateway(
     config,
     registry: createProviderRegistry(config, env, client),
     scopes: new Set<RequestScope>(),
+    settling: new Map(),
     authenticate: createAuthenticate(config.auth.master_key),
     admit: admitAll,
     startedAt: Math.floor(Date.now() / 1000),

@@ -25,3 +25,10 @@ export function newRequestId(now: number = Date.now()): string {
   const start = next++ * RANDOM_BYTES;
   return now.toString(36).padStart(8, '0') + pool.toString('base64url', start, start + RANDOM_BYTES);
 }
+
+const ID_SHAPE = /^[0-9a-z]{8}[A-Za-z0-9_-]{12}$/;
+
+/** Whether `id` has the shape of an id sluice issues (so a lookup of anything else can fail fast). */
+export function isRequestId(id: string): boolean {
+  return ID_SHAPE.test(id);
+}

@@ -1,9 +1,11 @@
 import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { LedgerRecord } from '../../accounting/ledger-record.ts';
 import { errors } from '../../errors/catalog.ts';
 import { InvalidLedgerQuery } from '../../store/invalid-ledger-query.ts';
-import type { LedgerQuery } from '../../store/ledger-store.ts';
+import type { LedgerQuery, LedgerStore } from '../../store/ledger-store.ts';
 import type { GatewayContext } from '../gateway-context.ts';
+import { isRequestId } from '../request-id.ts';
 import { sendJson } from '../../protocol/http/send-json.ts';
 
 const OUTCOMES = new Set(['ok', 'error', 'cancelled']);
@@ -54,13 +56,27 @@ function storeOf(ctx: GatewayContext) {
 export async function handleGetRequest(res: ServerResponse, ctx: GatewayContext, id: string, requestId: string) {
   const store = storeOf(ctx);
   const bare = id.replace(/^(chatcmpl-|resp_)/, '');
-  let record = await store.get(bare);
-  if (!record && ctx.accounting.ledger && ctx.accounting.ledger.pending > 0) {
-    await flushBriefly(ctx);
-    record = await store.get(bare);
-  }
+  const record = (await store.get(bare)) ?? (isRequestId(bare) ? await awaitRecord(ctx, store, bare) : undefined);
   if (!record) throw errors.requestNotFound(id);
   sendJson(res, 200, recordJson(record), { 'X-Request-ID': requestId });
+}
+
+/**
+ * Read your writes: a request's record is written in batches after its response ended, so a
+ * lookup right after it can come first. Here: wait for the record being settled, flush what is
+ * buffered, and, since the request may have ended on another instance (whose buffer this one
+ * cannot flush), poll the store for up to two flush intervals before answering 404.
+ */
+async function awaitRecord(ctx: GatewayContext, store: LedgerStore, id: string): Promise<LedgerRecord | undefined> {
+  const settling = ctx.settling.get(id);
+  if (settling) await Promise.race([settling, sleep(FLUSH_WAIT_MS)]);
+  await flushBriefly(ctx);
+  const deadline = Date.now() + 2 * ctx.config.ledger.flush_interval_ms + 100;
+  for (;;) {
+    const record = await store.get(id);
+    if (record || Date.now() >= deadline) return record;
+    await sleep(25);
+  }
 }
 
 /**
