@@ -28,9 +28,12 @@ export function upstreamHttpError(d: UpstreamErrorDetails): GatewayError {
     const value = d.headers?.[name];
     if (typeof value === 'string') headers[name] = value;
   }
-  const text = d.message?.trim() || `${d.provider} returned HTTP ${d.status} with no error message.`;
-  const code = d.upstreamCode == null ? undefined : String(d.upstreamCode);
-  const base = { provider: d.provider, upstreamStatus: d.status, headers, param: d.param ?? null };
+  // The details come from an untrusted body: a field of the wrong type is ignored, never thrown over.
+  const message = typeof d.message === 'string' ? d.message.trim() : '';
+  const text = message || `${d.provider} returned HTTP ${d.status} with no error message.`;
+  const code = typeof d.upstreamCode === 'string' || typeof d.upstreamCode === 'number' ? String(d.upstreamCode) : undefined;
+  const param = typeof d.param === 'string' ? d.param : null;
+  const base = { provider: d.provider, upstreamStatus: d.status, headers, param };
   const make = (status: number, type: OpenAIErrorType, fallbackCode: string, message: string, retryable: boolean) =>
     new GatewayError({
       ...base,
@@ -42,7 +45,8 @@ export function upstreamHttpError(d: UpstreamErrorDetails): GatewayError {
       fallbackable: retryable || status === 502,
     });
 
-  const s = d.status;
+  // An in-stream error carries a status the upstream chose: anything but an HTTP error status is a 502.
+  const s = isHttpErrorStatus(d.status) ? d.status : 500;
   if (s === 401 || s === 403) {
     // Never the upstream's code: `invalid_api_key` on a 502 would still make the client blame its own key.
     return new GatewayError({
@@ -71,4 +75,9 @@ export function upstreamHttpError(d: UpstreamErrorDetails): GatewayError {
   if (s === 503 || s === 529) return make(503, 'server_error', 'upstream_overloaded', text, true);
   if (s >= 400 && s < 500) return make(s === 422 ? 400 : s, 'invalid_request_error', 'invalid_request', text, false);
   return make(502, 'upstream_error', 'upstream_error', text, true);
+}
+
+/** An integer 4xx or 5xx: the only statuses an upstream error may hand on to the client. */
+export function isHttpErrorStatus(status: unknown): status is number {
+  return typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599;
 }

@@ -21,5 +21,6 @@ const known: Record<string, FinishReason> = {
 
 /** Maps an OpenAI-family finish reason; anything unknown is a natural stop. */
 export function normalizeFinishReason(raw: string): FinishReason {
-  return known[raw] ?? 'stop';
+  // Own keys only: a finish_reason such as `constructor` must not find Object.prototype's.
+  return Object.hasOwn(known, raw) ? known[raw] : 'stop';
 }

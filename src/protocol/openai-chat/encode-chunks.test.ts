@@ -61,3 +61,18 @@ describe('ChatChunkEncoder: citations', () => {
     );
   });
 });
+
+describe('regression: an upstream could inject JSON through choices[].index', () => {
+  it('refuses a choice index it cannot write as a small integer: decoders never emit one, so it is a sluice bug', () => {
+    for (const choice of ['0,"x":1', {}, Number.POSITIVE_INFINITY, -1, 0.5, 128]) {
+      const encoder = new ChatChunkEncoder(options);
+      assert.throws(() => encoder.encode({ type: 'text', choice: choice as number, text: 'x' }), /invalid choice index/, String(choice));
+    }
+  });
+
+  it('writes every choice index below 128', () => {
+    const encoder = new ChatChunkEncoder(options);
+    const frame = encoder.encode({ type: 'text', choice: 127, text: 'x' });
+    assert.equal(JSON.parse(frame.split('\n\n')[0].slice('data: '.length)).choices[0].index, 127);
+  });
+});

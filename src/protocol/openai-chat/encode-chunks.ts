@@ -5,6 +5,9 @@ import { toOpenAIUsage, type Usage } from '../canonical/usage.ts';
 import { dataFrame, namedFrame } from '../sse/frames.ts';
 import { chatAnnotation } from './annotations.ts';
 
+/** The chat schema's max `n` (request-schema.ts), and so the number of choices a stream can have. */
+const MAX_CHOICES = 128;
+
 export interface ChatChunkEncoderOptions {
   id: string;
   created: number;
@@ -149,6 +152,11 @@ export class ChatChunkEncoder {
   private choice(index: number): ChoiceState {
     let state = this.choices[index];
     if (!state) {
+      // The index is written into every frame unquoted and sizes this array: decoders only emit
+      // small integers (providers/upstream-schema.ts), so anything else is a sluice bug.
+      if (!Number.isInteger(index) || index < 0 || index >= MAX_CHOICES) {
+        throw new Error(`canonical event with an invalid choice index: ${String(index).slice(0, 40)}`);
+      }
       state = { started: false, finished: false, toolIndex: new Map() };
       this.choices[index] = state;
     }

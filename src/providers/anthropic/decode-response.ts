@@ -1,18 +1,8 @@
-import { errors } from '../../errors/catalog.ts';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
-import { type AnthropicContentBlock, AnthropicEventDecoder, type AnthropicStreamPayload } from './decode-stream.ts';
+import { checkPayload } from '../upstream-schema.ts';
+import { AnthropicEventDecoder } from './decode-stream.ts';
 import { anthropicStreamError, PROVIDER } from './map-error.ts';
-import type { AnthropicUsage } from './usage.ts';
-
-interface AnthropicMessage {
-  type?: string;
-  id?: string;
-  model?: string;
-  content?: AnthropicContentBlock[] | null;
-  stop_reason?: string | null;
-  usage?: AnthropicUsage | null;
-  error?: unknown;
-}
+import { type AnthropicStreamPayload, messageSchema } from './payload-schema.ts';
 
 /**
  * A whole Messages API response -> canonical events. It is replayed as the stream it would have
@@ -20,11 +10,10 @@ interface AnthropicMessage {
  * a tool_use block's `input` becomes its arguments JSON.
  */
 export function decodeAnthropicResponse(body: unknown): CanonicalEvent[] {
-  const message = (body ?? {}) as AnthropicMessage;
-  if (message.type === 'error') return [{ type: 'error', error: anthropicStreamError(message) }];
-  if (!Array.isArray(message.content)) {
-    return [{ type: 'error', error: errors.malformed(PROVIDER, 'response has no content array') }];
-  }
+  if ((body as { type?: unknown } | null)?.type === 'error') return [{ type: 'error', error: anthropicStreamError(body) }];
+  const checked = checkPayload(messageSchema, body, PROVIDER, 'response');
+  if (!checked.ok) return [{ type: 'error', error: checked.error }];
+  const message = checked.value;
   const decoder = new AnthropicEventDecoder();
   const out: CanonicalEvent[] = [];
   const feed = (payload: AnthropicStreamPayload) => decoder.decode(payload, out);

@@ -5,38 +5,9 @@ import { createSseStreamDecoder, type SseFrameDecoder } from '../sse-decoder.ts'
 import type { StreamDecoder } from '../types.ts';
 import { anthropicFinishReason } from './finish-reason.ts';
 import { anthropicStreamError, PROVIDER } from './map-error.ts';
+import { checkPayload } from '../upstream-schema.ts';
+import { type AnthropicContentBlock, type AnthropicStreamPayload, streamPayloadSchema } from './payload-schema.ts';
 import { type AnthropicUsage, convertAnthropicUsage, mergeAnthropicUsage } from './usage.ts';
-
-/** A content block as content_block_start (or a whole message) carries it: only what sluice reads. */
-export interface AnthropicContentBlock {
-  type?: string;
-  text?: string;
-  thinking?: string;
-  signature?: string;
-  /** redacted_thinking: the encrypted reasoning. */
-  data?: string;
-  id?: string;
-  name?: string;
-  input?: unknown;
-}
-
-/** One Messages API stream event (the `data:` of a frame). */
-export interface AnthropicStreamPayload {
-  type?: string;
-  message?: { id?: string; model?: string; usage?: AnthropicUsage | null } | null;
-  index?: number;
-  content_block?: AnthropicContentBlock | null;
-  delta?: {
-    type?: string;
-    text?: string;
-    thinking?: string;
-    signature?: string;
-    partial_json?: string;
-    stop_reason?: string | null;
-  } | null;
-  usage?: AnthropicUsage | null;
-  error?: unknown;
-}
 
 interface ToolBlock {
   toolIndex: number;
@@ -57,10 +28,10 @@ export class AnthropicEventDecoder {
   decode(payload: AnthropicStreamPayload, out: CanonicalEvent[]): void {
     switch (payload.type) {
       case 'message_start': {
-        const message = payload.message ?? {};
-        out.push({ type: 'start', upstreamId: message.id, upstreamModel: message.model });
+        const message = payload.message;
+        out.push({ type: 'start', upstreamId: message?.id, upstreamModel: message?.model });
         // Input tokens are known now: a stream cut short still accounts for them.
-        if (message.usage) this.addUsage(message.usage, out);
+        if (message?.usage) this.addUsage(message.usage, out);
         break;
       }
       case 'content_block_start':
@@ -164,7 +135,13 @@ export function createAnthropicFrameDecoder(): SseFrameDecoder {
         out.push({ type: 'error', error: errors.malformed(PROVIDER, `event is not a JSON object: ${frame.data.slice(0, 120)}`) });
         return;
       }
-      const typed = payload as AnthropicStreamPayload;
+      const checked = checkPayload(streamPayloadSchema, payload, PROVIDER, 'event');
+      if (!checked.ok) {
+        failed = true;
+        out.push({ type: 'error', error: checked.error });
+        return;
+      }
+      const typed = checked.value;
       // The `event:` line and the payload's `type` agree; the payload is the one documented as required.
       if (typed.type === undefined && frame.event) typed.type = frame.event;
       events.decode(typed, out);

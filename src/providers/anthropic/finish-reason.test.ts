@@ -26,3 +26,9 @@ describe('anthropic finish reasons', () => {
     ]);
   });
 });
+
+describe('regression: a stop_reason naming an Object.prototype key', () => {
+  it('is an unknown reason (stop), not the prototype member', () => {
+    for (const raw of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) assert.equal(anthropicFinishReason(raw), 'stop', raw);
+  });
+});

@@ -17,5 +17,6 @@ const reasons: Record<string, FinishReason> = {
 
 /** An unknown stop reason is a natural stop: the text already arrived. */
 export function anthropicFinishReason(stopReason: string): FinishReason {
-  return reasons[stopReason] ?? 'stop';
+  // Own keys only: a stop_reason such as `constructor` must not find Object.prototype's.
+  return Object.hasOwn(reasons, stopReason) ? reasons[stopReason] : 'stop';
 }

@@ -6,7 +6,15 @@ export const PROVIDER = 'anthropic';
 
 /** `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":…}` */
 interface AnthropicErrorBody {
-  error?: { type?: string; message?: string } | null;
+  error?: unknown;
+}
+
+/** The error object's type and message, where they are strings (the body is untrusted). */
+function errorOf(body: unknown): { type?: string; message?: string } {
+  const error = body && typeof body === 'object' ? (body as AnthropicErrorBody).error : undefined;
+  if (!error || typeof error !== 'object') return {};
+  const { type, message } = error as { type?: unknown; message?: unknown };
+  return { type: typeof type === 'string' ? type : undefined, message: typeof message === 'string' ? message : undefined };
 }
 
 /** The HTTP status Anthropic documents for each error type ("Errors" in the API reference). */
@@ -29,8 +37,8 @@ export function mapAnthropicError(status: number, headers: IncomingHttpHeaders, 
   return upstreamHttpError({
     provider: PROVIDER,
     status,
-    message: error?.message ?? text.slice(0, 500),
-    upstreamCode: error?.type,
+    message: error.message ?? text.slice(0, 500),
+    upstreamCode: error.type,
     headers,
   });
 }
@@ -41,20 +49,19 @@ export function mapAnthropicError(status: number, headers: IncomingHttpHeaders, 
  * client that has not seen output yet. An unknown type is an upstream fault (500 -> 502).
  */
 export function anthropicStreamError(body: unknown): GatewayError {
-  const error = (body as AnthropicErrorBody | null)?.error ?? undefined;
+  const { type, message } = errorOf(body);
   return upstreamHttpError({
     provider: PROVIDER,
-    status: (error?.type && statusOfType[error.type]) || 500,
-    message: error?.message || `${PROVIDER} sent a stream error event with no message (${error?.type ?? 'no type'}).`,
-    upstreamCode: error?.type,
+    status: type !== undefined && Object.hasOwn(statusOfType, type) ? statusOfType[type] : 500,
+    message: message || `${PROVIDER} sent a stream error event with no message (${type ?? 'no type'}).`,
+    upstreamCode: type,
   });
 }
 
-function parseError(text: string): { type?: string; message?: string } | undefined {
+function parseError(text: string): { type?: string; message?: string } {
   try {
-    const body = JSON.parse(text) as AnthropicErrorBody | null;
-    return body?.error ?? undefined;
+    return errorOf(JSON.parse(text));
   } catch {
-    return undefined;
+    return {};
   }
 }

@@ -1,35 +1,16 @@
+import type { z } from 'zod';
 import { errors } from '../../errors/catalog.ts';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
+import { checkPayload } from '../upstream-schema.ts';
 import { bedrockFinishReason } from './finish-reason.ts';
 import { bedrockStreamException } from './map-error.ts';
-import { type BedrockUsage, convertBedrockUsage } from './usage.ts';
-
-/** The ConverseStream event payloads, only the fields sluice reads. */
-interface BlockStart {
-  contentBlockIndex?: number;
-  start?: { toolUse?: { toolUseId?: string; name?: string } };
-}
-interface BlockDelta {
-  contentBlockIndex?: number;
-  delta?: {
-    text?: string;
-    toolUse?: { input?: string };
-    reasoningContent?: { text?: string; signature?: string; redactedContent?: string };
-  };
-}
-interface BlockStop {
-  contentBlockIndex?: number;
-}
-interface MessageStop {
-  stopReason?: string;
-}
-interface Metadata {
-  usage?: BedrockUsage;
-}
+import { blockDeltaSchema, blockStartSchema, blockStopSchema, messageStopSchema, metadataSchema } from './payload-schema.ts';
+import { convertBedrockUsage } from './usage.ts';
 
 /** One decoded ConverseStream event (`:event-type` + JSON payload) at a time -> canonical events. */
 export interface ConverseEventDecoder {
-  event(type: string, payload: unknown, out: CanonicalEvent[]): void;
+  /** Returns true when the event failed the stream (an error event was emitted: ignore the rest). */
+  event(type: string, payload: unknown, out: CanonicalEvent[]): boolean;
   /** An exception message: the stream is over. */
   exception(type: string, payload: unknown, out: CanonicalEvent[]): void;
 }
@@ -56,9 +37,17 @@ export function createConverseEventDecoder(provider: string): ConverseEventDecod
     out.push({ type: 'start' });
   };
 
-  const delta = (p: BlockDelta, out: CanonicalEvent[]) => {
+  /** The payload checked against its schema; undefined (and an error event) when it does not fit. */
+  function check<T>(schema: z.ZodType<T>, type: string, payload: unknown, out: CanonicalEvent[]): T | undefined {
+    const checked = checkPayload(schema, payload ?? {}, provider, `${type} event`);
+    if (checked.ok) return checked.value;
+    out.push({ type: 'error', error: checked.error });
+    return undefined;
+  }
+
+  const delta = (p: z.infer<typeof blockDeltaSchema>, out: CanonicalEvent[]): boolean => {
     const d = p.delta;
-    if (!d) return;
+    if (!d) return false;
     if (d.text) out.push({ type: 'text', choice: 0, text: d.text });
     const r = d.reasoningContent;
     if (r?.text) out.push({ type: 'reasoning', choice: 0, text: r.text });
@@ -68,7 +57,7 @@ export function createConverseEventDecoder(provider: string): ConverseEventDecod
       const block = tools.get(p.contentBlockIndex ?? -1);
       if (!block) {
         out.push({ type: 'error', error: errors.malformed(provider, 'toolUse delta for a block that never started') });
-        return;
+        return true;
       }
       const input = d.toolUse.input;
       if (input) {
@@ -76,49 +65,59 @@ export function createConverseEventDecoder(provider: string): ConverseEventDecod
         out.push({ type: 'tool-call-delta', choice: 0, index: block.index, arguments: input });
       }
     }
+    return false;
   };
 
   return {
     event(type, payload, out) {
-      const p = (payload ?? {}) as Record<string, unknown>;
       switch (type) {
         case 'messageStart':
           start(out);
-          return;
+          return false;
         case 'contentBlockStart': {
+          const s = check(blockStartSchema, type, payload, out);
+          if (!s) return true;
           start(out);
-          const s = p as BlockStart;
           const tool = s.start?.toolUse;
-          if (!tool) return;
+          if (!tool) return false;
           const block = { index: nextToolIndex++, sawInput: false };
           tools.set(s.contentBlockIndex ?? -1, block);
           out.push({ type: 'tool-call-start', choice: 0, index: block.index, id: tool.toolUseId ?? '', name: tool.name ?? '' });
-          return;
+          return false;
         }
-        case 'contentBlockDelta':
+        case 'contentBlockDelta': {
+          const p = check(blockDeltaSchema, type, payload, out);
+          if (!p) return true;
           start(out);
-          delta(p as BlockDelta, out);
-          return;
+          return delta(p, out);
+        }
         case 'contentBlockStop': {
-          const block = tools.get((p as BlockStop).contentBlockIndex ?? -1);
+          const p = check(blockStopSchema, type, payload, out);
+          if (!p) return true;
+          const block = tools.get(p.contentBlockIndex ?? -1);
           // A call without arguments streams no input at all; clients parse the arguments.
           if (block && !block.sawInput) out.push({ type: 'tool-call-delta', choice: 0, index: block.index, arguments: '{}' });
-          return;
+          return false;
         }
         case 'messageStop': {
-          if (finished) return;
+          const p = check(messageStopSchema, type, payload, out);
+          if (!p) return true;
+          if (finished) return false;
           finished = true;
           start(out);
-          const raw = (p as MessageStop).stopReason ?? 'end_turn';
+          const raw = p.stopReason ?? 'end_turn';
           out.push({ type: 'finish', choice: 0, reason: bedrockFinishReason(raw, tools.size > 0), rawReason: raw });
-          return;
+          return false;
         }
         case 'metadata': {
-          const usage = (p as Metadata).usage;
-          if (usage && typeof usage === 'object') out.push({ type: 'usage', usage: convertBedrockUsage(usage) });
-          return;
+          const p = check(metadataSchema, type, payload, out);
+          if (!p) return true;
+          if (p.usage) out.push({ type: 'usage', usage: convertBedrockUsage(p.usage) });
+          return false;
         }
         // Anything newer (citations, guardrail traces…) is ignored: lenient upstream.
+        default:
+          return false;
       }
     },
     exception(type, payload, out) {

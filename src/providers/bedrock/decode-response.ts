@@ -1,27 +1,15 @@
-import { errors } from '../../errors/catalog.ts';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
 import { bedrockFinishReason } from './finish-reason.ts';
-import { type BedrockUsage, convertBedrockUsage } from './usage.ts';
-
-/** A Converse response, only the fields sluice reads. */
-interface ConverseResponse {
-  output?: { message?: { content?: ContentBlock[] } };
-  stopReason?: string;
-  usage?: BedrockUsage;
-}
-interface ContentBlock {
-  text?: string;
-  toolUse?: { toolUseId?: string; name?: string; input?: unknown };
-  reasoningContent?: { reasoningText?: { text?: string; signature?: string }; redactedContent?: string };
-}
+import { checkPayload } from '../upstream-schema.ts';
+import { converseResponseSchema } from './payload-schema.ts';
+import { convertBedrockUsage } from './usage.ts';
 
 /** A non-streaming Converse response -> the same canonical events a stream of it would give. */
 export function decodeBedrockResponse(body: unknown, provider: string): CanonicalEvent[] {
-  const res = (body ?? {}) as ConverseResponse;
-  const content = res.output?.message?.content;
-  if (!Array.isArray(content)) {
-    return [{ type: 'error', error: errors.malformed(provider, 'response has no output.message.content') }];
-  }
+  const checked = checkPayload(converseResponseSchema, body, provider, 'response');
+  if (!checked.ok) return [{ type: 'error', error: checked.error }];
+  const res = checked.value;
+  const content = res.output.message.content;
   const out: CanonicalEvent[] = [{ type: 'start' }];
   let calls = 0;
   for (const block of content) {
@@ -41,6 +29,6 @@ export function decodeBedrockResponse(body: unknown, provider: string): Canonica
   }
   const raw = res.stopReason ?? 'end_turn';
   out.push({ type: 'finish', choice: 0, reason: bedrockFinishReason(raw, calls > 0), rawReason: raw });
-  if (res.usage && typeof res.usage === 'object') out.push({ type: 'usage', usage: convertBedrockUsage(res.usage) });
+  if (res.usage) out.push({ type: 'usage', usage: convertBedrockUsage(res.usage) });
   return out;
 }

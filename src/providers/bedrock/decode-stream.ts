@@ -82,7 +82,6 @@ export function createBedrockStreamDecoder(provider: string): StreamDecoder {
       decoder.exception(header(':exception-type') ?? 'internalServerException', payload, out);
       return true;
     }
-    decoder.event(header(':event-type') ?? '', payload, out);
-    return false;
+    return decoder.event(header(':event-type') ?? '', payload, out);
   }
 }

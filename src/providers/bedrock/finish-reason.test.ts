@@ -35,3 +35,9 @@ describe('bedrockFinishReason', () => {
     );
   });
 });
+
+describe('regression: a stopReason naming an Object.prototype key', () => {
+  it('is an unknown reason (stop), not the prototype member', () => {
+    for (const raw of ['constructor', '__proto__', 'toString']) assert.equal(bedrockFinishReason(raw, false), 'stop', raw);
+  });
+});

@@ -13,6 +13,7 @@ const reasons: Record<string, FinishReason> = {
 
 /** Anything unknown is a natural stop; a stop after tool calls is a tool turn (clients loop on it). */
 export function bedrockFinishReason(raw: string, hadToolCalls: boolean): FinishReason {
-  const reason = reasons[raw] ?? 'stop';
+  // Own keys only: a stopReason such as `constructor` must not find Object.prototype's.
+  const reason = Object.hasOwn(reasons, raw) ? reasons[raw] : 'stop';
   return reason === 'stop' && hadToolCalls ? 'tool_calls' : reason;
 }

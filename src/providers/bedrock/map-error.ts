@@ -23,9 +23,20 @@ const exceptionStatus: Record<string, number> = {
 };
 
 interface ErrorBody {
-  message?: string;
-  Message?: string;
-  __type?: string;
+  message?: unknown;
+  Message?: unknown;
+  __type?: unknown;
+}
+
+function statusOf(type: string | undefined): number | undefined {
+  const key = type?.toLowerCase();
+  return key !== undefined && Object.hasOwn(exceptionStatus, key) ? exceptionStatus[key] : undefined;
+}
+
+/** The body's message, whichever capitalization it came in; a non-string one is no message. */
+function messageOf(body: ErrorBody): string | undefined {
+  if (typeof body.message === 'string') return body.message;
+  return typeof body.Message === 'string' ? body.Message : undefined;
 }
 
 /** An HTTP error from Converse: `{"message": …}` with the exception name in `x-amzn-errortype`. */
@@ -39,11 +50,12 @@ export function mapBedrockError(status: number, headers: IncomingHttpHeaders, te
   }
   const header = headers['x-amzn-errortype'];
   // "ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/"; __type may carry a namespace.
-  const type = (typeof header === 'string' ? header : body.__type)?.split(':')[0].split('#').pop() || undefined;
+  const raw = typeof header === 'string' ? header : typeof body.__type === 'string' ? body.__type : undefined;
+  const type = raw?.split(':')[0].split('#').pop() || undefined;
   return upstreamHttpError({
     provider: PROVIDER,
-    status: (type && exceptionStatus[type.toLowerCase()]) || status,
-    message: body.message ?? body.Message ?? text.slice(0, 500),
+    status: statusOf(type) ?? status,
+    message: messageOf(body) ?? text.slice(0, 500),
     upstreamCode: type,
     headers,
   });
@@ -54,8 +66,8 @@ export function bedrockStreamException(type: string, payload: unknown): GatewayE
   const body = payload && typeof payload === 'object' ? (payload as ErrorBody) : {};
   return upstreamHttpError({
     provider: PROVIDER,
-    status: exceptionStatus[type.toLowerCase()] ?? 502,
-    message: body.message ?? body.Message,
+    status: statusOf(type) ?? 502,
+    message: messageOf(body),
     upstreamCode: type,
   });
 }

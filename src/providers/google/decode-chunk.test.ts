@@ -3,9 +3,8 @@ import { describe, it } from 'node:test';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
 import type { FinishReason } from '../../protocol/canonical/finish-reason.ts';
 import { GeminiChunkDecoder } from './decode-chunk.ts';
-import type { GeminiResponse } from './payload.ts';
 
-function decode(...chunks: GeminiResponse[]): CanonicalEvent[] {
+function decode(...chunks: object[]): CanonicalEvent[] {
   let n = 0;
   const decoder = new GeminiChunkDecoder({ provider: 'google', newCallId: () => `call_${++n}` });
   const out: CanonicalEvent[] = [];
@@ -15,7 +14,7 @@ function decode(...chunks: GeminiResponse[]): CanonicalEvent[] {
 }
 
 const header = { responseId: 'r1', modelVersion: 'gemini-2.5-flash' };
-const candidate = (parts: unknown[], extra: Record<string, unknown> = {}): GeminiResponse => ({
+const candidate = (parts: unknown[], extra: Record<string, unknown> = {}): object => ({
   ...header,
   candidates: [{ content: { parts: parts as never }, ...extra }],
 });

@@ -6,7 +6,8 @@ import { mapGeminiFinishReason } from './finish-reason.ts';
 import { convertGeminiLogprobs } from './logprobs.ts';
 import { googleStreamError } from './map-error.ts';
 import { PartialArgsAssembler } from './partial-args.ts';
-import type { GeminiCandidate, GeminiFunctionCall, GeminiPart, GeminiResponse } from './payload.ts';
+import { checkPayload } from '../upstream-schema.ts';
+import { type GeminiCandidate, type GeminiFunctionCall, type GeminiPart, geminiResponseSchema } from './payload.ts';
 import { convertGeminiUsage } from './usage.ts';
 
 export interface GeminiDecoderOptions {
@@ -52,12 +53,19 @@ export class GeminiChunkDecoder {
     return this.broken;
   }
 
-  decode(chunk: GeminiResponse, out: CanonicalEvent[]): void {
+  /** One parsed GenerateContentResponse; one that fails the schema becomes an error event. */
+  decode(raw: unknown, out: CanonicalEvent[]): void {
     if (this.broken) return;
-    if (chunk.error) {
-      this.fail(googleStreamError(this.provider, chunk), out);
+    if ((raw as { error?: unknown } | null)?.error) {
+      this.fail(googleStreamError(this.provider, raw), out);
       return;
     }
+    const checked = checkPayload(geminiResponseSchema, raw, this.provider, 'chunk');
+    if (!checked.ok) {
+      this.fail(checked.error, out);
+      return;
+    }
+    const chunk = checked.value;
     if (!this.started) {
       this.started = true;
       out.push({ type: 'start', upstreamId: chunk.responseId, upstreamModel: chunk.modelVersion });

@@ -1,7 +1,6 @@
 import { errors } from '../../errors/catalog.ts';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
 import { GeminiChunkDecoder, type GeminiDecoderOptions } from './decode-chunk.ts';
-import type { GeminiResponse } from './payload.ts';
 
 /**
  * A `generateContent` answer -> canonical events. Also takes the JSON array that
@@ -15,7 +14,7 @@ export function decodeGeminiResponse(body: unknown, options: GeminiDecoderOption
       out.push({ type: 'error', error: errors.malformed(options.provider, 'response is not a GenerateContentResponse object') });
       return out;
     }
-    decoder.decode(chunk as GeminiResponse, out);
+    decoder.decode(chunk, out);
     if (decoder.failed) return out;
   }
   decoder.end(out);

@@ -4,7 +4,6 @@ import type { SseFrame } from '../../protocol/sse/parse-upstream.ts';
 import { createSseStreamDecoder, type SseFrameDecoder } from '../sse-decoder.ts';
 import type { StreamDecoder } from '../types.ts';
 import { GeminiChunkDecoder, type GeminiDecoderOptions } from './decode-chunk.ts';
-import type { GeminiResponse } from './payload.ts';
 
 /**
  * `streamGenerateContent?alt=sse` frames -> canonical events. Every `data:` frame is a whole
@@ -31,7 +30,7 @@ export function createGeminiFrameDecoder(options: GeminiDecoderOptions): SseFram
         malformed(out, `chunk is not an object: ${frame.data.slice(0, 120)}`);
         return;
       }
-      chunks.decode(parsed as GeminiResponse, out);
+      chunks.decode(parsed, out);
       if (chunks.failed) done = true;
     },
     end(out: CanonicalEvent[]) {

@@ -7,7 +7,7 @@ interface GoogleStatus {
   code?: unknown;
   message?: unknown;
   status?: unknown;
-  details?: { reason?: unknown }[] | null;
+  details?: unknown;
 }
 
 /** HTTP status of each canonical gRPC code, for an in-stream error that carries only its name. */
@@ -46,7 +46,8 @@ function toError(
 ): GatewayError {
   // A bad key is answered with 400 INVALID_ARGUMENT + reason API_KEY_INVALID; it is sluice's
   // credential that failed, not the client's request.
-  const keyRefused = error?.details?.some((d) => d?.reason === 'API_KEY_INVALID') === true;
+  const details = error?.details;
+  const keyRefused = Array.isArray(details) && details.some((d) => d?.reason === 'API_KEY_INVALID');
   return upstreamHttpError({
     provider,
     status: keyRefused ? 401 : status,
@@ -73,6 +74,6 @@ export function mapGoogleError(provider: string, status: number, headers: Incomi
 export function googleStreamError(provider: string, body: unknown): GatewayError {
   const error = statusOf(body);
   const code = typeof error?.code === 'number' && error.code >= 400 && error.code < 600 ? error.code : undefined;
-  const named = typeof error?.status === 'string' ? HTTP_OF_RPC[error.status] : undefined;
+  const named = typeof error?.status === 'string' && Object.hasOwn(HTTP_OF_RPC, error.status) ? HTTP_OF_RPC[error.status] : undefined;
   return toError(provider, code ?? named ?? 502, error, `${provider} reported an error in the stream.`);
 }

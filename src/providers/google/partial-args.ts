@@ -96,11 +96,11 @@ export class PartialArgsAssembler {
       return `function-call argument path ${JSON.stringify(path)} conflicts with an earlier value`;
     }
     const slot = container as Record<Segment, unknown>;
-    if (arg.stringValue !== undefined) {
+    if (arg.stringValue != null) {
       const previous = slot[leaf];
       slot[leaf] = this.continuing === path && typeof previous === 'string' ? previous + arg.stringValue : arg.stringValue;
-    } else if (arg.numberValue !== undefined) slot[leaf] = arg.numberValue;
-    else if (arg.boolValue !== undefined) slot[leaf] = arg.boolValue;
+    } else if (arg.numberValue != null) slot[leaf] = arg.numberValue;
+    else if (arg.boolValue != null) slot[leaf] = arg.boolValue;
     else if (arg.nullValue !== undefined) slot[leaf] = null;
     this.continuing = arg.willContinue ? path : undefined;
     return undefined;

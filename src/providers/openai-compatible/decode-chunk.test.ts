@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
-import { type Chunk, ChunkDecoder } from './decode-chunk.ts';
+import { ChunkDecoder } from './decode-chunk.ts';
 
-function decode(chunks: Chunk[]): CanonicalEvent[] {
+function decode(chunks: object[]): CanonicalEvent[] {
   const out: CanonicalEvent[] = [];
   const decoder = new ChunkDecoder({ provider: 'test', splitThinkTags: false });
   for (const c of chunks) decoder.decode(c, out);
@@ -11,7 +11,7 @@ function decode(chunks: Chunk[]): CanonicalEvent[] {
   return out.filter((e) => e.type !== 'start');
 }
 
-const delta = (d: Record<string, unknown>, finish: string | null = null): Chunk => ({
+const delta = (d: Record<string, unknown>, finish: string | null = null): object => ({
   choices: [{ index: 0, delta: d, finish_reason: finish }],
 });
 
@@ -61,5 +61,73 @@ describe('tool calls the recordings do not show', () => {
     const [start] = decode([delta({ tool_calls: [{ index: 0, function: { name: 'f', arguments: '{}' } }] })]);
     assert.equal(start.type, 'tool-call-start');
     assert.match((start as { id: string }).id, /^call_[\w-]{16}$/);
+  });
+});
+
+/** All events of a decoder fed these chunks, `start` included. */
+function decodeAll(chunks: unknown[]): CanonicalEvent[] {
+  const out: CanonicalEvent[] = [];
+  const decoder = new ChunkDecoder({ provider: 'test', splitThinkTags: false });
+  for (const c of chunks) decoder.decode(c, out);
+  decoder.end(out);
+  return out;
+}
+
+describe('regression: an upstream could inject JSON through choices[].index', () => {
+  it('a choice index that is not an integer from 0 to 127 fails the stream, naming the field', () => {
+    for (const index of ['0,"delta":{}},{"index":1', 'abc', {}, [], Number.POSITIVE_INFINITY, -1, 0.5, 128, true]) {
+      const events = decodeAll([{ choices: [{ index, delta: { content: 'x' } }] }, { choices: [{ index: 0, delta: { content: 'y' } }] }]);
+      assert.equal(events.length, 1, JSON.stringify(index));
+      const [event] = events;
+      assert.equal(event.type, 'error');
+      if (event.type !== 'error') return;
+      assert.equal(event.error.code, 'upstream_malformed_stream');
+      assert.match(event.error.message, /^The test stream could not be decoded: chunk field choices\[0\]\.index: /);
+    }
+  });
+
+  it('text, ids, names, arguments, finish reasons and logprobs of the wrong type fail the stream too', () => {
+    const bad: [string, unknown][] = [
+      ['choices[0].delta.content', { content: { text: 'x' } }],
+      ['choices[0].delta.reasoning_content', { reasoning_content: ['x'] }],
+      ['choices[0].delta.refusal', { refusal: 1 }],
+      ['choices[0].delta.tool_calls[0].id', { tool_calls: [{ index: 0, id: {}, function: { name: 'f' } }] }],
+      ['choices[0].delta.tool_calls[0].function.name', { tool_calls: [{ index: 0, function: { name: ['f'] } }] }],
+      ['choices[0].delta.tool_calls[0].function.arguments', { tool_calls: [{ index: 0, function: { arguments: { a: 1 } } }] }],
+      ['choices[0].delta.tool_calls[0].index', { tool_calls: [{ index: -1 }] }],
+      ['choices[0].delta.tool_calls[0]', { tool_calls: [null] }],
+      ['choices[0].delta.annotations[0].url_citation.url', { annotations: [{ type: 'url_citation', url_citation: { url: 5 } }] }],
+    ];
+    for (const [field, delta] of bad) {
+      const [event, ...rest] = decodeAll([{ choices: [{ index: 0, delta }] }]);
+      assert.equal(rest.length, 0, field);
+      assert.ok(event.type === 'error' && event.error.message.includes(`chunk field ${field}:`), `${field}: ${JSON.stringify(event)}`);
+    }
+    const [finish] = decodeAll([{ choices: [{ index: 0, finish_reason: { stop: true } }] }]);
+    assert.ok(finish.type === 'error' && finish.error.message.includes('choices[0].finish_reason'));
+    const [logprobs] = decodeAll([{ choices: [{ index: 0, delta: { content: 'x' }, logprobs: { content: [{ token: 'x', logprob: '-1' }] } }] }]);
+    assert.ok(logprobs.type === 'error' && logprobs.error.message.includes('choices[0].logprobs.content[0].logprob'));
+  });
+
+  it('echoed metadata of the wrong type (id, model, system_fingerprint, service_tier) is dropped, not fatal', () => {
+    const [start, text] = decodeAll([
+      { id: {}, model: ['m'], system_fingerprint: 5, service_tier: { tier: 'x' }, choices: [{ index: 0, delta: { content: 'x' } }] },
+    ]);
+    assert.deepEqual(start, { type: 'start', upstreamId: undefined, upstreamModel: undefined, systemFingerprint: null, serviceTier: null });
+    assert.deepEqual(text, { type: 'text', choice: 0, text: 'x', logprobs: undefined });
+  });
+
+  it('logprobs reach the client with only the documented keys, bytes and top_logprobs filled in when left out', () => {
+    const [, text] = decodeAll([
+      { choices: [{ index: 0, delta: { content: 'x' }, logprobs: { content: [{ token: 'x', logprob: -1, extra: '"},{' }] } }] },
+    ]);
+    assert.deepEqual(text, { type: 'text', choice: 0, text: 'x', logprobs: [{ token: 'x', logprob: -1, bytes: null, top_logprobs: [] }] });
+  });
+
+  it('a finish_reason naming an Object.prototype key is a natural stop', () => {
+    for (const reason of ['constructor', '__proto__', 'toString']) {
+      const events = decodeAll([{ choices: [{ index: 0, delta: {}, finish_reason: reason }] }]);
+      assert.deepEqual(events.at(-1), { type: 'finish', choice: 0, reason: 'stop', rawReason: reason });
+    }
   });
 });

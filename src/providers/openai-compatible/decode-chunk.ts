@@ -1,53 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { CanonicalEvent, TokenLogprob } from '../../protocol/canonical/events.ts';
 import { normalizeFinishReason } from '../../protocol/canonical/finish-reason.ts';
-import { convertOpenAIFamilyUsage, type OpenAIFamilyUsage } from './convert-usage.ts';
+import { checkPayload } from '../upstream-schema.ts';
+import { type ChunkAnnotation, type ChunkChoice, type ChunkToolCall, type ContentPart, chunkSchema } from './chunk-schema.ts';
+import { convertOpenAIFamilyUsage } from './convert-usage.ts';
 import { ThinkTagSplitter } from './split-think-tags.ts';
 import { streamErrorFrom } from './stream-error.ts';
-
-/** Only the fields sluice reads; everything else a vendor adds is ignored (lenient upstream). */
-export interface ChunkToolCall {
-  index?: number;
-  id?: string | null;
-  function?: { name?: string | null; arguments?: string | null } | null;
-}
-
-type ContentPart = { type?: string; text?: string; thinking?: ContentPart[] | string };
-
-/** OpenAI's annotation shape; OpenRouter adds the cited `content`. */
-interface ChunkAnnotation {
-  type?: string;
-  url_citation?: { url?: string; title?: string; start_index?: number; end_index?: number; content?: string } | null;
-}
-
-export interface ChunkDelta {
-  content?: string | ContentPart[] | null;
-  reasoning_content?: string | null;
-  reasoning?: string | null;
-  refusal?: string | null;
-  tool_calls?: ChunkToolCall[] | null;
-  annotations?: ChunkAnnotation[] | null;
-}
-
-export interface ChunkChoice {
-  index?: number;
-  delta?: ChunkDelta | null;
-  /** Non-streaming responses carry `message` instead of `delta`. */
-  message?: ChunkDelta | null;
-  finish_reason?: string | null;
-  logprobs?: { content?: TokenLogprob[] | null; refusal?: TokenLogprob[] | null } | null;
-}
-
-export interface Chunk {
-  id?: string;
-  model?: string;
-  system_fingerprint?: string | null;
-  service_tier?: string | null;
-  choices?: ChunkChoice[] | null;
-  usage?: OpenAIFamilyUsage | null;
-  x_groq?: { usage?: OpenAIFamilyUsage | null } | null;
-  error?: unknown;
-}
 
 interface CallSlot {
   id: string;
@@ -81,13 +39,28 @@ export class ChunkDecoder {
   private readonly options: ChunkDecoderOptions;
   private readonly choices: ChoiceState[] = [];
   private started = false;
+  private broken = false;
   private nextCallIndex = 0;
 
   constructor(options: ChunkDecoderOptions) {
     this.options = options;
   }
 
-  decode(chunk: Chunk, out: CanonicalEvent[]): void {
+  /** True once a chunk failed validation: the rest of the stream must be ignored. */
+  get failed(): boolean {
+    return this.broken;
+  }
+
+  /** One parsed chunk (or whole response); a chunk that fails the schema becomes an error event. */
+  decode(raw: unknown, out: CanonicalEvent[]): void {
+    if (this.broken) return;
+    const checked = checkPayload(chunkSchema, raw, this.options.provider, 'chunk');
+    if (!checked.ok) {
+      this.broken = true;
+      out.push({ type: 'error', error: checked.error });
+      return;
+    }
+    const chunk = checked.value;
     if (!this.started) {
       this.started = true;
       out.push({
@@ -101,12 +74,13 @@ export class ChunkDecoder {
     const choices = chunk.choices;
     if (choices) for (const choice of choices) this.decodeChoice(choice, out);
     const usage = chunk.usage ?? chunk.x_groq?.usage;
-    if (usage && typeof usage === 'object') out.push({ type: 'usage', usage: convertOpenAIFamilyUsage(usage) });
+    if (usage) out.push({ type: 'usage', usage: convertOpenAIFamilyUsage(usage) });
     if (chunk.error) out.push({ type: 'error', error: streamErrorFrom(this.options.provider, chunk) });
   }
 
   /** Flushes held-back partial think tags. */
   end(out: CanonicalEvent[]): void {
+    if (this.broken) return;
     this.choices.forEach((state, choice) => {
       if (state?.splitter) this.emitSegments(choice, state.splitter.end(), out);
     });
@@ -178,7 +152,7 @@ export class ChunkDecoder {
       if (part.type === 'thinking') {
         const text = flattenText(part.thinking);
         if (text) out.push({ type: 'reasoning', choice, text });
-      } else if (typeof part.text === 'string' && part.text) {
+      } else if (part.text) {
         this.text(choice, state, part.text, undefined, out);
       }
     }
@@ -208,8 +182,8 @@ export class ChunkDecoder {
 
 /** url_citation annotations (web search: OpenAI search models, OpenRouter); other kinds are not kept. */
 function annotation(choice: number, a: ChunkAnnotation, out: CanonicalEvent[]): void {
-  const c = a?.url_citation;
-  if (a?.type !== 'url_citation' || !c || typeof c.url !== 'string') return;
+  const c = a.url_citation;
+  if (a.type !== 'url_citation' || !c || typeof c.url !== 'string') return;
   out.push({
     type: 'annotation',
     choice,
@@ -224,11 +198,11 @@ function annotation(choice: number, a: ChunkAnnotation, out: CanonicalEvent[]): 
   });
 }
 
-function flattenText(value: ContentPart[] | string | undefined): string {
+function flattenText(value: ContentPart['thinking']): string {
   if (typeof value === 'string') return value;
-  if (!Array.isArray(value)) return '';
+  if (!value) return '';
   let text = '';
-  for (const p of value) if (typeof p.text === 'string') text += p.text;
+  for (const p of value) if (p.text) text += p.text;
   return text;
 }
 

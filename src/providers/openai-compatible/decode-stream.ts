@@ -2,7 +2,7 @@ import { errors } from '../../errors/catalog.ts';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
 import type { SseFrame } from '../../protocol/sse/parse-upstream.ts';
 import type { SseFrameDecoder } from '../sse-decoder.ts';
-import { type Chunk, ChunkDecoder, type ChunkDecoderOptions } from './decode-chunk.ts';
+import { ChunkDecoder, type ChunkDecoderOptions } from './decode-chunk.ts';
 import { streamErrorFrom } from './stream-error.ts';
 
 /** SSE frames of a Chat Completions stream -> canonical events. */
@@ -15,6 +15,8 @@ export function createOpenAICompatibleFrameDecoder(options: ChunkDecoderOptions)
       const data = frame.data;
       if (data === '[DONE]') {
         done = true;
+        // Nothing is read after the end marker: held-back text goes out before it.
+        chunks.end(out);
         out.push({ type: 'end' });
         return;
       }
@@ -32,12 +34,13 @@ export function createOpenAICompatibleFrameDecoder(options: ChunkDecoderOptions)
         out.push({ type: 'error', error: streamErrorFrom(options.provider, parsed) });
         return;
       }
-      if (!parsed || typeof parsed !== 'object') {
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
         done = true;
         out.push({ type: 'error', error: errors.malformed(options.provider, `chunk is not an object: ${data.slice(0, 120)}`) });
         return;
       }
-      chunks.decode(parsed as Chunk, out);
+      chunks.decode(parsed, out);
+      if (chunks.failed) done = true;
     },
     end(out: CanonicalEvent[]) {
       chunks.end(out);

@@ -2,23 +2,27 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { upstreamHttpError } from '../../errors/upstream-error.ts';
 
-interface ErrorBody {
-  error?: { message?: string; code?: string | number | null; param?: string | null; type?: string } | string;
-  message?: string;
-  detail?: string | { msg?: string }[];
-}
+const string = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-/** The message of an OpenAI-family error body, whichever of the usual shapes it has. */
+/**
+ * The message of an OpenAI-family error body, whichever of the usual shapes it has. The body is
+ * untrusted: a field of the wrong type is ignored, never thrown over.
+ */
 export function extractErrorMessage(body: unknown): { message?: string; code?: string | number | null; param?: string | null } {
   if (!body || typeof body !== 'object') return {};
-  const b = body as ErrorBody;
+  const b = body as Record<string, unknown>;
   if (typeof b.error === 'string') return { message: b.error };
   if (b.error && typeof b.error === 'object') {
-    return { message: b.error.message, code: b.error.code ?? b.error.type ?? null, param: b.error.param };
+    const e = b.error as Record<string, unknown>;
+    const code = typeof e.code === 'string' || typeof e.code === 'number' ? e.code : string(e.type);
+    return { message: string(e.message), code: code ?? null, param: string(e.param) ?? null };
   }
   if (typeof b.message === 'string') return { message: b.message };
   if (typeof b.detail === 'string') return { message: b.detail };
-  if (Array.isArray(b.detail)) return { message: b.detail.map((d) => d.msg).filter(Boolean).join('; ') };
+  if (Array.isArray(b.detail)) {
+    const messages = b.detail.map((d) => (d && typeof d === 'object' ? string((d as { msg?: unknown }).msg) : undefined));
+    return { message: messages.filter(Boolean).join('; ') };
+  }
   return {};
 }
 

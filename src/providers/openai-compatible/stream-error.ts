@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
-import { upstreamHttpError } from '../../errors/upstream-error.ts';
+import { isHttpErrorStatus, upstreamHttpError } from '../../errors/upstream-error.ts';
 import { extractErrorMessage } from './map-error.ts';
 
 /**
@@ -9,13 +9,9 @@ import { extractErrorMessage } from './map-error.ts';
  */
 export function streamErrorFrom(provider: string, body: unknown): GatewayError {
   const { message, code, param } = extractErrorMessage(body);
-  const inner = (body as { error?: { status_code?: unknown; code?: unknown } }).error;
-  const status =
-    typeof inner?.status_code === 'number'
-      ? inner.status_code
-      : typeof inner?.code === 'number' && inner.code >= 400 && inner.code < 600
-        ? inner.code
-        : 502;
+  const root = body && typeof body === 'object' ? (body as { error?: unknown }) : {};
+  const inner = root.error && typeof root.error === 'object' ? (root.error as { status_code?: unknown; code?: unknown }) : undefined;
+  const status = isHttpErrorStatus(inner?.status_code) ? inner.status_code : isHttpErrorStatus(inner?.code) ? inner.code : 502;
   return upstreamHttpError({
     provider,
     status,
