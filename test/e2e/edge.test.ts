@@ -3,7 +3,7 @@ import { type IncomingHttpHeaders, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { parseSse, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
+import { parseSse, requestRecord, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
 
 /** One HTTP/1.1 exchange with full control of the headers (fetch would set Host itself). */
 function call(
@@ -81,6 +81,9 @@ describe('Content-Type: a JSON body must be declared as JSON (no cross-site "sim
         },
       });
       assert.equal(upstream.requests.length, seen);
+      // A refused model request, recorded like any other refusal.
+      const record = await requestRecord(gw, String(res.headers['x-request-id']));
+      assert.deepEqual([record.outcome, record.error?.code], ['error', 'unsupported_media_type']);
     });
   }
 
