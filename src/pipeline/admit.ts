@@ -7,10 +7,24 @@ import type { ResolvedModel } from '../providers/registry.ts';
 export interface Caller {
   /** Gateway-issued key id; null for the master key or a gateway without keys. */
   keyId: string | null;
+  /** The project the key belongs to; null for the master key. */
+  projectId: string | null;
+  /** The tier (config `tiers`) whose limits apply; null: none. */
+  tier: string | null;
+  /** Models the key may call (as the client names them); null: any. */
+  allowedModels: readonly string[] | null;
+  /** May call the admin API. */
+  admin: boolean;
 }
 
-/** Establishes the caller from the request's credentials, or throws a 401. */
-export type Authenticate = (req: IncomingMessage) => Caller;
+/** The master key, or anyone when no key is configured (loopback only). */
+export const MASTER: Caller = Object.freeze({ keyId: null, projectId: null, tier: null, allowedModels: null, admin: true });
+
+/**
+ * Establishes the caller from the request's credentials, or throws a 401. May be async: a
+ * gateway-issued key is looked up in the store (and cached).
+ */
+export type Authenticate = (req: IncomingMessage) => Caller | Promise<Caller>;
 
 export interface AdmissionRequest {
   requestId: string;
@@ -23,6 +37,8 @@ export interface AdmissionRequest {
 
 /** A request let in; told once how it ended (the place to settle reservations and release slots). */
 export interface Admission {
+  /** Headers every response to this request carries (x-ratelimit-*, RateLimit...), set before any byte. */
+  headers?: Record<string, string>;
   settle(record: LedgerRecord): void;
 }
 

@@ -34,7 +34,7 @@ export async function handleModelRequest(
   let scope: RequestScope | undefined;
   let failure: GatewayError | null = null;
   try {
-    caller = ctx.authenticate(req);
+    caller = await ctx.authenticate(req);
     const body = await readBody();
     const tooDeep = findTooDeep(body);
     if (tooDeep) throw errors.invalidRequest(`${tooDeep} is nested more than ${MAX_JSON_DEPTH} levels deep.`, tooDeep);
@@ -50,6 +50,7 @@ export async function handleModelRequest(
       request: prepared.request,
       streamed: prepared.streamed,
     });
+    if (admission.headers) for (const [name, value] of Object.entries(admission.headers)) exchange.res.setHeader(name, value);
     accountant = createAccountant(ctx.accounting, exchange.requestId, caller, prepared.request, target, operation.surface, prepared.streamed);
     scope = new RequestScope(exchange.res, { deadlineMs: prepared.deadlineMs, scopes: ctx.scopes });
     failure = await prepared.run({ exchange, scope, accountant, target, ctx });

@@ -102,7 +102,7 @@ export function createGateway(
     const path = query === -1 ? url : url.slice(0, query);
     if (screen(req, res)) return; // Host check and CORS, before any route (server/edge)
     const { route, rawParam } = matchRoute(routes, req.method ?? 'GET', path);
-    if (route.auth === 'key') context.authenticate(req);
+    if (route.auth === 'key') await context.authenticate(req);
     await route.handle({
       req,
       res,

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { errors } from '../errors/catalog.ts';
-import type { Authenticate } from '../pipeline/admit.ts';
+import { type Authenticate, MASTER } from '../pipeline/admit.ts';
 
 /**
  * Bearer-key check against SLUICE_MASTER_KEY. Keys are compared as SHA-256 digests so the
@@ -8,8 +8,7 @@ import type { Authenticate } from '../pipeline/admit.ts';
  * passes (startup refuses that unless bound to loopback).
  */
 export function createAuthenticate(masterKey: string | undefined): Authenticate {
-  const master = { keyId: null };
-  if (!masterKey) return () => master;
+  if (!masterKey) return () => MASTER;
   const expected = createHash('sha256').update(masterKey).digest();
   return (req) => {
     const header = req.headers.authorization ?? (req.headers['x-api-key'] as string | undefined);
@@ -18,6 +17,6 @@ export function createAuthenticate(masterKey: string | undefined): Authenticate 
     if (!key) throw errors.missingKey();
     const given = createHash('sha256').update(key).digest();
     if (!timingSafeEqual(given, expected)) throw errors.wrongKey();
-    return master;
+    return MASTER;
   };
 }
