@@ -15,10 +15,13 @@ const bin = fileURLToPath(new URL('../../bin/sluice.js', import.meta.url));
 const cwd = mkdtempSync(join(tmpdir(), 'sluice-cli-'));
 after(() => rmSync(cwd, { recursive: true, force: true }));
 
-/** Runs the real `sluice` command with a clean environment (no provider keys, no DATABASE_URL). */
+/**
+ * Runs the real `sluice` command with a clean environment (no provider keys, no DATABASE_URL).
+ * A serve loads its token encodings before it binds: seconds on a busy machine, hence the bound.
+ */
 function sluice(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 15_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...args], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
