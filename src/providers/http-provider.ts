@@ -5,6 +5,7 @@ import type { CanonicalEvent } from '../protocol/canonical/events.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import { type UpstreamClient, type UpstreamRequest, type UpstreamResponse, upstreamFailure } from '../upstream/http-client.ts';
 import type { UpstreamBody } from '../upstream/upstream-body.ts';
+import { checkModelId, modelIdRules } from './model-id.ts';
 import type { CallContext, ProviderAdapter, StreamDecoder } from './types.ts';
 
 /** The pure pieces a provider over HTTP is made of; `createHttpProvider` adds the effects. */
@@ -22,6 +23,8 @@ const MAX_ERROR_BODY = 1024 * 1024;
 
 export function createHttpProvider(spec: HttpProviderSpec, client: UpstreamClient): ProviderAdapter {
   async function open(request: CanonicalRequest, model: string, stream: boolean, ctx: CallContext) {
+    // Every provider's ids are held to the body rule; those that put the id in a URL check more in buildRequest.
+    checkModelId(spec.name, model, modelIdRules.body);
     const res = await client.send(spec.name, await spec.buildRequest(request, model, stream), ctx.signal);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const text = await readText(res.body, spec.name, ctx.signal);

@@ -421,3 +421,56 @@ describe('hostile upstream values never reach a client as broken JSON or an extr
     assert.equal(frames[frames.length - 1].data, '[DONE]');
   });
 });
+
+describe('regression: a model name could send the operator key to another path on the provider host', () => {
+  let upstream: FakeUpstream;
+  let gw: TestGateway;
+  before(async () => {
+    upstream = await startFakeUpstream();
+    upstream.reply({ status: 500, body: 'must not be reached' });
+    gw = await startGateway({
+      providers: {
+        up: { base_url: `${upstream.url}/v1`, api_key: 'sk-upstream' },
+        anthropic: { base_url: upstream.url, api_key: 'sk-ant-upstream' },
+        google: { base_url: upstream.url, api_key: 'AIza-upstream' },
+        bedrock: { base_url: upstream.url, api_key: 'bedrock-token', region: 'us-east-1' },
+      },
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  const traversal = ['../../../v1/admin/delete?x=', '..', 'x/../../admin', 'x?key=1', 'x#y', 'x%2F..%2Fadmin', 'x\r\nX-Evil: 1', 'x\u0000'];
+  const cases: [string, string[]][] = [
+    ['google', traversal],
+    ['bedrock', traversal],
+    // The model travels in the body here: only control characters are refused.
+    ['up', ['x\r\nX-Evil: 1', 'x\u0000', 'x'.repeat(513)]],
+    ['anthropic', ['x\r\nX-Evil: 1', 'x\u0000']],
+  ];
+  for (const [provider, names] of cases) {
+    it(`${provider}: a 400 naming model, and nothing sent upstream`, async () => {
+      for (const name of names) {
+        for (const stream of [true, false]) {
+          const before = upstream.requests.length;
+          const res = await rawStream(gw.url, { model: `${provider}/${name}`, stream, messages: [{ role: 'user', content: 'hi' }] });
+          const label = `${provider}/${JSON.stringify(name)} stream=${stream}`;
+          assert.equal(res.status, 400, `${label}: ${res.text}`);
+          const body = JSON.parse(res.text) as { error: { param: string; code: string } };
+          assert.equal(body.error.param, 'model', label);
+          assert.equal(upstream.requests.length, before, label);
+        }
+      }
+    });
+  }
+
+  it('a Bedrock ARN is sent as one percent-encoded path segment', async () => {
+    const arn = 'arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-3-7-sonnet-20250219-v1:0';
+    upstream.reply({ status: 400, body: '{"message":"stop here"}', headers: { 'content-type': 'application/json' } });
+    const res = await rawStream(gw.url, { model: `bedrock/${arn}`, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(res.status, 400);
+    assert.equal(upstream.requests.at(-1)?.url, `/model/${encodeURIComponent(arn)}/converse-stream`);
+  });
+});

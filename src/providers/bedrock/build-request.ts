@@ -2,6 +2,7 @@ import { errors } from '../../errors/catalog.ts';
 import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
 import type { UpstreamRequest } from '../../upstream/http-client.ts';
 import { functionTools } from '../function-tools.ts';
+import { checkModelId, modelIdRules } from '../model-id.ts';
 import { type ConverseBlock, type ConverseMessage, convertMessages } from './convert-messages.ts';
 
 export interface BedrockTarget {
@@ -40,8 +41,10 @@ const ANSWER_TOKENS = 4096;
 
 /** Converse (`/converse`) or ConverseStream (`/converse-stream`), unsigned. */
 export function buildBedrockRequest(request: CanonicalRequest, model: string, stream: boolean, target: BedrockTarget): UpstreamRequest {
+  checkModelId('bedrock', model, modelIdRules.bedrock);
   const body = buildConverseBody(request, model, target.dropParams);
   return {
+    // One path segment whatever the id holds (an ARN's `/` and `:` are percent-encoded, as the AWS SDKs do).
     url: `${target.endpoint.replace(/\/+$/, '')}/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}`,
     headers: {
       'content-type': 'application/json',

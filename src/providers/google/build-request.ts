@@ -1,6 +1,7 @@
 import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
 import type { UpstreamRequest } from '../../upstream/http-client.ts';
 import { functionTools } from '../function-tools.ts';
+import { checkModelId, modelIdRules } from '../model-id.ts';
 import { convertMessages } from './convert-messages.ts';
 import { type ParamPolicy, paramPolicy } from './params.ts';
 import { thinkingConfig } from './thinking-config.ts';
@@ -51,8 +52,10 @@ export function buildGoogleRequest(request: CanonicalRequest, model: string, str
 
   const base = target.baseUrl.replace(/\/+$/, '');
   const root = /\/v1(alpha|beta)?$/.test(base) ? base : `${base}/v1beta`;
-  // A plain model id names `models/{id}`; a resource path (tunedModels/...) is used as it is.
-  const resource = model.includes('/') ? model : `models/${model}`;
+  // A plain model id names `models/{id}`; `models/…` and `tunedModels/…` are used as they are.
+  // The id is checked (model-id.ts) and encoded: it must stay one segment of the URL path.
+  const [collection, id] = checkModelId(target.name, model, modelIdRules.google).split('/', 2);
+  const resource = id === undefined ? `models/${encodeURIComponent(collection)}` : `${collection}/${encodeURIComponent(id)}`;
   const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
   const headers: Record<string, string> = {
     'content-type': 'application/json',

@@ -21,7 +21,8 @@ async function* play(steps: ScriptStep[], signal: AbortSignal): EventBatches {
 /** The built-in simulator: no key, no network. See scenarios.ts for the models. */
 export function createMockProvider(): ProviderAdapter {
   const scenarioFor = (model: string) => {
-    const s = scenarios[model];
+    // Own keys only: `mock/constructor` must not find Object.prototype's.
+    const s = Object.hasOwn(scenarios, model) ? scenarios[model] : undefined;
     if (!s) throw errors.modelNotFound(`mock/${model}`, `the mock provider has ${Object.keys(scenarios).join(', ')}`);
     if (s.refuse) throw s.refuse;
     return s;

@@ -2,6 +2,7 @@ import { errors } from '../../errors/catalog.ts';
 import { createSseFramer } from '../../protocol/sse/parse-upstream.ts';
 import type { UpstreamClient } from '../../upstream/http-client.ts';
 import { readText } from '../http-provider.ts';
+import { checkModelId, modelIdRules } from '../model-id.ts';
 import type { RelayItem, ResponsesRelay, StreamDecoder } from '../types.ts';
 import type { OpenAICompatibleTarget } from './build-request.ts';
 import { mapOpenAICompatibleError } from './map-error.ts';
@@ -21,6 +22,7 @@ export function createResponsesRelay(name: string, target: OpenAICompatibleTarge
   });
 
   async function send(body: Record<string, unknown>, model: string, stream: boolean, signal: AbortSignal) {
+    checkModelId(name, model, modelIdRules.body);
     const res = await client.send(name, { url, headers: headers(stream), body: JSON.stringify({ ...body, model, stream }) }, signal);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       throw mapOpenAICompatibleError(name, res.statusCode, res.headers, await readText(res.body, name, signal));
