@@ -67,7 +67,7 @@ const DRAIN_MS = 2_000;
 export interface StreamTimings {
   /** Comment frame after this long without output (also before the first token). 0 disables. */
   heartbeatMs: number;
-  /** No upstream data for this long ends the stream with `stream_idle_timeout`. 0 disables. */
+  /** No upstream data for this long, once it answered, ends the stream with `stream_idle_timeout`. 0 disables. */
   idleTimeoutMs: number;
 }
 
@@ -96,7 +96,7 @@ export async function runStream<T>(
     contentType: options.contentType,
     heartbeatMs: options.timings.heartbeatMs,
   });
-  const idle = idleWatch(scope, writer, options.timings.idleTimeoutMs);
+  let idle: NodeJS.Timeout | undefined;
   let opened = false;
   let failure: GatewayError | null = null;
   // Frames of a read that could not be written (the stream failed at its end marker).
@@ -108,6 +108,9 @@ export async function runStream<T>(
   try {
     const batches = await open(scope.signal);
     options.onAcknowledged?.();
+    // Silence is measured from the upstream's answer: until then its connect and headers
+    // timeouts apply (a reasoning model may take minutes before its first byte).
+    idle = idleWatch(scope, writer, options.timings.idleTimeoutMs);
     for await (const batch of batches) {
       if (finishedEarly) continue;
       idle?.refresh();
