@@ -15,10 +15,17 @@ export interface SseFrameDecoder {
  */
 export function createSseStreamDecoder(provider: string, frames: SseFrameDecoder): StreamDecoder {
   let out: CanonicalEvent[] = [];
+  // Set by a line that is not SSE, or by the upstream's end marker (`[DONE]`): after it, bytes that
+  // came in the same read must not fail a stream that a later read would have left finished.
   let broken = false;
   const framer = createSseFramer({
-    onFrame: (frame) => frames.frame(frame, out),
+    onFrame: (frame) => {
+      if (broken) return;
+      frames.frame(frame, out);
+      if (out.length > 0 && out[out.length - 1].type === 'end') broken = true;
+    },
     onInvalid: (detail) => {
+      if (broken) return;
       broken = true;
       out.push({ type: 'error', error: errors.malformed(provider, detail) });
     },

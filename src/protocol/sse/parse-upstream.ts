@@ -44,6 +44,26 @@ export function createSseFramer(options: SseFramerOptions): SseFramer {
     },
   });
 
+  // The first characters of the line still in progress at the end of the last read.
+  let lineStart = '';
+
+  /**
+   * eventsource-parser reports a line that is no SSE field only when the whole line arrives in one
+   * read: one cut by a read boundary, whose start already rules out every field, it drops without
+   * a word (a bounded buffer for lines it will ignore). Which one depends on TCP, so the framer
+   * checks the start of the unfinished line after each read itself: the same bytes fail the same
+   * way however they arrive (found by fuzz/stream-decoders.ts).
+   */
+  function checkLineStart(text: string): void {
+    let cut = text.lastIndexOf('\n');
+    for (let cr = text.indexOf('\r', cut + 1); cr !== -1; cr = text.indexOf('\r', cut + 1)) cut = cr;
+    lineStart = (cut === -1 ? lineStart + text.slice(0, LINE_START) : text.slice(cut + 1, cut + 1 + LINE_START)).slice(
+      0,
+      LINE_START,
+    );
+    if (!canBeSseLine(lineStart)) fail(`line is not server-sent events: ${lineStart}…`);
+  }
+
   function fail(detail: string): void {
     if (failed) return;
     failed = true;
@@ -53,18 +73,32 @@ export function createSseFramer(options: SseFramerOptions): SseFramer {
   return {
     push(bytes) {
       if (failed) return;
-      parser.feed(decoder.decode(bytes, { stream: true }));
+      const text = decoder.decode(bytes, { stream: true });
+      parser.feed(text);
+      if (!failed) checkLineStart(text);
     },
     end() {
       if (failed) return;
       const rest = decoder.decode();
       if (rest) parser.feed(rest);
+      // An overflow on that last piece leaves the parser refusing all input (its feed throws).
+      if (failed) return;
       // A final event without its terminating blank line is still dispatched (lenient upstream);
       // a partial non-SSE line raises onError through reset.
       parser.feed('\n\n');
       parser.reset({ consume: true });
     },
   };
+}
+
+/** Enough characters to tell `retry:` (the longest field name and its colon) from anything else. */
+const LINE_START = 6;
+const FIELDS = ['data', 'event', 'id', 'retry'];
+
+/** Whether a line starting with `start` can still be a field or a comment (an empty start can be anything). */
+function canBeSseLine(start: string): boolean {
+  if (start === '' || start.startsWith(':')) return true;
+  return FIELDS.some((field) => field.startsWith(start) || start.startsWith(`${field}:`));
 }
 
 function truncate(text: string): string {

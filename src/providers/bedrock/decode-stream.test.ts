@@ -80,18 +80,22 @@ describe('bedrock eventstream decoder on the recordings', () => {
         'message_stop',
       ],
     );
-    assert.equal(
-      inner.map((e) => e.delta?.text ?? '').join(''),
-      'Why did the distributed tracing span cross the road? To get to the other service!',
-    );
+    assert.equal(inner.map((e) => e.delta?.text ?? '').join(''), 'Why did the distributed tracing span cross the road? To get to the other service!');
   });
 });
 
 describe('bedrock eventstream decoder failures', () => {
-  const opening = [eventMessage('messageStart', { role: 'assistant' }), eventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hi' } })];
+  const opening = [
+    eventMessage('messageStart', { role: 'assistant' }),
+    eventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hi' } }),
+  ];
 
   it('an exception message is an error event with the status it stands for, and ends the stream', () => {
-    const events = decode([...opening, exceptionMessage('throttlingException', 'Too many requests, please wait.'), eventMessage('messageStop', { stopReason: 'end_turn' })]);
+    const events = decode([
+      ...opening,
+      exceptionMessage('throttlingException', 'Too many requests, please wait.'),
+      eventMessage('messageStop', { stopReason: 'end_turn' }),
+    ]);
     assert.deepEqual(events.slice(0, 2), [{ type: 'start' }, { type: 'text', choice: 0, text: 'Hi' }]);
     assert.equal(events.length, 3);
     const last = events[2];
@@ -110,6 +114,19 @@ describe('bedrock eventstream decoder failures', () => {
     assert.deepEqual(rest, []);
     assert.equal(error.type === 'error' && error.error.code, 'upstream_malformed_stream');
     assert.match(error.type === 'error' ? error.error.message : '', /ended inside an eventstream message \(\d+ bytes left\)/);
+  });
+
+  it('regression: a message in many small reads is joined once it is whole, and a cut one counts every byte read', () => {
+    // Each read used to copy the whole pending message: quadratic in the reads of one message.
+    const whole = Buffer.concat(opening);
+    const bytewise = decode([...whole].map((b) => new Uint8Array([b])));
+    assert.deepEqual(bytewise, decode([whole]));
+    const decoder = createBedrockStreamDecoder('bedrock');
+    const cut = whole.subarray(0, whole.length - 5);
+    for (let at = 0; at < cut.length; at += 3) decoder.push(cut.subarray(at, at + 3));
+    const [error] = decoder.end();
+    const left = cut.length - opening[0].length;
+    assert.match(error.type === 'error' ? error.error.message : '', new RegExp(`\\(${left} bytes left\\)`));
   });
 
   it('a corrupted message fails the CRC check: error event, the rest is ignored', () => {

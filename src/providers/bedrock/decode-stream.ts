@@ -21,6 +21,12 @@ const codec = new EventStreamCodec(toUtf8, fromUtf8);
 export function createBedrockStreamDecoder(provider: string): StreamDecoder {
   const events = createConverseEventDecoder(provider);
   let pending: Buffer = Buffer.alloc(0);
+  // Reads that came while the message at the head of `pending` was incomplete, joined once it is
+  // whole: joining on every read copies a large message once per read (quadratic; found by fuzz/).
+  let waiting: Uint8Array[] = [];
+  let waitingBytes = 0;
+  // The length of that incomplete message (0: none).
+  let needed = 0;
   let broken = false;
 
   const fail = (out: CanonicalEvent[], detail: string) => {
@@ -32,14 +38,25 @@ export function createBedrockStreamDecoder(provider: string): StreamDecoder {
     push(bytes) {
       const out: CanonicalEvent[] = [];
       if (broken) return out;
-      pending = pending.length === 0 ? Buffer.from(bytes) : Buffer.concat([pending, bytes]);
+      if (needed > 0 && pending.length + waitingBytes + bytes.length < needed) {
+        waiting.push(bytes);
+        waitingBytes += bytes.length;
+        return out;
+      }
+      pending = pending.length === 0 && waiting.length === 0 ? Buffer.from(bytes) : Buffer.concat([pending, ...waiting, bytes]);
+      waiting = [];
+      waitingBytes = 0;
+      needed = 0;
       while (!broken && pending.length >= 4) {
         const total = pending.readUInt32BE(0);
         if (total < MIN_MESSAGE || total > MAX_MESSAGE) {
           fail(out, `eventstream message length ${total} is out of range`);
           break;
         }
-        if (pending.length < total) break;
+        if (pending.length < total) {
+          needed = total;
+          break;
+        }
         let message: Message;
         try {
           message = codec.decode(pending.subarray(0, total));
@@ -54,7 +71,8 @@ export function createBedrockStreamDecoder(provider: string): StreamDecoder {
     },
     end() {
       const out: CanonicalEvent[] = [];
-      if (!broken && pending.length > 0) fail(out, `the body ended inside an eventstream message (${pending.length} bytes left)`);
+      const left = pending.length + waitingBytes;
+      if (!broken && left > 0) fail(out, `the body ended inside an eventstream message (${left} bytes left)`);
       return out;
     },
   };

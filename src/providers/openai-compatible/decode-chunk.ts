@@ -121,6 +121,8 @@ export class ChunkDecoder {
     }
     if (c.finish_reason && !state.finished) {
       state.finished = true;
+      // Text held back as a possible `<think>` tag is the choice's last text: after the finish it would be dropped.
+      if (state.splitter) this.emitSegments(choice, state.splitter.end(), out);
       let reason = normalizeFinishReason(c.finish_reason);
       // Some servers finish a tool-calling turn with "stop"; clients key their tool loop on tool_calls.
       if (reason === 'stop' && state.calls.size > 0) reason = 'tool_calls';

@@ -57,10 +57,20 @@ function withoutRawUsage({ rawUsage: _, ...rest }: ExpectedMessage): Omit<Expect
 describe('OpenAI-compatible decoder on every recording', () => {
   it('covers every provider folder', () => {
     const folders = new Set(openAICompatibleRecordings.map((name) => name.split('/')[0]));
-    assert.deepEqual(
-      [...folders].sort(),
-      ['deepseek', 'gpustack', 'groq', 'huggingface', 'mistral', 'ollama', 'openai-chat', 'openrouter', 'qwen', 'vllm', 'xai', 'zai'],
-    );
+    assert.deepEqual([...folders].sort(), [
+      'deepseek',
+      'gpustack',
+      'groq',
+      'huggingface',
+      'mistral',
+      'ollama',
+      'openai-chat',
+      'openrouter',
+      'qwen',
+      'vllm',
+      'xai',
+      'zai',
+    ]);
   });
 
   for (const name of openAICompatibleRecordings) {
@@ -125,17 +135,14 @@ describe('OpenAI-compatible decoder quirks, pinned on their recordings', () => {
 
   it('Mistral: a whole tool call, its finish and usage in one chunk', () => {
     const events = decodeWhole('mistral/tool-call-small.sse');
-    assert.deepEqual(
-      events.slice(1),
-      [
-        { type: 'tool-call-start', choice: 0, index: 0, id: 'g6fVbXS8K', name: 'weather' },
-        { type: 'tool-call-delta', choice: 0, index: 0, arguments: '{"latitude": "52.5200", "longitude": "13.4050"}' },
-        { type: 'finish', choice: 0, reason: 'tool_calls', rawReason: 'tool_calls' },
-        { type: 'usage', usage: { inputTokens: 159, outputTokens: 28, cachedInputTokens: 128, source: 'provider' } },
-        // `data: [DONE]`: nothing follows.
-        { type: 'end' },
-      ],
-    );
+    assert.deepEqual(events.slice(1), [
+      { type: 'tool-call-start', choice: 0, index: 0, id: 'g6fVbXS8K', name: 'weather' },
+      { type: 'tool-call-delta', choice: 0, index: 0, arguments: '{"latitude": "52.5200", "longitude": "13.4050"}' },
+      { type: 'finish', choice: 0, reason: 'tool_calls', rawReason: 'tool_calls' },
+      { type: 'usage', usage: { inputTokens: 159, outputTokens: 28, cachedInputTokens: 128, source: 'provider' } },
+      // `data: [DONE]`: nothing follows.
+      { type: 'end' },
+    ]);
   });
 
   it('xAI: completion_tokens excludes reasoning, so output tokens add it back', () => {
@@ -201,5 +208,27 @@ describe('OpenAI-compatible decoder quirks, pinned on their recordings', () => {
     const events = decodeWhole('gpustack/qwen3-reasoning-content.sse');
     assert.equal(events.filter((e) => e.type === 'error').length, 0);
     assert.equal(events.filter((e) => e.type === 'finish').length, 1);
+  });
+});
+
+describe('openai-compatible stream endings', () => {
+  const chunk = (delta: object, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: 'x', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const read = (text: string) => [new TextEncoder().encode(text)];
+
+  it('regression: text held back as a possible <think> tag goes out before the finish and the end marker (it came after both, and was dropped)', () => {
+    const events = decode(read(chunk({ content: 'a < b is <' }) + chunk({}, 'stop') + 'data: [DONE]\n\n'), true);
+    assert.deepEqual(
+      events.filter((e) => e.type !== 'start').map((e) => (e.type === 'text' ? e.text : e.type)),
+      ['a < b is ', '<', 'finish', 'end'],
+    );
+  });
+
+  it('regression: bytes after [DONE] in the same read do not fail a stream that has ended', () => {
+    const events = decode(read(`${chunk({ content: 'Hi' }, 'stop')}data: [DONE]\n\n<html>502</html>\n`));
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['start', 'text', 'finish', 'end'],
+    );
   });
 });
