@@ -15,10 +15,19 @@ export interface Caller {
   allowedModels: readonly string[] | null;
   /** May call the admin API. */
   admin: boolean;
+  /** USD budgets of the key and of its project (governance fills them; none for the master key). */
+  budgets: readonly Budget[];
+}
+
+/** A spending limit in USD over a calendar period (UTC). */
+export interface Budget {
+  scope: 'key' | 'project';
+  period: 'day' | 'month';
+  limitUsd: number;
 }
 
 /** The master key, or anyone when no key is configured (loopback only). */
-export const MASTER: Caller = Object.freeze({ keyId: null, projectId: null, tier: null, allowedModels: null, admin: true });
+export const MASTER: Caller = Object.freeze({ keyId: null, projectId: null, tier: null, allowedModels: null, admin: true, budgets: [] });
 
 /**
  * Establishes the caller from the request's credentials, or throws a 401. May be async: a
