@@ -28,25 +28,29 @@ function replyWithUsage(upstream: FakeUpstream): void {
   upstream.reply((req) => {
     const messages = (req.json as { messages: { content: string }[] }).messages;
     const text = messages.at(-1)?.content ?? '';
+    if (text === 'error-with-nul') {
+      const error = { error: { message: 'upstream says \u0000 no', type: 'invalid_request_error', code: null } };
+      return { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify(error) };
+    }
     const usage = text.startsWith('usage:') ? JSON.parse(text.slice(6)) : { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 };
     return { body: streamWithUsage(usage) };
   });
 }
 
-async function chat(gw: TestGateway, model: string, content: string) {
+async function chat(gw: TestGateway, model: string, content: string, status = 200) {
   const res = await rawStream(gw.url, {
     model,
     stream: true,
     stream_options: { include_usage: true },
     messages: [{ role: 'user', content }],
   });
-  assert.equal(res.status, 200, res.text);
+  assert.equal(res.status, status, res.text);
   return { id: res.headers.get('x-request-id') ?? '', text: res.text };
 }
 
-async function responses(gw: TestGateway, model: string, content: string) {
+async function responses(gw: TestGateway, model: string, content: string, status = 200) {
   const res = await rawStream(gw.url, { model, input: content, stream: true }, {}, '/v1/responses');
-  assert.equal(res.status, 200, res.text);
+  assert.equal(res.status, status, res.text);
   return { id: res.headers.get('x-request-id') ?? '' };
 }
 
@@ -90,18 +94,26 @@ for (const engine of ENGINES) {
       return requestRecord(gw, badId);
     }
 
+    // sluice refuses a model id with a control character (400 naming model), but the refused
+    // request still gets its row, and that row holds the name as the client sent it.
     it('one bad record does not stop the ledger: a NUL in the model name (chat)', async () => {
-      const { id } = await chat(gw, 'up/gpt\u0000-evil', 'hello');
+      const { id } = await chat(gw, 'up/gpt\u0000-evil', 'hello', 400);
       const row = await assertLedgerKeepsGoing(id);
-      assert.equal(row.model, 'gpt\uFFFD-evil');
       assert.equal(row.requested_model, 'up/gpt\uFFFD-evil');
+      assert.equal(row.outcome, 'error');
     });
 
     it('one bad record does not stop the ledger: a NUL in the model name (responses)', async () => {
-      const { id } = await responses(gw, 'up/gpt\u0000-evil', 'hello');
+      const { id } = await responses(gw, 'up/gpt\u0000-evil', 'hello', 400);
       const row = await assertLedgerKeepsGoing(id);
       assert.equal(row.surface, 'responses');
-      assert.equal(row.model, 'gpt\uFFFD-evil');
+      assert.equal(row.requested_model, 'up/gpt\uFFFD-evil');
+    });
+
+    it('one bad record does not stop the ledger: a NUL in an upstream error message', async () => {
+      const { id } = await chat(gw, 'up/gpt-4o-mini', 'error-with-nul', 400);
+      const row = await assertLedgerKeepsGoing(id);
+      assert.match(row.error.message, /upstream says \uFFFD no/);
     });
 
     for (const [label, promptTokens, stored] of [
@@ -133,7 +145,7 @@ for (const engine of ENGINES) {
 
     it('one bad record does not stop the ledger: the NUL names were sanitized before the store, nothing dropped', () => {
       const stats = gw.gateway.context.accounting.ledger?.stats;
-      assert.equal(stats?.sanitized, 2);
+      assert.equal(stats?.sanitized, 3);
       assert.equal(stats?.dropped, 0);
       assert.equal(stats?.setAside, 0);
     });
