@@ -13,6 +13,8 @@ export interface NativeProviderDefinition {
   name: string;
   /** What to set to enable it, for the 404 hint (e.g. "ANTHROPIC_API_KEY"). */
   enableHint: string;
+  /** Environment variables it reads credentials from: the redactor removes their values from upstream text. */
+  secretEnv: readonly string[];
   create(env: NodeJS.ProcessEnv, fromFile: ProviderConfig | undefined, client: UpstreamClient): ProviderAdapter | undefined;
 }
 

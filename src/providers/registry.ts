@@ -1,12 +1,15 @@
 import { ConfigError } from '../config/config-error.ts';
 import type { Config, ProviderConfig } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
+import { createRedactor, type Redact } from '../errors/redact.ts';
 import type { UpstreamClient } from '../upstream/http-client.ts';
+import { configuredSecrets } from './configured-secrets.ts';
 import { createMockProvider } from './mock/index.ts';
 import { nativeProviders } from './native-providers.ts';
 import { createOpenAICompatibleProvider, type OpenAICompatibleSettings } from './openai-compatible/index.ts';
 import { findPreset, presets } from './openai-compatible/presets.ts';
 import { pricedModels } from './priced-models.ts';
+import { redactAdapter } from './redact-adapter.ts';
 import type { ProviderAdapter } from './types.ts';
 
 export interface ResolvedModel {
@@ -27,6 +30,11 @@ export interface ProviderRegistry {
    * provider, the config's `models`, the mock's scenarios). Never rejects.
    */
   models(): Promise<{ id: string; owned_by: string }[]>;
+  /**
+   * Removes the configured secrets (and anything shaped like a key) from text. The adapters
+   * already pass their errors through it; it is here for whatever else logs upstream text.
+   */
+  redact: Redact;
 }
 
 /**
@@ -94,6 +102,10 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
     });
   }
 
+  // Upstream error text is redacted on its way out of every adapter, with the secrets read above.
+  const redact = createRedactor(configuredSecrets(config, env));
+  for (const [name, adapter] of adapters) adapters.set(name, redactAdapter(adapter, redact));
+
   const aliases = new Map(config.model_list.map((m) => [m.model_name, m.model]));
 
   return {
@@ -118,6 +130,7 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
       return { adapter, provider, model: target.slice(slash + 1), requested: name };
     },
     providers: () => [...adapters.keys()],
+    redact,
     async models() {
       const lists = await Promise.all(
         [...adapters].map(async ([name, adapter]) => {

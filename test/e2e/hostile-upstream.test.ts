@@ -4,7 +4,7 @@ import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { z } from 'zod';
 import { type FakeUpstream, startFakeUpstream, type UpstreamReply } from '../helpers/fake-upstream.ts';
-import { parseSse, rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { parseSse, rawStream, requestRecord, startGateway, type TestGateway } from '../helpers/gateway.ts';
 
 /**
  * Regression for "an upstream can inject JSON into sluice's output": `choices[].index` was
@@ -472,5 +472,68 @@ describe('regression: a model name could send the operator key to another path o
     const res = await rawStream(gw.url, { model: `bedrock/${arn}`, stream: true, messages: [{ role: 'user', content: 'hi' }] });
     assert.equal(res.status, 400);
     assert.equal(upstream.requests.at(-1)?.url, `/model/${encodeURIComponent(arn)}/converse-stream`);
+  });
+});
+
+describe('regression: upstream error text passed a provider key through to the client and the ledger', () => {
+  const KEY = 'sk-upstream-secret-0123456789abcdef';
+  const GOOGLE_KEY = 'AIzaSyConfiguredGoogleKey0123456789abcd';
+  let upstream: FakeUpstream;
+  let gw: TestGateway;
+  before(async () => {
+    upstream = await startFakeUpstream();
+    gw = await startGateway({
+      providers: {
+        up: { base_url: `${upstream.url}/v1`, api_key: KEY },
+        google: { base_url: upstream.url, api_key: GOOGLE_KEY },
+      },
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  /** The client's answer and the ledger's record of it, which must both be free of the keys. */
+  async function check(model: string, stream: boolean, leaked: string[]): Promise<string> {
+    const res = await rawStream(gw.url, { model, stream, messages: [{ role: 'user', content: 'hi' }] });
+    const record = await requestRecord(gw, String(res.headers.get('x-request-id')));
+    const seen = `${res.text}\n${JSON.stringify(record)}`;
+    for (const secret of leaked) assert.ok(!seen.includes(secret), `${model} stream=${stream}: ${seen.slice(0, 400)}`);
+    assert.match(record.error?.message ?? '', /\[redacted\]/);
+    return res.text;
+  }
+
+  it('a 401 that echoes the configured key (OpenAI style), stream and not', async () => {
+    upstream.reply({
+      status: 401,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.openai.com/account/api-keys.`, type: 'invalid_request_error', code: 'invalid_api_key' } }),
+    });
+    for (const stream of [true, false]) {
+      const text = await check('up/m', stream, [KEY]);
+      assert.match(text, /Incorrect API key provided: \[redacted\]\. You can find your API key at https:\/\/platform\.openai\.com/);
+    }
+  });
+
+  it('an error inside a 200 stream after output, and a key the upstream was not configured with', async () => {
+    const other = 'sk-proj-AbCdEf0123456789AbCdEf0123456789';
+    upstream.reply({
+      body:
+        `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Hi' } }] })}\n\n` +
+        `data: ${JSON.stringify({ error: { message: `upstream used ${KEY} and ${other}`, code: 502 } })}\n\n`,
+    });
+    await check('up/m', true, [KEY, other]);
+  });
+
+  it('a Gemini error naming its key, and an undecodable chunk quoting it', async () => {
+    upstream.reply({
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ error: { code: 400, message: `API key ${GOOGLE_KEY} not valid.`, status: 'INVALID_ARGUMENT' } }),
+    });
+    await check('google/gemini-x', true, [GOOGLE_KEY]);
+    upstream.reply({ body: `data: {"candidates": [${GOOGLE_KEY}\r\n\r\n` });
+    await check('google/gemini-x', true, [GOOGLE_KEY]);
   });
 });

@@ -28,6 +28,7 @@ export function createAnthropicProvider(target: AnthropicTarget, models: string[
 export const anthropicProvider: NativeProviderDefinition = {
   name: PROVIDER,
   enableHint: 'ANTHROPIC_API_KEY',
+  secretEnv: ['ANTHROPIC_API_KEY'],
   create(env: NodeJS.ProcessEnv, fromFile: ProviderConfig | undefined, client: UpstreamClient) {
     const apiKey = fromFile?.api_key || env.ANTHROPIC_API_KEY || undefined;
     if (!fromFile && !apiKey) return undefined;

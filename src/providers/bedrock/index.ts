@@ -41,6 +41,7 @@ export function createBedrockProvider(settings: BedrockSettings, client: Upstrea
 export const bedrockProvider: NativeProviderDefinition = {
   name: NAME,
   enableHint: 'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_BEARER_TOKEN_BEDROCK)',
+  secretEnv: ['AWS_BEARER_TOKEN_BEDROCK', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_ACCESS_KEY_ID'],
   create(env, fromFile, client) {
     const region = fromFile?.region || env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1';
     const token = fromFile?.api_key || env.AWS_BEARER_TOKEN_BEDROCK;

@@ -36,6 +36,7 @@ export function createGoogleProvider(settings: GoogleSettings, client: UpstreamC
 export const googleProvider: NativeProviderDefinition = {
   name: 'google',
   enableHint: 'GEMINI_API_KEY',
+  secretEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
   create(env, fromFile, client) {
     const apiKey = fromFile?.api_key || env.GEMINI_API_KEY || env.GOOGLE_API_KEY;
     if (!fromFile && !apiKey) return undefined;
