@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { anthropicStreamBody } from '../helpers/anthropic-fixtures.ts';
-import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { parseSse, rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { startFakeUpstream } from '../helpers/fake-upstream.ts';
+import { parseSse, rawStream, startGateway, useUpstreamGateway } from '../helpers/gateway.ts';
 import { collect, type Delta } from '../helpers/collect-chat-stream.ts';
 
 /** Chat chunk deltas carry sluice's reasoning fields next to the SDK's known ones. */
@@ -18,16 +18,7 @@ const textBlock = (text: string) =>
 const overloaded = frame({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
 
 describe('anthropic through the openai SDK', () => {
-  let upstream: FakeUpstream;
-  let gw: TestGateway;
-  before(async () => {
-    upstream = await startFakeUpstream();
-    gw = await startGateway({}, { ANTHROPIC_API_KEY: 'sk-ant-e2e', ANTHROPIC_BASE_URL: upstream.url });
-  });
-  after(async () => {
-    await gw.close();
-    await upstream.close();
-  });
+  const { upstream, gw } = useUpstreamGateway((url) => ({ env: { ANTHROPIC_API_KEY: 'sk-ant-e2e', ANTHROPIC_BASE_URL: url } }));
 
   const last = () => upstream.requests.at(-1);
 

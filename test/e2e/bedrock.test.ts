@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { toOpenAIUsage } from '../../src/protocol/canonical/usage.ts';
 import {
@@ -10,9 +10,9 @@ import {
   reencodedBody,
   SONNET4_SIGNATURE,
 } from '../helpers/bedrock-fixtures.ts';
-import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
+import { startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { readFixture } from '../helpers/fixtures.ts';
-import { parseSse, rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { parseSse, rawStream, startGateway, useUpstreamGateway } from '../helpers/gateway.ts';
 
 const EVENTSTREAM = { 'content-type': 'application/vnd.amazon.eventstream' };
 /** What the recordings were made with (the model only shapes the URL). */
@@ -57,24 +57,7 @@ async function collect(stream: AsyncIterable<OpenAI.Chat.Completions.ChatComplet
 }
 
 describe('bedrock through the openai SDK', () => {
-  let upstream: FakeUpstream;
-  let gw: TestGateway;
-  before(async () => {
-    upstream = await startFakeUpstream();
-    gw = await startGateway(
-      {},
-      {
-        AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
-        AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
-        AWS_REGION: 'us-east-1',
-        AWS_ENDPOINT_URL_BEDROCK_RUNTIME: upstream.url,
-      },
-    );
-  });
-  after(async () => {
-    await gw.close();
-    await upstream.close();
-  });
+  const { upstream, gw } = useUpstreamGateway((url) => ({ env: { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL_BEDROCK_RUNTIME: url, } }));
 
   for (const [name, want] of Object.entries(expectedBedrockMessages)) {
     it(`streams ${name} (random reads) with what the recording says`, async () => {

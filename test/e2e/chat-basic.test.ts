@@ -1,20 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { openAIStreamBody } from '../helpers/fixtures.ts';
-import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { parseSse, rawStream, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
+import { parseSse, rawStream, startGateway, upstreamConfig, useUpstreamGateway } from '../helpers/gateway.ts';
 
 describe('chat completions through the openai SDK', () => {
-  let upstream: FakeUpstream;
-  let gw: TestGateway;
-  before(async () => {
-    upstream = await startFakeUpstream();
-    gw = await startGateway(upstreamConfig(upstream.url));
-  });
-  after(async () => {
-    await gw.close();
-    await upstream.close();
-  });
+  const { upstream, gw } = useUpstreamGateway();
 
   it('streams parallel tool calls with distinct indexes and the usage chunk on opt-in', async () => {
     upstream.reply({ body: openAIStreamBody('openai-chat/gpt4o-parallel-tool-calls.sse'), randomSplit: { seed: 7 } });

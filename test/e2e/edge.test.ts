@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { parseSse, requestRecord, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
+import { parseSse, requestRecord, startGateway, type TestGateway, useUpstreamGateway } from '../helpers/gateway.ts';
 
 /** One HTTP/1.1 exchange with full control of the headers (fetch would set Host itself). */
 function call(
@@ -56,16 +55,7 @@ function untilClosed(socket: Socket, limitMs: number): Promise<{ ms: number; rec
 }
 
 describe('Content-Type: a JSON body must be declared as JSON (no cross-site "simple" POST)', () => {
-  let upstream: FakeUpstream;
-  let gw: TestGateway;
-  before(async () => {
-    upstream = await startFakeUpstream();
-    gw = await startGateway(upstreamConfig(upstream.url));
-  });
-  after(async () => {
-    await gw.close();
-    await upstream.close();
-  });
+  const { upstream, gw } = useUpstreamGateway();
 
   for (const type of ['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded']) {
     it(`${type} gets 415 in the OpenAI error shape, and the upstream is never called`, async () => {

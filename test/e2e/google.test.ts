@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { parseSse, rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { parseSse, rawStream, useUpstreamGateway } from '../helpers/gateway.ts';
 import { geminiPayloads, geminiResponseOf, geminiStreamBody } from '../helpers/gemini-fixtures.ts';
 import { collect } from '../helpers/collect-chat-stream.ts';
 
@@ -34,16 +33,7 @@ const overloaded = frame({ error: { code: 503, message: 'The model is overloaded
 const jsonReply = (body: unknown, status = 200) => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 describe('google (Gemini) through the openai SDK', () => {
-  let upstream: FakeUpstream;
-  let gw: TestGateway;
-  before(async () => {
-    upstream = await startFakeUpstream();
-    gw = await startGateway({}, { GEMINI_API_KEY: 'AIza-e2e', GEMINI_BASE_URL: upstream.url });
-  });
-  after(async () => {
-    await gw.close();
-    await upstream.close();
-  });
+  const { upstream, gw } = useUpstreamGateway((url) => ({ env: { GEMINI_API_KEY: 'AIza-e2e', GEMINI_BASE_URL: url } }));
 
   const last = () => upstream.requests.at(-1);
 

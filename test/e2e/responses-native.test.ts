@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { nativeProviders } from '../../src/providers/native-providers.ts';
 import { bedrockBody, expectedBedrockMessages, reencodedBody } from '../helpers/bedrock-fixtures.ts';
-import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { readFixture } from '../helpers/fixtures.ts';
-import { rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { rawStream, type TestGateway, useUpstreamGateway } from '../helpers/gateway.ts';
 import { digest, type ResponseDigest } from '../helpers/responses-client.ts';
 import { checkResponsesStream } from '../helpers/responses-grammar.ts';
 
@@ -107,28 +106,7 @@ async function throughResponses(gw: TestGateway, model: string) {
 }
 
 describe('the Responses surface over the native providers', () => {
-  let upstream: FakeUpstream;
-  let gw: TestGateway;
-  before(async () => {
-    upstream = await startFakeUpstream();
-    gw = await startGateway(
-      {},
-      {
-        ANTHROPIC_API_KEY: 'sk-ant-e2e',
-        ANTHROPIC_BASE_URL: upstream.url,
-        GEMINI_API_KEY: 'gm-e2e',
-        GEMINI_BASE_URL: upstream.url,
-        AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
-        AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
-        AWS_REGION: 'us-east-1',
-        AWS_ENDPOINT_URL_BEDROCK_RUNTIME: upstream.url,
-      },
-    );
-  });
-  after(async () => {
-    await gw.close();
-    await upstream.close();
-  });
+  const { upstream, gw } = useUpstreamGateway((url) => ({ env: { ANTHROPIC_API_KEY: 'sk-ant-e2e', ANTHROPIC_BASE_URL: url, GEMINI_API_KEY: 'gm-e2e', GEMINI_BASE_URL: url, AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL_BEDROCK_RUNTIME: url, } }));
 
   describe('anthropic', { skip: unregistered('anthropic') }, () => {
     for (const name of ['anthropic/thinking-signature.sse', 'anthropic/parallel-tool-use.sse', 'anthropic/prompt-cache-read.sse']) {

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { APIError, NotFoundError } from 'openai';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { openAIStreamBody } from '../helpers/fixtures.ts';
-import { rawStream, requestRecord, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
+import { rawStream, requestRecord, startGateway, type TestGateway, upstreamConfig, useUpstreamGateway } from '../helpers/gateway.ts';
 import { expectedFromRecording, openAICompatibleRecordings } from '../helpers/openai-recordings.ts';
 import { digest, expectedDigest, type ResponseDigest } from '../helpers/responses-client.ts';
 import { checkResponsesStream } from '../helpers/responses-grammar.ts';
@@ -31,16 +31,7 @@ const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 
 describe('every OpenAI-compatible chat recording through /v1/responses', () => {
-  let upstream: FakeUpstream;
-  let gw: TestGateway;
-  before(async () => {
-    upstream = await startFakeUpstream();
-    gw = await startGateway(upstreamConfig(upstream.url));
-  });
-  after(async () => {
-    await gw.close();
-    await upstream.close();
-  });
+  const { upstream, gw } = useUpstreamGateway();
 
   openAICompatibleRecordings.forEach((name, i) => {
     it(`renders ${name} as a valid Responses stream holding what the recording says`, async () => {
@@ -76,16 +67,7 @@ describe('every OpenAI-compatible chat recording through /v1/responses', () => {
 });
 
 describe('/v1/responses through the openai SDK', () => {
-  let upstream: FakeUpstream;
-  let gw: TestGateway;
-  before(async () => {
-    upstream = await startFakeUpstream();
-    gw = await startGateway(upstreamConfig(upstream.url));
-  });
-  after(async () => {
-    await gw.close();
-    await upstream.close();
-  });
+  const { upstream, gw } = useUpstreamGateway();
 
   describe('the mock provider', () => {
     const usage = (input: number, output: number, reasoning = 0) => ({

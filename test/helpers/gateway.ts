@@ -1,6 +1,8 @@
+import { after, before } from 'node:test';
 import OpenAI from 'openai';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway, type Gateway } from '../../src/server/app.ts';
+import { type FakeUpstream, startFakeUpstream } from './fake-upstream.ts';
 
 export interface TestGateway {
   url: string;
@@ -63,12 +65,51 @@ export function parseSse(text: string): { frames: { event?: string; data: string
   return { frames, comments };
 }
 
-/** GET /v1/requests/{id}: the ledger record of a request, written just after it ends (a short bounded wait). */
+/**
+ * GET /v1/requests/{id}: the ledger record of a request. One lookup, no retry: the request log
+ * reads its writes (a record still being written is waited for by the server), so every suite
+ * that calls this checks that guarantee too.
+ */
 export async function requestRecord(gw: TestGateway, requestId: string): Promise<Record<string, any>> {
-  for (let i = 0; i < 50; i++) {
-    const res = await fetch(`${gw.url}/v1/requests/${requestId}`);
-    if (res.status === 200) return (await res.json()) as Record<string, any>;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`no ledger record for ${requestId}`);
+  const res = await fetch(`${gw.url}/v1/requests/${requestId}`);
+  if (res.status !== 200) throw new Error(`no ledger record for ${requestId}: HTTP ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, any>;
+}
+
+/**
+ * The usual suite setup: a fake upstream and a gateway whose provider `up` points at it, started
+ * in `before` and closed in `after`. The two handles can be destructured at once: they forward to
+ * the real objects once the suite has started (using one before that throws, naming it).
+ */
+export function useUpstreamGateway(
+  setup: (upstreamUrl: string) => { config?: Record<string, unknown>; env?: NodeJS.ProcessEnv } = (url) => ({ config: upstreamConfig(url) }),
+): { upstream: FakeUpstream; gw: TestGateway } {
+  let upstream: FakeUpstream | undefined;
+  let gw: TestGateway | undefined;
+  before(async () => {
+    upstream = await startFakeUpstream();
+    const { config, env } = setup(upstream.url);
+    gw = await startGateway(config, env);
+  });
+  after(async () => {
+    await gw?.close();
+    await upstream?.close();
+  });
+  return { upstream: lateBound(() => upstream, 'the fake upstream'), gw: lateBound(() => gw, 'the gateway') };
+}
+
+function lateBound<T extends object>(current: () => T | undefined, name: string): T {
+  const target = (): T => {
+    const value = current();
+    if (!value) throw new Error(`${name} is used before the suite started it`);
+    return value;
+  };
+  return new Proxy({} as T, {
+    get(_, key) {
+      const value = target();
+      const field = Reflect.get(value, key, value) as unknown;
+      return typeof field === 'function' ? (field as (...args: unknown[]) => unknown).bind(value) : field;
+    },
+    set: (_, key, field) => Reflect.set(target(), key, field),
+  });
 }
