@@ -34,6 +34,12 @@ describe('upstreamHttpError: one status policy for every provider', () => {
     assert.equal(map(500, '  ').message, 'acme returned HTTP 500 with no error message.');
   });
 
+  it('regression: an empty or blank upstream code falls back to the status code (the error frame had `"code":""`)', () => {
+    for (const upstreamCode of ['', '  ']) {
+      assert.equal(upstreamHttpError({ provider: 'acme', status: 500, message: 'x', upstreamCode }).code, 'upstream_error');
+    }
+  });
+
   it('passes the retry hints the openai SDK obeys, and nothing else', () => {
     const err = map(429, 'slow down', { 'retry-after': '7', 'retry-after-ms': '7000', 'x-ratelimit-limit-requests': '10' });
     assert.deepEqual(err.headers, { 'retry-after': '7', 'retry-after-ms': '7000' });

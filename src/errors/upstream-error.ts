@@ -31,7 +31,8 @@ export function upstreamHttpError(d: UpstreamErrorDetails): GatewayError {
   // The details come from an untrusted body: a field of the wrong type is ignored, never thrown over.
   const message = typeof d.message === 'string' ? d.message.trim() : '';
   const text = message || `${d.provider} returned HTTP ${d.status} with no error message.`;
-  const code = typeof d.upstreamCode === 'string' || typeof d.upstreamCode === 'number' ? String(d.upstreamCode) : undefined;
+  // An empty code is no code: the client's error needs a stable one (found by fuzz/, an upstream sending `"code": ""`).
+  const code = typeof d.upstreamCode === 'string' || typeof d.upstreamCode === 'number' ? String(d.upstreamCode).trim() || undefined : undefined;
   const param = typeof d.param === 'string' ? d.param : null;
   const base = { provider: d.provider, upstreamStatus: d.status, headers, param };
   const make = (status: number, type: OpenAIErrorType, fallbackCode: string, message: string, retryable: boolean) =>
