@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { type IncomingMessage, request } from 'node:http';
-import { after, before, describe, it } from 'node:test';
-import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { parseSse, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
+import { describe, it } from 'node:test';
+import { parseSse, startGateway, upstreamConfig, useUpstreamGateway } from '../helpers/gateway.ts';
 import { chatRequest, recordedFrames, until } from './faults-support.ts';
 
 const CONTENT_FRAMES = 4000;
@@ -25,20 +24,13 @@ function largeStream(): Buffer[] {
 }
 
 describe('backpressure', () => {
-  let upstream: FakeUpstream;
-  let gw: TestGateway;
-  before(async () => {
-    upstream = await startFakeUpstream();
-    gw = await startGateway({
-      ...upstreamConfig(upstream.url),
+  const { upstream, gw } = useUpstreamGateway((url) => ({
+    config: {
+      ...upstreamConfig(url),
       // A short idle timeout: time spent waiting on a slow client must not count as upstream silence.
       stream: { heartbeat_s: 0, idle_timeout_s: 0.5, deadline_s: 30 },
-    });
-  });
-  after(async () => {
-    await gw.close();
-    await upstream.close();
-  });
+    },
+  }));
 
   it('shutdown is not held open by a client that stopped reading', { timeout: 10_000 }, async () => {
     const own = await startGateway({ ...upstreamConfig(upstream.url), stream: { heartbeat_s: 0, idle_timeout_s: 5, deadline_s: 30 } });

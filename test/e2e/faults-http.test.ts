@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import OpenAI, { AuthenticationError, RateLimitError } from 'openai';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { rawStream, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
+import { rawStream, startGateway, type TestGateway, upstreamConfig, useUpstreamGateway } from '../helpers/gateway.ts';
 import { chatRequest, streamRequest } from './faults-support.ts';
 
 const json = { 'content-type': 'application/json' };
@@ -156,16 +156,7 @@ describe('upstream HTTP errors before the stream', () => {
 });
 
 describe('bad requests', () => {
-  let upstream: FakeUpstream;
-  let gw: TestGateway;
-  before(async () => {
-    upstream = await startFakeUpstream();
-    gw = await startGateway({ ...upstreamConfig(upstream.url), server: { body_limit_bytes: 1024 } });
-  });
-  after(async () => {
-    await gw.close();
-    await upstream.close();
-  });
+  const { upstream, gw } = useUpstreamGateway((url) => ({ config: { ...upstreamConfig(url), server: { body_limit_bytes: 1024 } } }));
 
   const user = [{ role: 'user', content: 'hi' }];
   const table: [name: string, body: unknown, param: string | null, message: RegExp][] = [
@@ -280,16 +271,7 @@ describe('bad requests', () => {
 });
 
 describe('auth with a master key', () => {
-  let upstream: FakeUpstream;
-  let gw: TestGateway;
-  before(async () => {
-    upstream = await startFakeUpstream();
-    gw = await startGateway({ ...upstreamConfig(upstream.url), auth: { master_key: 'sk-master' } });
-  });
-  after(async () => {
-    await gw.close();
-    await upstream.close();
-  });
+  const { upstream, gw } = useUpstreamGateway((url) => ({ config: { ...upstreamConfig(url), auth: { master_key: 'sk-master' } } }));
 
   it('401 missing_api_key without a key, 401 invalid_api_key with a wrong one', async () => {
     const body = JSON.stringify(chatRequest());

@@ -2,17 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { APIError } from 'openai';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { parseSse, rawStream, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
-import {
-  chatRequest,
-  contentOf,
-  expectErrorThenDone,
-  groqErrorFrame,
-  recordedFrames,
-  recordedText,
-  streamRequest,
-  until,
-} from './faults-support.ts';
+import { parseSse, rawStream, startGateway, upstreamConfig, useUpstreamGateway } from '../helpers/gateway.ts';
+import { chatRequest, contentOf, expectErrorThenDone, groqErrorFrame, recordedFrames, recordedText, streamRequest, until } from './faults-support.ts';
 
 const frames = recordedFrames();
 // role, then the first two content deltas ("The", " capital").
@@ -20,19 +11,12 @@ const head = frames.slice(0, 3);
 const headText = recordedText(head);
 
 describe('stream faults: the upstream breaks (heartbeat off)', () => {
-  let upstream: FakeUpstream;
-  let gw: TestGateway;
-  before(async () => {
-    upstream = await startFakeUpstream();
-    gw = await startGateway({
-      ...upstreamConfig(upstream.url),
+  const { upstream, gw } = useUpstreamGateway((url) => ({
+    config: {
+      ...upstreamConfig(url),
       stream: { heartbeat_s: 0, idle_timeout_s: 0.3, deadline_s: 5 },
-    });
-  });
-  after(async () => {
-    await gw.close();
-    await upstream.close();
-  });
+    },
+  }));
 
   it('upstream reset mid-stream: error frame then [DONE], and the SDK throws', async () => {
     upstream.reply({ pieces: head, after: 'reset' });
@@ -257,19 +241,12 @@ describe('stream faults: heartbeats, idle timeout and deadline', () => {
 });
 
 describe('stream options: error_style event, usage always', () => {
-  let upstream: FakeUpstream;
-  let gw: TestGateway;
-  before(async () => {
-    upstream = await startFakeUpstream();
-    gw = await startGateway({
-      ...upstreamConfig(upstream.url),
+  const { upstream, gw } = useUpstreamGateway((url) => ({
+    config: {
+      ...upstreamConfig(url),
       stream: { heartbeat_s: 0, idle_timeout_s: 0.3, deadline_s: 5, error_style: 'event', usage: 'always' },
-    });
-  });
-  after(async () => {
-    await gw.close();
-    await upstream.close();
-  });
+    },
+  }));
 
   it('error_style event: `event: error` then data: [DONE]', async () => {
     upstream.reply({ pieces: head, after: 'reset' });

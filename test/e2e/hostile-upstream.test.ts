@@ -4,7 +4,7 @@ import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { z } from 'zod';
 import { type FakeUpstream, startFakeUpstream, type UpstreamReply } from '../helpers/fake-upstream.ts';
-import { parseSse, rawStream, requestRecord, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { parseSse, rawStream, requestRecord, startGateway, type TestGateway, useUpstreamGateway } from '../helpers/gateway.ts';
 
 /**
  * Regression for "an upstream can inject JSON into sluice's output": `choices[].index` was
@@ -70,7 +70,14 @@ function withRaw(payload: Json, path: Path, raw: string): string {
   return JSON.stringify(copy).replace(SENTINEL_JSON, raw);
 }
 
-const openAIEnvelope = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-x', system_fingerprint: 'fp', service_tier: 'default' };
+const openAIEnvelope = {
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'gpt-x',
+  system_fingerprint: 'fp',
+  service_tier: 'default',
+};
 /** Only the first chunk carries the envelope: sluice reads it there, and repeating it would only repeat cases. */
 const openAIChunk = (choice: Json): Json => ({ choices: [choice] });
 const token = { token: 'Hi', logprob: -0.1, bytes: [72, 105], top_logprobs: [{ token: 'Hi', logprob: -0.1, bytes: [72, 105] }] };
@@ -79,15 +86,26 @@ const openAI: Protocol = {
   model: 'up/m',
   streams: [
     [
-      { ...openAIEnvelope, choices: [{ index: 0, delta: { role: 'assistant', content: '', reasoning_content: 'think', reasoning: 'more' }, logprobs: null, finish_reason: null }] },
+      {
+        ...openAIEnvelope,
+        choices: [
+          { index: 0, delta: { role: 'assistant', content: '', reasoning_content: 'think', reasoning: 'more' }, logprobs: null, finish_reason: null },
+        ],
+      },
       openAIChunk({ index: 0, delta: { content: 'Hi' }, logprobs: { content: [token], refusal: null }, finish_reason: null }),
-      openAIChunk({ index: 0, delta: { content: [{ type: 'thinking', thinking: [{ type: 'text', text: 't' }] }, { type: 'text', text: 'x' }] } }),
       openAIChunk({
         index: 0,
         delta: {
-          annotations: [
-            { type: 'url_citation', url_citation: { url: 'https://a.example', title: 'A', start_index: 0, end_index: 2, content: 'c' } },
+          content: [
+            { type: 'thinking', thinking: [{ type: 'text', text: 't' }] },
+            { type: 'text', text: 'x' },
           ],
+        },
+      }),
+      openAIChunk({
+        index: 0,
+        delta: {
+          annotations: [{ type: 'url_citation', url_citation: { url: 'https://a.example', title: 'A', start_index: 0, end_index: 2, content: 'c' } }],
         },
       }),
       openAIChunk({ index: 0, delta: { refusal: 'no' }, logprobs: { content: null, refusal: [token] } }),
@@ -182,7 +200,13 @@ const google: Protocol = {
       { candidates: [{ content: { parts: [{ functionCall: { partialArgs: [{ jsonPath: '$.b', numberValue: 2 }] } }] } }] },
       {
         candidates: [{ content: { parts: [{ functionCall: {} }] }, finishReason: 'STOP', index: 0 }],
-        usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3, thoughtsTokenCount: 1, cachedContentTokenCount: 1, toolUsePromptTokenCount: 1 },
+        usageMetadata: {
+          promptTokenCount: 5,
+          candidatesTokenCount: 3,
+          thoughtsTokenCount: 1,
+          cachedContentTokenCount: 1,
+          toolUsePromptTokenCount: 1,
+        },
       },
     ],
     [{ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 5 } }],
@@ -334,7 +358,10 @@ function assertWellFormed(outcome: Outcome, surface: 'chat' | 'responses', label
     }
     if (surface === 'chat' && !('error' in parsed)) {
       const checked = chatChunk.safeParse(parsed);
-      assert.ok(checked.success, `${label}: ${checked.error?.issues[0]?.path.join('.')} ${checked.error?.issues[0]?.message} in ${frame.data.slice(0, 300)}`);
+      assert.ok(
+        checked.success,
+        `${label}: ${checked.error?.issues[0]?.path.join('.')} ${checked.error?.issues[0]?.message} in ${frame.data.slice(0, 300)}`,
+      );
     }
   }
 }
@@ -478,21 +505,14 @@ describe('regression: a model name could send the operator key to another path o
 describe('regression: upstream error text passed a provider key through to the client and the ledger', () => {
   const KEY = 'sk-upstream-secret-0123456789abcdef';
   const GOOGLE_KEY = 'AIzaSyConfiguredGoogleKey0123456789abcd';
-  let upstream: FakeUpstream;
-  let gw: TestGateway;
-  before(async () => {
-    upstream = await startFakeUpstream();
-    gw = await startGateway({
+  const { upstream, gw } = useUpstreamGateway((url) => ({
+    config: {
       providers: {
-        up: { base_url: `${upstream.url}/v1`, api_key: KEY },
-        google: { base_url: upstream.url, api_key: GOOGLE_KEY },
+        up: { base_url: `${url}/v1`, api_key: KEY },
+        google: { base_url: url, api_key: GOOGLE_KEY },
       },
-    });
-  });
-  after(async () => {
-    await gw.close();
-    await upstream.close();
-  });
+    },
+  }));
 
   /** The client's answer and the ledger's record of it, which must both be free of the keys. */
   async function check(model: string, stream: boolean, leaked: string[]): Promise<string> {
@@ -508,7 +528,13 @@ describe('regression: upstream error text passed a provider key through to the c
     upstream.reply({
       status: 401,
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.openai.com/account/api-keys.`, type: 'invalid_request_error', code: 'invalid_api_key' } }),
+      body: JSON.stringify({
+        error: {
+          message: `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
+      }),
     });
     for (const stream of [true, false]) {
       const text = await check('up/m', stream, [KEY]);

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { APIError } from 'openai';
-import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { parseSse, rawStream, requestRecord, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
+import { parseSse, rawStream, requestRecord, upstreamConfig, useUpstreamGateway } from '../helpers/gateway.ts';
 import { asSent } from '../helpers/responses-client.ts';
 import { checkResponsesStream, type TerminalResponse } from '../helpers/responses-grammar.ts';
 import { relayBodies, responsesRecordings } from '../helpers/responses-recordings.ts';
@@ -23,16 +22,7 @@ function lastResponse(body: string): TerminalResponse & { usage: Record<string, 
 }
 
 describe('relay: a provider with its own Responses API (responses_api: true)', () => {
-  let upstream: FakeUpstream;
-  let gw: TestGateway;
-  before(async () => {
-    upstream = await startFakeUpstream();
-    gw = await startGateway(upstreamConfig(upstream.url, { responses_api: true }));
-  });
-  after(async () => {
-    await gw.close();
-    await upstream.close();
-  });
+  const { upstream, gw } = useUpstreamGateway((url) => ({ config: upstreamConfig(url, { responses_api: true }) }));
 
   streams.forEach(({ label, body }, i) => {
     it(`relays ${label} frame for frame, finalResponse() is the recording's, usage in the ledger`, async () => {

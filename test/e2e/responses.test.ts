@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { APIError, NotFoundError } from 'openai';
-import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { openAIStreamBody } from '../helpers/fixtures.ts';
-import { rawStream, requestRecord, startGateway, type TestGateway, upstreamConfig, useUpstreamGateway } from '../helpers/gateway.ts';
+import { rawStream, requestRecord, type TestGateway, upstreamConfig, useUpstreamGateway } from '../helpers/gateway.ts';
 import { expectedFromRecording, openAICompatibleRecordings } from '../helpers/openai-recordings.ts';
 import { digest, expectedDigest, type ResponseDigest } from '../helpers/responses-client.ts';
 import { checkResponsesStream } from '../helpers/responses-grammar.ts';
@@ -307,16 +306,9 @@ describe('/v1/responses through the openai SDK', () => {
 });
 
 describe('/v1/responses timings', () => {
-  let upstream: FakeUpstream;
-  let gw: TestGateway;
-  before(async () => {
-    upstream = await startFakeUpstream();
-    gw = await startGateway({ ...upstreamConfig(upstream.url), responses: { deadline_s: 0.5 }, stream: { heartbeat_s: 0.05 } });
-  });
-  after(async () => {
-    await gw.close();
-    await upstream.close();
-  });
+  const { upstream, gw } = useUpstreamGateway((url) => ({
+    config: { ...upstreamConfig(url), responses: { deadline_s: 0.5 }, stream: { heartbeat_s: 0.05 } },
+  }));
 
   it('the request deadline ends a started stream with response.failed code request_timeout, then [DONE]', async () => {
     upstream.reply({ pieces: [chunk({ role: 'assistant', content: 'Slow' })], after: 'hang' });
