@@ -10,6 +10,7 @@ import { chatToCanonical } from '../protocol/openai-chat/to-canonical.ts';
 import { Accountant, type AccountantInit, rejectedRecord } from './accountant.ts';
 import { countTextTokens } from './count-tokens.ts';
 import { PricingRegistry } from './pricing.ts';
+import { BACKGROUND_AFTER_CHARS, DEFAULT_LIMITS } from './token-tally.ts';
 
 const QUESTION = 'What is the capital of France? Answer in one word, please. Ünïcödé 日本語 👋';
 const SYSTEM = 'You are terse.';
@@ -327,5 +328,52 @@ describe('Accountant', () => {
         completion: null,
       },
     );
+  });
+});
+
+describe('Accountant: local counts are bounded ("[DONE] waits minutes on the local token count")', () => {
+  /** Lowercase letters without a break: ~3-9 us a character for the BPE, the slowest text. */
+  const unbroken = (length: number) => {
+    let s = '';
+    for (let i = 0, x = 1; i < length; i++) {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      s += String.fromCharCode(0x61 + ((x >>> 16) % 26));
+    }
+    return s;
+  };
+
+  it('counts a long output as it arrives, exactly', async () => {
+    // A wait no busy test machine runs out: this test is about exactness, the next about the bound.
+    const { a } = accountant({ countLimits: { ...DEFAULT_LIMITS, waitMs: 60_000 } });
+    a.markAcknowledged();
+    const sentence = 'The quick brown fox, 42 times over the lazy dog — Ünïcödé 日本語 👋.\n';
+    const answer = Array.from({ length: 1200 }, (_, i) => `${i}. ${sentence}`).join('');
+    assert.ok(answer.length > 2 * BACKGROUND_AFTER_CHARS, 'counted ahead');
+    for (let i = 0; i < answer.length; i += 9) a.observe(text(answer.slice(i, i + 9)));
+    a.observe(finish);
+    assert.equal((await a.usage()).outputTokens, o200k(answer));
+  });
+
+  it('never waits past the signal: what is not counted yet is estimated, and the record agrees', async () => {
+    const { a } = accountant();
+    a.markAcknowledged();
+    const answer = unbroken(512 * 1024);
+    a.observe(text(answer));
+    a.observe(finish);
+    const started = performance.now();
+    const u = await a.usage(AbortSignal.abort());
+    assert.ok(performance.now() - started < 500, 'no wait for a deadline already past');
+    assert.equal(u.source, 'estimated');
+    assert.ok(u.outputTokens >= answer.length / 4 && u.outputTokens <= answer.length, `${u.outputTokens}`);
+    assert.equal((await a.finalize(null)).outputTokens, u.outputTokens);
+  });
+
+  it('counts a prompt with text that looks like a special token as text (it used to kill the counter)', async () => {
+    const prompt = 'Repeat after me: <|endoftext|> and <|im_start|>';
+    const request = chatToCanonical(parseChatRequest({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: prompt }] }));
+    const { a } = accountant({ request });
+    const asText = o200k(prompt, { disallowedSpecial: new Set() });
+    assert.equal(await a.inputTokens(), 3 + 3 + asText);
+    assert.equal(await countTextTokens('and on', 'gpt-4o-mini'), o200k('and on'), 'the counter lives on');
   });
 });

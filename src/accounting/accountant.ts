@@ -3,9 +3,10 @@ import type { CanonicalEvent } from '../protocol/canonical/events.ts';
 import { isOutputEvent } from '../protocol/canonical/events.ts';
 import type { Usage } from '../protocol/canonical/usage.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
-import { countPromptTokens, countTextTokens, promptText } from './count-tokens.ts';
+import { countPromptTokens, promptText, textTally } from './count-tokens.ts';
 import type { LedgerRecord } from './ledger-record.ts';
 import type { PricingRegistry } from './pricing.ts';
+import type { TallyLimits, TokenTally } from './token-tally.ts';
 
 export interface AccountantInit {
   requestId: string;
@@ -20,6 +21,8 @@ export interface AccountantInit {
   /** Keep prompt and completion text in the record, capped at this many characters (0: never). */
   storeContentChars: number;
   now?: () => number;
+  /** The budget of local counts (token-tally.ts: DEFAULT_LIMITS); tests widen the wait. */
+  countLimits?: TallyLimits;
 }
 
 /**
@@ -35,8 +38,13 @@ export class Accountant {
   /** The usage reported before the first output event (Anthropic's message_start), if any. */
   private reportedBeforeOutput: Usage | null = null;
   private finishReason: string | null = null;
-  /** Output text, kept for local counting when the upstream reports no usage. */
-  private readonly output: string[] = [];
+  /**
+   * The output's tokens, counted as they arrive (a long output ahead of its end), for when the
+   * upstream reports no usage: the end of a stream only counts the last piece.
+   */
+  private readonly output: TokenTally;
+  /** The first storeContentChars characters of the output, for the record. */
+  private completion = '';
   private promptEstimate: Promise<number> | undefined;
   private settled: Usage | undefined;
   private acknowledged = false;
@@ -46,6 +54,7 @@ export class Accountant {
     this.init = init;
     this.now = init.now ?? Date.now;
     this.startedAt = this.now();
+    this.output = textTally(init.model, init.countLimits);
   }
 
   observe(event: CanonicalEvent): void {
@@ -57,13 +66,13 @@ export class Accountant {
       case 'text':
       case 'reasoning':
       case 'refusal':
-        if (event.text) this.output.push(event.text);
+        this.addOutput(event.text);
         break;
       case 'tool-call-start':
-        this.output.push(event.name);
+        this.addOutput(event.name);
         break;
       case 'tool-call-delta':
-        this.output.push(event.arguments);
+        this.addOutput(event.arguments);
         break;
       case 'finish':
         this.finishReason ??= event.reason;
@@ -72,6 +81,13 @@ export class Accountant {
         this.reported = event.usage;
         break;
     }
+  }
+
+  private addOutput(text: string): void {
+    if (!text) return;
+    this.output.add(text);
+    const room = this.init.storeContentChars - this.completion.length;
+    if (room > 0) this.completion += text.length > room ? text.slice(0, room) : text;
   }
 
   get requestId(): string {
@@ -94,28 +110,30 @@ export class Accountant {
    * the same network read as the first token) does not count, so the figure depends on the order
    * of events, never on how the bytes were split.
    */
-  async inputTokens(): Promise<number> {
+  async inputTokens(signal?: AbortSignal): Promise<number> {
     const early = this.firstOutputAt === null ? this.reported : this.reportedBeforeOutput;
     if (early && early.inputTokens > 0) return early.inputTokens;
-    return this.countedInput();
+    return this.countedInput(signal);
   }
 
-  private countedInput(): Promise<number> {
-    this.promptEstimate ??= countPromptTokens(this.init.request, this.init.model);
+  /** Counted once: the figure of usage_start is the figure of the final usage. */
+  private countedInput(signal?: AbortSignal): Promise<number> {
+    this.promptEstimate ??= countPromptTokens(this.init.request, this.init.model, signal, this.init.countLimits);
     return this.promptEstimate;
   }
 
-  /** Final usage: the provider's when it reported any, else counted locally and marked estimated. */
-  async usage(): Promise<Usage> {
+  /**
+   * Final usage: the provider's when it reported any, else counted locally and marked estimated.
+   * A local count waits at most ~1 s for the counting worker, and never past `signal` (the
+   * request's deadline): what is not counted by then is estimated (token-tally.ts).
+   */
+  async usage(signal?: AbortSignal): Promise<Usage> {
     if (this.settled) return this.settled;
     if (this.reported) {
-      this.settled = this.finishReason === null ? await this.completedByCount(this.reported) : this.reported;
+      this.settled = this.finishReason === null ? await this.completedByCount(this.reported, signal) : this.reported;
       return this.settled;
     }
-    const [input, output] = await Promise.all([
-      this.countedInput(),
-      countTextTokens(this.output.join(''), this.init.model),
-    ]);
+    const [input, output] = await Promise.all([this.countedInput(signal), this.output.total(signal)]);
     this.settled = { inputTokens: input, outputTokens: output, source: 'estimated' };
     return this.settled;
   }
@@ -125,8 +143,8 @@ export class Accountant {
    * says output_tokens: 1, and the final count comes with the finish. When the output that did
    * arrive counts more, the record takes that count and says estimated.
    */
-  private async completedByCount(reported: Usage): Promise<Usage> {
-    const counted = await countTextTokens(this.output.join(''), this.init.model);
+  private async completedByCount(reported: Usage, signal?: AbortSignal): Promise<Usage> {
+    const counted = await this.output.total(signal);
     return counted > reported.outputTokens ? { ...reported, outputTokens: counted, source: 'estimated' } : reported;
   }
 
@@ -165,6 +183,8 @@ export class Accountant {
     // An upstream that refused the request (a 4xx/5xx, or never reached) consumed and bills
     // nothing: charging the counted prompt would overstate the spend of every 429.
     const usage: Usage = error && !this.acknowledged ? { inputTokens: 0, outputTokens: 0, source: 'provider' } : await this.usage();
+    // Whatever of the output is still in the counting line is not needed any more.
+    this.output.close();
     const { costUsd, priceKnown } = this.cost(usage);
     const cap = this.init.storeContentChars;
     const outcome: LedgerRecord['outcome'] = !error ? 'ok' : error.type === 'cancelled' ? 'cancelled' : 'error';
@@ -194,7 +214,7 @@ export class Accountant {
       errorMessage: error?.message ?? null,
       finishReason: this.finishReason,
       prompt: cap > 0 ? promptText(this.init.request).join('\n').slice(0, cap) : null,
-      completion: cap > 0 ? this.output.join('').slice(0, cap) : null,
+      completion: cap > 0 ? this.completion : null,
     };
   }
 }

@@ -1,68 +1,22 @@
-import { Worker } from 'node:worker_threads';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
-import type { CountRequest, CountResponse } from './token-counter-worker.ts';
+import { countScheduler, type Encoding } from './count-scheduler.ts';
+import { DEFAULT_LIMITS, type TallyLimits, TokenTally } from './token-tally.ts';
 
 /**
  * Local token counts with a real BPE (gpt-tokenizer: the same ids as tiktoken, ~10x faster).
  * Exact for OpenAI models, an estimate for everyone else; records say `estimated` either way.
- *
- * The encodings live in a worker thread. In the main thread they cost twice: loading evaluates a
- * large module synchronously (~150 ms, stalling every open stream), and their ~70 MiB of arrays
- * sit in the heap every major GC marks (~40 us per streamed request in `npm run bench`). Counting
- * is needed only when an upstream reports no usage, so a message round trip is cheap by comparison.
+ * Counting runs in a worker shared fairly by all requests (count-scheduler.ts), in bounded pieces
+ * and within a budget per text (token-tally.ts), past which the fast estimate takes over
+ * (estimate-tokens.ts).
  */
-class TokenCounter {
-  private worker: Worker | undefined;
-  private ready: Promise<void> | undefined;
-  private nextId = 1;
-  private readonly pending = new Map<number, (counts: number[]) => void>();
-
-  start(): Promise<void> {
-    if (this.ready) return this.ready;
-    // The worker file sits beside this one: .ts when run from src with type stripping, .js in the
-    // built package (dist/), where the compiler rewrites import specifiers but not this URL.
-    const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-    const worker = new Worker(new URL(`./token-counter-worker${extension}`, import.meta.url));
-    this.worker = worker;
-    this.ready = new Promise((resolve, reject) => {
-      worker.once('error', reject);
-      worker.on('message', (res: CountResponse) => {
-        if (res.id === 0) {
-          // Loaded: from now on the worker never keeps the process alive by itself (a count in
-          // flight references it again, see count()).
-          if (this.pending.size === 0) worker.unref();
-          return resolve();
-        }
-        const done = this.pending.get(res.id);
-        this.pending.delete(res.id);
-        if (this.pending.size === 0) worker.unref();
-        done?.(res.counts);
-      });
-    });
-    return this.ready;
-  }
-
-  async count(encoding: CountRequest['encoding'], texts: string[]): Promise<number[]> {
-    await this.start();
-    const worker = this.worker as Worker;
-    const id = this.nextId++;
-    worker.ref();
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
-      worker.postMessage({ id, encoding, texts } satisfies CountRequest);
-    });
-  }
-}
-
-const counter = new TokenCounter();
 
 /** Starts the worker and waits until its encodings are loaded (the gateway does this at startup). */
 export function loadTokenCounters(): Promise<void> {
-  return counter.start();
+  return countScheduler.ready();
 }
 
 /** gpt-4 / gpt-3.5 (not gpt-4o, gpt-4.1) use cl100k; everything newer, and non-OpenAI models, o200k. */
-function encodingFor(model: string): CountRequest['encoding'] {
+export function encodingFor(model: string): Encoding {
   // Azure names its deployments gpt-35-turbo; routers prefix the vendor (openai/gpt-4).
   return /^(gpt-4(?![o.])|gpt-3\.?5)/.test(model.slice(model.lastIndexOf('/') + 1)) ? 'cl100k' : 'o200k';
 }
@@ -83,15 +37,28 @@ export function promptText(request: CanonicalRequest): string[] {
   return parts;
 }
 
-export async function countPromptTokens(request: CanonicalRequest, model: string): Promise<number> {
-  const counts = await counter.count(encodingFor(model), promptText(request));
-  let n = REPLY_PRIMING + request.messages.length * TOKENS_PER_MESSAGE;
-  for (const c of counts) n += c;
-  return n;
+/** The prompt's tokens: each part counted apart, plus the chat format's framing. */
+export async function countPromptTokens(
+  request: CanonicalRequest,
+  model: string,
+  signal?: AbortSignal,
+  limits: TallyLimits = DEFAULT_LIMITS,
+): Promise<number> {
+  const tally = new TokenTally(encodingFor(model), limits);
+  for (const part of promptText(request)) {
+    tally.add(part);
+    tally.endPart();
+  }
+  return REPLY_PRIMING + request.messages.length * TOKENS_PER_MESSAGE + (await tally.total(signal));
 }
 
-export async function countTextTokens(text: string, model: string): Promise<number> {
-  if (!text) return 0;
-  const [n] = await counter.count(encodingFor(model), [text]);
-  return n;
+/** A tally for text that arrives in parts (a response's output), counted as one text. */
+export function textTally(model: string, limits: TallyLimits = DEFAULT_LIMITS): TokenTally {
+  return new TokenTally(encodingFor(model), limits);
+}
+
+export function countTextTokens(text: string, model: string, signal?: AbortSignal): Promise<number> {
+  const tally = textTally(model);
+  tally.add(text);
+  return tally.total(signal);
 }
