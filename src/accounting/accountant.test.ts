@@ -108,6 +108,7 @@ describe('Accountant', () => {
       requestId: 'req_1',
       createdAt: 1_000,
       keyId: null,
+      projectId: null,
       provider: 'openai',
       model: 'gpt-4o-mini',
       requestedModel: 'openai/gpt-4o-mini',
@@ -296,13 +297,14 @@ describe('Accountant', () => {
 
   it('makes a record for a request refused before any provider', () => {
     const error = errors.modelNotFound('nope/x', "no provider named 'nope'");
-    const r = rejectedRecord('req_9', error, 'chat', 'nope/x', 5_000, null, 5_012);
+    const r = rejectedRecord('req_9', error, 'chat', 'nope/x', 5_000, { keyId: 'k1', projectId: 'proj_1' }, 5_012);
     assert.deepEqual(
       { ...r },
       {
         requestId: 'req_9',
         createdAt: 5_000,
-        keyId: null,
+        keyId: 'k1',
+        projectId: 'proj_1',
         provider: '',
         model: '',
         requestedModel: 'nope/x',

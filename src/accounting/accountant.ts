@@ -11,6 +11,8 @@ import type { TallyLimits, TokenTally } from './token-tally.ts';
 export interface AccountantInit {
   requestId: string;
   keyId: string | null;
+  /** The caller's project (null or absent: the master key). */
+  projectId?: string | null;
   provider: string;
   model: string;
   requestedModel: string;
@@ -94,6 +96,10 @@ export class Accountant {
     return this.init.requestId;
   }
 
+  private owner(): RecordOwner {
+    return { keyId: this.init.keyId, projectId: this.init.projectId ?? null };
+  }
+
   /** The upstream answered 2xx (its status, if a later failure does not carry one). */
   markAcknowledged(): void {
     this.acknowledged = true;
@@ -163,7 +169,7 @@ export class Accountant {
   unsettledRecord(error: GatewayError): LedgerRecord {
     const usage = this.reported ?? { inputTokens: 0, outputTokens: 0, source: 'estimated' as const };
     return {
-      ...rejectedRecord(this.init.requestId, error, this.init.surface, this.init.requestedModel, this.startedAt, this.init.keyId, this.now()),
+      ...rejectedRecord(this.init.requestId, error, this.init.surface, this.init.requestedModel, this.startedAt, this.owner(), this.now()),
       provider: this.init.provider,
       model: this.init.model,
       streamed: this.init.streamed,
@@ -191,7 +197,7 @@ export class Accountant {
     return {
       requestId: this.init.requestId,
       createdAt: this.startedAt,
-      keyId: this.init.keyId,
+      ...this.owner(),
       provider: this.init.provider,
       model: this.init.model,
       requestedModel: this.init.requestedModel,
@@ -219,6 +225,11 @@ export class Accountant {
   }
 }
 
+/** Whose request a record is: the key and its project (both null for the master key). */
+export type RecordOwner = Pick<LedgerRecord, 'keyId' | 'projectId'>;
+
+const NO_OWNER: RecordOwner = { keyId: null, projectId: null };
+
 /** The record of a request refused before it reached a provider (bad body, unknown model, ...). */
 export function rejectedRecord(
   requestId: string,
@@ -226,13 +237,14 @@ export function rejectedRecord(
   surface: LedgerRecord['surface'],
   requestedModel: string,
   startedAt: number,
-  keyId: string | null = null,
+  owner: RecordOwner = NO_OWNER,
   now = Date.now(),
 ): LedgerRecord {
   return {
     requestId,
     createdAt: startedAt,
-    keyId,
+    keyId: owner.keyId,
+    projectId: owner.projectId,
     provider: '',
     model: '',
     requestedModel,

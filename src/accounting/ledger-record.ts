@@ -4,6 +4,8 @@ export interface LedgerRecord {
   createdAt: number;
   /** Gateway-issued key id; null until keys exist (or with the master key). */
   keyId: string | null;
+  /** The key's project; null for the master key (or a gateway without keys). */
+  projectId: string | null;
   provider: string;
   /** The provider-side model id. */
   model: string;

@@ -29,6 +29,7 @@ export function loadConfig(options: LoadOptions): Config {
   if (env.HOST) config.server.host = env.HOST;
   if (env.PORT) config.server.port = portNumber(env.PORT, `PORT=${env.PORT}`);
   if (env.SLUICE_MASTER_KEY) config.auth.master_key = env.SLUICE_MASTER_KEY;
+  if (env.SLUICE_KEY_PEPPER) config.auth.key_pepper = env.SLUICE_KEY_PEPPER;
   if (env.DATABASE_URL && !config.store.database_url) config.store.database_url = env.DATABASE_URL;
   if (options.overrides?.host) config.server.host = options.overrides.host;
   if (options.overrides?.port !== undefined)

@@ -67,6 +67,16 @@ export const configSchema = z.strictObject({
         .string()
         .optional()
         .transform((key) => key || undefined),
+      /**
+       * The server-side secret of the keyed hash that gateway-issued keys are stored as
+       * (SLUICE_KEY_PEPPER sets it too). Set it before creating keys: changing it invalidates them.
+       */
+      key_pepper: z
+        .string()
+        .optional()
+        .transform((pepper) => pepper || undefined),
+      /** How long an instance trusts a verified key before reading it again (a revocation elsewhere takes this long). */
+      key_cache_ttl_s: seconds.max(300).default(10),
     })
     .prefault({}),
   stream: z

@@ -179,4 +179,55 @@ export const errors = {
       fallbackable: true,
       cause,
     }),
+  /** A gateway-issued key whose secret matched but which was revoked (admin API / sluice keys revoke). */
+  keyRevoked: () =>
+    new GatewayError({ code: 'api_key_revoked', status: 401, type: 'authentication_error', message: 'This API key has been revoked.' }),
+  keyExpired: () =>
+    new GatewayError({ code: 'api_key_expired', status: 401, type: 'authentication_error', message: 'This API key has expired.' }),
+  /** Gateway-issued keys live in the store; it is not open (yet), or a lookup failed. */
+  keyStoreUnavailable: () =>
+    new GatewayError({
+      code: 'key_store_unavailable',
+      status: 503,
+      type: 'server_error',
+      message: 'API keys cannot be checked right now (the store is unavailable); try again shortly.',
+      headers: { 'retry-after': '1' },
+      retryable: true,
+    }),
+  adminRequired: () =>
+    new GatewayError({
+      code: 'admin_key_required',
+      status: 403,
+      type: 'permission_error',
+      message: 'The admin API needs the master key or a key created with admin: true.',
+    }),
+  /** The key's allowed models (as clients name them, or the provider/model they resolve to) do not include this one. */
+  modelNotAllowed: (model: string) =>
+    new GatewayError({
+      code: 'model_not_allowed',
+      status: 403,
+      type: 'permission_error',
+      param: 'model',
+      message: `This API key may not use the model \`${model}\`.`,
+    }),
+  /** No such endpoint, or one of another project than the key's (the two are not told apart). */
+  endpointNotFound: (project: string, endpoint: string) =>
+    new GatewayError({
+      code: 'endpoint_not_found',
+      status: 404,
+      type: 'not_found_error',
+      message: `No endpoint ${endpoint} in project ${project} for this key.`,
+    }),
+  notFound: (what: 'project' | 'key' | 'endpoint', id: string, param: string | null = null) =>
+    new GatewayError({ code: `${what}_not_found`, status: 404, type: 'not_found_error', param, message: `No ${what} with id ${id}.` }),
+  alreadyExists: (what: 'project' | 'key' | 'endpoint', id: string, param: string) =>
+    new GatewayError({ code: `${what}_exists`, status: 409, type: 'invalid_request_error', param, message: `A ${what} ${id} already exists.` }),
+  /** A key changed while the admin API worked on it (revoked, or rotated by another call). */
+  keyChanged: (id: string) =>
+    new GatewayError({
+      code: 'key_conflict',
+      status: 409,
+      type: 'invalid_request_error',
+      message: `Key ${id} is revoked or was changed by another request; list it again and retry.`,
+    }),
 } as const;

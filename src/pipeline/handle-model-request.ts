@@ -68,7 +68,7 @@ export async function handleModelRequest(
       const { requestId } = exchange;
       const settled = accountant
         ? finalizeRecord(ctx.accounting, accountant, failure)
-        : Promise.resolve(rejectedRecord(requestId, failure ?? toGatewayError('no failure recorded'), operation.surface, model, startedAt, caller?.keyId ?? null));
+        : Promise.resolve(rejectedRecord(requestId, failure ?? toGatewayError('no failure recorded'), operation.surface, model, startedAt, caller));
       ctx.settling.set(requestId, settled);
       try {
         const record = await settled;

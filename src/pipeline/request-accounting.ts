@@ -30,6 +30,7 @@ export function createAccountant(
   return new Accountant({
     requestId,
     keyId: caller.keyId,
+    projectId: caller.projectId,
     provider: target.provider,
     model: target.model,
     requestedModel: target.requested,

@@ -6,13 +6,15 @@ import type { Config } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
 import { toGatewayError } from '../errors/gateway-error.ts';
 import { renderErrorBody } from '../errors/render.ts';
+import { refuseDisallowedModels } from '../governance/keys/allowed-models.ts';
+import { GovernanceStore } from '../governance/keys/governance-store.ts';
 import { admitAll } from '../pipeline/admit.ts';
 import type { RequestScope } from '../pipeline/request-scope.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import { createProviderRegistry } from '../providers/registry.ts';
 import { type Ledger, ledgerSettings, startLedger } from '../store/open-ledger.ts';
 import { UpstreamClient } from '../upstream/http-client.ts';
-import { createAuthenticate } from './auth.ts';
+import { createGovernance } from './auth.ts';
 import { answerClientError } from './client-error.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { createRequestScreen } from './edge/screen-request.ts';
@@ -43,13 +45,14 @@ export function createGateway(
     connectTimeoutMs: config.upstream.connect_timeout_s * 1000,
     headersTimeoutMs: config.upstream.headers_timeout_s * 1000,
   });
+  const governance = createGovernance(config, log);
   const context: GatewayContext = {
     config,
     registry: createProviderRegistry(config, env, client),
     scopes: new Set<RequestScope>(),
     settling: new Map(),
-    authenticate: createAuthenticate(config.auth.master_key),
-    admit: admitAll,
+    authenticate: governance.authenticate,
+    admit: refuseDisallowedModels(admitAll),
     startedAt: Math.floor(Date.now() / 1000),
     accounting: {
       pricing: new PricingRegistry(config.pricing),
@@ -60,6 +63,7 @@ export function createGateway(
     },
     ledgerStore: undefined,
     responsesStore: undefined,
+    governance,
   };
   let ledger: Ledger | undefined;
 
@@ -73,6 +77,7 @@ export function createGateway(
       ledgerSettings(config, log, (stores) => {
         context.ledgerStore = stores.ledgerStore;
         context.responsesStore = stores.responsesStore;
+        governance.attach(new GovernanceStore(stores.database));
       }),
     );
     context.accounting.ledger = ledger.writer;
@@ -101,15 +106,20 @@ export function createGateway(
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
     if (screen(req, res)) return; // Host check and CORS, before any route (server/edge)
-    const { route, rawParam } = matchRoute(routes, req.method ?? 'GET', path);
-    if (route.auth === 'key') await context.authenticate(req);
+    const { route, rawParam, rawParams } = matchRoute(routes, req.method ?? 'GET', path);
+    const caller = route.auth === 'key' || route.auth === 'admin' ? await context.authenticate(req) : null;
+    if (route.auth === 'admin' && !caller?.admin) throw errors.adminRequired();
+    const params: Record<string, string> = {};
+    for (const [name, raw] of Object.entries(rawParams)) params[name] = decodePathParam(raw, name);
     await route.handle({
       req,
       res,
       requestId,
       ctx: context,
       param: route.param ? decodePathParam(rawParam, route.param) : '',
+      params,
       search: new URLSearchParams(query === -1 ? '' : url.slice(query + 1)),
+      caller,
     });
   }
   // Connections that have not sent a request yet (a client's preconnect; undici opens one right

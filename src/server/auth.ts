@@ -1,22 +1,16 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { errors } from '../errors/catalog.ts';
-import { type Authenticate, MASTER } from '../pipeline/admit.ts';
+import type { Config } from '../config/schema.ts';
+import { Governance } from '../governance/keys/governance.ts';
 
 /**
- * Bearer-key check against SLUICE_MASTER_KEY. Keys are compared as SHA-256 digests so the
- * comparison is constant-time whatever the lengths. With no key configured, every request
- * passes (startup refuses that unless bound to loopback).
+ * The gateway's keys: the master key (SLUICE_MASTER_KEY, as before) and the keys it issues
+ * (`sk-sluice-…`, src/governance/keys), whose authenticate step becomes context.authenticate.
  */
-export function createAuthenticate(masterKey: string | undefined): Authenticate {
-  if (!masterKey) return () => MASTER;
-  const expected = createHash('sha256').update(masterKey).digest();
-  return (req) => {
-    const header = req.headers.authorization ?? (req.headers['x-api-key'] as string | undefined);
-    if (!header) throw errors.missingKey();
-    const key = header.startsWith('Bearer ') ? header.slice(7).trim() : header.trim();
-    if (!key) throw errors.missingKey();
-    const given = createHash('sha256').update(key).digest();
-    if (!timingSafeEqual(given, expected)) throw errors.wrongKey();
-    return MASTER;
-  };
+export function createGovernance(config: Config, log: (message: string) => void): Governance {
+  return new Governance({
+    masterKey: config.auth.master_key,
+    pepper: config.auth.key_pepper,
+    cacheTtlMs: config.auth.key_cache_ttl_s * 1000,
+    defaultTier: config.default_tier ?? null,
+    log,
+  });
 }

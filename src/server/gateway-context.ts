@@ -1,3 +1,4 @@
+import type { Governance } from '../governance/keys/governance.ts';
 import type { PipelineContext } from '../pipeline/context.ts';
 import type { LedgerStore } from '../store/ledger-store.ts';
 
@@ -6,4 +7,6 @@ export interface GatewayContext extends PipelineContext {
   startedAt: number;
   /** The request log's reader; set once the store is open (at listen). */
   ledgerStore: LedgerStore | undefined;
+  /** Projects, gateway-issued keys and endpoints (the admin API, endpoint routes). */
+  governance: Governance;
 }

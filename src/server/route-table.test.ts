@@ -44,4 +44,25 @@ describe('matchRoute', () => {
   it('HEAD is served by the GET route', () => {
     assert.equal(matchRoute(table, 'HEAD', '/healthz').route, table[3]);
   });
+
+  it('a template route matches one non-empty segment per {name} and hands them back raw', () => {
+    const endpoint: Route = { method: 'POST', path: '/{project}/{endpoint}/v1/chat/completions', auth: 'model', handle };
+    const withTemplate = [...table, endpoint];
+    const m = matchRoute(withTemplate, 'POST', '/proj_a/my%20ep/v1/chat/completions');
+    assert.equal(m.route, endpoint);
+    assert.deepEqual(m.rawParams, { project: 'proj_a', endpoint: 'my%20ep' });
+    assert.deepEqual(matchRoute(withTemplate, 'POST', '/v1/chat/completions').rawParams, {});
+    assert.equal(codeOf(() => matchRoute(withTemplate, 'POST', '/proj_a//v1/chat/completions')), '404 route_not_found');
+    assert.equal(codeOf(() => matchRoute(withTemplate, 'POST', '/a/b/c/v1/chat/completions')), '404 route_not_found');
+    assert.equal(codeOf(() => matchRoute(withTemplate, 'GET', '/a/b/v1/chat/completions')), '405 method_not_allowed');
+  });
+
+  it('exact paths win over templates, templates over prefixes', () => {
+    const prefix: Route = { method: 'POST', path: '/v1/', param: 'rest', auth: 'key', handle };
+    const template: Route = { method: 'POST', path: '/v1/{x}', auth: 'key', handle };
+    const routes = [prefix, template, ...table];
+    assert.equal(matchRoute(routes, 'POST', '/v1/responses').route, table[1]);
+    assert.equal(matchRoute(routes, 'POST', '/v1/other').route, template);
+    assert.equal(matchRoute(routes, 'POST', '/v1/other/deeper').route, prefix);
+  });
 });

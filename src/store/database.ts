@@ -29,6 +29,8 @@ export interface LedgerTable {
   finish_reason: string | null;
   prompt: string | null;
   completion: string | null;
+  /** The caller's project (migration 0005); null for the master key and older rows. */
+  project_id: string | null;
 }
 
 /** Responses created through sluice, for GET /v1/responses/{id} and previous_response_id. */
@@ -40,6 +42,8 @@ export interface ResponsesTable {
   conversation: string;
   /** JSON: the response object as the client received it. */
   response: string;
+  /** The project of the key that created it (null: the master key); only its project reads it. */
+  project_id: string | null;
 }
 
 /**
@@ -55,8 +59,55 @@ export interface RejectionsTable {
   count: number;
 }
 
+/** A team's unit: its keys, endpoints, tier and budgets (src/governance/keys). */
+export interface ProjectsTable {
+  id: string;
+  name: string;
+  tier: string | null;
+  budget_day_usd: number | null;
+  budget_month_usd: number | null;
+  created_at: number;
+}
+
+/**
+ * Gateway-issued keys. Never the secret: its keyed hash (hex), and during a rotation's grace
+ * period the previous secret's hash until `previous_valid_until`.
+ */
+export interface ApiKeysTable {
+  id: string;
+  project_id: string;
+  name: string | null;
+  secret_hash: string;
+  previous_hash: string | null;
+  previous_valid_until: number | null;
+  tier: string | null;
+  /** JSON array of model names (as clients name them); null: any model. */
+  allowed_models: string | null;
+  budget_day_usd: number | null;
+  budget_month_usd: number | null;
+  admin: number;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
+/** A project's endpoint, served at /{project}/{endpoint}/v1/...: a default model and stream settings. */
+export interface EndpointsTable {
+  project_id: string;
+  name: string;
+  model: string;
+  stream_profile: string | null;
+  usage: string | null;
+  error_style: string | null;
+  created_at: number;
+}
+
 export interface Database {
   ledger: LedgerTable;
   responses: ResponsesTable;
   rejections: RejectionsTable;
+  projects: ProjectsTable;
+  api_keys: ApiKeysTable;
+  endpoints: EndpointsTable;
 }

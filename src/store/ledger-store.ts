@@ -10,6 +10,8 @@ export interface LedgerQuery {
   provider?: string;
   outcome?: LedgerRecord['outcome'];
   keyId?: string;
+  /** Only this project's records (a project key's view of the request log). */
+  projectId?: string;
   /** Inclusive lower / exclusive upper bound on createdAt (epoch ms). */
   since?: number;
   until?: number;
@@ -42,7 +44,7 @@ export interface WriteOrderPage {
 }
 
 /**
- * Rows per INSERT: well under both engines' bound-parameter limits (26 columns). Larger
+ * Rows per INSERT: well under both engines' bound-parameter limits (27 columns). Larger
  * statements were no faster per row on node:sqlite, and each row count's SQL text is cached.
  */
 const INSERT_CHUNK = 100;
@@ -150,6 +152,7 @@ function filtered(query: LedgerSelect, q: Omit<LedgerQuery, 'cursor'>): LedgerSe
   if (q.provider) query = query.where('provider', '=', q.provider);
   if (q.outcome) query = query.where('outcome', '=', q.outcome);
   if (q.keyId) query = query.where('key_id', '=', q.keyId);
+  if (q.projectId) query = query.where('project_id', '=', q.projectId);
   if (q.since !== undefined) query = query.where('created_at', '>=', q.since);
   if (q.until !== undefined) query = query.where('created_at', '<', q.until);
   return query;
@@ -211,6 +214,7 @@ function toRow(r: LedgerRecord): LedgerTable {
     finish_reason: r.finishReason,
     prompt: r.prompt,
     completion: r.completion,
+    project_id: r.projectId,
   };
 }
 
@@ -242,5 +246,6 @@ function fromRow(row: Selectable<LedgerTable>): LedgerRecord {
     finishReason: row.finish_reason,
     prompt: row.prompt,
     completion: row.completion,
+    projectId: row.project_id,
   };
 }

@@ -105,6 +105,67 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('rejections').execute();
     },
   },
+  /**
+   * Governance (src/governance/keys): projects, their gateway-issued keys (only a keyed hash of
+   * each secret is stored) and their endpoints; the ledger and stored responses learn which
+   * project a request belonged to, so the request log can be scoped to the caller's project.
+   * No foreign keys: SQLite enforces them only with a per-connection pragma, so the code checks
+   * that a key's or an endpoint's project exists, the same way on both engines.
+   */
+  '0005_projects_keys_endpoints': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('projects')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('tier', 'text')
+        .addColumn('budget_day_usd', 'double precision')
+        .addColumn('budget_month_usd', 'double precision')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text')
+        .addColumn('secret_hash', 'text', (c) => c.notNull())
+        .addColumn('previous_hash', 'text')
+        .addColumn('previous_valid_until', 'bigint')
+        .addColumn('tier', 'text')
+        .addColumn('allowed_models', 'text')
+        .addColumn('budget_day_usd', 'double precision')
+        .addColumn('budget_month_usd', 'double precision')
+        .addColumn('admin', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint')
+        .addColumn('revoked_at', 'bigint')
+        .addColumn('last_used_at', 'bigint')
+        .execute();
+      await db.schema.createIndex('api_keys_project').on('api_keys').columns(['project_id', 'created_at']).execute();
+      await db.schema
+        .createTable('endpoints')
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('stream_profile', 'text')
+        .addColumn('usage', 'text')
+        .addColumn('error_style', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('endpoints_pk', ['project_id', 'name'])
+        .execute();
+      await db.schema.alterTable('ledger').addColumn('project_id', 'text').execute();
+      await db.schema.createIndex('ledger_project').on('ledger').columns(['project_id', 'created_at']).execute();
+      await db.schema.alterTable('responses').addColumn('project_id', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('responses').dropColumn('project_id').execute();
+      await db.schema.dropIndex('ledger_project').execute();
+      await db.schema.alterTable('ledger').dropColumn('project_id').execute();
+      await db.schema.dropTable('endpoints').execute();
+      await db.schema.dropTable('api_keys').execute();
+      await db.schema.dropTable('projects').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

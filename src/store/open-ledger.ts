@@ -1,6 +1,8 @@
 import { dirname, join } from 'node:path';
+import type { Kysely } from 'kysely';
 import type { Config } from '../config/schema.ts';
 import { describeStoreError } from './classify-store-error.ts';
+import type { Database } from './database.ts';
 import { LedgerJournal } from './ledger-journal.ts';
 import { LedgerStore } from './ledger-store.ts';
 import { LedgerWriter } from './ledger-writer.ts';
@@ -17,7 +19,7 @@ export interface LedgerSettings {
   shutdownFlushMs: number;
   log: (message: string) => void;
   /** Called once the store is open (at start, or later after retries), with its readers. */
-  onOpen?: (stores: { ledgerStore: LedgerStore; responsesStore: ResponsesStore }) => void;
+  onOpen?: (stores: { ledgerStore: LedgerStore; responsesStore: ResponsesStore; database: Kysely<Database> }) => void;
   /** Retry delays while the store cannot be opened: doubling from `firstMs` up to `maxMs`. */
   retry?: { firstMs: number; maxMs: number };
   /** How long start-up waits for the first attempt before serving without the store. */
@@ -118,7 +120,7 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
     database = db;
     const ledgerStore = new LedgerStore(db.db);
     responsesStore = new ResponsesStore(db.db);
-    settings.onOpen?.({ ledgerStore, responsesStore });
+    settings.onOpen?.({ ledgerStore, responsesStore, database: db.db });
     if (attempts > 1)
       log(`ledger: the store (${where}) is open after ${attempts} attempts; writing the ${writer.pending} record(s) that waited`);
     writer.attach(ledgerStore);

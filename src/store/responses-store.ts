@@ -13,15 +13,36 @@ export interface StoredResponse {
 }
 
 /**
+ * Whose responses a handle on the store saves and reads: a project key's requests save under its
+ * project and read only that project's responses (GET /v1/responses/{id}, previous_response_id);
+ * the master key and admin keys read every project's.
+ */
+export interface ResponsesScope {
+  projectId: string | null;
+  readsAll: boolean;
+}
+
+const EVERY_PROJECT: ResponsesScope = { projectId: null, readsAll: true };
+
+/**
  * Stored responses. A save runs after the stream ended, off the client's path; a continuation
  * that arrives before it finished waits for it instead of missing it.
  */
 export class ResponsesStore {
   private readonly db: Kysely<Database>;
-  private readonly pending = new Map<string, Promise<void>>();
+  private readonly scope: ResponsesScope;
+  /** Shared by every scoped handle: a continuation waits for a save made through another one. */
+  private readonly pending: Map<string, Promise<void>>;
 
-  constructor(db: Kysely<Database>) {
+  constructor(db: Kysely<Database>, scope: ResponsesScope = EVERY_PROJECT, pending = new Map<string, Promise<void>>()) {
     this.db = db;
+    this.scope = scope;
+    this.pending = pending;
+  }
+
+  /** The same store seen by one caller. */
+  scoped(scope: ResponsesScope): ResponsesStore {
+    return new ResponsesStore(this.db, scope, this.pending);
   }
 
   save(r: StoredResponse): Promise<void> {
@@ -36,6 +57,7 @@ export class ResponsesStore {
         model: storableText(r.model, TEXT_CAPS.name),
         conversation: JSON.stringify(r.conversation),
         response: JSON.stringify(r.response),
+        project_id: this.scope.projectId,
       })
       .onConflict((oc) => oc.column('id').doUpdateSet({ response: JSON.stringify(r.response) }))
       .execute()
@@ -47,7 +69,9 @@ export class ResponsesStore {
 
   async get(id: string): Promise<StoredResponse | undefined> {
     await this.pending.get(id)?.catch(() => undefined);
-    const row = await this.db.selectFrom('responses').selectAll().where('id', '=', id).executeTakeFirst();
+    let query = this.db.selectFrom('responses').selectAll().where('id', '=', id);
+    if (!this.scope.readsAll) query = query.where('project_id', '=', this.scope.projectId);
+    const row = await query.executeTakeFirst();
     if (!row) return undefined;
     return {
       id: row.id,

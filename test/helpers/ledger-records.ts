@@ -6,6 +6,7 @@ export function ledgerRecord(overrides: Partial<LedgerRecord> = {}): LedgerRecor
     requestId: 'req_0001',
     createdAt: 1_760_000_000_000,
     keyId: null,
+    projectId: null,
     provider: 'openai',
     model: 'gpt-4o-mini',
     requestedModel: 'openai/gpt-4o-mini',

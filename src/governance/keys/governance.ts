@@ -1,0 +1,103 @@
+import { errors } from '../../errors/catalog.ts';
+import type { Authenticate } from '../../pipeline/admit.ts';
+import { describeStoreError } from '../../store/classify-store-error.ts';
+import { createAuthenticate, type VerifiedKey, verifiedKey } from './authenticate.ts';
+import type { Endpoint, GovernanceStore } from './governance-store.ts';
+import { createSecretHasher, type SecretHasher } from './key-format.ts';
+import { TtlCache } from './ttl-cache.ts';
+
+export interface GovernanceOptions {
+  masterKey: string | undefined;
+  /** auth.key_pepper / SLUICE_KEY_PEPPER (key-format.ts). */
+  pepper: string | undefined;
+  /** auth.key_cache_ttl_s, in ms: how long another instance's revocation may take to reach this one. */
+  cacheTtlMs: number;
+  /** The config's default_tier, for keys and projects that name none. */
+  defaultTier: string | null;
+  log: (message: string) => void;
+  now?: () => number;
+}
+
+/** Between two log lines about a failing store lookup (an outage would otherwise log every request). */
+const LOG_EVERY_MS = 30_000;
+
+/**
+ * Keys, projects and endpoints of one gateway: the store (attached once the database is open),
+ * what this instance caches of it, and the authenticate step built on them.
+ */
+export class Governance {
+  readonly hash: SecretHasher;
+  /** Verified keys by key id (absent: no such key). */
+  readonly keys: TtlCache<VerifiedKey>;
+  /** Endpoints by `project \0 name` (NUL: a path parameter never holds one). */
+  readonly endpoints: TtlCache<Endpoint>;
+  readonly authenticate: Authenticate;
+  private store: GovernanceStore | undefined;
+  private readonly log: (message: string) => void;
+  private readonly now: () => number;
+  private loggedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(options: GovernanceOptions) {
+    this.log = options.log;
+    this.now = options.now ?? Date.now;
+    this.hash = createSecretHasher(options.pepper);
+    this.keys = new TtlCache({
+      ttlMs: options.cacheTtlMs,
+      now: this.now,
+      load: async (id) => {
+        const found = await this.read((store) => store.findKeyWithProject(id));
+        return found ? verifiedKey(found.key, found.project, options.defaultTier) : undefined;
+      },
+    });
+    this.endpoints = new TtlCache({
+      ttlMs: options.cacheTtlMs,
+      now: this.now,
+      load: (id) => {
+        const [project, name] = id.split('\0');
+        return this.read((store) => store.getEndpoint(project, name));
+      },
+    });
+    this.authenticate = createAuthenticate({
+      masterKey: options.masterKey,
+      keys: this.keys,
+      hash: this.hash,
+      now: this.now,
+      used: (id, at) => {
+        this.store?.touchKey(id, at).catch((err: unknown) => this.logFailure('could not record the use of a key', err));
+      },
+    });
+  }
+
+  attach(store: GovernanceStore): void {
+    this.store = store;
+  }
+
+  /** The store, or a 503 while it is not open (a database down at start-up). */
+  requireStore(): GovernanceStore {
+    if (!this.store) throw errors.keyStoreUnavailable();
+    return this.store;
+  }
+
+  /** The endpoint `name` of `project`, cached like keys. */
+  endpoint(project: string, name: string): Promise<Endpoint | undefined> {
+    return this.endpoints.get(`${project}\0${name}`);
+  }
+
+  /** A store read on the request path: a failure is a 503 for the client and a (throttled) log line. */
+  private async read<T>(query: (store: GovernanceStore) => Promise<T>): Promise<T> {
+    const store = this.requireStore();
+    try {
+      return await query(store);
+    } catch (err) {
+      this.logFailure('a key or endpoint lookup failed', err);
+      throw errors.keyStoreUnavailable();
+    }
+  }
+
+  private logFailure(what: string, err: unknown): void {
+    const t = this.now();
+    if (t - this.loggedAt < LOG_EVERY_MS) return;
+    this.loggedAt = t;
+    this.log(`governance: ${what}: ${describeStoreError(err)}`);
+  }
+}

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { TtlCache } from './ttl-cache.ts';
+
+describe('TtlCache', () => {
+  it('serves a loaded value (or its absence) until the TTL ends, then loads again', async () => {
+    let now = 0;
+    const loads: string[] = [];
+    const cache = new TtlCache<number>({
+      ttlMs: 100,
+      now: () => now,
+      load: async (k) => {
+        loads.push(k);
+        return k === 'a' ? 1 : undefined;
+      },
+    });
+    assert.equal(cache.peek('a'), undefined);
+    assert.equal(await cache.get('a'), 1);
+    assert.equal(await cache.get('missing'), undefined);
+    assert.deepEqual(cache.peek('a'), { value: 1, until: 100 });
+    assert.ok(cache.peek('missing'));
+    now = 100;
+    assert.equal(cache.peek('a'), undefined);
+    await cache.get('a');
+    assert.deepEqual(loads, ['a', 'missing', 'a']);
+  });
+
+  it('drops the oldest entry past maxEntries', async () => {
+    const cache = new TtlCache<string>({ ttlMs: 1_000, maxEntries: 2, load: async (k) => k });
+    await cache.get('a');
+    await cache.get('b');
+    await cache.get('c');
+    assert.equal(cache.peek('a'), undefined);
+    assert.ok(cache.peek('b'));
+    assert.ok(cache.peek('c'));
+  });
+
+  it('a load that was under way when the entry was deleted does not store its stale value', async () => {
+    let release: (v: string) => void = () => {};
+    const cache = new TtlCache<string>({ ttlMs: 1_000, load: () => new Promise((r) => (release = r)) });
+    const pending = cache.get('k');
+    cache.delete('k');
+    release('before the revocation');
+    assert.equal(await pending, 'before the revocation');
+    assert.equal(cache.peek('k'), undefined);
+  });
+
+  it('a TTL of 0 caches nothing', async () => {
+    let loads = 0;
+    const cache = new TtlCache<number>({ ttlMs: 0, load: async () => ++loads });
+    await cache.get('k');
+    await cache.get('k');
+    assert.equal(loads, 2);
+  });
+});
