@@ -31,6 +31,7 @@ export function loadConfig(options: LoadOptions): Config {
   if (env.SLUICE_MASTER_KEY) config.auth.master_key = env.SLUICE_MASTER_KEY;
   if (env.SLUICE_KEY_PEPPER) config.auth.key_pepper = env.SLUICE_KEY_PEPPER;
   if (env.DATABASE_URL && !config.store.database_url) config.store.database_url = env.DATABASE_URL;
+  if (env.REDIS_URL && !config.limits.redis_url) config.limits.redis_url = env.REDIS_URL;
   if (options.overrides?.host) config.server.host = options.overrides.host;
   if (options.overrides?.port !== undefined)
     config.server.port = portNumber(String(options.overrides.port), `--port ${options.overrides.port}`);

@@ -36,6 +36,38 @@ const providerSchema = z.strictObject({
   models: z.array(z.string()).optional(),
 });
 
+/** A spending limit over a calendar period (UTC): the key's own spend, or its whole project's. */
+const tierBudgetSchema = z.strictObject({
+  scope: z.enum(['key', 'project']).default('key'),
+  period: z.enum(['day', 'month']),
+  limit_usd: z.number().positive(),
+});
+
+/** Per-minute and in-flight limits; `undefined`: unlimited. */
+const rateLimitsShape = {
+  requests_per_minute: z.number().int().positive().optional(),
+  /** Prompt (counted up front) plus output tokens, reconciled with the real usage at the end. */
+  tokens_per_minute: z.number().int().positive().optional(),
+  concurrent_requests: z.number().int().positive().optional(),
+};
+
+/** What a tier grants (README "Tiers, limits and budgets"). */
+const tierSchema = z.strictObject({
+  /** The request deadline, replacing stream.deadline_s / responses.deadline_s; the error names the tier. */
+  deadline_s: seconds.optional(),
+  /** Replaces stream.idle_timeout_s. */
+  idle_timeout_s: seconds.optional(),
+  /** Limits per key. */
+  ...rateLimitsShape,
+  /** The same limits over all the keys of a project together. */
+  project: z.strictObject(rateLimitsShape).optional(),
+  budgets: z.array(tierBudgetSchema).default([]),
+  /** A stream the client abandoned: bill what was generated, or charge nothing (cost 0, `billing: void`). */
+  abandoned_streams: z.enum(['bill_generated', 'void']).default('bill_generated'),
+  /** With Redis unreachable: admit without the shared limits, or refuse with 503. */
+  redis_unavailable: z.enum(['fail_open', 'fail_closed']).default('fail_open'),
+});
+
 export const configSchema = z.strictObject({
   server: z
     .strictObject({
@@ -154,7 +186,33 @@ export const configSchema = z.strictObject({
   model_list: z
     .array(z.strictObject({ model_name: z.string().min(1), model: z.string().regex(/^[^/]+\/.+$/, 'must be provider/model') }))
     .default([]),
+  /** Tiers by name; a key or project names its tier, else `default_tier` applies. */
+  tiers: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a name of letters, digits, _ . -'), tierSchema).default({}),
+  default_tier: z.string().min(1).optional(),
+  limits: z
+    .strictObject({
+      /** Limits and reservations shared by every instance; empty: in memory (one process). REDIS_URL sets it too. */
+      redis_url: z
+        .string()
+        .optional()
+        .transform((url) => url || undefined),
+      /** A Redis answer slower than this counts as Redis unreachable (the tier's redis_unavailable applies). */
+      redis_timeout_ms: z.number().int().positive().default(250),
+      /** The output a budget reserves for a request without max_tokens (tokens). */
+      reserve_output_tokens: z.number().int().positive().default(4096),
+    })
+    .prefault({}),
+}).superRefine((config, ctx) => {
+  if (config.default_tier !== undefined && !Object.hasOwn(config.tiers, config.default_tier)) {
+    const names = Object.keys(config.tiers);
+    ctx.addIssue({
+      code: 'custom',
+      path: ['default_tier'],
+      message: `names no tier of tiers (${names.length ? names.join(', ') : 'none is defined'})`,
+    });
+  }
 });
 
 export type Config = z.infer<typeof configSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
+export type TierConfig = z.infer<typeof tierSchema>;

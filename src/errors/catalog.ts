@@ -179,6 +179,40 @@ export const errors = {
       fallbackable: true,
       cause,
     }),
+  /** Over a per-minute or concurrency limit of the caller's tier (governance/limits); the headers say when to retry. */
+  rateLimited: (message: string, headers: Record<string, string>) =>
+    new GatewayError({ code: 'rate_limit_exceeded', status: 429, type: 'rate_limit_error', message, headers, retryable: true }),
+  /**
+   * A USD budget is spent: 429 `insufficient_quota`, as OpenAI answers an exhausted quota. Retrying
+   * does not help until the period ends, so `x-should-retry: false` stops the openai SDK's retries.
+   */
+  quotaExceeded: (message: string, headers: Record<string, string>) =>
+    new GatewayError({
+      code: 'insufficient_quota',
+      status: 429,
+      type: 'insufficient_quota',
+      message,
+      headers: { ...headers, 'x-should-retry': 'false' },
+    }),
+  /** Redis (the shared limits) did not answer and the tier says fail_closed. */
+  limitsUnavailable: () =>
+    new GatewayError({
+      code: 'limits_unavailable',
+      status: 503,
+      type: 'server_error',
+      message: 'The rate limiter is unavailable and this tier does not admit requests without it; try again shortly.',
+      headers: { 'retry-after': '1' },
+      retryable: true,
+    }),
+  /** The deadline of the caller's tier (reference/chat-streaming-full.txt words it this way). */
+  tierDeadline: (tier: string, seconds: number) =>
+    new GatewayError({
+      code: 'timeout',
+      status: 504,
+      type: 'timeout_error',
+      message: `Request timed out after ${seconds}s. Your ${tier} tier has a ${seconds}-second timeout limit.`,
+      retryable: true,
+    }),
   /** A gateway-issued key whose secret matched but which was revoked (admin API / sluice keys revoke). */
   keyRevoked: () =>
     new GatewayError({ code: 'api_key_revoked', status: 401, type: 'authentication_error', message: 'This API key has been revoked.' }),

@@ -8,6 +8,7 @@ export type OpenAIErrorType =
   | 'permission_error'
   | 'not_found_error'
   | 'rate_limit_error'
+  | 'insufficient_quota'
   | 'server_error'
   | 'upstream_error'
   | 'timeout_error'

@@ -28,6 +28,10 @@ export function upstreamHttpError(d: UpstreamErrorDetails): GatewayError {
     const value = d.headers?.[name];
     if (typeof value === 'string') headers[name] = value;
   }
+  // The upstream's own rate-limit state (OpenAI's x-ratelimit-*-requests/-tokens), to pace on.
+  for (const [name, value] of Object.entries(d.headers ?? {})) {
+    if (name.startsWith('x-ratelimit-') && typeof value === 'string') headers[name] = value;
+  }
   // The details come from an untrusted body: a field of the wrong type is ignored, never thrown over.
   const message = typeof d.message === 'string' ? d.message.trim() : '';
   const text = message || `${d.provider} returned HTTP ${d.status} with no error message.`;

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { ResolvedModel } from '../providers/registry.ts';
 
@@ -48,7 +49,32 @@ export interface AdmissionRequest {
 export interface Admission {
   /** Headers every response to this request carries (x-ratelimit-*, RateLimit...), set before any byte. */
   headers?: Record<string, string>;
-  settle(record: LedgerRecord): void;
+  /** The caller's tier's deadline, in place of the surface's (ms; 0: none), and its error (naming the tier). */
+  deadline?: { ms: number; error: () => GatewayError };
+  /** The tier's stream idle timeout, in place of stream.idle_timeout_s (ms; 0: none). */
+  idleTimeoutMs?: number;
+  /** The accounting profile's `rate_limit_warning`: the caller is within 10% of a per-minute limit. */
+  warning?: RateLimitWarning;
+  /**
+   * Asked once per upstream read of a stream with the output so far (UTF-8 bytes): true ends the
+   * stream cleanly (finish_reason `length`, usage, `[DONE]`) because its budget is spent.
+   * Synchronous but for the rare read that must wait for a reservation to grow.
+   */
+  watch?: (outputBytes: number) => boolean | Promise<boolean>;
+  /**
+   * Called once with the request's final record; returns the record to write instead when the
+   * admission amends it (a voided abandoned stream costs 0, a budget stop is named).
+   */
+  settle(record: LedgerRecord): LedgerRecord | void;
+}
+
+/** Where the caller stands against its tightest per-minute limit (README: rate_limit_warning). */
+export interface RateLimitWarning {
+  scope: 'key' | 'project';
+  limitType: 'requests' | 'tokens';
+  limit: number;
+  remaining: number;
+  resetMs: number;
 }
 
 /**

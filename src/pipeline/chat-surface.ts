@@ -1,7 +1,7 @@
 import type { Accountant } from '../accounting/accountant.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
-import { type AccountingIdentity, accountingTail, usageStartFrame } from '../protocol/openai-chat/accounting-frames.ts';
+import { type AccountingIdentity, accountingTail, type LimitWarning, rateLimitWarningFrame, usageStartFrame } from '../protocol/openai-chat/accounting-frames.ts';
 import { ChatChunkEncoder, type ChatChunkEncoderOptions } from '../protocol/openai-chat/encode-chunks.ts';
 import { CanonicalSurface } from './run-stream.ts';
 
@@ -10,12 +10,14 @@ export class ChatStreamSurface extends CanonicalSurface {
   private readonly encoder: ChatChunkEncoder;
   private readonly identity: AccountingIdentity;
   private readonly accounting: boolean;
+  private readonly warning: LimitWarning | undefined;
 
-  constructor(options: ChatChunkEncoderOptions, accountant: Accountant, identity: AccountingIdentity) {
+  constructor(options: ChatChunkEncoderOptions, accountant: Accountant, identity: AccountingIdentity, warning?: LimitWarning) {
     super(accountant);
     this.encoder = new ChatChunkEncoder(options);
     this.identity = identity;
     this.accounting = options.profile === 'accounting';
+    this.warning = warning;
   }
 
   get complete(): boolean {
@@ -27,7 +29,9 @@ export class ChatStreamSurface extends CanonicalSurface {
   }
 
   async opening(): Promise<string> {
-    return this.accounting ? usageStartFrame(this.identity, await this.accountant.inputTokens()) : '';
+    if (!this.accounting) return '';
+    const start = usageStartFrame(this.identity, await this.accountant.inputTokens());
+    return this.warning ? start + rateLimitWarningFrame(this.identity, this.warning) : start;
   }
 
   async closing(): Promise<string> {

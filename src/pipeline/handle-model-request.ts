@@ -52,8 +52,15 @@ export async function handleModelRequest(
     });
     if (admission.headers) for (const [name, value] of Object.entries(admission.headers)) exchange.res.setHeader(name, value);
     accountant = createAccountant(ctx.accounting, exchange.requestId, caller, prepared.request, target, operation.surface, prepared.streamed);
-    scope = new RequestScope(exchange.res, { deadlineMs: prepared.deadlineMs, scopes: ctx.scopes });
-    failure = await prepared.run({ exchange, scope, accountant, target, ctx });
+    // The caller's tier may set its own deadline and idle timeout, and hold a stream to its budget.
+    scope = new RequestScope(exchange.res, {
+      deadlineMs: admission.deadline?.ms ?? prepared.deadlineMs,
+      deadlineError: admission.deadline?.error,
+      idleTimeoutMs: admission.idleTimeoutMs,
+      watch: admission.watch,
+      scopes: ctx.scopes,
+    });
+    failure = await prepared.run({ exchange, scope, accountant, target, ctx, admission });
   } catch (err) {
     failure = toGatewayError(err);
     if (failure.code === 'internal_error') logInternal(ctx, exchange.requestId, err);
@@ -71,11 +78,15 @@ export async function handleModelRequest(
         : Promise.resolve(rejectedRecord(requestId, failure ?? toGatewayError('no failure recorded'), operation.surface, model, startedAt, caller));
       ctx.settling.set(requestId, settled);
       try {
-        const record = await settled;
+        const settledRecord = await settled;
+        const upstreamRequestId = scope?.upstreamRequestId;
+        const record = upstreamRequestId ? { ...settledRecord, upstreamRequestId } : settledRecord;
+        let final = record;
         try {
-          admission?.settle(record);
+          // The admission may amend the record (an abandoned stream its tier does not bill).
+          final = admission?.settle(record) ?? record;
         } finally {
-          write(ctx, record);
+          write(ctx, final);
         }
       } finally {
         ctx.settling.delete(requestId);

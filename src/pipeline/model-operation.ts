@@ -3,6 +3,7 @@ import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { ResolvedModel } from '../providers/registry.ts';
+import type { Admission } from './admit.ts';
 import type { PipelineContext } from './context.ts';
 import type { Exchange } from './exchange.ts';
 import type { RequestScope } from './request-scope.ts';
@@ -36,11 +37,12 @@ export interface PreparedRequest {
   run(run: RunScope): Promise<GatewayError | null>;
 }
 
-/** What a running request has: where to write, its scope, its accountant and its target. */
+/** What a running request has: where to write, its scope, its accountant, its target and its admission. */
 export interface RunScope {
   exchange: Exchange;
   scope: RequestScope;
   accountant: Accountant;
   target: ResolvedModel;
   ctx: PipelineContext;
+  admission: Admission;
 }

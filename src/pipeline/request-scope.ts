@@ -1,10 +1,16 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { errors } from '../errors/catalog.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 
 export interface RequestScopeOptions {
   /** Total request deadline, `timeout_error`. 0 disables. */
   deadlineMs: number;
+  /** The deadline's error when the caller's tier set it (it names the tier); else errors.deadline. */
+  deadlineError?: () => GatewayError;
+  /** The tier's stream idle timeout, in place of the surface's (ms; 0: none). */
+  idleTimeoutMs?: number;
+  /** The budget's check on a running stream (Admission.watch). */
+  watch?: (outputBytes: number) => boolean | Promise<boolean>;
   /** Every open scope, so that a shutdown can end them after the drain time. */
   scopes: Set<RequestScope>;
 }
@@ -16,6 +22,10 @@ export interface RequestScopeOptions {
  */
 export class RequestScope {
   readonly signal: AbortSignal;
+  readonly idleTimeoutMs: number | undefined;
+  readonly watch: ((outputBytes: number) => boolean | Promise<boolean>) | undefined;
+  /** The upstream's own request id (x-request-id, request-id, x-amzn-requestid), for support tickets. */
+  upstreamRequestId: string | undefined;
   private readonly controller = new AbortController();
   private readonly res: ServerResponse;
   private readonly scopes: Set<RequestScope>;
@@ -25,8 +35,11 @@ export class RequestScope {
     this.res = res;
     this.scopes = options.scopes;
     this.signal = this.controller.signal;
+    this.idleTimeoutMs = options.idleTimeoutMs;
+    this.watch = options.watch;
     if (options.deadlineMs > 0) {
-      this.deadlineTimer = setTimeout(() => this.abort(errors.deadline(options.deadlineMs / 1000)), options.deadlineMs);
+      const deadlineError = options.deadlineError ?? (() => errors.deadline(options.deadlineMs / 1000));
+      this.deadlineTimer = setTimeout(() => this.abort(deadlineError()), options.deadlineMs);
     }
     res.on('close', this.onClose);
     this.scopes.add(this);
@@ -42,6 +55,18 @@ export class RequestScope {
     this.res.off('close', this.onClose);
     this.scopes.delete(this);
   }
+
+  /**
+   * The upstream answered (any status): its request id is kept for the ledger and, while no byte
+   * has been sent, given to the client as `x-upstream-request-id`.
+   */
+  readonly upstreamResponded = (headers: IncomingHttpHeaders): void => {
+    const id = headers['x-request-id'] ?? headers['request-id'] ?? headers['x-amzn-requestid'];
+    // Only what is safe to echo in a header and store: visible ASCII, bounded.
+    if (typeof id !== 'string' || !/^[\x21-\x7e]{1,256}$/.test(id)) return;
+    this.upstreamRequestId = id;
+    if (!this.res.headersSent) this.res.setHeader('x-upstream-request-id', id);
+  };
 
   private onClose = (): void => {
     if (!this.res.writableFinished) this.abort(errors.cancelled('The client closed the connection.'));

@@ -51,7 +51,7 @@ export async function runResponses(
     failure = await runStream(
       exchange,
       run.scope,
-      (signal) => target.adapter.stream(chat, target.model, { signal, requestId }),
+      (signal) => target.adapter.stream(chat, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }),
       new ResponsesStreamSurface(encoder, accountant),
       streamOptions(run, options),
     );
@@ -100,14 +100,14 @@ export async function relayResponses(
     const failure = await runStream(
       exchange,
       run.scope,
-      (signal) => relay.stream(body, target.model, { signal, requestId }),
+      (signal) => relay.stream(body, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }),
       surface,
       streamOptions(run, options),
     );
     if (!failure && surface.finalResponse) saveRelayed(run, options, surface.finalResponse);
     return failure;
   }
-  const outcome = await callOnce(exchange, run.scope, (signal) => relay.complete(body, target.model, { signal, requestId }));
+  const outcome = await callOnce(exchange, run.scope, (signal) => relay.complete(body, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }));
   if (!outcome.ok) return outcome.failure;
   const response = outcome.value;
   accountant.markAcknowledged();

@@ -26,6 +26,13 @@ export interface StreamSurface<T> {
   closing(): Promise<string>;
   /** Frames for a failure after the stream started (before `[DONE]`). */
   failureFrames(error: GatewayError): string;
+  /**
+   * UTF-8 bytes of model output encoded so far, what a budget watch prices. A surface without it
+   * (the relay, which passes frames it does not decode) is held to its reservation at settlement only.
+   */
+  readonly outputBytes?: number;
+  /** Frames that end the output now as `length` (a budget stop), before the closing frames. */
+  stop?(): string;
 }
 
 /**
@@ -35,6 +42,9 @@ export interface StreamSurface<T> {
 export abstract class CanonicalSurface implements StreamSurface<CanonicalEvent> {
   failure: GatewayError | null = null;
   ended = false;
+  outputBytes = 0;
+  /** The highest choice index that had output (the choices a budget stop finishes). */
+  private lastChoice = 0;
   protected readonly accountant: Accountant;
 
   constructor(accountant: Accountant) {
@@ -49,15 +59,42 @@ export abstract class CanonicalSurface implements StreamSurface<CanonicalEvent> 
 
   encode(event: CanonicalEvent): string {
     this.accountant.observe(event);
-    if (event.type === 'error') {
-      this.failure = event.error;
-      return '';
-    }
-    if (event.type === 'end') {
-      this.ended = true;
-      return '';
+    switch (event.type) {
+      case 'error':
+        this.failure = event.error;
+        return '';
+      case 'end':
+        this.ended = true;
+        return '';
+      case 'text':
+      case 'reasoning':
+      case 'refusal':
+        this.countOutput(event.choice, event.text);
+        break;
+      case 'tool-call-start':
+        this.countOutput(event.choice, event.name);
+        break;
+      case 'tool-call-delta':
+        this.countOutput(event.choice, event.arguments);
+        break;
     }
     return this.render(event);
+  }
+
+  /**
+   * Finishes every choice that had output with `length`. The accountant is not told: the finish
+   * is sluice's, not the upstream's, and the usage of a stream cut short is completed by count.
+   */
+  stop(): string {
+    let frames = '';
+    for (let choice = 0; choice <= this.lastChoice; choice++) frames += this.render({ type: 'finish', choice, reason: 'length' });
+    this.ended = true;
+    return frames;
+  }
+
+  private countOutput(choice: number, text: string): void {
+    this.outputBytes += Buffer.byteLength(text, 'utf8');
+    if (choice > this.lastChoice) this.lastChoice = choice;
   }
 }
 
@@ -104,13 +141,15 @@ export async function runStream<T>(
   // The client got its whole response at the upstream's end marker; the upstream's last bytes
   // (normally just its terminating chunk) are still being read, within DRAIN_MS.
   let finishedEarly = false;
+  // The caller's budget ended the stream (Admission.watch): the client got a whole response.
+  let stopped = false;
   let drainTimer: NodeJS.Timeout | undefined;
   try {
     const batches = await open(scope.signal);
     options.onAcknowledged?.();
     // Silence is measured from the upstream's answer: until then its connect and headers
     // timeouts apply (a reasoning model may take minutes before its first byte).
-    idle = idleWatch(scope, writer, options.timings.idleTimeoutMs);
+    idle = idleWatch(scope, writer, scope.idleTimeoutMs ?? options.timings.idleTimeoutMs);
     for await (const batch of batches) {
       if (finishedEarly) continue;
       idle?.refresh();
@@ -140,6 +179,17 @@ export async function runStream<T>(
         drainTimer = setTimeout(() => scope.abort(errors.cancelled('The upstream did not close after its end marker.')), DRAIN_MS);
         continue;
       }
+      // The budget's check, once per read (a compare, unless its reservation must grow): a stream
+      // that would pass it ends here as `length`; leaving the loop cuts the upstream, which would
+      // go on generating, and costing.
+      if (scope.watch && surface.stop && !failure) {
+        const verdict = scope.watch(surface.outputBytes ?? 0);
+        if (verdict === true || (verdict !== false && (await verdict))) {
+          writer.finish(frames + surface.stop() + (await surface.closing()));
+          stopped = true;
+          break;
+        }
+      }
       // One write per upstream read: the frames of a read leave together.
       writer.write(frames);
       if (failure || writer.ended) break;
@@ -151,13 +201,14 @@ export async function runStream<T>(
         idle?.refresh();
       }
     }
-    if (!failure && !surface.complete && !scope.signal.aborted) failure = errors.truncated(options.provider);
+    if (!failure && !stopped && !surface.complete && !scope.signal.aborted) failure = errors.truncated(options.provider);
   } catch (err) {
     failure = toGatewayError(scope.signal.aborted ? scope.signal.reason : err);
   } finally {
     clearTimeout(drainTimer);
     if (idle) clearTimeout(idle);
   }
+  if (stopped && !failure) return null;
   if (scope.signal.aborted && !failure && !finishedEarly) failure = toGatewayError(scope.signal.reason);
 
   const end = streamEnd({ failure, finishedEarly, writerEnded: writer.ended, committed: writer.committed, held: held !== '' });

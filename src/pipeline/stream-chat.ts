@@ -29,11 +29,12 @@ export function streamChat(run: RunScope, request: CanonicalRequest, options: St
     },
     accountant,
     { requestId, provider: target.provider, model: target.model },
+    run.admission.warning,
   );
   return runStream(
     exchange,
     run.scope,
-    (signal) => target.adapter.stream(request, target.model, { signal, requestId }),
+    (signal) => target.adapter.stream(request, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }),
     surface,
     { provider: target.provider, timings: options.timings, onAcknowledged: () => accountant.markAcknowledged() },
   );

@@ -26,6 +26,7 @@ export function createHttpProvider(spec: HttpProviderSpec, client: UpstreamClien
     // Every provider's ids are held to the body rule; those that put the id in a URL check more in buildRequest.
     checkModelId(spec.name, model, modelIdRules.body);
     const res = await client.send(spec.name, await spec.buildRequest(request, model, stream), ctx.signal);
+    ctx.onResponse?.(res.headers as IncomingHttpHeaders);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const text = await readText(res.body, spec.name, ctx.signal);
       throw spec.mapError(res.statusCode, res.headers as IncomingHttpHeaders, text);

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
@@ -6,6 +7,8 @@ import type { SseFrame } from '../protocol/sse/parse-upstream.ts';
 export interface CallContext {
   signal: AbortSignal;
   requestId: string;
+  /** Told the upstream's response headers as soon as they arrive, whatever the status (its request id). */
+  onResponse?: (headers: IncomingHttpHeaders) => void;
 }
 
 /** Canonical events, batched per upstream read (a batch may be empty: it still proves activity). */

@@ -8,7 +8,7 @@ import { toGatewayError } from '../errors/gateway-error.ts';
 import { renderErrorBody } from '../errors/render.ts';
 import { refuseDisallowedModels } from '../governance/keys/allowed-models.ts';
 import { GovernanceStore } from '../governance/keys/governance-store.ts';
-import { admitAll } from '../pipeline/admit.ts';
+import { LimitsAndBudgets } from '../governance/admit.ts';
 import type { RequestScope } from '../pipeline/request-scope.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import { createProviderRegistry } from '../providers/registry.ts';
@@ -46,16 +46,19 @@ export function createGateway(
     headersTimeoutMs: config.upstream.headers_timeout_s * 1000,
   });
   const governance = createGovernance(config, log);
+  const pricing = new PricingRegistry(config.pricing);
+  // Tiers, rate limits, concurrency and budgets: the lifecycle's admit step (README "Tiers, limits and budgets").
+  const limits = new LimitsAndBudgets(config, { pricing, log });
   const context: GatewayContext = {
     config,
     registry: createProviderRegistry(config, env, client),
     scopes: new Set<RequestScope>(),
     settling: new Map(),
     authenticate: governance.authenticate,
-    admit: refuseDisallowedModels(admitAll),
+    admit: refuseDisallowedModels(limits.admit),
     startedAt: Math.floor(Date.now() / 1000),
     accounting: {
-      pricing: new PricingRegistry(config.pricing),
+      pricing,
       ledger: undefined,
       rejections: undefined,
       storeContentChars: config.ledger.store_content ? config.ledger.content_max_chars : 0,
@@ -78,6 +81,7 @@ export function createGateway(
         context.ledgerStore = stores.ledgerStore;
         context.responsesStore = stores.responsesStore;
         governance.attach(new GovernanceStore(stores.database));
+        limits.attachStore(stores.database);
       }),
     );
     context.accounting.ledger = ledger.writer;
@@ -137,7 +141,7 @@ export function createGateway(
     server,
     context,
     async listen() {
-      await Promise.all([openLedger(), loadTokenCounters()]);
+      await Promise.all([openLedger(), loadTokenCounters(), limits.start()]);
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen({ port: config.server.port, host: config.server.host, backlog: config.server.backlog }, () => {
@@ -165,6 +169,8 @@ export function createGateway(
       await client.close();
       // Every record of every finished request reaches the store before we exit, within
       // ledger.shutdown_flush_ms (then the count lost is logged) and a bounded store close.
+      // Budget spend still in memory goes to the store before the store closes.
+      await limits.close();
       await ledger?.close();
     },
   };

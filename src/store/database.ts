@@ -31,6 +31,10 @@ export interface LedgerTable {
   completion: string | null;
   /** The caller's project (migration 0005); null for the master key and older rows. */
   project_id: string | null;
+  /** The upstream's request id (migration 0006). */
+  upstream_request_id: string | null;
+  /** `void` when the tier did not bill an abandoned stream (migration 0006). */
+  billing: string | null;
 }
 
 /** Responses created through sluice, for GET /v1/responses/{id} and previous_response_id. */

@@ -215,6 +215,8 @@ function toRow(r: LedgerRecord): LedgerTable {
     prompt: r.prompt,
     completion: r.completion,
     project_id: r.projectId,
+    upstream_request_id: r.upstreamRequestId ?? null,
+    billing: r.billing ?? null,
   };
 }
 
@@ -247,5 +249,7 @@ function fromRow(row: Selectable<LedgerTable>): LedgerRecord {
     prompt: row.prompt,
     completion: row.completion,
     projectId: row.project_id,
+    upstreamRequestId: row.upstream_request_id,
+    billing: row.billing as LedgerRecord['billing'],
   };
 }

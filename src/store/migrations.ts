@@ -166,6 +166,32 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('projects').execute();
     },
   },
+  /**
+   * Limits and budgets (src/governance): the upstream's request id and the billing note on the
+   * ledger; the spend of every budget window (key or project, day or month), added to by each
+   * instance as its requests settle, read by all (src/governance/budgets/spend-store.ts).
+   */
+  '0006_budgets_upstream_request_id': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').addColumn('upstream_request_id', 'text').execute();
+      await db.schema.alterTable('ledger').addColumn('billing', 'text').execute();
+      await db.schema
+        .createTable('budget_spend')
+        .addColumn('window_id', 'text', (c) => c.primaryKey())
+        .addColumn('subject', 'text', (c) => c.notNull())
+        .addColumn('period', 'text', (c) => c.notNull())
+        .addColumn('window_start', 'bigint', (c) => c.notNull())
+        .addColumn('spent_usd', 'double precision', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('budget_spend_subject').on('budget_spend').columns(['subject', 'window_start']).execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('budget_spend').execute();
+      await db.schema.alterTable('ledger').dropColumn('billing').execute();
+      await db.schema.alterTable('ledger').dropColumn('upstream_request_id').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -59,11 +59,14 @@ export function sanitizeRecord(input: LedgerRecord): { record: LedgerRecord; cha
     finishReason: nullableText(r.finishReason, TEXT_CAPS.label),
     prompt: nullableText(r.prompt, TEXT_CAPS.content),
     completion: nullableText(r.completion, TEXT_CAPS.content),
+    upstreamRequestId: nullableText(r.upstreamRequestId ?? null, TEXT_CAPS.name),
+    billing: nullableText(r.billing ?? null, TEXT_CAPS.label) as LedgerRecord['billing'],
   };
   const changed: string[] = [];
   for (const key in record) {
     const k = key as keyof LedgerRecord;
-    if (record[k] !== r[k]) changed.push(k);
+    // An optional field left out is null in the row, not a change.
+    if (record[k] !== r[k] && !(record[k] === null && r[k] === undefined)) changed.push(k);
   }
   return { record, changed };
 }
@@ -92,6 +95,8 @@ export function setAsideRecord(record: LedgerRecord, reason: string): LedgerReco
     errorCode: maybe(record.errorCode),
     errorMessage: ascii(`set aside by the ledger: ${reason}`, 256),
     finishReason: maybe(record.finishReason),
+    upstreamRequestId: maybe(record.upstreamRequestId ?? null),
+    billing: record.billing === 'void' ? 'void' : null,
     prompt: null,
     completion: null,
   };

@@ -16,6 +16,33 @@ export function usageStartFrame(id: AccountingIdentity, inputTokens: number): st
   );
 }
 
+/** The caller is within 10% of a per-minute limit of its tier (README: rate_limit_warning). */
+export interface LimitWarning {
+  scope: 'key' | 'project';
+  limitType: 'requests' | 'tokens';
+  limit: number;
+  remaining: number;
+  resetMs: number;
+}
+
+/** Sent once, right after usage_start, when the request left its caller near a per-minute limit. */
+export function rateLimitWarningFrame(id: AccountingIdentity, w: LimitWarning): string {
+  return namedFrame(
+    'rate_limit_warning',
+    JSON.stringify({
+      type: 'rate_limit_warning',
+      request_id: id.requestId,
+      provider: id.provider,
+      model: id.model,
+      scope: w.scope,
+      limit_type: w.limitType,
+      limit: w.limit,
+      remaining: w.remaining,
+      reset_ms: w.resetMs,
+    }),
+  );
+}
+
 /** Sent when the upstream reports cached input tokens: the first token came from a cached prefix. */
 export function cacheHitFrame(id: AccountingIdentity, cachedTokens: number): string {
   return namedFrame(

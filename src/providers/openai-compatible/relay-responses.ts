@@ -3,7 +3,7 @@ import { createSseFramer } from '../../protocol/sse/parse-upstream.ts';
 import type { UpstreamClient } from '../../upstream/http-client.ts';
 import { readText } from '../http-provider.ts';
 import { checkModelId, modelIdRules } from '../model-id.ts';
-import type { RelayItem, ResponsesRelay, StreamDecoder } from '../types.ts';
+import type { CallContext, RelayItem, ResponsesRelay, StreamDecoder } from '../types.ts';
 import type { OpenAICompatibleTarget } from './build-request.ts';
 import { mapOpenAICompatibleError } from './map-error.ts';
 
@@ -21,9 +21,11 @@ export function createResponsesRelay(name: string, target: OpenAICompatibleTarge
     ...(target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {}),
   });
 
-  async function send(body: Record<string, unknown>, model: string, stream: boolean, signal: AbortSignal) {
+  async function send(body: Record<string, unknown>, model: string, stream: boolean, ctx: CallContext) {
+    const { signal } = ctx;
     checkModelId(name, model, modelIdRules.body);
     const res = await client.send(name, { url, headers: headers(stream), body: JSON.stringify({ ...body, model, stream }) }, signal);
+    ctx.onResponse?.(res.headers);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       throw mapOpenAICompatibleError(name, res.statusCode, res.headers, await readText(res.body, name, signal));
     }
@@ -32,11 +34,11 @@ export function createResponsesRelay(name: string, target: OpenAICompatibleTarge
 
   return {
     async stream(body, model, ctx) {
-      const res = await send(body, model, true, ctx.signal);
+      const res = await send(body, model, true, ctx);
       return res.body.decode(frameDecoder(name));
     },
     async complete(body, model, ctx) {
-      const res = await send(body, model, false, ctx.signal);
+      const res = await send(body, model, false, ctx);
       const text = await readText(res.body, name, ctx.signal);
       try {
         return JSON.parse(text) as Record<string, unknown>;

@@ -38,6 +38,8 @@ export function recordJson(r: LedgerRecord): Record<string, unknown> {
     outcome: r.outcome,
     error: r.errorCode ? { type: r.errorType, code: r.errorCode, message: r.errorMessage } : null,
     finish_reason: r.finishReason,
+    upstream_request_id: r.upstreamRequestId ?? null,
+    billing: r.billing ?? null,
     prompt: r.prompt,
     completion: r.completion,
   };

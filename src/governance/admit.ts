@@ -1,0 +1,387 @@
+import type { Kysely } from 'kysely';
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import type { PricingRegistry } from '../accounting/pricing.ts';
+import type { Config } from '../config/schema.ts';
+import { errors } from '../errors/catalog.ts';
+import type { Admission, AdmissionRequest, Admit, RateLimitWarning } from '../pipeline/admit.ts';
+import type { Database } from '../store/database.ts';
+import { type BudgetBook, MemoryBudgetBook, type ReserveOutcome } from './budgets/budget-book.ts';
+import { BudgetGuard } from './budgets/budget-guard.ts';
+import { type BudgetWindow, budgetWindows, NANOS_PER_USD, toNanos } from './budgets/budget-windows.ts';
+import { RedisBudgetBook } from './budgets/redis-budget-book.ts';
+import { estimatePromptTokens, outputAllowance, PriceBook } from './budgets/request-estimate.ts';
+import { SpendLedger } from './budgets/spend-ledger.ts';
+import { SpendStore } from './budgets/spend-store.ts';
+import { type ConcurrencySlots, MemorySlots, RedisSlots, type SlotClaim, type SlotOutcome } from './limits/concurrency-slots.ts';
+import {
+  formatResetDuration,
+  type LimitState,
+  rateLimitHeaders,
+  retryAfterHeaders,
+  tighter,
+} from './limits/rate-limit-headers.ts';
+import { type RateCharge, type RateOutcome, RateWindows } from './limits/rate-windows.ts';
+import { type Redis, RedisLink, RedisUnavailable } from './limits/redis-link.ts';
+import { TierBook, type TierPolicy, tierDisplayName } from './limits/tier-policy.ts';
+
+export interface GovernanceDeps {
+  pricing: PricingRegistry;
+  log: (message: string) => void;
+  now?: () => number;
+}
+
+/** A caller within this share of a per-minute limit gets a rate_limit_warning (reference/accounting-events.txt). */
+const WARN_SHARE = 0.1;
+/** Reservations and slots outlive their request's deadline by this much before they lapse on their own. */
+const HOLD_MARGIN_MS = 60_000;
+
+const NOTHING_TO_SETTLE: Admission = { settle: () => {} };
+
+/**
+ * The admit step for tiers, limits and budgets (README "Tiers, limits and budgets"): every model
+ * request is charged to its key's and project's per-minute windows (requests, and tokens with the
+ * prompt's estimate), takes an in-flight slot and reserves its estimated cost in every budget
+ * window, all at once (with Redis: one pipelined round trip), or is refused before any output.
+ * Its settlement gives back the slot, reconciles the tokens with the real usage and turns the
+ * reservation into the real cost.
+ */
+export class LimitsAndBudgets {
+  private readonly config: Config;
+  private readonly tiers: TierBook;
+  private readonly prices: PriceBook;
+  private readonly log: (message: string) => void;
+  private readonly now: () => number;
+  private readonly link: RedisLink | undefined;
+  private readonly prefix = 'sluice:';
+  private readonly spend: SpendLedger;
+  private readonly memoryRates: RateWindows;
+  private redisRates: { generation: number; rates: RateWindows } | undefined;
+  private readonly slots: ConcurrencySlots;
+  private readonly book: BudgetBook;
+  private readonly defaultHoldMs: number;
+
+  constructor(config: Config, deps: GovernanceDeps) {
+    this.config = config;
+    this.log = deps.log;
+    this.now = deps.now ?? Date.now;
+    this.tiers = new TierBook(config, deps.log);
+    this.prices = new PriceBook(deps.pricing);
+    this.spend = new SpendLedger({ flushMs: 200, refreshMs: 1_000, log: deps.log, now: this.now });
+    const redisUrl = config.limits.redis_url;
+    // Redis only when something is shared through it: a gateway without tiers never connects.
+    this.link =
+      redisUrl && this.tiers.size > 0
+        ? new RedisLink({ url: redisUrl, timeoutMs: config.limits.redis_timeout_ms, log: deps.log })
+        : undefined;
+    this.memoryRates = new RateWindows(undefined, this.prefix);
+    const link = this.link;
+    if (link) {
+      const client = () => link.client;
+      const send = (what: string, work: (c: Redis) => Promise<unknown>) => link.send(what, work);
+      this.slots = new RedisSlots(client, this.prefix, send, this.now);
+      this.book = new RedisBudgetBook(client, this.prefix, this.spend, send, this.now);
+    } else {
+      this.slots = new MemorySlots();
+      this.book = new MemoryBudgetBook(this.spend, this.now);
+    }
+    const longest = Math.max(config.stream.deadline_s, config.responses.deadline_s) * 1000;
+    this.defaultHoldMs = longest > 0 ? longest : 3_600_000;
+  }
+
+  /** Connects to Redis (when configured), waiting a bounded time; a failure is retried in the background. */
+  async start(): Promise<void> {
+    await this.link?.start();
+  }
+
+  /** The store is open: budget spend is read and written there from now on. */
+  attachStore(db: Kysely<Database>): void {
+    this.spend.attach(new SpendStore(db));
+  }
+
+  async close(): Promise<void> {
+    await this.spend.close();
+    await this.link?.close();
+  }
+
+  readonly admit: Admit = (req) => {
+    const tier = this.tiers.of(req.caller);
+    if (!tier && req.caller.budgets.length === 0) return NOTHING_TO_SETTLE;
+    return this.admitGoverned(req, tier);
+  };
+
+  private async admitGoverned(req: AdmissionRequest, tier: TierPolicy | undefined): Promise<Admission> {
+    const { requestId } = req;
+    const now = this.now();
+    const plan = this.plan(req, tier, now);
+    let checked: Checked;
+    try {
+      checked = this.link ? await this.link.run(() => this.check(plan, requestId)) : await this.check(plan, requestId);
+    } catch (err) {
+      if (!(err instanceof RedisUnavailable)) throw err;
+      if (tier?.redisUnavailable === 'fail_closed') throw errors.limitsUnavailable();
+      // fail_open: admitted without the shared limits and budgets while Redis is away (logged by the link).
+      return { ...this.tierTimes(tier), settle: () => {} };
+    }
+    const headers = this.headers(plan, checked);
+    this.refuseIfOver(plan, checked, headers, now);
+
+    const guard =
+      req.streamed && plan.budget && checked.budget?.ok
+        ? new BudgetGuard({
+            book: this.book,
+            windows: plan.budget.windows,
+            requestId,
+            inputNanos: plan.budget.inputNanos,
+            outputNanosPerToken: plan.budget.outputNanosPerToken,
+            reserved: checked.budget.granted,
+            stepNanos: plan.budget.stepNanos,
+            ttlMs: plan.holdMs,
+            log: this.log,
+          })
+        : undefined;
+    return {
+      headers,
+      ...this.tierTimes(tier),
+      warning: this.warning(plan, checked.rates),
+      watch: guard?.watch,
+      settle: (record) => this.settle(plan, requestId, tier, guard, now, record),
+    };
+  }
+
+  /** What this request asks of each limit and budget. */
+  private plan(req: AdmissionRequest, tier: TierPolicy | undefined, now: number): Plan {
+    const { caller, request, target } = req;
+    const key = caller.keyId === null ? undefined : `key:${caller.keyId}`;
+    const project = caller.projectId === null ? undefined : `project:${caller.projectId}`;
+    const rules = tier && tier.budgets.length > 0 ? [...tier.budgets, ...caller.budgets] : caller.budgets;
+    const windows = rules.length > 0 ? budgetWindows(rules, caller, now) : [];
+    const needsTokens =
+      windows.length > 0 || tier?.key.tokensPerMinute !== undefined || tier?.project.tokensPerMinute !== undefined;
+    const promptTokens = needsTokens ? estimatePromptTokens(request) : 0;
+    const charges: RateCharge[] = [];
+    const scopes: ('key' | 'project')[] = [];
+    const claims: SlotClaim[] = [];
+    if (tier?.limited) {
+      for (const [scope, subject, limits] of [
+        ['key', key, tier.key],
+        ['project', project, tier.project],
+      ] as const) {
+        if (!subject) continue;
+        if (limits.requestsPerMinute !== undefined) {
+          charges.push({ subject, kind: 'requests', limit: limits.requestsPerMinute, points: 1 });
+          scopes.push(scope);
+        }
+        if (limits.tokensPerMinute !== undefined) {
+          charges.push({ subject, kind: 'tokens', limit: limits.tokensPerMinute, points: promptTokens });
+          scopes.push(scope);
+        }
+        if (limits.concurrentRequests !== undefined) {
+          claims.push({ subject, limit: limits.concurrentRequests });
+        }
+      }
+    }
+    let budget: BudgetPlan | undefined;
+    if (windows.length > 0) {
+      const prices = this.prices.of(target.provider, target.model);
+      const inputNanos = promptTokens * prices.inputNanos;
+      const outputNanos = outputAllowance(request, this.config.limits.reserve_output_tokens) * prices.outputNanos;
+      budget = {
+        windows,
+        inputNanos,
+        outputNanosPerToken: prices.outputNanos,
+        want: Math.ceil(inputNanos + outputNanos),
+        // A spent budget refuses everything, a free model included; otherwise the prompt must fit.
+        min: Math.max(1, Math.ceil(inputNanos)),
+        stepNanos: Math.max(1, Math.ceil(outputNanos)),
+      };
+    }
+    const holdMs = (tier?.deadlineMs || this.defaultHoldMs) + HOLD_MARGIN_MS;
+    return { charges, scopes, claims, budget, holdMs };
+  }
+
+  /** Every limit and the budget at once; what one refused is given back by the others. */
+  private async check(plan: Plan, requestId: string): Promise<Checked> {
+    const rates = plan.charges.length > 0 ? this.rates().consume(plan.charges) : undefined;
+    const slots = plan.claims.length > 0 ? this.slots.acquire(plan.claims, requestId, plan.holdMs) : undefined;
+    const budget = plan.budget
+      ? this.book.reserve(plan.budget.windows, requestId, plan.budget.want, plan.budget.min, plan.holdMs)
+      : undefined;
+    const [r, s, b] = await Promise.allSettled([rates, slots, budget]);
+    const checked: Checked = {
+      rates: r.status === 'fulfilled' ? r.value : undefined,
+      slots: s.status === 'fulfilled' ? s.value : undefined,
+      budget: b.status === 'fulfilled' ? b.value : undefined,
+    };
+    const failed = [r, s, b].find((x): x is PromiseRejectedResult => x.status === 'rejected');
+    const refused = checked.rates?.ok === false || checked.slots?.ok === false || checked.budget?.ok === false;
+    if (failed || refused) {
+      // Give back what was taken (rate windows give back their own on a refusal).
+      if (checked.rates?.ok) for (const c of plan.charges) void this.adjust(c, -c.points);
+      if (checked.slots?.ok) this.slots.release(plan.claims, requestId);
+      if (plan.budget && checked.budget?.ok) this.book.settle(plan.budget.windows, requestId, 0);
+      // With Redis, the link turns any failure into RedisUnavailable (the tier's policy applies).
+      if (failed) throw failed.reason;
+    }
+    return checked;
+  }
+
+  /** Throws the refusal, the budget's first (it does not pass with a retry), with the limit headers. */
+  private refuseIfOver(plan: Plan, checked: Checked, headers: Record<string, string>, now: number): void {
+    const budget = checked.budget;
+    if (budget && !budget.ok) {
+      const w = budget.window;
+      const subject = w.subject.replace(':', ' ');
+      const left =
+        budget.reservedNanos > 0
+          ? ` ($${usd(budget.spentNanos)} spent, $${usd(budget.reservedNanos)} held by requests in progress)`
+          : ` ($${usd(budget.spentNanos)} spent)`;
+      throw errors.quotaExceeded(
+        `You exceeded your current quota: the ${w.period === 'day' ? 'daily' : 'monthly'} budget of $${usd(w.limitNanos)} of ${subject} is used up${left}. It resets at ${new Date(w.end).toISOString()}.`,
+        { ...headers, ...retryAfterHeaders(w.end - now) },
+      );
+    }
+    const rates = checked.rates;
+    if (rates && !rates.ok) {
+      const charge = plan.charges[rates.refused];
+      const state = rates.states[rates.refused];
+      const what = charge.kind === 'requests' ? 'requests per min (RPM)' : 'tokens per min (TPM)';
+      throw errors.rateLimited(
+        `Rate limit reached for ${charge.subject.replace(':', ' ')} on ${what}: Limit ${state.limit}, Used ${Math.min(rates.used, state.limit)}, Requested ${charge.points}. Please try again in ${formatResetDuration(state.resetMs)}.`,
+        { ...headers, ...retryAfterHeaders(state.resetMs) },
+      );
+    }
+    const slots = checked.slots;
+    if (slots && !slots.ok) {
+      const claim = plan.claims[slots.refused];
+      throw errors.rateLimited(
+        `Too many concurrent requests for ${claim.subject.replace(':', ' ')}: at most ${claim.limit} may be in progress at once. Please try again when one has finished.`,
+        { ...headers, ...retryAfterHeaders(1_000) },
+      );
+    }
+  }
+
+  private headers(plan: Plan, checked: Checked): Record<string, string> {
+    const states: { requests?: LimitState; tokens?: LimitState; concurrency?: LimitState } = {};
+    const rates = checked.rates;
+    if (rates) {
+      plan.charges.forEach((c, i) => {
+        states[c.kind] = tighter(states[c.kind], rates.states[i]);
+      });
+    }
+    const slots = checked.slots;
+    if (slots) {
+      plan.claims.forEach((c, i) => {
+        states.concurrency = tighter(states.concurrency, {
+          limit: c.limit,
+          remaining: Math.max(0, c.limit - slots.inUse[i]),
+          resetMs: 0,
+        });
+      });
+    }
+    return rateLimitHeaders(states);
+  }
+
+  /** The tightest per-minute limit within 10% of its end, if any (at most one warning per request). */
+  private warning(plan: Plan, rates: RateOutcome | undefined): RateLimitWarning | undefined {
+    if (!rates) return undefined;
+    let best: RateLimitWarning | undefined;
+    plan.charges.forEach((c, i) => {
+      const s = rates.states[i];
+      if (s.remaining > s.limit * WARN_SHARE) return;
+      if (best && s.remaining / s.limit >= best.remaining / best.limit) return;
+      best = { scope: plan.scopes[i], limitType: c.kind, limit: s.limit, remaining: s.remaining, resetMs: s.resetMs };
+    });
+    return best;
+  }
+
+  private tierTimes(tier: TierPolicy | undefined): Pick<Admission, 'deadline' | 'idleTimeoutMs'> {
+    if (!tier) return {};
+    const times: Pick<Admission, 'deadline' | 'idleTimeoutMs'> = {};
+    if (tier.deadlineMs !== undefined) {
+      const seconds = tier.deadlineMs / 1000;
+      const name = tierDisplayName(tier.name);
+      times.deadline = { ms: tier.deadlineMs, error: () => errors.tierDeadline(name, seconds) };
+    }
+    if (tier.idleTimeoutMs !== undefined) times.idleTimeoutMs = tier.idleTimeoutMs;
+    return times;
+  }
+
+  private settle(
+    plan: Plan,
+    requestId: string,
+    tier: TierPolicy | undefined,
+    guard: BudgetGuard | undefined,
+    admittedAt: number,
+    record: LedgerRecord,
+  ): LedgerRecord | void {
+    if (plan.claims.length > 0) this.slots.release(plan.claims, requestId);
+    const used = record.inputTokens + record.outputTokens;
+    for (const c of plan.charges) {
+      if (c.kind !== 'tokens') continue;
+      const delta = used - c.points;
+      // A refund into a later window than the one charged would hand out tokens never used there.
+      if (delta < 0 && this.now() - admittedAt > 60_000) continue;
+      void this.adjust(c, delta);
+    }
+    const voided = tier?.abandoned === 'void' && record.outcome === 'cancelled';
+    if (plan.budget) this.book.settle(plan.budget.windows, requestId, voided ? 0 : toNanos(record.costUsd));
+    if (!voided && !guard?.stopped) return;
+    const amended: LedgerRecord = { ...record };
+    if (voided) {
+      amended.costUsd = 0;
+      amended.billing = 'void';
+    }
+    if (guard?.stopped) amended.finishReason = 'budget_exhausted';
+    return amended;
+  }
+
+  private adjust(charge: RateCharge, delta: number): Promise<unknown> | void {
+    if (delta === 0) return;
+    if (this.link) {
+      this.link.send('reconcile the tokens per minute', () => this.rates().adjust(charge, delta));
+      return;
+    }
+    return this.memoryRates
+      .adjust(charge, delta)
+      .catch((err: Error) => this.log(`limits: could not reconcile tokens: ${err.message}`));
+  }
+
+  /** The rate windows on the current Redis connection (rebuilt after a reconnect), else in memory. */
+  private rates(): RateWindows {
+    const link = this.link;
+    const client = link?.client;
+    if (!link || !client) return this.memoryRates;
+    if (this.redisRates?.generation !== link.generation)
+      this.redisRates = { generation: link.generation, rates: new RateWindows(client, this.prefix) };
+    return this.redisRates.rates;
+  }
+}
+
+interface BudgetPlan {
+  windows: BudgetWindow[];
+  inputNanos: number;
+  outputNanosPerToken: number;
+  want: number;
+  min: number;
+  stepNanos: number;
+}
+
+interface Plan {
+  charges: RateCharge[];
+  /** Whose each charge is (for the warning). */
+  scopes: ('key' | 'project')[];
+  claims: SlotClaim[];
+  budget: BudgetPlan | undefined;
+  /** How long a slot or reservation lives if its request never settles. */
+  holdMs: number;
+}
+
+interface Checked {
+  rates: RateOutcome | undefined;
+  slots: SlotOutcome | undefined;
+  budget: ReserveOutcome | undefined;
+}
+
+function usd(nanos: number): string {
+  return String(Number((nanos / NANOS_PER_USD).toFixed(6)));
+}
