@@ -3,7 +3,7 @@ import { renderErrorBody } from '../errors/render.ts';
 import type { CanonicalMessage } from '../protocol/canonical/request.ts';
 import { parseResponsesRequest } from '../protocol/openai-responses/parse-request.ts';
 import { responsesToCanonical } from '../protocol/openai-responses/to-canonical.ts';
-import type { PipelineContext } from './context.ts';
+import type { ResponsesStore } from '../store/responses-store.ts';
 import type { ModelOperation } from './model-operation.ts';
 import { relayResponses, runResponses } from './run-responses.ts';
 
@@ -14,16 +14,19 @@ import { relayResponses, runResponses } from './run-responses.ts';
 export const createResponse: ModelOperation = {
   surface: 'responses',
   renderError: renderErrorBody,
-  parse(body, ctx) {
+  parse(body, ctx, caller) {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw errors.invalidRequest('The request body must be a JSON object.');
     }
     const raw = body as Record<string, unknown>;
     // The model is read first: whether the body is parsed here or relayed depends on its target.
     const model = typeof raw.model === 'string' && raw.model ? raw.model : parseResponsesRequest(raw).model;
+    // Saved under the caller's project, and continued from that project's responses only (the
+    // master key and admin keys read every project's: governance/keys/project-scope.ts).
+    const responses = ctx.responsesStore?.scoped({ projectId: caller.projectId, readsAll: caller.admin });
     const options = {
       timings: { heartbeatMs: ctx.config.stream.heartbeat_s * 1000, idleTimeoutMs: ctx.config.stream.idle_timeout_s * 1000 },
-      store: raw.store === false ? undefined : ctx.responsesStore,
+      store: raw.store === false ? undefined : responses,
     };
     const deadlineMs = ctx.config.responses.deadline_s * 1000;
     return {
@@ -39,7 +42,7 @@ export const createResponse: ModelOperation = {
           return { request, streamed: raw.stream === true, deadlineMs, run: (run) => relayResponses(run, raw, relay, options) };
         }
         const parsed = parseResponsesRequest(raw);
-        const history = parsed.previous_response_id ? await loadHistory(ctx, parsed.previous_response_id) : [];
+        const history = parsed.previous_response_id ? await loadHistory(responses, parsed.previous_response_id) : [];
         const request = responsesToCanonical(parsed, history);
         return { request, streamed: parsed.stream === true, deadlineMs, run: (run) => runResponses(run, parsed, request, options) };
       },
@@ -47,8 +50,8 @@ export const createResponse: ModelOperation = {
   },
 };
 
-async function loadHistory(ctx: PipelineContext, id: string): Promise<CanonicalMessage[]> {
-  const stored = await ctx.responsesStore?.get(id);
+async function loadHistory(responses: ResponsesStore | undefined, id: string): Promise<CanonicalMessage[]> {
+  const stored = await responses?.get(id);
   if (!stored) throw errors.responseNotFound(id, 'previous_response_id');
   return stored.conversation;
 }

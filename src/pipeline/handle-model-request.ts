@@ -38,7 +38,7 @@ export async function handleModelRequest(
     const body = await readBody();
     const tooDeep = findTooDeep(body);
     if (tooDeep) throw errors.invalidRequest(`${tooDeep} is nested more than ${MAX_JSON_DEPTH} levels deep.`, tooDeep);
-    const parsed = operation.parse(body, ctx);
+    const parsed = operation.parse(body, ctx, caller);
     model = parsed.model;
     const target = ctx.registry.resolve(model);
     const prepared = await parsed.prepare(target, ctx);

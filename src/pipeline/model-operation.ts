@@ -4,6 +4,7 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { ResolvedModel } from '../providers/registry.ts';
 import type { Admission } from './admit.ts';
+import type { Caller } from './admit.ts';
 import type { PipelineContext } from './context.ts';
 import type { Exchange } from './exchange.ts';
 import type { RequestScope } from './request-scope.ts';
@@ -17,8 +18,11 @@ export interface ModelOperation {
   readonly surface: LedgerRecord['surface'];
   /** The surface's HTTP error body (OpenAI's error JSON for chat and responses). */
   renderError: (error: GatewayError) => string;
-  /** Validates the body; throws a 400 naming the field. */
-  parse(body: unknown, ctx: PipelineContext): ParsedRequest;
+  /**
+   * Validates the body; throws a 400 naming the field. The caller is authenticated by then: what
+   * the request reads from the store (a previous response) is read in the caller's project.
+   */
+  parse(body: unknown, ctx: PipelineContext, caller: Caller): ParsedRequest;
 }
 
 export interface ParsedRequest {

@@ -6,6 +6,16 @@ import type { ModelOperation } from '../pipeline/model-operation.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import { readJsonBody } from './http-io.ts';
 import type { Route, RouteCall } from './route-table.ts';
+import {
+  handleCreateEndpoint,
+  handleCreateKey,
+  handleCreateProject,
+  handleListEndpoints,
+  handleListKeys,
+  handleListProjects,
+  handleRevokeKey,
+  handleRotateKey,
+} from './routes/admin.ts';
 import { handleListModels } from './routes/models.ts';
 import { handleGetRequest, handleListRequests } from './routes/requests.ts';
 import { handleGetResponse } from './routes/responses.ts';
@@ -42,21 +52,30 @@ export const routes: readonly Route[] = [
     path: '/v1/responses/',
     param: 'response_id',
     auth: 'key',
-    handle: ({ res, ctx, param, requestId }) => handleGetResponse(res, ctx, param, requestId),
+    handle: ({ res, ctx, param, requestId, caller }) => handleGetResponse(res, ctx, param, requestId, caller),
   },
   {
     method: 'GET',
     path: '/v1/requests',
     auth: 'key',
-    handle: ({ res, ctx, search, requestId }) => handleListRequests(res, ctx, search, requestId),
+    handle: ({ res, ctx, search, requestId, caller }) => handleListRequests(res, ctx, search, requestId, caller),
   },
   {
     method: 'GET',
     path: '/v1/requests/',
     param: 'request_id',
     auth: 'key',
-    handle: ({ res, ctx, param, requestId }) => handleGetRequest(res, ctx, param, requestId),
+    handle: ({ res, ctx, param, requestId, caller }) => handleGetRequest(res, ctx, param, requestId, caller),
   },
   { method: 'GET', path: '/v1/models', auth: 'key', handle: ({ res, ctx, requestId }) => handleListModels(res, ctx, requestId) },
+  // The admin API (README "Keys, projects and endpoints"): the master key or an admin key.
+  { method: 'POST', path: '/admin/projects', auth: 'admin', handle: handleCreateProject },
+  { method: 'GET', path: '/admin/projects', auth: 'admin', handle: handleListProjects },
+  { method: 'POST', path: '/admin/keys', auth: 'admin', handle: handleCreateKey },
+  { method: 'GET', path: '/admin/keys', auth: 'admin', handle: handleListKeys },
+  { method: 'POST', path: '/admin/keys/{key_id}/revoke', auth: 'admin', handle: handleRevokeKey },
+  { method: 'POST', path: '/admin/keys/{key_id}/rotate', auth: 'admin', handle: handleRotateKey },
+  { method: 'POST', path: '/admin/endpoints', auth: 'admin', handle: handleCreateEndpoint },
+  { method: 'GET', path: '/admin/endpoints', auth: 'admin', handle: handleListEndpoints },
 ];
 

@@ -1,4 +1,5 @@
 import { errors } from '../../errors/catalog.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Authenticate } from '../../pipeline/admit.ts';
 import { describeStoreError } from '../../store/classify-store-error.ts';
 import { createAuthenticate, type VerifiedKey, verifiedKey } from './authenticate.ts';
@@ -29,7 +30,7 @@ export class Governance {
   readonly hash: SecretHasher;
   /** Verified keys by key id (absent: no such key). */
   readonly keys: TtlCache<VerifiedKey>;
-  /** Endpoints by `project \0 name` (NUL: a path parameter never holds one). */
+  /** Endpoints by project and name (endpointCacheKey). */
   readonly endpoints: TtlCache<Endpoint>;
   readonly authenticate: Authenticate;
   private store: GovernanceStore | undefined;
@@ -45,7 +46,7 @@ export class Governance {
       ttlMs: options.cacheTtlMs,
       now: this.now,
       load: async (id) => {
-        const found = await this.read((store) => store.findKeyWithProject(id));
+        const found = await this.withStore((store) => store.findKeyWithProject(id));
         return found ? verifiedKey(found.key, found.project, options.defaultTier) : undefined;
       },
     });
@@ -54,7 +55,7 @@ export class Governance {
       now: this.now,
       load: (id) => {
         const [project, name] = id.split('\0');
-        return this.read((store) => store.getEndpoint(project, name));
+        return this.withStore((store) => store.getEndpoint(project, name));
       },
     });
     this.authenticate = createAuthenticate({
@@ -80,16 +81,25 @@ export class Governance {
 
   /** The endpoint `name` of `project`, cached like keys. */
   endpoint(project: string, name: string): Promise<Endpoint | undefined> {
-    return this.endpoints.get(`${project}\0${name}`);
+    return this.endpoints.get(endpointCacheKey(project, name));
   }
 
-  /** A store read on the request path: a failure is a 503 for the client and a (throttled) log line. */
-  private async read<T>(query: (store: GovernanceStore) => Promise<T>): Promise<T> {
+  /** This instance forgets what it cached of an endpoint (it was just created here). */
+  forgetEndpoint(project: string, name: string): void {
+    this.endpoints.delete(endpointCacheKey(project, name));
+  }
+
+  /**
+   * Work on the store: a database failure is a 503 for the client (never a 500 carrying driver
+   * text) and a throttled log line; the GatewayErrors the work throws itself pass through.
+   */
+  async withStore<T>(work: (store: GovernanceStore) => Promise<T>): Promise<T> {
     const store = this.requireStore();
     try {
-      return await query(store);
+      return await work(store);
     } catch (err) {
-      this.logFailure('a key or endpoint lookup failed', err);
+      if (err instanceof GatewayError) throw err;
+      this.logFailure('a store query failed', err);
       throw errors.keyStoreUnavailable();
     }
   }
@@ -100,4 +110,9 @@ export class Governance {
     this.loggedAt = t;
     this.log(`governance: ${what}: ${describeStoreError(err)}`);
   }
+}
+
+/** NUL cannot occur in a decoded path parameter (route-table.ts), so the pair cannot be forged. */
+function endpointCacheKey(project: string, name: string): string {
+  return `${project}\0${name}`;
 }

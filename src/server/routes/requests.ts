@@ -2,6 +2,8 @@ import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LedgerRecord } from '../../accounting/ledger-record.ts';
 import { errors } from '../../errors/catalog.ts';
+import { readableProject } from '../../governance/keys/project-scope.ts';
+import type { Caller } from '../../pipeline/admit.ts';
 import { InvalidLedgerQuery } from '../../store/invalid-ledger-query.ts';
 import type { LedgerQuery, LedgerStore } from '../../store/ledger-store.ts';
 import type { GatewayContext } from '../gateway-context.ts';
@@ -17,6 +19,7 @@ export function recordJson(r: LedgerRecord): Record<string, unknown> {
     request_id: r.requestId,
     created_at: new Date(r.createdAt).toISOString(),
     key_id: r.keyId,
+    project_id: r.projectId,
     provider: r.provider,
     model: r.model,
     requested_model: r.requestedModel,
@@ -53,13 +56,15 @@ function storeOf(ctx: GatewayContext) {
 /**
  * GET /v1/requests/{id}: the id from X-Request-ID, or the `chatcmpl-…` / `resp_…` id a client
  * saw in the stream. Records are written in the background, so a lookup right after a stream
- * first flushes what is pending.
+ * first flushes what is pending. A project key sees its project's records only (another
+ * project's id is a 404, like an unknown one).
  */
-export async function handleGetRequest(res: ServerResponse, ctx: GatewayContext, id: string, requestId: string) {
+export async function handleGetRequest(res: ServerResponse, ctx: GatewayContext, id: string, requestId: string, caller: Caller | null) {
+  const project = readableProject(caller);
   const store = storeOf(ctx);
   const bare = id.replace(/^(chatcmpl-|resp_)/, '');
   const record = (await store.get(bare)) ?? (isRequestId(bare) ? await awaitRecord(ctx, store, bare) : undefined);
-  if (!record) throw errors.requestNotFound(id);
+  if (!record || (project !== undefined && record.projectId !== project)) throw errors.requestNotFound(id);
   sendJson(res, 200, recordJson(record), { 'X-Request-ID': requestId });
 }
 
@@ -85,10 +90,19 @@ async function awaitRecord(ctx: GatewayContext, store: LedgerStore, id: string):
  * GET /v1/requests?model=&provider=&outcome=&since=&until=&limit=&cursor=: newest first.
  * With order=asc&after=: oldest first in the order records were written, which is the order
  * requests ended; `next_cursor` is then where to poll from next (`sluice logs --follow`).
+ * A project key lists its project's records only.
  */
-export async function handleListRequests(res: ServerResponse, ctx: GatewayContext, search: URLSearchParams, requestId: string) {
+export async function handleListRequests(
+  res: ServerResponse,
+  ctx: GatewayContext,
+  search: URLSearchParams,
+  requestId: string,
+  caller: Caller | null,
+) {
+  const project = readableProject(caller);
   const store = storeOf(ctx);
   const query = parseListQuery(search);
+  query.filters.projectId = project;
   // Pending records belong in the answer: a client that just finished a stream expects it listed.
   // Bounded: during a database outage the list answers from what is stored instead of hanging.
   await flushBriefly(ctx);
