@@ -15,9 +15,73 @@ export type OpenAIErrorType =
   | 'stream_idle_timeout'
   | 'cancelled';
 
+/**
+ * Every code sluice puts in an error, as one closed list: clients, dashboards and the ledger can
+ * switch on it. An upstream's own code and type are never put here; they travel beside it
+ * (`upstreamCode`, `upstreamType`), except the few codes clients act on whatever the provider
+ * (`context_length_exceeded`, `insufficient_quota`, `rate_limit_exceeded`), which an upstream's
+ * code is mapped to when it says the same thing.
+ */
+export const ERROR_CODES = [
+  // The client's request.
+  'invalid_request',
+  'invalid_json',
+  'request_too_large',
+  'unsupported_media_type',
+  'headers_too_large',
+  'request_timeout',
+  'malformed_http_request',
+  'missing_host_header',
+  'host_not_allowed',
+  'cors_origin_not_allowed',
+  'route_not_found',
+  'method_not_allowed',
+  'model_not_found',
+  'request_not_found',
+  'response_not_found',
+  'previous_response_not_found',
+  'context_length_exceeded',
+  // Keys, projects, limits and budgets.
+  'missing_api_key',
+  'invalid_api_key',
+  'api_key_revoked',
+  'api_key_expired',
+  'key_store_unavailable',
+  'admin_key_required',
+  'model_not_allowed',
+  'project_not_found',
+  'endpoint_not_found',
+  'key_not_found',
+  'project_exists',
+  'endpoint_exists',
+  'key_exists',
+  'key_conflict',
+  'rate_limit_exceeded',
+  'insufficient_quota',
+  'limits_unavailable',
+  // Time and lifecycle.
+  'timeout',
+  'stream_idle_timeout',
+  'cancelled',
+  'server_shutting_down',
+  // The upstream.
+  'upstream_error',
+  'upstream_connection_error',
+  'upstream_timeout',
+  'upstream_overloaded',
+  'upstream_authentication_failed',
+  'upstream_billing_error',
+  'upstream_malformed_stream',
+  'upstream_stream_truncated',
+  // A sluice bug.
+  'internal_error',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 export interface GatewayErrorInit {
-  /** Stable machine code, e.g. `model_not_found`, `upstream_rate_limited`. */
-  code: string;
+  /** Stable machine code from ERROR_CODES. */
+  code: ErrorCode;
   status: number;
   type: OpenAIErrorType;
   message: string;
@@ -27,6 +91,9 @@ export interface GatewayErrorInit {
   /** Safe to try another target before the first token (routing fallback). */
   fallbackable?: boolean;
   upstreamStatus?: number;
+  /** The upstream's own error type and code, as it sent them (kept beside sluice's, never in place of them). */
+  upstreamType?: string;
+  upstreamCode?: string;
   /** Headers passed on to the client with the HTTP error (retry-after and friends). */
   headers?: Record<string, string>;
   provider?: string;
@@ -34,13 +101,15 @@ export interface GatewayErrorInit {
 }
 
 export class GatewayError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly status: number;
   readonly type: OpenAIErrorType;
   readonly param: string | null;
   readonly retryable: boolean;
   readonly fallbackable: boolean;
   readonly upstreamStatus: number | undefined;
+  readonly upstreamType: string | undefined;
+  readonly upstreamCode: string | undefined;
   readonly headers: Record<string, string>;
   readonly provider: string | undefined;
 
@@ -54,6 +123,8 @@ export class GatewayError extends Error {
     this.retryable = init.retryable ?? false;
     this.fallbackable = init.fallbackable ?? false;
     this.upstreamStatus = init.upstreamStatus;
+    this.upstreamType = init.upstreamType;
+    this.upstreamCode = init.upstreamCode;
     this.headers = init.headers ?? {};
     this.provider = init.provider;
   }

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { GatewayError, type OpenAIErrorType } from './gateway-error.ts';
+import { type ErrorCode, GatewayError, type OpenAIErrorType } from './gateway-error.ts';
 
 export interface UpstreamErrorDetails {
   provider: string;
@@ -7,6 +7,8 @@ export interface UpstreamErrorDetails {
   /** The upstream's own message; an empty one is replaced by a description, never dropped. */
   message: string | undefined;
   upstreamCode?: string | number | null;
+  /** The upstream's error type (OpenAI `type`, Anthropic `error.type`, an AWS exception name). */
+  upstreamType?: unknown;
   param?: string | null;
   headers?: IncomingHttpHeaders;
 }
@@ -38,13 +40,14 @@ export function upstreamHttpError(d: UpstreamErrorDetails): GatewayError {
   // An empty code is no code: the client's error needs a stable one (found by fuzz/, an upstream sending `"code": ""`).
   const code = typeof d.upstreamCode === 'string' || typeof d.upstreamCode === 'number' ? String(d.upstreamCode).trim() || undefined : undefined;
   const param = typeof d.param === 'string' ? d.param : null;
-  const base = { provider: d.provider, upstreamStatus: d.status, headers, param };
-  const make = (status: number, type: OpenAIErrorType, fallbackCode: string, message: string, retryable: boolean) =>
+  const upstreamType = typeof d.upstreamType === 'string' && d.upstreamType.trim() ? d.upstreamType.trim() : undefined;
+  const base = { provider: d.provider, upstreamStatus: d.status, headers, param, upstreamType, upstreamCode: code };
+  const make = (status: number, type: OpenAIErrorType, fallbackCode: ErrorCode, message: string, retryable: boolean) =>
     new GatewayError({
       ...base,
       status,
       type,
-      code: code ?? fallbackCode,
+      code: sharedCode(code) ?? sharedCode(upstreamType) ?? fallbackCode,
       message,
       retryable,
       fallbackable: retryable || status === 502,
@@ -80,6 +83,17 @@ export function upstreamHttpError(d: UpstreamErrorDetails): GatewayError {
   if (s === 503 || s === 529) return make(503, 'server_error', 'upstream_overloaded', text, true);
   if (s >= 400 && s < 500) return make(s === 422 ? 400 : s, 'invalid_request_error', 'invalid_request', text, false);
   return make(502, 'upstream_error', 'upstream_error', text, true);
+}
+
+/**
+ * The upstream codes that mean the same in sluice's catalog and that clients act on (LangChain and
+ * the agents SDKs trim the context on `context_length_exceeded`; `insufficient_quota` must not be
+ * retried): an upstream saying one of them keeps it as the code; any other stays in upstreamCode.
+ */
+const SHARED_CODES: ReadonlySet<string> = new Set<ErrorCode>(['context_length_exceeded', 'insufficient_quota', 'rate_limit_exceeded']);
+
+function sharedCode(code: string | undefined): ErrorCode | undefined {
+  return code !== undefined && SHARED_CODES.has(code) ? (code as ErrorCode) : undefined;
 }
 
 /** An integer 4xx or 5xx: the only statuses an upstream error may hand on to the client. */

@@ -1,5 +1,6 @@
 import type { Accountant } from '../accounting/accountant.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
+import { errorObject } from '../errors/render.ts';
 import { upstreamHttpError } from '../errors/upstream-error.ts';
 import { normalizeTokenCounts, type Usage } from '../protocol/canonical/usage.ts';
 import { dataFrame, namedFrame } from '../protocol/sse/frames.ts';
@@ -93,7 +94,7 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
     const event = (type: string, fields: Record<string, unknown>) =>
       namedFrame(type, JSON.stringify({ type, sequence_number: this.relayed++, ...fields }));
     if (!this.upstreamError) {
-      frames += event('error', { error: { type: error.type, code: error.code, message: error.message, param: error.param } });
+      frames += event('error', { error: errorObject(error) });
     }
     const response = { ...this.created, status: 'failed', error: { code: reported.code, message: reported.message } };
     return frames + event('response.failed', { response });

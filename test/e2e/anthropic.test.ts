@@ -214,7 +214,7 @@ describe('anthropic through the openai SDK', () => {
     });
     await assert.rejects(
       gw.client.chat.completions.create({ model: 'anthropic/claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }], stream: true }),
-      (e: unknown) => e instanceof OpenAI.APIError && e.status === 503 && e.message === '503 Overloaded' && e.code === 'overloaded_error',
+      (e: unknown) => e instanceof OpenAI.APIError && e.status === 503 && e.message === '503 Overloaded' && e.code === 'upstream_overloaded',
     );
     upstream.reply({
       status: 400,
@@ -253,7 +253,9 @@ describe('anthropic through the openai SDK', () => {
     assert.equal(frames.length, 4);
     assert.equal(JSON.parse(frames[0]).choices[0].delta.role, 'assistant');
     assert.equal(JSON.parse(frames[1]).choices[0].delta.content, 'Partial answer');
-    assert.deepEqual(JSON.parse(frames[2]), { error: { message: 'Overloaded', type: 'server_error', code: 'overloaded_error' } });
+    assert.deepEqual(JSON.parse(frames[2]), {
+      error: { message: 'Overloaded', type: 'server_error', code: 'upstream_overloaded', upstream: { status: 529, type: 'overloaded_error', code: null } },
+    });
     assert.equal(frames[3], '[DONE]');
   });
 

@@ -239,7 +239,12 @@ describe('bedrock through the openai SDK', () => {
     const { frames } = parseSse(text);
     assert.equal(frames.at(-1)?.data, '[DONE]');
     assert.deepEqual(JSON.parse(frames.at(-2)!.data), {
-      error: { message: 'The model stream was interrupted.', type: 'upstream_error', code: 'modelStreamErrorException' },
+      error: {
+        message: 'The model stream was interrupted.',
+        type: 'upstream_error',
+        code: 'upstream_error',
+        upstream: { status: 502, type: 'modelStreamErrorException', code: null },
+      },
     });
     const chunks = frames.slice(0, -2).map((f) => JSON.parse(f.data) as { choices: { delta: { content?: string } }[] });
     assert.equal(chunks.map((c) => c.choices[0].delta.content ?? '').join(''), 'Once upon');

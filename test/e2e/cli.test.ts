@@ -164,7 +164,7 @@ describe('the sluice command', () => {
     const lines = stdout.trim().split('\n');
     assert.equal(lines.length, 2);
     assert.match(lines[0], new RegExp(`${ids[0]}  mock/echo  ok  \\d+->\\d+  \\$0\\.000000`));
-    assert.match(lines[1], new RegExp(`${ids[1]}  mock/error  error:mock_failure  `));
+    assert.match(lines[1], new RegExp(`${ids[1]}  mock/error  error:upstream_error  `));
     // --model takes the name the client used, not only the provider's model id.
     const echo = await sluice(['logs', '--url', gw.url, '--model', 'mock/echo'], { SLUICE_MASTER_KEY: KEY });
     assert.equal(echo.code, 0);

@@ -49,7 +49,7 @@ describe('upstream HTTP errors before the stream', () => {
     expect: { status: number; type: string; code: string; param?: string | null; message: RegExp };
   }[] = [
     {
-      name: '400 with an OpenAI error body keeps status, message, param and code',
+      name: '400 with an OpenAI error body keeps status, message and param; its own code stays beside sluice\'s',
       status: 400,
       body: JSON.stringify({
         error: {
@@ -62,7 +62,7 @@ describe('upstream HTTP errors before the stream', () => {
       expect: {
         status: 400,
         type: 'invalid_request_error',
-        code: 'string_above_max_length',
+        code: 'invalid_request',
         param: 'messages[0].content',
         message: /^Invalid 'messages\[0\]\.content': string too long\.$/,
       },
@@ -102,7 +102,7 @@ describe('upstream HTTP errors before the stream', () => {
       name: '529 (overloaded) becomes 503',
       status: 529,
       body: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
-      expect: { status: 503, type: 'server_error', code: 'overloaded_error', message: /^Overloaded$/ },
+      expect: { status: 503, type: 'server_error', code: 'upstream_overloaded', message: /^Overloaded$/ },
     },
     {
       name: 'an empty error body still gives a message',

@@ -88,8 +88,8 @@ const expected: Record<Kind, { text: string; error: string | null; outcome: Ledg
   reset: { text: headText, error: 'upstream_connection_error', outcome: 'error', code: 'upstream_connection_error' },
   malformed: { text: headText, error: 'upstream_malformed_stream', outcome: 'error', code: 'upstream_malformed_stream' },
   idle: { text: headText, error: 'stream_idle_timeout', outcome: 'error', code: 'stream_idle_timeout' },
-  // The upstream's own code is kept (its body has only a type, which stands in for it).
-  overloaded: { text: '', error: 'http 503', outcome: 'error', code: 'server_error' },
+  // sluice's code; the upstream's own type (server_error) travels beside it.
+  overloaded: { text: '', error: 'http 503', outcome: 'error', code: 'upstream_overloaded' },
   'client-gone': { text: recordedText(frames.slice(0, 2)), error: null, outcome: 'cancelled', code: 'cancelled' },
 };
 

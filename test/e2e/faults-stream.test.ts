@@ -120,13 +120,13 @@ describe('stream faults: the upstream breaks (heartbeat off)', () => {
     const res = await rawStream(gw.url, chatRequest());
     assert.equal(res.status, 400);
     const body = JSON.parse(res.text);
-    assert.equal(body.error.code, 'tool_use_failed');
+    assert.deepEqual([body.error.code, body.error.upstream?.code], ['invalid_request', 'tool_use_failed']);
     assert.equal(body.error.type, 'invalid_request_error');
     assert.match(body.error.message, /^Tool call validation failed/);
 
     upstream.reply({ body: groqErrorFrame() });
     await assert.rejects(gw.client.chat.completions.create(streamRequest), (err: unknown) => {
-      return err instanceof APIError && err.status === 400 && err.code === 'tool_use_failed';
+      return err instanceof APIError && err.status === 400 && err.code === 'invalid_request';
     });
   });
 

@@ -211,7 +211,12 @@ describe('google (Gemini) through the openai SDK', () => {
     const { frames } = parseSse(text);
     assert.equal(frames.at(-1)?.data, '[DONE]');
     assert.deepEqual(JSON.parse(frames.at(-2)?.data ?? ''), {
-      error: { message: 'The model is overloaded. Please try again later.', type: 'server_error', code: 'upstream_overloaded' },
+      error: {
+        message: 'The model is overloaded. Please try again later.',
+        type: 'server_error',
+        code: 'upstream_overloaded',
+        upstream: { status: 503, type: null, code: null },
+      },
     });
     const content = frames
       .slice(0, -2)

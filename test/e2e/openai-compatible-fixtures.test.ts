@@ -130,7 +130,7 @@ describe('every OpenAI-compatible recording, through sluice to the openai SDK', 
     upstream.reply({ body: openAIStreamBody('groq/midstream-error-tool-use-failed.sse'), randomSplit: { seed: 5 } });
     const { frames } = parseSse((await rawStream(gw.url, { model: 'up/recorded', ...request })).text);
     const error = JSON.parse(frames.at(-2)?.data ?? '').error;
-    assert.deepEqual({ type: error.type, code: error.code }, { type: 'invalid_request_error', code: 'tool_use_failed' });
+    assert.deepEqual({ type: error.type, code: error.code, upstream: error.upstream?.code }, { type: 'invalid_request_error', code: 'invalid_request', upstream: 'tool_use_failed' });
   });
 
   it('Groq: the same error before any output is an HTTP 400 with the upstream message', async () => {

@@ -110,9 +110,9 @@ describe('/v1/responses through the openai SDK', () => {
       assert.deepEqual(raw.events.at(-2), {
         type: 'error',
         sequence_number: raw.events.length - 2,
-        error: { type: 'upstream_error', code: 'mock_failure', message, param: null },
+        error: { type: 'upstream_error', code: 'upstream_error', message, param: null, upstream: { status: null, type: null, code: 'mock_failure' } },
       });
-      assert.deepEqual(raw.terminal.response.error, { code: 'mock_failure', message });
+      assert.deepEqual(raw.terminal.response.error, { code: 'upstream_error', message });
       assert.equal(digest(raw.terminal.response).text, 'This answer will not finish');
       assert.equal(raw.terminal.response.output[0].status, 'incomplete');
       const { error } = await sdkFinal(gw, { model: 'mock/error', input: 'hi' });

@@ -230,11 +230,12 @@ describe('ResponsesEventEncoder', () => {
     });
   }
 
-  it('a failure mid-stream: open items closed incomplete, then error and response.failed with the code and message', () => {
+  it('a failure mid-stream: open items closed incomplete, then error (sluice\'s code, the upstream\'s beside it) and response.failed', () => {
     const where = { item_id: 'msg_r1_0', output_index: 0, content_index: 0 };
     const item = messageItem('msg_r1_0', 'incomplete', [textPart('Par')]);
     const error = new GatewayError({
-      code: 'tool_use_failed',
+      code: 'invalid_request',
+      upstreamCode: 'tool_use_failed',
       status: 400,
       type: 'invalid_request_error',
       message: 'Tool call validation failed.',
@@ -251,12 +252,18 @@ describe('ResponsesEventEncoder', () => {
       {
         type: 'error',
         sequence_number: 8,
-        error: { type: 'invalid_request_error', code: 'tool_use_failed', message: 'Tool call validation failed.', param: null },
+        error: {
+          type: 'invalid_request_error',
+          code: 'invalid_request',
+          message: 'Tool call validation failed.',
+          param: null,
+          upstream: { status: null, type: null, code: 'tool_use_failed' },
+        },
       },
       {
         type: 'response.failed',
         sequence_number: 9,
-        response: response('failed', [item], { error: { code: 'tool_use_failed', message: 'Tool call validation failed.' } }),
+        response: response('failed', [item], { error: { code: 'invalid_request', message: 'Tool call validation failed.' } }),
       },
     ]);
   });

@@ -1,3 +1,4 @@
+import { errorObject } from '../../errors/render.ts';
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import type { CanonicalEvent, UrlCitation } from '../canonical/events.ts';
 import type { FinishReason } from '../canonical/finish-reason.ts';
@@ -86,7 +87,7 @@ export class ResponsesEventEncoder {
     const state: ResponseState = { status: 'failed', output: this.output, usage, error: { code, message: error.message } };
     return (
       frames +
-      this.event('error', { error: { type: error.type, code, message: error.message, param: error.param } }) +
+      this.event('error', { error: { ...errorObject(error), code } }) +
       this.event('response.failed', { response: buildResponse(this.identity, state) })
     );
   }

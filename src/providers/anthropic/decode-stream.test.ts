@@ -249,7 +249,7 @@ describe('anthropic stream decoder on synthetic streams', () => {
       ['start', 'usage', 'text', 'error'],
     );
     const error = events[3] as Extract<CanonicalEvent, { type: 'error' }>;
-    assert.deepEqual([error.error.status, error.error.code, error.error.message], [503, 'overloaded_error', 'Overloaded']);
+    assert.deepEqual([error.error.status, error.error.code, error.error.upstreamType, error.error.message], [503, 'upstream_overloaded', 'overloaded_error', 'Overloaded']);
   });
 
   it('reports a rate limit error before any output as a 429', () => {

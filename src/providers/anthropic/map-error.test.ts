@@ -5,7 +5,7 @@ import { anthropicStreamError, mapAnthropicError } from './map-error.ts';
 const body = (type: string, message: string) => JSON.stringify({ type: 'error', error: { type, message }, request_id: 'req_1' });
 
 function summary(e: ReturnType<typeof mapAnthropicError>) {
-  return { status: e.status, type: e.type, code: e.code, message: e.message, retryable: e.retryable, headers: e.headers };
+  return { status: e.status, type: e.type, code: e.code, upstreamType: e.upstreamType, message: e.message, retryable: e.retryable, headers: e.headers };
 }
 
 describe('anthropic errors', () => {
@@ -13,7 +13,8 @@ describe('anthropic errors', () => {
     assert.deepEqual(summary(mapAnthropicError(400, {}, body('invalid_request_error', 'max_tokens: Field required'))), {
       status: 400,
       type: 'invalid_request_error',
-      code: 'invalid_request_error',
+      code: 'invalid_request',
+      upstreamType: 'invalid_request_error',
       message: 'max_tokens: Field required',
       retryable: false,
       headers: {},
@@ -21,7 +22,8 @@ describe('anthropic errors', () => {
     assert.deepEqual(summary(mapAnthropicError(529, {}, body('overloaded_error', 'Overloaded'))), {
       status: 503,
       type: 'server_error',
-      code: 'overloaded_error',
+      code: 'upstream_overloaded',
+      upstreamType: 'overloaded_error',
       message: 'Overloaded',
       retryable: true,
       headers: {},
@@ -31,7 +33,8 @@ describe('anthropic errors', () => {
       {
         status: 429,
         type: 'rate_limit_error',
-        code: 'rate_limit_error',
+        code: 'rate_limit_exceeded',
+        upstreamType: 'rate_limit_error',
         message: 'Number of requests has exceeded your rate limit',
         retryable: true,
         headers: { 'retry-after': '7' },
@@ -48,18 +51,18 @@ describe('anthropic errors', () => {
     assert.deepEqual([e.status, e.code, e.message], [502, 'upstream_error', '<html>Bad Gateway</html>']);
   });
 
-  it('gives in-stream errors the status their type has over HTTP', () => {
+  it('gives in-stream errors the status their type has over HTTP, sluice\'s code, and keeps the type beside it', () => {
     const cases = [
-      ['overloaded_error', 503],
-      ['rate_limit_error', 429],
-      ['api_error', 502],
-      ['timeout_error', 504],
-      ['invalid_request_error', 400],
-      ['made_up_error', 502],
+      ['overloaded_error', 503, 'upstream_overloaded'],
+      ['rate_limit_error', 429, 'rate_limit_exceeded'],
+      ['api_error', 502, 'upstream_error'],
+      ['timeout_error', 504, 'upstream_timeout'],
+      ['invalid_request_error', 400, 'invalid_request'],
+      ['made_up_error', 502, 'upstream_error'],
     ] as const;
-    for (const [type, status] of cases) {
+    for (const [type, status, code] of cases) {
       const e = anthropicStreamError({ type: 'error', error: { type, message: `m ${type}` } });
-      assert.deepEqual([e.status, e.code, e.message, e.provider], [status, type, `m ${type}`, 'anthropic'], type);
+      assert.deepEqual([e.status, e.code, e.upstreamType, e.message, e.provider], [status, code, type, `m ${type}`, 'anthropic'], type);
     }
     const bare = anthropicStreamError({ type: 'error' });
     assert.deepEqual([bare.status, bare.message], [502, 'anthropic sent a stream error event with no message (no type).']);

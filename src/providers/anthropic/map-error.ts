@@ -38,7 +38,7 @@ export function mapAnthropicError(status: number, headers: IncomingHttpHeaders, 
     provider: PROVIDER,
     status,
     message: error.message ?? text.slice(0, 500),
-    upstreamCode: error.type,
+    upstreamType: error.type,
     headers,
   });
 }
@@ -54,7 +54,7 @@ export function anthropicStreamError(body: unknown): GatewayError {
     provider: PROVIDER,
     status: type !== undefined && Object.hasOwn(statusOfType, type) ? statusOfType[type] : 500,
     message: message || `${PROVIDER} sent a stream error event with no message (${type ?? 'no type'}).`,
-    upstreamCode: type,
+    upstreamType: type,
   });
 }
 

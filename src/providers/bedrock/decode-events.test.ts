@@ -90,23 +90,23 @@ describe('ConverseStream event decoder', () => {
   });
 
   it('exceptions become errors with the status they stand for and the message kept', () => {
-    const cases: [string, number][] = [
-      ['throttlingException', 429],
-      ['serviceUnavailableException', 503],
-      ['modelStreamErrorException', 502],
-      ['internalServerException', 502],
-      ['validationException', 400],
-      ['somethingNewException', 502],
+    const cases: [string, number, string][] = [
+      ['throttlingException', 429, 'rate_limit_exceeded'],
+      ['serviceUnavailableException', 503, 'upstream_overloaded'],
+      ['modelStreamErrorException', 502, 'upstream_error'],
+      ['internalServerException', 502, 'upstream_error'],
+      ['validationException', 400, 'invalid_request'],
+      ['somethingNewException', 502, 'upstream_error'],
     ];
-    for (const [type, status] of cases) {
+    for (const [type, status, code] of cases) {
       const out: CanonicalEvent[] = [];
       createConverseEventDecoder('bedrock').exception(type, { message: `${type} happened` }, out);
       assert.equal(out.length, 1);
       const e = out[0];
       assert.ok(e.type === 'error');
       assert.deepEqual(
-        { status: e.error.status, message: e.error.message, code: e.error.code, provider: e.error.provider },
-        { status, message: `${type} happened`, code: type, provider: 'bedrock' },
+        { status: e.error.status, message: e.error.message, code: e.error.code, upstreamType: e.error.upstreamType, provider: e.error.provider },
+        { status, message: `${type} happened`, code, upstreamType: type, provider: 'bedrock' },
         type,
       );
     }

@@ -102,7 +102,7 @@ describe('bedrock eventstream decoder failures', () => {
     assert.equal(last.type, 'error');
     assert.equal(last.type === 'error' && last.error.status, 429);
     assert.equal(last.type === 'error' && last.error.message, 'Too many requests, please wait.');
-    assert.equal(last.type === 'error' && last.error.code, 'throttlingException');
+    assert.deepEqual(last.type === 'error' && [last.error.code, last.error.upstreamType], ['rate_limit_exceeded', 'throttlingException']);
   });
 
   it('a body that ends inside a message is an error event at end()', () => {

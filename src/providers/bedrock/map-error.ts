@@ -56,7 +56,7 @@ export function mapBedrockError(status: number, headers: IncomingHttpHeaders, te
     provider: PROVIDER,
     status: statusOf(type) ?? status,
     message: messageOf(body) ?? text.slice(0, 500),
-    upstreamCode: type,
+    upstreamType: type,
     headers,
   });
 }
@@ -68,6 +68,6 @@ export function bedrockStreamException(type: string, payload: unknown): GatewayE
     provider: PROVIDER,
     status: statusOf(type) ?? 502,
     message: messageOf(body),
-    upstreamCode: type,
+    upstreamType: type,
   });
 }

@@ -116,7 +116,8 @@ export const scenarios: Record<string, MockScenario> = {
             {
               type: 'error',
               error: new GatewayError({
-                code: 'mock_failure',
+                code: 'upstream_error',
+                upstreamCode: 'mock_failure',
                 status: 502,
                 type: 'upstream_error',
                 provider: 'mock',

@@ -166,7 +166,7 @@ describe('OpenAI-compatible decoder quirks, pinned on their recordings', () => {
     assert.match(last.error.message, /^Tool call validation failed: .*missing properties: 'name'/);
     assert.equal(last.error.status, 400);
     assert.equal(last.error.type, 'invalid_request_error');
-    assert.equal(last.error.code, 'tool_use_failed');
+    assert.deepEqual([last.error.code, last.error.upstreamCode], ['invalid_request', 'tool_use_failed']);
     assert.equal(last.error.provider, 'up');
   });
 

@@ -8,14 +8,19 @@ const string = (v: unknown): string | undefined => (typeof v === 'string' ? v : 
  * The message of an OpenAI-family error body, whichever of the usual shapes it has. The body is
  * untrusted: a field of the wrong type is ignored, never thrown over.
  */
-export function extractErrorMessage(body: unknown): { message?: string; code?: string | number | null; param?: string | null } {
+export function extractErrorMessage(body: unknown): {
+  message?: string;
+  code?: string | number | null;
+  type?: string;
+  param?: string | null;
+} {
   if (!body || typeof body !== 'object') return {};
   const b = body as Record<string, unknown>;
   if (typeof b.error === 'string') return { message: b.error };
   if (b.error && typeof b.error === 'object') {
     const e = b.error as Record<string, unknown>;
-    const code = typeof e.code === 'string' || typeof e.code === 'number' ? e.code : string(e.type);
-    return { message: string(e.message), code: code ?? null, param: string(e.param) ?? null };
+    const code = typeof e.code === 'string' || typeof e.code === 'number' ? e.code : null;
+    return { message: string(e.message), code, type: string(e.type), param: string(e.param) ?? null };
   }
   if (typeof b.message === 'string') return { message: b.message };
   if (typeof b.detail === 'string') return { message: b.detail };
@@ -38,12 +43,13 @@ export function mapOpenAICompatibleError(
   } catch {
     parsed = undefined;
   }
-  const { message, code, param } = extractErrorMessage(parsed);
+  const { message, code, type, param } = extractErrorMessage(parsed);
   return upstreamHttpError({
     provider,
     status,
     message: message ?? text.slice(0, 500),
     upstreamCode: code,
+    upstreamType: type,
     param,
     headers,
   });

@@ -8,7 +8,7 @@ import { extractErrorMessage } from './map-error.ts';
  * any output still becomes the right HTTP error.
  */
 export function streamErrorFrom(provider: string, body: unknown): GatewayError {
-  const { message, code, param } = extractErrorMessage(body);
+  const { message, code, type, param } = extractErrorMessage(body);
   const root = body && typeof body === 'object' ? (body as { error?: unknown }) : {};
   const inner = root.error && typeof root.error === 'object' ? (root.error as { status_code?: unknown; code?: unknown }) : undefined;
   const status = isHttpErrorStatus(inner?.status_code) ? inner.status_code : isHttpErrorStatus(inner?.code) ? inner.code : 502;
@@ -17,6 +17,7 @@ export function streamErrorFrom(provider: string, body: unknown): GatewayError {
     status,
     message,
     upstreamCode: typeof code === 'number' ? null : code,
+    upstreamType: type,
     param,
   });
 }
