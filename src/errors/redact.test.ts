@@ -59,13 +59,15 @@ describe('regression: upstream error text passed a provider key through to the c
       provider: 'openai',
       status: 401,
       message: 'Incorrect API key provided: sk-test-configured-0123456789.',
+      upstreamType: 'invalid_request_error',
+      upstreamCode: 'invalid_api_key',
       headers: { 'retry-after': '1' },
     });
     const clean = redactError(err, redact);
     assert.equal(clean.message, "openai refused sluice's credentials: Incorrect API key provided: [redacted].");
     assert.deepEqual(
-      [clean.code, clean.status, clean.type, clean.upstreamStatus, clean.provider, clean.fallbackable],
-      [err.code, err.status, err.type, err.upstreamStatus, err.provider, err.fallbackable],
+      [clean.code, clean.status, clean.type, clean.upstreamStatus, clean.upstreamType, clean.upstreamCode, clean.provider, clean.fallbackable],
+      [err.code, err.status, err.type, err.upstreamStatus, 'invalid_request_error', 'invalid_api_key', err.provider, err.fallbackable],
     );
     const plain = errors.malformed('openai', 'chunk is not JSON: {');
     assert.equal(redactError(plain, redact), plain);

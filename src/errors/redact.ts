@@ -65,7 +65,12 @@ export function createRedactor(secrets: Iterable<string | undefined | null>): Re
 export function redactError(err: GatewayError, redact: Redact): GatewayError {
   const message = redact(err.message);
   const param = err.param === null ? null : redact(err.param);
-  if (message === err.message && param === err.param) return err;
+  // The upstream's own type and code are its text too: an echoed key may sit there as well.
+  const upstreamType = err.upstreamType === undefined ? undefined : redact(err.upstreamType);
+  const upstreamCode = err.upstreamCode === undefined ? undefined : redact(err.upstreamCode);
+  if (message === err.message && param === err.param && upstreamType === err.upstreamType && upstreamCode === err.upstreamCode) {
+    return err;
+  }
   return new GatewayError({
     code: err.code,
     status: err.status,
@@ -75,6 +80,8 @@ export function redactError(err: GatewayError, redact: Redact): GatewayError {
     retryable: err.retryable,
     fallbackable: err.fallbackable,
     upstreamStatus: err.upstreamStatus,
+    upstreamType,
+    upstreamCode,
     headers: err.headers,
     provider: err.provider,
     cause: err.cause,
