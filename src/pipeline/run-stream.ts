@@ -27,10 +27,11 @@ export interface StreamSurface<T> {
   /** Frames for a failure after the stream started (before `[DONE]`). */
   failureFrames(error: GatewayError): string;
   /**
-   * UTF-8 bytes of model output encoded so far, what a budget watch prices. A surface without it
-   * (the relay, which passes frames it does not decode) is held to its reservation at settlement only.
+   * UTF-8 bytes of model output in a read's items, what a budget watch prices before the read is
+   * encoded. A surface without it (the relay, which passes frames it does not decode) is held to
+   * its budget at settlement only.
    */
-  readonly outputBytes?: number;
+  measure?(items: readonly T[]): number;
   /** Frames that end the output now as `length` (a budget stop), before the closing frames. */
   stop?(): string;
 }
@@ -42,8 +43,7 @@ export interface StreamSurface<T> {
 export abstract class CanonicalSurface implements StreamSurface<CanonicalEvent> {
   failure: GatewayError | null = null;
   ended = false;
-  outputBytes = 0;
-  /** The highest choice index that had output (the choices a budget stop finishes). */
+  /** The highest choice index measured with output (the choices a budget stop finishes). */
   private lastChoice = 0;
   protected readonly accountant: Accountant;
 
@@ -66,19 +66,33 @@ export abstract class CanonicalSurface implements StreamSurface<CanonicalEvent> 
       case 'end':
         this.ended = true;
         return '';
-      case 'text':
-      case 'reasoning':
-      case 'refusal':
-        this.countOutput(event.choice, event.text);
-        break;
-      case 'tool-call-start':
-        this.countOutput(event.choice, event.name);
-        break;
-      case 'tool-call-delta':
-        this.countOutput(event.choice, event.arguments);
-        break;
     }
     return this.render(event);
+  }
+
+  measure(events: readonly CanonicalEvent[]): number {
+    let bytes = 0;
+    for (const event of events) {
+      let text: string;
+      switch (event.type) {
+        case 'text':
+        case 'reasoning':
+        case 'refusal':
+          text = event.text;
+          break;
+        case 'tool-call-start':
+          text = event.name;
+          break;
+        case 'tool-call-delta':
+          text = event.arguments;
+          break;
+        default:
+          continue;
+      }
+      bytes += Buffer.byteLength(text, 'utf8');
+      if (event.choice > this.lastChoice) this.lastChoice = event.choice;
+    }
+    return bytes;
   }
 
   /**
@@ -90,11 +104,6 @@ export abstract class CanonicalSurface implements StreamSurface<CanonicalEvent> 
     for (let choice = 0; choice <= this.lastChoice; choice++) frames += this.render({ type: 'finish', choice, reason: 'length' });
     this.ended = true;
     return frames;
-  }
-
-  private countOutput(choice: number, text: string): void {
-    this.outputBytes += Buffer.byteLength(text, 'utf8');
-    if (choice > this.lastChoice) this.lastChoice = choice;
   }
 }
 
@@ -143,6 +152,7 @@ export async function runStream<T>(
   let finishedEarly = false;
   // The caller's budget ended the stream (Admission.watch): the client got a whole response.
   let stopped = false;
+  let outputBytes = 0;
   let drainTimer: NodeJS.Timeout | undefined;
   try {
     const batches = await open(scope.signal);
@@ -153,6 +163,23 @@ export async function runStream<T>(
     for await (const batch of batches) {
       if (finishedEarly) continue;
       idle?.refresh();
+      // The budget's check, once per read with output, before the read is encoded: a read that
+      // would pass the budget is neither sent nor billed; the stream ends as `length` instead, and
+      // leaving the loop cuts the upstream, which would go on generating, and costing. Usually a
+      // compare; it waits only for a reservation that must grow.
+      if (scope.watch && surface.measure && surface.stop) {
+        const more = surface.measure(batch);
+        if (more > 0) {
+          const verdict = scope.watch(outputBytes + more);
+          if (verdict === true || (verdict !== false && (await verdict))) {
+            const opening = opened ? '' : await surface.opening();
+            writer.finish(opening + surface.stop() + (await surface.closing()));
+            stopped = true;
+            break;
+          }
+          outputBytes += more;
+        }
+      }
       let frames = '';
       for (const item of batch) {
         frames += surface.encode(item);
@@ -178,17 +205,6 @@ export async function runStream<T>(
         finishedEarly = true;
         drainTimer = setTimeout(() => scope.abort(errors.cancelled('The upstream did not close after its end marker.')), DRAIN_MS);
         continue;
-      }
-      // The budget's check, once per read (a compare, unless its reservation must grow): a stream
-      // that would pass it ends here as `length`; leaving the loop cuts the upstream, which would
-      // go on generating, and costing.
-      if (scope.watch && surface.stop && !failure) {
-        const verdict = scope.watch(surface.outputBytes ?? 0);
-        if (verdict === true || (verdict !== false && (await verdict))) {
-          writer.finish(frames + surface.stop() + (await surface.closing()));
-          stopped = true;
-          break;
-        }
       }
       // One write per upstream read: the frames of a read leave together.
       writer.write(frames);
