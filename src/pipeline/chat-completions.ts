@@ -1,3 +1,4 @@
+import type { Config } from '../config/schema.ts';
 import { renderErrorBody } from '../errors/render.ts';
 import { parseChatRequest } from '../protocol/openai-chat/parse-request.ts';
 import { chatToCanonical } from '../protocol/openai-chat/to-canonical.ts';
@@ -5,15 +6,21 @@ import { completeChat } from './complete-chat.ts';
 import type { ModelOperation } from './model-operation.ts';
 import { streamChat } from './stream-chat.ts';
 
-/** POST /v1/chat/completions, streamed or not. `profile` comes from the X-Sluice-Profile header. */
-export function chatCompletions(profile: 'openai' | 'accounting' | undefined): ModelOperation {
+/** Stream settings a project's endpoint sets in place of the config's `stream` section. */
+export type StreamOverrides = Partial<Pick<Config['stream'], 'profile' | 'usage' | 'error_style'>>;
+
+/**
+ * POST /v1/chat/completions, streamed or not. `profile` comes from the X-Sluice-Profile header and
+ * wins over `overrides` (an endpoint's settings), which win over the config.
+ */
+export function chatCompletions(profile: 'openai' | 'accounting' | undefined, overrides: StreamOverrides = {}): ModelOperation {
   return {
     surface: 'chat',
     renderError: renderErrorBody,
     parse(body, ctx) {
       const chat = parseChatRequest(body);
       const request = chatToCanonical(chat);
-      const stream = ctx.config.stream;
+      const stream = { ...ctx.config.stream, ...overrides };
       const streamed = chat.stream === true;
       return {
         model: chat.model,

@@ -1,3 +1,4 @@
+import { streamOverrides } from '../governance/endpoints/endpoint-context.ts';
 import { chatCompletions } from '../pipeline/chat-completions.ts';
 import { createResponse } from '../pipeline/create-response.ts';
 import { createExchange } from '../pipeline/exchange.ts';
@@ -18,6 +19,7 @@ import {
 } from './routes/admin.ts';
 import { handleListModels } from './routes/models.ts';
 import { handleGetRequest, handleListRequests } from './routes/requests.ts';
+import { endpointModelRoute } from './routes/endpoints.ts';
 import { handleGetResponse } from './routes/responses.ts';
 
 /** A model endpoint: the HTTP edge hands the exchange and the body reader to the lifecycle. */
@@ -47,6 +49,14 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/health', auth: 'open', handle: health },
   { method: 'POST', path: '/v1/chat/completions', auth: 'model', handle: modelRoute((call) => chatCompletions(profileOf(call))) },
   { method: 'POST', path: '/v1/responses', auth: 'model', handle: modelRoute(() => createResponse) },
+  // A project's endpoints: `base_url=https://…/{project}/{endpoint}/v1` (README "Keys, projects and endpoints").
+  {
+    method: 'POST',
+    path: '/{project}/{endpoint}/v1/chat/completions',
+    auth: 'model',
+    handle: endpointModelRoute((call, endpoint) => chatCompletions(profileOf(call), streamOverrides(endpoint))),
+  },
+  { method: 'POST', path: '/{project}/{endpoint}/v1/responses', auth: 'model', handle: endpointModelRoute(() => createResponse) },
   {
     method: 'GET',
     path: '/v1/responses/',

@@ -1,0 +1,24 @@
+import type { Endpoint } from '../../governance/keys/governance-store.ts';
+import { endpointContext, withEndpointModel } from '../../governance/endpoints/endpoint-context.ts';
+import { createExchange } from '../../pipeline/exchange.ts';
+import { handleModelRequest } from '../../pipeline/handle-model-request.ts';
+import type { ModelOperation } from '../../pipeline/model-operation.ts';
+import { readJsonBody } from '../http-io.ts';
+import type { RouteCall } from '../route-table.ts';
+
+/**
+ * A model route of a project's endpoint, `/{project}/{endpoint}/v1/...`: the same lifecycle as
+ * `/v1/...`, on the endpoint's view of the context (governance/endpoints/endpoint-context.ts)
+ * and with the operation built from the endpoint's settings.
+ */
+export function endpointModelRoute(operation: (call: RouteCall, endpoint: Endpoint | undefined) => ModelOperation) {
+  return async (call: RouteCall) => {
+    const { project, endpoint: name } = call.params;
+    const endpoint = await call.ctx.governance.endpoint(project, name);
+    const op = operation(call, endpoint);
+    const exchange = createExchange(call.res, call.requestId, op.renderError);
+    const readBody = async () =>
+      withEndpointModel(await readJsonBody(call.req, call.ctx.config.server.body_limit_bytes), endpoint);
+    return handleModelRequest(exchange, call.req, readBody, op, endpointContext(call.ctx, project, name, endpoint));
+  };
+}
