@@ -134,12 +134,15 @@ export function renderReliability(input: RenderInput): string {
       const failure = r.failure ?? '';
       const counterexample = failure.split('\n').find((l) => l.startsWith('Counterexample')) ?? '';
       const error = failure.split('\n').find((l) => /^[A-Za-z]*Error\b/.test(l)) ?? '';
+      // Where it was thrown in sluice: the first stack frame under src/.
+      const where = /\((?:file:\/\/)?[^()]*?\/(src\/[^()]+)\)/.exec(failure)?.[1];
       out(
         '',
-        `**${r.name}** failed after ${count(r.runs)} inputs: ${cell(error)}`,
+        `**${r.name}** failed after ${count(r.runs)} inputs: ${cell(error)}${where ? ` at ${where}` : ''}. ` +
+          `The shrunk counterexample (\`FUZZ_SEED=${r.seed} npm run fuzz -- --target ${r.name}\` replays it):`,
         '',
         '```',
-        counterexample.slice(0, 600),
+        counterexample.slice(0, 900),
         '```',
       );
     }
