@@ -34,6 +34,9 @@ export interface LedgerRecord {
   /** Only with `ledger.store_content: true`, capped. */
   prompt: string | null;
   completion: string | null;
+  /** The upstream's own error type and code when it failed the request (errorType/errorCode are sluice's). */
+  upstreamErrorType?: string | null;
+  upstreamErrorCode?: string | null;
   /** The upstream's own request id (x-request-id, request-id, x-amzn-requestid), for support tickets. */
   upstreamRequestId?: string | null;
   /** `void`: the caller's tier does not bill abandoned streams, so cost_usd is 0 whatever was generated. */

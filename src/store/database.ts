@@ -33,6 +33,8 @@ export interface LedgerTable {
   project_id: string | null;
   /** The upstream's request id (migration 0006). */
   upstream_request_id: string | null;
+  upstream_error_type: string | null;
+  upstream_error_code: string | null;
   /** `void` when the tier did not bill an abandoned stream (migration 0006). */
   billing: string | null;
 }

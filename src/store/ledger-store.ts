@@ -216,6 +216,8 @@ function toRow(r: LedgerRecord): LedgerTable {
     completion: r.completion,
     project_id: r.projectId,
     upstream_request_id: r.upstreamRequestId ?? null,
+    upstream_error_type: r.upstreamErrorType ?? null,
+    upstream_error_code: r.upstreamErrorCode ?? null,
     billing: r.billing ?? null,
   };
 }
@@ -250,6 +252,8 @@ function fromRow(row: Selectable<LedgerTable>): LedgerRecord {
     completion: row.completion,
     projectId: row.project_id,
     upstreamRequestId: row.upstream_request_id,
+    upstreamErrorType: row.upstream_error_type,
+    upstreamErrorCode: row.upstream_error_code,
     billing: row.billing as LedgerRecord['billing'],
   };
 }

@@ -192,6 +192,17 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('ledger').dropColumn('upstream_request_id').execute();
     },
   },
+  /** What the upstream itself said when it failed a request, kept beside sluice's error code. */
+  '0007_ledger_upstream_error': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').addColumn('upstream_error_type', 'text').execute();
+      await db.schema.alterTable('ledger').addColumn('upstream_error_code', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').dropColumn('upstream_error_code').execute();
+      await db.schema.alterTable('ledger').dropColumn('upstream_error_type').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

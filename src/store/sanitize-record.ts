@@ -60,6 +60,8 @@ export function sanitizeRecord(input: LedgerRecord): { record: LedgerRecord; cha
     prompt: nullableText(r.prompt, TEXT_CAPS.content),
     completion: nullableText(r.completion, TEXT_CAPS.content),
     upstreamRequestId: nullableText(r.upstreamRequestId ?? null, TEXT_CAPS.name),
+    upstreamErrorType: nullableText(r.upstreamErrorType ?? null, TEXT_CAPS.name),
+    upstreamErrorCode: nullableText(r.upstreamErrorCode ?? null, TEXT_CAPS.name),
     billing: nullableText(r.billing ?? null, TEXT_CAPS.label) as LedgerRecord['billing'],
   };
   const changed: string[] = [];
@@ -96,6 +98,8 @@ export function setAsideRecord(record: LedgerRecord, reason: string): LedgerReco
     errorMessage: ascii(`set aside by the ledger: ${reason}`, 256),
     finishReason: maybe(record.finishReason),
     upstreamRequestId: maybe(record.upstreamRequestId ?? null),
+    upstreamErrorType: maybe(record.upstreamErrorType ?? null),
+    upstreamErrorCode: maybe(record.upstreamErrorCode ?? null),
     billing: record.billing === 'void' ? 'void' : null,
     prompt: null,
     completion: null,

@@ -208,6 +208,9 @@ describe('accounting: one ledger record per ending', () => {
       finish_reason: 'stop',
       prompt: null,
       completion: null,
+      project_id: null,
+      upstream_request_id: null,
+      billing: null,
     });
     assert.ok(record.cost_usd > 0);
   });
@@ -250,10 +253,18 @@ describe('accounting: one ledger record per ending', () => {
       price_known: true,
       upstream_status: 429,
       outcome: 'error',
-      error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'Rate limit reached for gpt-4o-mini' },
+      error: {
+        type: 'rate_limit_error',
+        code: 'rate_limit_exceeded',
+        message: 'Rate limit reached for gpt-4o-mini',
+        upstream: { type: 'requests', code: 'rate_limit_exceeded' },
+      },
       finish_reason: null,
       prompt: null,
       completion: null,
+      project_id: null,
+      upstream_request_id: null,
+      billing: null,
     });
     assert.equal(record.ttft_ms, null);
   });
@@ -298,6 +309,9 @@ describe('accounting: one ledger record per ending', () => {
       finish_reason: null,
       prompt: null,
       completion: null,
+      project_id: null,
+      upstream_request_id: null,
+      billing: null,
     });
   });
 

@@ -30,6 +30,10 @@ export function ledgerRecord(overrides: Partial<LedgerRecord> = {}): LedgerRecor
     finishReason: 'stop',
     prompt: null,
     completion: null,
+    upstreamRequestId: null,
+    billing: null,
+    upstreamErrorType: null,
+    upstreamErrorCode: null,
     ...overrides,
   };
 }

@@ -39,7 +39,14 @@ export function recordJson(r: LedgerRecord): Record<string, unknown> {
     latency_ms: r.latencyMs,
     upstream_status: r.upstreamStatus,
     outcome: r.outcome,
-    error: r.errorCode ? { type: r.errorType, code: r.errorCode, message: r.errorMessage } : null,
+    error: r.errorCode
+      ? {
+          type: r.errorType,
+          code: r.errorCode,
+          message: r.errorMessage,
+          ...(r.upstreamErrorType || r.upstreamErrorCode ? { upstream: { type: r.upstreamErrorType ?? null, code: r.upstreamErrorCode ?? null } } : {}),
+        }
+      : null,
     finish_reason: r.finishReason,
     upstream_request_id: r.upstreamRequestId ?? null,
     billing: r.billing ?? null,
