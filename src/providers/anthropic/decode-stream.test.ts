@@ -3,35 +3,19 @@ import { describe, it } from 'node:test';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
 import { assemble } from '../../protocol/canonical/assemble.ts';
 import { anthropicPayloads, anthropicStreamBody } from '../../../test/helpers/anthropic-fixtures.ts';
+import { args, call, finish, reasoning, signature, start, text } from '../../../test/helpers/canonical-events.ts';
+import { decodeAll } from '../../../test/helpers/decode.ts';
 import { splitRandomly } from '../../../test/helpers/fake-upstream.ts';
 import { listFixtures } from '../../../test/helpers/fixtures.ts';
 import { createAnthropicStreamDecoder } from './decode-stream.ts';
 
-function decode(pieces: Uint8Array[]): CanonicalEvent[] {
-  const decoder = createAnthropicStreamDecoder();
-  const out: CanonicalEvent[] = [];
-  for (const piece of pieces) out.push(...decoder.push(piece));
-  out.push(...decoder.end());
-  return out;
-}
+const decode = (pieces: Uint8Array[]) => decodeAll(createAnthropicStreamDecoder(), pieces);
 
 const decodeText = (text: string) => decode([Buffer.from(text)]);
 
-const start = (upstreamId: string, upstreamModel: string): CanonicalEvent => ({ type: 'start', upstreamId, upstreamModel });
 const usage = (inputTokens: number, outputTokens: number, cachedInputTokens = 0, cacheWriteTokens = 0): CanonicalEvent => ({
   type: 'usage',
   usage: { inputTokens, outputTokens, cachedInputTokens, cacheWriteTokens, source: 'provider' },
-});
-const text = (t: string): CanonicalEvent => ({ type: 'text', choice: 0, text: t });
-const reasoning = (t: string): CanonicalEvent => ({ type: 'reasoning', choice: 0, text: t });
-const signature = (s: string): CanonicalEvent => ({ type: 'reasoning', choice: 0, text: '', signature: s });
-const call = (index: number, id: string, name: string): CanonicalEvent => ({ type: 'tool-call-start', choice: 0, index, id, name });
-const args = (index: number, a: string): CanonicalEvent => ({ type: 'tool-call-delta', choice: 0, index, arguments: a });
-const finish = (reason: 'stop' | 'tool_calls' | 'length', rawReason: string): CanonicalEvent => ({
-  type: 'finish',
-  choice: 0,
-  reason,
-  rawReason,
 });
 
 /**

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { toUtf8 } from '@smithy/util-utf8';
 import { assemble } from '../../protocol/canonical/assemble.ts';
-import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
 import {
   bedrockBody,
   eventMessage,
@@ -12,6 +11,7 @@ import {
   expectedBedrockMessages,
   reencodedBody,
 } from '../../../test/helpers/bedrock-fixtures.ts';
+import { decodeAll } from '../../../test/helpers/decode.ts';
 import { splitRandomly } from '../../../test/helpers/fake-upstream.ts';
 import { listFixtures } from '../../../test/helpers/fixtures.ts';
 import { createBedrockStreamDecoder } from './decode-stream.ts';
@@ -19,10 +19,7 @@ import { createBedrockStreamDecoder } from './decode-stream.ts';
 /** The body Bedrock sent: `.b64` as recorded, the decoded `.jsonl` framed back with the codec. */
 const bodyOf = (name: string) => (name.endsWith('.jsonl') ? reencodedBody(name) : bedrockBody(name));
 
-function decode(pieces: Uint8Array[]): CanonicalEvent[] {
-  const decoder = createBedrockStreamDecoder('bedrock');
-  return [...pieces.flatMap((p) => decoder.push(p)), ...decoder.end()];
-}
+const decode = (pieces: Uint8Array[]) => decodeAll(createBedrockStreamDecoder('bedrock'), pieces);
 
 const recordings = listFixtures('bedrock', ['.b64', '.jsonl']).filter((n) => !n.includes('invoke-stream'));
 

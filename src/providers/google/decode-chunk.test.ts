@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
-import type { FinishReason } from '../../protocol/canonical/finish-reason.ts';
+import { args, call, finish, text } from '../../../test/helpers/canonical-events.ts';
+import { decodeChunks } from '../../../test/helpers/decode.ts';
 import { GeminiChunkDecoder } from './decode-chunk.ts';
 
 function decode(...chunks: object[]): CanonicalEvent[] {
   let n = 0;
-  const decoder = new GeminiChunkDecoder({ provider: 'google', newCallId: () => `call_${++n}` });
-  const out: CanonicalEvent[] = [];
-  for (const chunk of chunks) decoder.decode(chunk, out);
-  decoder.end(out);
-  return out;
+  return decodeChunks(new GeminiChunkDecoder({ provider: 'google', newCallId: () => `call_${++n}` }), chunks);
 }
 
 const header = { responseId: 'r1', modelVersion: 'gemini-2.5-flash' };
@@ -19,10 +16,6 @@ const candidate = (parts: unknown[], extra: Record<string, unknown> = {}): objec
   candidates: [{ content: { parts: parts as never }, ...extra }],
 });
 const start: CanonicalEvent = { type: 'start', upstreamId: 'r1', upstreamModel: 'gemini-2.5-flash' };
-const text = (t: string, choice = 0): CanonicalEvent => ({ type: 'text', choice, text: t });
-const call = (index: number, id: string, name: string, choice = 0): CanonicalEvent => ({ type: 'tool-call-start', choice, index, id, name });
-const args = (index: number, a: string, choice = 0): CanonicalEvent => ({ type: 'tool-call-delta', choice, index, arguments: a });
-const finish = (reason: FinishReason, rawReason: string, choice = 0): CanonicalEvent => ({ type: 'finish', choice, reason, rawReason });
 
 describe('google chunk decoder', () => {
   it('a blocked prompt (no candidates) is an empty content_filter answer with its usage', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
 import { assemble } from '../../protocol/canonical/assemble.ts';
+import { decodeAll } from '../../../test/helpers/decode.ts';
 import { listFixtures } from '../../../test/helpers/fixtures.ts';
 import { geminiPayloads, geminiResponseOf, geminiStreamBody } from '../../../test/helpers/gemini-fixtures.ts';
 import { decodeGeminiResponse } from './decode-response.ts';
@@ -13,10 +13,7 @@ const counter = () => {
 };
 const decodeBody = (body: unknown) => decodeGeminiResponse(body, { provider: 'google', newCallId: counter() });
 
-function decodeStream(body: Buffer): CanonicalEvent[] {
-  const decoder = createGeminiStreamDecoder({ provider: 'google', newCallId: counter() });
-  return [...decoder.push(body), ...decoder.end()];
-}
+const decodeStream = (body: Buffer) => decodeAll(createGeminiStreamDecoder({ provider: 'google', newCallId: counter() }), [body]);
 
 describe('google non-stream decoder', () => {
   it('a generateContent answer with thoughts, a signed call and usage', () => {

@@ -4,6 +4,8 @@ import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
 import { assemble } from '../../protocol/canonical/assemble.ts';
 import type { FinishReason } from '../../protocol/canonical/finish-reason.ts';
 import type { Usage } from '../../protocol/canonical/usage.ts';
+import { args, call, finish, reasoning, signature, start, text } from '../../../test/helpers/canonical-events.ts';
+import { decodeAll } from '../../../test/helpers/decode.ts';
 import { splitRandomly } from '../../../test/helpers/fake-upstream.ts';
 import { listFixtures } from '../../../test/helpers/fixtures.ts';
 import { geminiPayloads, geminiStreamBody } from '../../../test/helpers/gemini-fixtures.ts';
@@ -12,27 +14,16 @@ import { createGeminiStreamDecoder } from './decode-stream.ts';
 /** Call ids are generated (Gemini sends none): a counter makes them predictable here. */
 function decode(pieces: Uint8Array[]): CanonicalEvent[] {
   let n = 0;
-  const decoder = createGeminiStreamDecoder({ provider: 'google', newCallId: () => `call_${++n}` });
-  const out: CanonicalEvent[] = [];
-  for (const piece of pieces) out.push(...decoder.push(piece));
-  out.push(...decoder.end());
-  return out;
+  return decodeAll(createGeminiStreamDecoder({ provider: 'google', newCallId: () => `call_${++n}` }), pieces);
 }
 
 const decodeText = (text: string) => decode([Buffer.from(text)]);
 const frames = (...payloads: unknown[]) => payloads.map((p) => `data: ${JSON.stringify(p)}\r\n\r\n`).join('');
 
-const start = (upstreamId: string, upstreamModel: string): CanonicalEvent => ({ type: 'start', upstreamId, upstreamModel });
 const usage = (inputTokens: number, outputTokens: number, reasoningTokens?: number): CanonicalEvent => ({
   type: 'usage',
   usage: { inputTokens, outputTokens, source: 'provider', ...(reasoningTokens !== undefined && { reasoningTokens }) },
 });
-const text = (t: string, choice = 0): CanonicalEvent => ({ type: 'text', choice, text: t });
-const reasoning = (t: string): CanonicalEvent => ({ type: 'reasoning', choice: 0, text: t });
-const signature = (s: string): CanonicalEvent => ({ type: 'reasoning', choice: 0, text: '', signature: s });
-const call = (index: number, id: string, name: string, choice = 0): CanonicalEvent => ({ type: 'tool-call-start', choice, index, id, name });
-const args = (index: number, a: string, choice = 0): CanonicalEvent => ({ type: 'tool-call-delta', choice, index, arguments: a });
-const finish = (reason: FinishReason, rawReason: string, choice = 0): CanonicalEvent => ({ type: 'finish', choice, reason, rawReason });
 
 /** The thoughtSignature of the first part that has one in payload `chunk` of a recording. */
 function signatureIn(name: string, chunk: number): string {

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
+import { decodeChunks } from '../../../test/helpers/decode.ts';
 import { ChunkDecoder } from './decode-chunk.ts';
 
-function decode(chunks: object[]): CanonicalEvent[] {
-  const out: CanonicalEvent[] = [];
-  const decoder = new ChunkDecoder({ provider: 'test', splitThinkTags: false });
-  for (const c of chunks) decoder.decode(c, out);
-  decoder.end(out);
-  return out.filter((e) => e.type !== 'start');
-}
+/** All events of a decoder fed these chunks, `start` included. */
+const decodeAll = (chunks: unknown[]) => decodeChunks(new ChunkDecoder({ provider: 'test', splitThinkTags: false }), chunks);
+/** The same without `start`. */
+const decode = (chunks: object[]) => decodeAll(chunks).filter((e) => e.type !== 'start');
 
 const delta = (d: Record<string, unknown>, finish: string | null = null): object => ({
   choices: [{ index: 0, delta: d, finish_reason: finish }],
@@ -63,15 +60,6 @@ describe('tool calls the recordings do not show', () => {
     assert.match((start as { id: string }).id, /^call_[\w-]{16}$/);
   });
 });
-
-/** All events of a decoder fed these chunks, `start` included. */
-function decodeAll(chunks: unknown[]): CanonicalEvent[] {
-  const out: CanonicalEvent[] = [];
-  const decoder = new ChunkDecoder({ provider: 'test', splitThinkTags: false });
-  for (const c of chunks) decoder.decode(c, out);
-  decoder.end(out);
-  return out;
-}
 
 describe('regression: an upstream could inject JSON through choices[].index', () => {
   it('a choice index that is not an integer from 0 to 127 fails the stream, naming the field', () => {

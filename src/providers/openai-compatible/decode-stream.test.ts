@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { decodeAll } from '../../../test/helpers/decode.ts';
 import { splitRandomly } from '../../../test/helpers/fake-upstream.ts';
 import { openAIStreamBody } from '../../../test/helpers/fixtures.ts';
 import {
@@ -14,8 +15,7 @@ import { createSseStreamDecoder } from '../sse-decoder.ts';
 import { createOpenAICompatibleFrameDecoder } from './decode-stream.ts';
 
 function decode(reads: Uint8Array[], splitThinkTags = false): CanonicalEvent[] {
-  const decoder = createSseStreamDecoder('up', createOpenAICompatibleFrameDecoder({ provider: 'up', splitThinkTags }));
-  return [...reads.flatMap((bytes) => decoder.push(bytes)), ...decoder.end()];
+  return decodeAll(createSseStreamDecoder('up', createOpenAICompatibleFrameDecoder({ provider: 'up', splitThinkTags })), reads);
 }
 
 function decodeWhole(name: string, splitThinkTags = false): CanonicalEvent[] {
