@@ -198,6 +198,8 @@ export const configSchema = z.strictObject({
         .transform((url) => url || undefined),
       /** A Redis answer slower than this counts as Redis unreachable (the tier's redis_unavailable applies). */
       redis_timeout_ms: z.number().int().positive().default(250),
+      /** Prefix of every Redis key sluice writes (several gateways, or tests, sharing one Redis). */
+      redis_prefix: z.string().min(1).default('sluice:'),
       /** The output a budget reserves for a request without max_tokens (tokens). */
       reserve_output_tokens: z.number().int().positive().default(4096),
     })

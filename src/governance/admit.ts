@@ -52,7 +52,7 @@ export class LimitsAndBudgets {
   private readonly log: (message: string) => void;
   private readonly now: () => number;
   private readonly link: RedisLink | undefined;
-  private readonly prefix = 'sluice:';
+  private readonly prefix: string;
   private readonly spend: SpendLedger;
   private readonly memoryRates: RateWindows;
   private redisRates: { generation: number; rates: RateWindows } | undefined;
@@ -62,6 +62,7 @@ export class LimitsAndBudgets {
 
   constructor(config: Config, deps: GovernanceDeps) {
     this.config = config;
+    this.prefix = config.limits.redis_prefix;
     this.log = deps.log;
     this.now = deps.now ?? Date.now;
     this.tiers = new TierBook(config, deps.log);

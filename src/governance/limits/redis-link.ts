@@ -59,13 +59,16 @@ export class RedisLink {
   /** `work` against the client within the timeout; RedisUnavailable when down, failing or slow. */
   async run<T>(work: (client: Redis) => Promise<T>): Promise<T> {
     const client = this.client;
-    if (!client) throw new RedisUnavailable('not connected');
+    if (!client) {
+      this.ensureReconnecting();
+      throw new RedisUnavailable('not connected');
+    }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new RedisUnavailable(`no answer within ${this.options.timeoutMs} ms`)),
-        this.options.timeoutMs,
-      );
+      // Decided after the I/O phase: when the event loop itself was held up past the timeout,
+      // Redis's answer is waiting in the socket and must win over the timer that fired first.
+      const expire = () => setImmediate(() => reject(new RedisUnavailable(`no answer within ${this.options.timeoutMs} ms`)));
+      timer = setTimeout(expire, this.options.timeoutMs);
     });
     try {
       return await Promise.race([work(client), timeout]);
@@ -125,6 +128,13 @@ export class RedisLink {
     this.attempts = 0;
     if (this.wasDown) log('limits: Redis is reachable again; limits are shared again');
     this.wasDown = false;
+  }
+
+  /** A connection node-redis gave up on (reset, refused) is replaced; one being replaced is left alone. */
+  private ensureReconnecting(): void {
+    const current = this.current;
+    if (current) this.drop(current, 'connection lost');
+    else if (!this.connecting && !this.retryTimer && !this.closed) this.scheduleReconnect('not connected');
   }
 
   private drop(client: Redis, why: string): void {
