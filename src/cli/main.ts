@@ -3,8 +3,11 @@ import { OperatorError, UsageError } from './operator-error.ts';
 import { packageVersion } from './package-version.ts';
 import { integerFlag, parseFlags } from './parse-flags.ts';
 import { usage } from './usage.ts';
+import type { AdminCommand } from './keys.ts';
 
-type Command = 'serve' | 'pricing' | 'logs';
+type Command = 'serve' | 'pricing' | 'logs' | AdminCommand;
+
+const COMMANDS: readonly string[] = ['serve', 'pricing', 'logs', 'projects', 'keys', 'endpoints'];
 
 /**
  * Each command's module is imported when it runs: `--help`, `--version` and `logs` then skip
@@ -69,6 +72,12 @@ async function run(command: Command, args: string[]): Promise<void> {
         filters: { model: values.model, provider: values.provider, outcome: values.outcome },
       });
     }
+    case 'projects':
+    case 'keys':
+    case 'endpoints': {
+      const { runAdminCommand } = await import('./keys.ts');
+      return runAdminCommand(command, args, process.env);
+    }
   }
 }
 
@@ -78,14 +87,12 @@ async function main(argv: string[]): Promise<void> {
   if (first === '--version' || first === '-v' || first === 'version') return console.log(packageVersion());
   if (first === '--help' || first === '-h' || first === 'help') {
     const topic = rest[0];
-    return console.log(topic === 'serve' || topic === 'pricing' || topic === 'logs' ? usage[topic] : usage.main);
+    return console.log(topic && COMMANDS.includes(topic) ? usage[topic as Command] : usage.main);
   }
   // No command, or flags first (`sluice --port 9000`): serve.
   if (first === undefined || first.startsWith('-')) return run('serve', argv);
-  if (first !== 'serve' && first !== 'pricing' && first !== 'logs') {
-    throw new UsageError(`sluice: unknown command "${first}" (commands: serve, pricing, logs).`);
-  }
-  return run(first, rest);
+  if (!COMMANDS.includes(first)) throw new UsageError(`sluice: unknown command "${first}" (commands: ${COMMANDS.join(', ')}).`);
+  return run(first as Command, rest);
 }
 
 try {
@@ -105,6 +112,6 @@ try {
 
 /** `sluice serve --help` for an error about `sluice serve ...`, else the general help. */
 function helpFor(message: string): string {
-  const command = /^sluice (serve|pricing|logs):/.exec(message)?.[1];
+  const command = /^sluice (serve|pricing|logs|projects|keys|endpoints)[: ]/.exec(message)?.[1];
   return command ? `sluice ${command} --help` : 'sluice --help';
 }

@@ -6,10 +6,14 @@ Usage:
   sluice serve [--port N] [--host H] [--config FILE]
   sluice pricing <provider/model|alias> [--input N] [--output N] [--cached N] [--config FILE]
   sluice logs [--follow] [--url URL] [--limit N] [--model M] [--provider P] [--outcome ok|error|cancelled]
+  sluice projects create|list ...
+  sluice keys create|list|revoke|rotate ...
+  sluice endpoints create|list ...
   sluice --version
 
 Run sluice <command> --help for a command's options.
-Environment: PORT, HOST, SLUICE_CONFIG, SLUICE_MASTER_KEY, DATABASE_URL, SLUICE_URL (for logs),
+Environment: PORT, HOST, SLUICE_CONFIG, SLUICE_MASTER_KEY, SLUICE_KEY_PEPPER, DATABASE_URL,
+SLUICE_URL (for logs, projects, keys and endpoints),
 and each provider's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...). See README.md.`,
 
   serve: `Usage: sluice serve [--port N] [--host H] [--config FILE]
@@ -41,4 +45,51 @@ Prints the recent requests of a running gateway from its request log (oldest fir
   --outcome O      only ok, error or cancelled
   -h, --help       this help
 The gateway's master key is read from SLUICE_MASTER_KEY.`,
+
+  projects: `Usage: sluice projects create <name> [--id ID] [--tier T] [--daily-usd X] [--monthly-usd X] [--json]
+       sluice projects list [--json]
+
+Creates and lists the projects of a running gateway (its admin API).
+  --id ID          the project id, used in endpoint URLs (default: proj_ and 12 random hex digits)
+  --tier T         the tier of the project's keys that name none (a name under tiers: in the config)
+  --daily-usd X    the project's budget per UTC day; --monthly-usd X per calendar month
+  --url URL        the gateway (SLUICE_URL; default http://127.0.0.1:$PORT, PORT default 8080)
+  --json           print the API's JSON
+  -h, --help       this help
+The master key (or an admin key) is read from SLUICE_MASTER_KEY. create prints the project id.`,
+
+  keys: `Usage: sluice keys create --project P [--name N] [--tier T] [--models a,b] [--expires-in 30d]
+                          [--daily-usd X] [--monthly-usd X] [--admin] [--json]
+       sluice keys list [--project P] [--json]
+       sluice keys revoke <key_id> [--json]
+       sluice keys rotate <key_id> [--grace 1h] [--json]
+
+Manages the gateway-issued keys (sk-sluice-...) of a running gateway (its admin API).
+  create           prints the new key, alone on stdout: it is shown only this once
+  list             id, project, tier, status (active, revoked, expired), times; never a key
+  revoke           refused at once on that gateway, within auth.key_cache_ttl_s on the others
+  rotate           a new secret for the same key id (printed like create); the old one stops
+                   at once, or after --grace (90s, 30m, 12h, 7d at most)
+  --project P      the key's project (sluice projects list)
+  --models a,b     the only models the key may use, as clients name them (aliases, provider/model)
+  --expires-in D   the key stops working after D (90s, 30m, 12h, 30d)
+  --tier T, --daily-usd X, --monthly-usd X: the key's own tier and budgets
+  --admin          the key may call the admin API (these commands)
+  --url URL        the gateway (SLUICE_URL; default http://127.0.0.1:$PORT, PORT default 8080)
+  --json           print the API's JSON
+  -h, --help       this help
+The master key (or an admin key) is read from SLUICE_MASTER_KEY.`,
+
+  endpoints: `Usage: sluice endpoints create --project P --name N --model M [--profile openai|accounting]
+                               [--usage opt_in|always] [--error-style data|event] [--json]
+       sluice endpoints list [--project P] [--json]
+
+A project's endpoint is served at /{project}/{name}/v1/chat/completions and /responses: a client
+sets its base URL to that /v1 and may send a bare model name (or none) for the endpoint's model.
+  --model M        an alias or provider/model: the endpoint's default model
+  --profile, --usage, --error-style: the endpoint's stream settings (default: the config's stream:)
+  --url URL        the gateway (SLUICE_URL; default http://127.0.0.1:$PORT, PORT default 8080)
+  --json           print the API's JSON
+  -h, --help       this help
+The master key (or an admin key) is read from SLUICE_MASTER_KEY. create prints the base URL.`,
 } as const;
