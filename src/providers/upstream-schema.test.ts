@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { checkPayload, choiceIndex, label, plainObject } from './upstream-schema.ts';
+import { checkPayload, choiceIndex, jsonValue, label, plainObject } from './upstream-schema.ts';
 
 describe('upstream payload checks', () => {
   const schema = z.object({ choices: z.array(z.object({ index: choiceIndex, tag: label, args: plainObject.optional() })) });
@@ -30,6 +30,14 @@ describe('upstream payload checks', () => {
     for (const args of ['{}', [], 1, null]) {
       assert.equal(checkPayload(schema, { choices: [{ index: 0, args }] }, 'acme', 'chunk').ok, false, JSON.stringify(args));
     }
+  });
+
+  it('regression: tool input nested past 128 levels is refused, not re-serialized into a stack overflow', () => {
+    const nest = (depth: number) => JSON.parse(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`) as Record<string, unknown>;
+    assert.equal(plainObject.safeParse(nest(100)).success, true);
+    assert.equal(plainObject.safeParse(nest(20_000)).success, false);
+    assert.equal(jsonValue.safeParse(nest(20_000)).success, false);
+    for (const ok of [undefined, null, 1, 'x', [1, [2]], nest(100)]) assert.equal(jsonValue.safeParse(ok).success, true);
   });
 
   it('a payload that is not an object is reported as such', () => {

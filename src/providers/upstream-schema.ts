@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errors } from '../errors/catalog.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
+import { findTooDeep, MAX_JSON_DEPTH } from '../protocol/http/json-depth.ts';
 
 /**
  * Shared pieces of the upstream payload schemas. Every value sluice copies from an upstream
@@ -41,10 +42,17 @@ export const label = z
   .transform((v) => v ?? undefined)
   .optional();
 
-/** A JSON object passed on as it came (tool arguments): checked, not copied. */
+/**
+ * A JSON value passed on as it came (a tool call's input), no deeper than a client body may be:
+ * sluice re-serializes it as the call's arguments, and JSON.stringify overflows the stack on the
+ * ~8,000-level nesting that JSON.parse accepts (found by fuzz/response-decoders.ts).
+ */
+export const jsonValue = z.custom<unknown>((v) => findTooDeep(v) === null, `nested deeper than ${MAX_JSON_DEPTH} levels`);
+
+/** A JSON object passed on as it came (tool arguments): checked, not copied; as deep as jsonValue. */
 export const plainObject = z.custom<Record<string, unknown>>(
-  (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
-  'expected an object',
+  (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && findTooDeep(v) === null,
+  `expected an object nested at most ${MAX_JSON_DEPTH} levels`,
 );
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: GatewayError };

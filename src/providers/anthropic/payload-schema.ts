@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { joinIndex, label, str, tokenCount } from '../upstream-schema.ts';
+import { joinIndex, jsonValue, label, str, tokenCount } from '../upstream-schema.ts';
 
 /** The Messages API payloads, only the fields sluice reads (lenient upstream: the rest is ignored). */
 
@@ -22,7 +22,7 @@ const contentBlock = z.object({
   id: str,
   name: str,
   /** A whole message's tool_use input (a stream opens the block with `{}`). */
-  input: z.unknown().optional(),
+  input: jsonValue.optional(),
 });
 
 /** One Messages API stream event (the `data:` of a frame). */
@@ -31,9 +31,7 @@ export const streamPayloadSchema = z.object({
   message: z.object({ id: label, model: label, usage: usage.nullish() }).nullish(),
   index: joinIndex.nullish(),
   content_block: contentBlock.nullish(),
-  delta: z
-    .object({ type: str, text: str, thinking: str, signature: str, partial_json: str, stop_reason: str })
-    .nullish(),
+  delta: z.object({ type: str, text: str, thinking: str, signature: str, partial_json: str, stop_reason: str }).nullish(),
   usage: usage.nullish(),
   /** Read by map-error.ts for `error` events. */
   error: z.unknown().optional(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { joinIndex, str, tokenCount } from '../upstream-schema.ts';
+import { joinIndex, jsonValue, str, tokenCount } from '../upstream-schema.ts';
 
 /** Converse / ConverseStream payloads, only the fields sluice reads (the rest is ignored). */
 
@@ -35,7 +35,7 @@ export const metadataSchema = z.object({ usage: usage.nullish() });
 
 const contentBlock = z.object({
   text: str,
-  toolUse: z.object({ toolUseId: str, name: str, input: z.unknown().optional() }).nullish(),
+  toolUse: z.object({ toolUseId: str, name: str, input: jsonValue.optional() }).nullish(),
   reasoningContent: z
     .object({ reasoningText: z.object({ text: str, signature: str }).nullish(), redactedContent: str })
     .nullish(),
