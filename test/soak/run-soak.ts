@@ -132,7 +132,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   upstream.reply(replyFor);
   const gw = await startGateway({
     providers: { up: { base_url: `${upstream.url}/v1`, api_key: 'sk-upstream' } },
-    stream: { heartbeat_s: 0, idle_timeout_s: 0.5, deadline_s: 10 },
+    // 2 s: short enough for the idle kind to end soon, long enough that a machine too busy to run
+    // this process for a moment does not turn a healthy stream into an idle timeout.
+    stream: { heartbeat_s: 0, idle_timeout_s: 2, deadline_s: 10 },
     ledger: { flush_interval_ms: 50 },
     // A file: an in-memory ledger would grow the RSS being measured with every row.
     store: { path: join(dir, 'sluice.db') },
