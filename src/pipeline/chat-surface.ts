@@ -28,14 +28,14 @@ export class ChatStreamSurface extends CanonicalSurface {
     return this.encoder.encode(event);
   }
 
-  async opening(): Promise<string> {
+  async opening(signal: AbortSignal): Promise<string> {
     if (!this.accounting) return '';
-    const start = usageStartFrame(this.identity, await this.accountant.inputTokens());
+    const start = usageStartFrame(this.identity, await this.accountant.inputTokens(signal));
     return this.warning ? start + rateLimitWarningFrame(this.identity, this.warning) : start;
   }
 
-  async closing(): Promise<string> {
-    const usage = await this.accountant.usage();
+  async closing(signal: AbortSignal): Promise<string> {
+    const usage = await this.accountant.usage(signal);
     const { costUsd } = this.accountant.cost(usage);
     if (this.accounting) return accountingTail(this.identity, usage, costUsd, Date.now() - this.accountant.startedAt);
     return this.encoder.usageFrame(usage, costUsd);

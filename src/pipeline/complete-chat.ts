@@ -31,7 +31,7 @@ export async function completeChat(run: RunScope, request: CanonicalRequest): Pr
   if ('failure' in result) return result.failure;
   const message = assemble(result.events);
   // A response without usage gets sluice's own count, like a stream does.
-  message.usage = await run.accountant.usage();
+  message.usage = await run.accountant.usage(run.scope.signal);
   const body = encodeCompletion(message, {
     id: `chatcmpl-${run.exchange.requestId}`,
     created: Math.floor(run.accountant.startedAt / 1000),

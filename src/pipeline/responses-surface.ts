@@ -25,8 +25,8 @@ export class ResponsesStreamSurface extends CanonicalSurface {
     return '';
   }
 
-  async closing(): Promise<string> {
-    return this.encoder.closing(await this.accountant.usage());
+  async closing(signal: AbortSignal): Promise<string> {
+    return this.encoder.closing(await this.accountant.usage(signal));
   }
 
   failureFrames(error: GatewayError): string {

@@ -61,7 +61,7 @@ export async function runResponses(
     if ('events' in result) for (const e of result.events) encoder.encode(e);
   }
   if (!failure || !request.stream) {
-    const usage = failure ? accountant.reportedUsage : await accountant.usage();
+    const usage = failure ? accountant.reportedUsage : await accountant.usage(run.scope.signal);
     const response = buildResponse(identity, encoder.state(usage));
     if (!failure && !request.stream) exchange.sendJson(200, response);
     if (!failure) save(run, options, identity, chat, response);

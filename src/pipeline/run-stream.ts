@@ -21,9 +21,9 @@ export interface StreamSurface<T> {
   /** The source said nothing follows (an `end` event): remaining frames can wait for the closing. */
   readonly ended: boolean;
   /** Frames that go before the first frame (e.g. the accounting profile's usage_start). */
-  opening(): Promise<string>;
+  opening(signal: AbortSignal): Promise<string>;
   /** Frames between the last item and `[DONE]` on success (usage, terminal event). */
-  closing(): Promise<string>;
+  closing(signal: AbortSignal): Promise<string>;
   /** Frames for a failure after the stream started (before `[DONE]`). */
   failureFrames(error: GatewayError): string;
   /**
@@ -52,8 +52,8 @@ export abstract class CanonicalSurface implements StreamSurface<CanonicalEvent> 
   }
 
   abstract readonly complete: boolean;
-  abstract opening(): Promise<string>;
-  abstract closing(): Promise<string>;
+  abstract opening(signal: AbortSignal): Promise<string>;
+  abstract closing(signal: AbortSignal): Promise<string>;
   abstract failureFrames(error: GatewayError): string;
   protected abstract render(event: CanonicalEvent): string;
 
@@ -172,8 +172,8 @@ export async function runStream<T>(
         if (more > 0) {
           const verdict = scope.watch(outputBytes + more);
           if (verdict === true || (verdict !== false && (await verdict))) {
-            const opening = opened ? '' : await surface.opening();
-            writer.finish(opening + surface.stop() + (await surface.closing()));
+            const opening = opened ? '' : await surface.opening(scope.signal);
+            writer.finish(opening + surface.stop() + (await surface.closing(scope.signal)));
             stopped = true;
             break;
           }
@@ -190,7 +190,7 @@ export async function runStream<T>(
       // token (reference/accounting-events.txt: "as soon as the upstream acknowledges").
       if (!opened && (frames || (batch.length > 0 && !surface.failure))) {
         opened = true;
-        frames = (await surface.opening()) + frames;
+        frames = (await surface.opening(scope.signal)) + frames;
       }
       failure = surface.failure;
       if (surface.ended && !failure) {
@@ -201,7 +201,7 @@ export async function runStream<T>(
         // Nothing follows an end marker: the client gets the rest now, with the closing frames in
         // one write. The upstream response is read to its end rather than aborted, so that its
         // connection stays reusable; one that does not close is cut after DRAIN_MS.
-        writer.finish(frames + (await surface.closing()));
+        writer.finish(frames + (await surface.closing(scope.signal)));
         finishedEarly = true;
         drainTimer = setTimeout(() => scope.abort(errors.cancelled('The upstream did not close after its end marker.')), DRAIN_MS);
         continue;
@@ -228,7 +228,7 @@ export async function runStream<T>(
   if (scope.signal.aborted && !failure && !finishedEarly) failure = toGatewayError(scope.signal.reason);
 
   const end = streamEnd({ failure, finishedEarly, writerEnded: writer.ended, committed: writer.committed, held: held !== '' });
-  if (end === 'finish') writer.finish(held + (await surface.closing()));
+  if (end === 'finish') writer.finish(held + (await surface.closing(scope.signal)));
   else if (end === 'fail' && failure) writer.fail(held + surface.failureFrames(failure));
   else {
     writer.dispose();
