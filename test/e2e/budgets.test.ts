@@ -53,15 +53,13 @@ describe('budgets: a stream is stopped cleanly when its cost would pass the budg
     assert.equal(res.status, 200);
     const frames = parseSse(res.text).frames;
     assert.equal(frames.at(-1)?.data, '[DONE]');
-    const chunks = frames
-      .slice(0, -1)
-      .map(
-        (f) =>
-          JSON.parse(f.data) as {
-            choices: { delta: { content?: string }; finish_reason: string | null }[];
-            usage?: { completion_tokens: number } | null;
-          },
-      );
+    const chunks = frames.slice(0, -1).map(
+      (f) =>
+        JSON.parse(f.data) as {
+          choices: { delta: { content?: string }; finish_reason: string | null }[];
+          usage?: { completion_tokens: number } | null;
+        },
+    );
     const finishes = chunks.filter((c) => c.choices[0]?.finish_reason);
     assert.deepEqual(
       finishes.map((c) => c.choices[0].finish_reason),
@@ -157,6 +155,23 @@ describe('budgets: settlement, the key and project budgets of the caller, abando
     for (let i = 0; i < 14; i++) statuses.push((await post(gw, ask('Hi'), { 'x-test-key': 'seq' })).status);
     // 13 x $0.015 = $0.195 leaves $0.005, less than the prompt's $0.007: the 14th is refused.
     assert.deepEqual(statuses, [...Array(13).fill(200), 429]);
+  });
+
+  it('a Responses stream stopped by its budget ends as response.incomplete', async () => {
+    speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 0.05 }]);
+    upstream.reply({ pieces: framesOf(chatSse(Array.from({ length: 60 }, () => 'tokens. '))), delayMs: 5 });
+    const res = await fetch(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-test-key': 'resp' },
+      body: JSON.stringify({ model: 'up/gpt-test', input: 'Hi', stream: true }),
+    });
+    const frames = parseSse(await res.text()).frames;
+    assert.equal(frames.at(-1)?.data, '[DONE]');
+    const terminal = JSON.parse(frames.at(-2)?.data ?? '{}') as { type: string; response: { status: string; incomplete_details: unknown } };
+    assert.equal(terminal.type, 'response.incomplete');
+    assert.deepEqual(terminal.response.incomplete_details, { reason: 'max_output_tokens' });
+    const row = await requestRecord(gw, res.headers.get('x-request-id') ?? '');
+    assert.equal(row.finish_reason, 'budget_exhausted');
   });
 
   it('a stream the client abandons is billed for what was generated, or voided when the tier says so', async () => {
