@@ -159,4 +159,12 @@ describe('PricingRegistry', () => {
     // Other models of the same provider still come from the registry.
     assert.equal(pricing.cost('openai', 'gpt-4o', u).source, 'registry');
   });
+
+  it('prices usage whose cached tokens exceed its input (a broken upstream) as all cached, without throwing', () => {
+    const pricing = new PricingRegistry();
+    const broken = pricing.cost('google', 'gemini-2.5-flash', { inputTokens: 8, outputTokens: 2, cachedInputTokens: 2 ** 53, source: 'provider' });
+    const allCached = pricing.cost('google', 'gemini-2.5-flash', { inputTokens: 8, outputTokens: 2, cachedInputTokens: 8, source: 'provider' });
+    assert.equal(broken.priceKnown, true);
+    assert.equal(broken.costUsd, allCached.costUsd);
+  });
 });

@@ -82,10 +82,18 @@ export class PricingRegistry {
 }
 
 /** The registry's usage keys: input includes cache reads and writes, as sluice's Usage does. */
+/**
+ * The registry's usage. Cached and cache-written tokens are part of the input tokens; an upstream
+ * that reports more of them than input (a hostile or broken usage block) would make the registry
+ * throw ("cache_read_tokens cannot exceed input_tokens") at the end of a stream, so they are
+ * clamped to the input here: the record keeps what the upstream said, the price stays defined.
+ */
 function toRegistryUsage(usage: Usage): Record<string, number> {
   const out: Record<string, number> = { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens };
-  if (usage.cachedInputTokens) out.cache_read_tokens = usage.cachedInputTokens;
-  if (usage.cacheWriteTokens) out.cache_write_tokens = usage.cacheWriteTokens;
+  const cached = Math.min(usage.cachedInputTokens ?? 0, usage.inputTokens);
+  const written = Math.min(usage.cacheWriteTokens ?? 0, usage.inputTokens - cached);
+  if (cached) out.cache_read_tokens = cached;
+  if (written) out.cache_write_tokens = written;
   return out;
 }
 

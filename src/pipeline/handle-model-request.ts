@@ -3,6 +3,7 @@ import type { Accountant } from '../accounting/accountant.ts';
 import { rejectedRecord } from '../accounting/accountant.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import { errors } from '../errors/catalog.ts';
+import { logInternalError } from '../errors/log-internal-error.ts';
 import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import { findTooDeep, MAX_JSON_DEPTH } from '../protocol/http/json-depth.ts';
 import type { Admission, Caller } from './admit.ts';
@@ -61,9 +62,10 @@ export async function handleModelRequest(
       scopes: ctx.scopes,
     });
     failure = await prepared.run({ exchange, scope, accountant, target, ctx, admission });
+    if (failure?.code === 'internal_error') logInternalError(ctx.accounting.log, exchange.requestId, failure);
   } catch (err) {
     failure = toGatewayError(err);
-    if (failure.code === 'internal_error') logInternal(ctx, exchange.requestId, err);
+    if (failure.code === 'internal_error') logInternalError(ctx.accounting.log, exchange.requestId, err);
     exchange.sendError(failure);
   } finally {
     scope?.dispose();
@@ -101,10 +103,4 @@ function write(ctx: PipelineContext, record: LedgerRecord): void {
   } catch (err) {
     ctx.accounting.log(`ledger: could not queue the record of ${record.requestId}: ${(err as Error).message}`);
   }
-}
-
-/** A sluice bug, not the client's or the upstream's: the stack goes to the log with the request id. */
-function logInternal(ctx: PipelineContext, requestId: string, err: unknown): void {
-  const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
-  ctx.accounting.log(`internal error in request ${requestId}: ${detail}`);
 }

@@ -227,10 +227,19 @@ export async function runStream<T>(
   if (stopped && !failure) return null;
   if (scope.signal.aborted && !failure && !finishedEarly) failure = toGatewayError(scope.signal.reason);
 
-  const end = streamEnd({ failure, finishedEarly, writerEnded: writer.ended, committed: writer.committed, held: held !== '' });
-  if (end === 'finish') writer.finish(held + (await surface.closing(scope.signal)));
-  else if (end === 'fail' && failure) writer.fail(held + surface.failureFrames(failure));
-  else {
+  let end = streamEnd({ failure, finishedEarly, writerEnded: writer.ended, committed: writer.committed, held: held !== '' });
+  if (end === 'finish') {
+    try {
+      writer.finish(held + (await surface.closing(scope.signal)));
+    } catch (err) {
+      // The closing frames could not be built (a usage or pricing bug): the stream still ends,
+      // with an error frame, rather than being left open.
+      failure = toGatewayError(err);
+      end = writer.committed || held !== '' ? 'fail' : 'http-error';
+    }
+  }
+  if (end === 'fail' && failure) writer.fail(held + surface.failureFrames(failure));
+  else if (end !== 'finish') {
     writer.dispose();
     if (end === 'http-error' && failure) exchange.sendError(failure);
   }

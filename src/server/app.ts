@@ -5,6 +5,7 @@ import { PricingRegistry } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
 import { toGatewayError } from '../errors/gateway-error.ts';
+import { logInternalError } from '../errors/log-internal-error.ts';
 import { renderErrorBody } from '../errors/render.ts';
 import { refuseDisallowedModels } from '../governance/keys/allowed-models.ts';
 import { GovernanceStore } from '../governance/keys/governance-store.ts';
@@ -97,7 +98,7 @@ export function createGateway(
     dispatch(req, res, requestId)
       .catch((err: unknown) => {
         const error = toGatewayError(err);
-        if (error.code === 'internal_error') log(`internal error in request ${requestId}: ${err instanceof Error ? err.stack : String(err)}`);
+        if (error.code === 'internal_error') logInternalError(log, requestId, err);
         sendJson(res, error.status, renderErrorBody(error), { ...error.headers, 'X-Request-ID': requestId });
       })
       .finally(() => inFlight--);

@@ -225,3 +225,30 @@ describe('google (Gemini) through the openai SDK', () => {
     assert.equal(content, 'Hello');
   });
 });
+
+describe('google: a usage block the price registry refuses', () => {
+  const { upstream, gw } = useUpstreamGateway((url) => ({ env: { GEMINI_API_KEY: 'AIza-e2e', GEMINI_BASE_URL: url } }));
+
+  // Regression: cachedContentTokenCount above promptTokenCount made the price registry throw in the
+  // stream's closing, and the stream never ended.
+  it('more cached tokens than input: the stream still ends with its usage and [DONE], and the record is written', async () => {
+    const chunk = {
+      candidates: [{ content: { role: 'model', parts: [{ text: 'Hi.' }] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount: 8, candidatesTokenCount: 2, totalTokenCount: 10, cachedContentTokenCount: 9007199254740993 },
+      modelVersion: 'gemini-2.5-flash',
+    };
+    upstream.reply({ headers: { 'content-type': 'text/event-stream' }, body: `data: ${JSON.stringify(chunk)}\r\n\r\n` });
+    const { text, headers } = await rawStream(gw.url, {
+      model: 'google/gemini-2.5-flash',
+      messages: [{ role: 'user', content: 'Hi' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const { frames } = parseSse(text);
+    assert.equal(frames.at(-1)?.data, '[DONE]');
+    const usage = JSON.parse(frames.at(-2)?.data ?? '{}').usage;
+    assert.equal(usage.prompt_tokens, 8);
+    const record = await fetch(`${gw.url}/v1/requests/${headers.get('x-request-id')}`).then((r) => r.json() as Promise<Record<string, any>>);
+    assert.equal(record.outcome, 'ok');
+  });
+});
