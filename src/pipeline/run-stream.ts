@@ -172,6 +172,7 @@ export async function runStream<T>(
         if (more > 0) {
           const verdict = scope.watch(outputBytes + more);
           if (verdict === true || (verdict !== false && (await verdict))) {
+            clearTimeout(idle);
             const opening = opened ? '' : await surface.opening(scope.signal);
             writer.finish(opening + surface.stop() + (await surface.closing(scope.signal)));
             stopped = true;
@@ -200,7 +201,9 @@ export async function runStream<T>(
         }
         // Nothing follows an end marker: the client gets the rest now, with the closing frames in
         // one write. The upstream response is read to its end rather than aborted, so that its
-        // connection stays reusable; one that does not close is cut after DRAIN_MS.
+        // connection stays reusable; one that does not close is cut after DRAIN_MS. The upstream's
+        // silence from here on is not idleness: the idle timer stops before the closing's count.
+        clearTimeout(idle);
         writer.finish(frames + (await surface.closing(scope.signal)));
         finishedEarly = true;
         drainTimer = setTimeout(() => scope.abort(errors.cancelled('The upstream did not close after its end marker.')), DRAIN_MS);
