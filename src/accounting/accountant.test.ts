@@ -132,6 +132,8 @@ describe('Accountant', () => {
       finishReason: 'stop',
       prompt: null,
       completion: null,
+      upstreamErrorType: null,
+      upstreamErrorCode: null,
     });
     assert.ok(expectedCost > 0);
   });
@@ -328,6 +330,8 @@ describe('Accountant', () => {
         finishReason: null,
         prompt: null,
         completion: null,
+        upstreamErrorType: null,
+        upstreamErrorCode: null,
       },
     );
   });
