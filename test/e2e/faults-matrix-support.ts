@@ -125,10 +125,22 @@ export function expectValidFrames(text: string): void {
 }
 
 /** An HTTP error before any stream, in the OpenAI shape; its code. */
-export function expectHttpError(result: ClientResult, status: number, code: string): { message: string; type: string } {
+export function expectHttpError(
+  result: ClientResult,
+  status: number,
+  code: string,
+): { message: string; type: string; upstream?: { status: number | null; type: string | null; code: string | null } } {
   assert.equal(result.status, status, result.text.slice(0, 300));
   assert.equal(result.contentType, 'application/json');
-  const body = JSON.parse(result.text) as { error: { message: string; type: string; param: unknown; code: string } };
+  const body = JSON.parse(result.text) as {
+    error: {
+      message: string;
+      type: string;
+      param: unknown;
+      code: string;
+      upstream?: { status: number | null; type: string | null; code: string | null };
+    };
+  };
   // What the upstream itself said may follow, in its own field (errors/render.ts).
   assert.deepEqual(
     Object.keys(body.error).filter((k) => k !== 'upstream'),

@@ -218,11 +218,12 @@ describe('fault matrix: one gateway, every fault', () => {
     expectRow(r.rows, r.result, 'error', 'timeout');
   });
 
-  it("a 200 whose first event is an error: HTTP error with the upstream's code, one row", async () => {
+  it("a 200 whose first event is an error: an HTTP error carrying the upstream's own code, one row", async () => {
     const r = await run({ body: groqErrorFrame() });
-    const error = expectHttpError(r.result, 400, 'tool_use_failed');
+    const error = expectHttpError(r.result, 400, 'invalid_request');
     assert.equal(error.type, 'invalid_request_error');
-    expectRow(r.rows, r.result, 'error', 'tool_use_failed');
+    assert.equal(error.upstream?.code, 'tool_use_failed');
+    expectRow(r.rows, r.result, 'error', 'invalid_request');
   });
 });
 
