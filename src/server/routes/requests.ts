@@ -79,13 +79,14 @@ export async function handleGetRequest(res: ServerResponse, ctx: GatewayContext,
  * Read your writes: a request's record is written in batches after its response ended, so a
  * lookup right after it can come first. Here: wait for the record being settled, flush what is
  * buffered, and, since the request may have ended on another instance (whose buffer this one
- * cannot flush), poll the store for up to two flush intervals before answering 404.
+ * cannot flush), poll the store for up to two flush intervals (at most FLUSH_WAIT_MS) before answering 404.
  */
 async function awaitRecord(ctx: GatewayContext, store: LedgerStore, id: string): Promise<LedgerRecord | undefined> {
   const settling = ctx.settling.get(id);
   if (settling) await Promise.race([settling, sleep(FLUSH_WAIT_MS)]);
   await flushBriefly(ctx);
-  const deadline = Date.now() + 2 * ctx.config.ledger.flush_interval_ms + 100;
+  // Two flush intervals, within the same bound as the flush wait: a long interval must not hold every 404.
+  const deadline = Date.now() + Math.min(2 * ctx.config.ledger.flush_interval_ms + 100, FLUSH_WAIT_MS);
   for (;;) {
     const record = await store.get(id);
     if (record || Date.now() >= deadline) return record;
