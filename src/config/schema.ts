@@ -68,7 +68,7 @@ const tierSchema = z.strictObject({
   redis_unavailable: z.enum(['fail_open', 'fail_closed']).default('fail_open'),
 });
 
-export const configSchema = z.strictObject({
+const configObject = z.strictObject({
   server: z
     .strictObject({
       host: z.string().default('127.0.0.1'),
@@ -187,7 +187,9 @@ export const configSchema = z.strictObject({
     .array(z.strictObject({ model_name: z.string().min(1), model: z.string().regex(/^[^/]+\/.+$/, 'must be provider/model') }))
     .default([]),
   /** Tiers by name; a key or project names its tier, else `default_tier` applies. */
-  tiers: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a name of letters, digits, _ . -'), tierSchema).default({}),
+  tiers: z
+    .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a name of letters, digits, _ . -'), tierSchema)
+    .default({}),
   default_tier: z.string().min(1).optional(),
   limits: z
     .strictObject({
@@ -204,7 +206,10 @@ export const configSchema = z.strictObject({
       reserve_output_tokens: z.number().int().positive().default(4096),
     })
     .prefault({}),
-}).superRefine((config, ctx) => {
+});
+
+/** The config, with the checks across sections (default_tier names a tier). */
+export const configSchema = configObject.superRefine((config, ctx) => {
   if (config.default_tier !== undefined && !Object.hasOwn(config.tiers, config.default_tier)) {
     const names = Object.keys(config.tiers);
     ctx.addIssue({

@@ -40,9 +40,9 @@ describe('upstreamHttpError: one status policy for every provider', () => {
     }
   });
 
-  it('passes the retry hints the openai SDK obeys, and nothing else', () => {
-    const err = map(429, 'slow down', { 'retry-after': '7', 'retry-after-ms': '7000', 'x-ratelimit-limit-requests': '10' });
-    assert.deepEqual(err.headers, { 'retry-after': '7', 'retry-after-ms': '7000' });
+  it("passes the retry hints the openai SDK obeys and the upstream's x-ratelimit-* state, and nothing else", () => {
+    const err = map(429, 'slow down', { 'retry-after': '7', 'retry-after-ms': '7000', 'x-ratelimit-limit-requests': '10', server: 'upstream' });
+    assert.deepEqual(err.headers, { 'retry-after': '7', 'retry-after-ms': '7000', 'x-ratelimit-limit-requests': '10' });
     assert.equal(err.retryable, true);
   });
 });

@@ -1,7 +1,13 @@
 import type { Accountant } from '../accounting/accountant.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
-import { type AccountingIdentity, accountingTail, type LimitWarning, rateLimitWarningFrame, usageStartFrame } from '../protocol/openai-chat/accounting-frames.ts';
+import {
+  type AccountingIdentity,
+  accountingTail,
+  type LimitWarning,
+  rateLimitWarningFrame,
+  usageStartFrame,
+} from '../protocol/openai-chat/accounting-frames.ts';
 import { ChatChunkEncoder, type ChatChunkEncoderOptions } from '../protocol/openai-chat/encode-chunks.ts';
 import { CanonicalSurface } from './run-stream.ts';
 

@@ -13,7 +13,9 @@ import type { RunScope } from './model-operation.ts';
 export async function completeEvents(run: RunScope, request: CanonicalRequest): Promise<{ events: CanonicalEvent[] } | { failure: GatewayError }> {
   const { exchange, accountant, target } = run;
   const requestId = exchange.requestId;
-  const outcome = await callOnce(exchange, run.scope, (signal) => target.adapter.complete(request, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }));
+  const outcome = await callOnce(exchange, run.scope, (signal) =>
+    target.adapter.complete(request, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }),
+  );
   if (!outcome.ok) return { failure: outcome.failure };
   accountant.markAcknowledged();
   for (const event of outcome.value) accountant.observe(event);

@@ -107,7 +107,9 @@ export async function relayResponses(
     if (!failure && surface.finalResponse) saveRelayed(run, options, surface.finalResponse);
     return failure;
   }
-  const outcome = await callOnce(exchange, run.scope, (signal) => relay.complete(body, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }));
+  const outcome = await callOnce(exchange, run.scope, (signal) =>
+    relay.complete(body, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }),
+  );
   if (!outcome.ok) return outcome.failure;
   const response = outcome.value;
   accountant.markAcknowledged();

@@ -79,12 +79,6 @@ export class TierBook {
     return this.tiers.size;
   }
 
-  /** Whether any tier limits anything per minute or concurrently (the limiters are needed at all). */
-  get anyLimited(): boolean {
-    for (const tier of this.tiers.values()) if (tier.limited) return true;
-    return false;
-  }
-
   of(caller: Caller): TierPolicy | undefined {
     if (caller.tier === null) return this.fallback;
     const tier = this.tiers.get(caller.tier);
