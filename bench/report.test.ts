@@ -37,7 +37,14 @@ describe('formatReport', () => {
             {
               label: 'OpenAI-compatible upstream',
               direct: side(1),
-              sluice: side(1.25, { cpuMsPerRequest: 0.25, cpuSystemMsPerRequest: 0.1, cpuMsPerRequestBest: 0.2, peakRssMiB: 100, errors: 1, errorSamples: ['HTTP 502: x'] }),
+              sluice: side(1.25, {
+                cpuMsPerRequest: 0.25,
+                cpuSystemMsPerRequest: 0.1,
+                cpuMsPerRequestBest: 0.2,
+                peakRssMiB: 100,
+                errors: 1,
+                errorSamples: ['HTTP 502: x'],
+              }),
             },
           ],
         },

@@ -172,7 +172,8 @@ async function runMode(
       for (const [i, spec] of list.entries()) {
         const direct = await measured(spec.direct, phase(phaseSeconds), children.upstream);
         const sluice = await measured(spec.sluice, phase(phaseSeconds), children.upstream, children.gateway);
-        const reference = spec.reference && (await measured(spec.reference, phase(phaseSeconds), children.upstream, children.reference));
+        const reference =
+          spec.reference && (await measured(spec.reference, phase(phaseSeconds), children.upstream, children.reference));
         const runs = [['direct', direct], ['sluice', sluice], ...(reference ? [['reference', reference] as const] : [])] as const;
         for (const [side, run] of runs) {
           collected[i][side].phases.push(run.phase);
@@ -256,7 +257,9 @@ async function main(): Promise<number> {
   };
   const startRss = (await sample(gateway)).rss;
   const withAnthropic = (await healthzProviders(gatewayOrigin)).includes('anthropic');
-  log(`gateway ${gatewayOrigin}, upstream ${upstreamOrigin}, anthropic row: ${withAnthropic ? 'yes' : 'no (no anthropic provider)'}`);
+  log(
+    `gateway ${gatewayOrigin}, upstream ${upstreamOrigin}, anthropic row: ${withAnthropic ? 'yes' : 'no (no anthropic provider)'}`,
+  );
 
   const modes: ModeResult[] = [];
   for (const mode of options.modes) {
@@ -279,11 +282,7 @@ async function main(): Promise<number> {
     modes,
     targets: [
       checkTarget('sluice CPU per 20-chunk streamed request (fast mode)', fast?.sluice.cpuMsPerRequest, 0.3),
-      checkTarget(
-        'added TTFT p50 (paced mode)',
-        paced ? paced.sluice.ttft.p50 - paced.direct.ttft.p50 : undefined,
-        1,
-      ),
+      checkTarget('added TTFT p50 (paced mode)', paced ? paced.sluice.ttft.p50 - paced.direct.ttft.p50 : undefined, 1),
     ],
   };
   if (options.json) console.log(JSON.stringify(result, null, 2));

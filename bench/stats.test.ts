@@ -8,7 +8,10 @@ const timing = (ms: number) => ({ ttfb: ms / 10, ttft: ms / 2, total: ms, reads:
 describe('stats', () => {
   it('takes nearest-rank percentiles', () => {
     const sorted = Array.from({ length: 200 }, (_, i) => i + 1);
-    assert.deepEqual([50, 99, 100, 0].map((p) => percentile(sorted, p)), [100, 198, 200, 1]);
+    assert.deepEqual(
+      [50, 99, 100, 0].map((p) => percentile(sorted, p)),
+      [100, 198, 200, 1],
+    );
     assert.deepEqual([percentile([7], 99), percentile([], 50)], [7, Number.NaN]);
   });
 

@@ -59,12 +59,21 @@ export function summarize(phases: PhaseResult[], usage: PhaseUsage[]): SideResul
     ttft: percentiles(timings, 'ttft'),
     total: percentiles(timings, 'total'),
     readsPerResponse: timings.length > 0 ? timings.reduce((sum, t) => sum + t.reads, 0) / timings.length : 0,
-    upstreamCpuMsPerRequest: perRequest(usage.reduce((sum, u) => sum + u.upstreamCpuUs, 0), timings.length),
+    upstreamCpuMsPerRequest: perRequest(
+      usage.reduce((sum, u) => sum + u.upstreamCpuUs, 0),
+      timings.length,
+    ),
   };
   const proxy = usage.flatMap((u) => (u.proxy ? [u.proxy] : []));
   if (proxy.length > 0) {
-    side.cpuMsPerRequest = perRequest(proxy.reduce((sum, g) => sum + g.userUs + g.systemUs, 0), timings.length);
-    side.cpuSystemMsPerRequest = perRequest(proxy.reduce((sum, g) => sum + g.systemUs, 0), timings.length);
+    side.cpuMsPerRequest = perRequest(
+      proxy.reduce((sum, g) => sum + g.userUs + g.systemUs, 0),
+      timings.length,
+    );
+    side.cpuSystemMsPerRequest = perRequest(
+      proxy.reduce((sum, g) => sum + g.systemUs, 0),
+      timings.length,
+    );
     side.cpuMsPerRequestBest = Math.min(...proxy.map((g) => perRequest(g.userUs + g.systemUs, g.requests)));
     side.peakRssMiB = Math.max(...proxy.map((g) => g.peakRss)) / (1024 * 1024);
   }

@@ -13,8 +13,26 @@ export interface ScriptedStream {
 
 /** 20 content chunks per response, as the issue asks. */
 export const TOKENS: readonly string[] = [
-  'Rivers', ' carve', ' valleys', ' slowly', ',', ' carrying', ' silt', ' from', ' mountain', ' springs',
-  ' toward', ' wide', ' deltas', ' where', ' herons', ' wait', ' beside', ' quiet', ' reeds', '.',
+  'Rivers',
+  ' carve',
+  ' valleys',
+  ' slowly',
+  ',',
+  ' carrying',
+  ' silt',
+  ' from',
+  ' mountain',
+  ' springs',
+  ' toward',
+  ' wide',
+  ' deltas',
+  ' where',
+  ' herons',
+  ' wait',
+  ' beside',
+  ' quiet',
+  ' reeds',
+  '.',
 ];
 
 export const EXPECTED_TEXT = TOKENS.join('');

@@ -169,7 +169,15 @@ export class Accountant {
   unsettledRecord(error: GatewayError): LedgerRecord {
     const usage = this.reported ?? { inputTokens: 0, outputTokens: 0, source: 'estimated' as const };
     return {
-      ...rejectedRecord(this.init.requestId, error, this.init.surface, this.init.requestedModel, this.startedAt, this.owner(), this.now()),
+      ...rejectedRecord(
+        this.init.requestId,
+        error,
+        this.init.surface,
+        this.init.requestedModel,
+        this.startedAt,
+        this.owner(),
+        this.now(),
+      ),
       provider: this.init.provider,
       model: this.init.model,
       streamed: this.init.streamed,
@@ -188,7 +196,8 @@ export class Accountant {
     const end = this.now();
     // An upstream that refused the request (a 4xx/5xx, or never reached) consumed and bills
     // nothing: charging the counted prompt would overstate the spend of every 429.
-    const usage: Usage = error && !this.acknowledged ? { inputTokens: 0, outputTokens: 0, source: 'provider' } : await this.usage();
+    const usage: Usage =
+      error && !this.acknowledged ? { inputTokens: 0, outputTokens: 0, source: 'provider' } : await this.usage();
     // Whatever of the output is still in the counting line is not needed any more.
     this.output.close();
     const { costUsd, priceKnown } = this.cost(usage);

@@ -140,8 +140,7 @@ export const errors = {
       message: `Request exceeded the deadline of ${seconds}s.`,
       retryable: true,
     }),
-  cancelled: (why: string) =>
-    new GatewayError({ code: 'cancelled', status: 499, type: 'cancelled', message: why }),
+  cancelled: (why: string) => new GatewayError({ code: 'cancelled', status: 499, type: 'cancelled', message: why }),
   shuttingDown: () =>
     new GatewayError({
       code: 'server_shutting_down',
@@ -215,9 +214,19 @@ export const errors = {
     }),
   /** A gateway-issued key whose secret matched but which was revoked (admin API / sluice keys revoke). */
   keyRevoked: () =>
-    new GatewayError({ code: 'api_key_revoked', status: 401, type: 'authentication_error', message: 'This API key has been revoked.' }),
+    new GatewayError({
+      code: 'api_key_revoked',
+      status: 401,
+      type: 'authentication_error',
+      message: 'This API key has been revoked.',
+    }),
   keyExpired: () =>
-    new GatewayError({ code: 'api_key_expired', status: 401, type: 'authentication_error', message: 'This API key has expired.' }),
+    new GatewayError({
+      code: 'api_key_expired',
+      status: 401,
+      type: 'authentication_error',
+      message: 'This API key has expired.',
+    }),
   /** Gateway-issued keys live in the store; it is not open (yet), or a lookup failed. */
   keyStoreUnavailable: () =>
     new GatewayError({
@@ -253,9 +262,21 @@ export const errors = {
       message: `No endpoint ${endpoint} in project ${project} for this key.`,
     }),
   notFound: (what: 'project' | 'key' | 'endpoint', id: string, param: string | null = null) =>
-    new GatewayError({ code: `${what}_not_found`, status: 404, type: 'not_found_error', param, message: `No ${what} with id ${id}.` }),
+    new GatewayError({
+      code: `${what}_not_found`,
+      status: 404,
+      type: 'not_found_error',
+      param,
+      message: `No ${what} with id ${id}.`,
+    }),
   alreadyExists: (what: 'project' | 'key' | 'endpoint', id: string, param: string) =>
-    new GatewayError({ code: `${what}_exists`, status: 409, type: 'invalid_request_error', param, message: `A ${what} ${id} already exists.` }),
+    new GatewayError({
+      code: `${what}_exists`,
+      status: 409,
+      type: 'invalid_request_error',
+      param,
+      message: `A ${what} ${id} already exists.`,
+    }),
   /** A key changed while the admin API worked on it (revoked, or rotated by another call). */
   keyChanged: (id: string) =>
     new GatewayError({

@@ -50,9 +50,9 @@ const KEY_SHAPES: readonly [RegExp, string][] = [
  */
 export function createRedactor(secrets: Iterable<string | undefined | null>): Redact {
   // Longest first, so a secret that contains another is replaced whole.
-  const known = [...new Set([...secrets].filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH))].sort(
-    (a, b) => b.length - a.length,
-  );
+  const known = [
+    ...new Set([...secrets].filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH)),
+  ].sort((a, b) => b.length - a.length);
   return (text) => {
     let out = text;
     for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(REDACTED);

@@ -38,7 +38,10 @@ export function upstreamHttpError(d: UpstreamErrorDetails): GatewayError {
   const message = typeof d.message === 'string' ? d.message.trim() : '';
   const text = message || `${d.provider} returned HTTP ${d.status} with no error message.`;
   // An empty code is no code: the client's error needs a stable one (found by fuzz/, an upstream sending `"code": ""`).
-  const code = typeof d.upstreamCode === 'string' || typeof d.upstreamCode === 'number' ? String(d.upstreamCode).trim() || undefined : undefined;
+  const code =
+    typeof d.upstreamCode === 'string' || typeof d.upstreamCode === 'number'
+      ? String(d.upstreamCode).trim() || undefined
+      : undefined;
   const param = typeof d.param === 'string' ? d.param : null;
   const upstreamType = typeof d.upstreamType === 'string' && d.upstreamType.trim() ? d.upstreamType.trim() : undefined;
   const base = { provider: d.provider, upstreamStatus: d.status, headers, param, upstreamType, upstreamCode: code };
@@ -90,7 +93,11 @@ export function upstreamHttpError(d: UpstreamErrorDetails): GatewayError {
  * the agents SDKs trim the context on `context_length_exceeded`; `insufficient_quota` must not be
  * retried): an upstream saying one of them keeps it as the code; any other stays in upstreamCode.
  */
-const SHARED_CODES: ReadonlySet<string> = new Set<ErrorCode>(['context_length_exceeded', 'insufficient_quota', 'rate_limit_exceeded']);
+const SHARED_CODES: ReadonlySet<string> = new Set<ErrorCode>([
+  'context_length_exceeded',
+  'insufficient_quota',
+  'rate_limit_exceeded',
+]);
 
 function sharedCode(code: string | undefined): ErrorCode | undefined {
   return code !== undefined && SHARED_CODES.has(code) ? (code as ErrorCode) : undefined;

@@ -28,7 +28,14 @@ export interface Budget {
 }
 
 /** The master key, or anyone when no key is configured (loopback only). */
-export const MASTER: Caller = Object.freeze({ keyId: null, projectId: null, tier: null, allowedModels: null, admin: true, budgets: [] });
+export const MASTER: Caller = Object.freeze({
+  keyId: null,
+  projectId: null,
+  tier: null,
+  allowedModels: null,
+  admin: true,
+  budgets: [],
+});
 
 /**
  * Establishes the caller from the request's credentials, or throws a 401. May be async: a

@@ -44,7 +44,12 @@ export const createResponse: ModelOperation = {
         const parsed = parseResponsesRequest(raw);
         const history = parsed.previous_response_id ? await loadHistory(responses, parsed.previous_response_id) : [];
         const request = responsesToCanonical(parsed, history);
-        return { request, streamed: parsed.stream === true, deadlineMs, run: (run) => runResponses(run, parsed, request, options) };
+        return {
+          request,
+          streamed: parsed.stream === true,
+          deadlineMs,
+          run: (run) => runResponses(run, parsed, request, options),
+        };
       },
     };
   },

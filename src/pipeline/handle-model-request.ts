@@ -52,7 +52,15 @@ export async function handleModelRequest(
       streamed: prepared.streamed,
     });
     if (admission.headers) for (const [name, value] of Object.entries(admission.headers)) exchange.res.setHeader(name, value);
-    accountant = createAccountant(ctx.accounting, exchange.requestId, caller, prepared.request, target, operation.surface, prepared.streamed);
+    accountant = createAccountant(
+      ctx.accounting,
+      exchange.requestId,
+      caller,
+      prepared.request,
+      target,
+      operation.surface,
+      prepared.streamed,
+    );
     // The caller's tier may set its own deadline and idle timeout, and hold a stream to its budget.
     scope = new RequestScope(exchange.res, {
       deadlineMs: admission.deadline?.ms ?? prepared.deadlineMs,
@@ -77,7 +85,16 @@ export async function handleModelRequest(
       const { requestId } = exchange;
       const settled = accountant
         ? finalizeRecord(ctx.accounting, accountant, failure)
-        : Promise.resolve(rejectedRecord(requestId, failure ?? toGatewayError('no failure recorded'), operation.surface, model, startedAt, caller));
+        : Promise.resolve(
+            rejectedRecord(
+              requestId,
+              failure ?? toGatewayError('no failure recorded'),
+              operation.surface,
+              model,
+              startedAt,
+              caller,
+            ),
+          );
       ctx.settling.set(requestId, settled);
       try {
         const settledRecord = await settled;

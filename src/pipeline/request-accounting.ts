@@ -46,7 +46,11 @@ export function createAccountant(
  * The one ledger record of a request that reached the accountant; never throws (a ledger problem
  * must not fail a request, nor lose its row: if the usage cannot be settled, the row says so).
  */
-export async function finalizeRecord(deps: AccountingDeps, accountant: Accountant, error: GatewayError | null): Promise<LedgerRecord> {
+export async function finalizeRecord(
+  deps: AccountingDeps,
+  accountant: Accountant,
+  error: GatewayError | null,
+): Promise<LedgerRecord> {
   try {
     return await accountant.finalize(error);
   } catch (err) {
@@ -54,4 +58,3 @@ export async function finalizeRecord(deps: AccountingDeps, accountant: Accountan
     return accountant.unsettledRecord(error ?? toGatewayError(err));
   }
 }
-

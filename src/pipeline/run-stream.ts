@@ -206,7 +206,10 @@ export async function runStream<T>(
         clearTimeout(idle);
         writer.finish(frames + (await surface.closing(scope.signal)));
         finishedEarly = true;
-        drainTimer = setTimeout(() => scope.abort(errors.cancelled('The upstream did not close after its end marker.')), DRAIN_MS);
+        drainTimer = setTimeout(
+          () => scope.abort(errors.cancelled('The upstream did not close after its end marker.')),
+          DRAIN_MS,
+        );
         continue;
       }
       // One write per upstream read: the frames of a read leave together.

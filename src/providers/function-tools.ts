@@ -17,7 +17,8 @@ export function functionTools(
   const out: CanonicalFunctionTool[] = [];
   request.tools?.forEach((tool, i) => {
     if (isFunctionTool(tool)) out.push(tool);
-    else unsupported(`tools[${i}]`, `${provider} takes only function tools, and \`${tool.type}\` is a tool run by another upstream`);
+    else
+      unsupported(`tools[${i}]`, `${provider} takes only function tools, and \`${tool.type}\` is a tool run by another upstream`);
   });
   return out;
 }

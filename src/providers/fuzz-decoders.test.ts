@@ -48,7 +48,21 @@ const CASES_PER_PROVIDER = 250;
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** Wrong-typed replacements, as raw JSON (1e400 parses as Infinity). */
-const REPLACEMENTS = ['""', '"x"', '"\\"},{\\"index\\":1"', '-1', '0.5', '1e400', '9007199254740993', 'null', 'true', '{}', '{"a":[1]}', '[]', '[null,"x",{}]'];
+const REPLACEMENTS = [
+  '""',
+  '"x"',
+  '"\\"},{\\"index\\":1"',
+  '-1',
+  '0.5',
+  '1e400',
+  '9007199254740993',
+  'null',
+  'true',
+  '{}',
+  '{"a":[1]}',
+  '[]',
+  '[null,"x",{}]',
+];
 const SENTINEL = '\u0000fuzz\u0000';
 
 /** Every node of a value, root excluded, as [parent, key] pairs. */
@@ -105,7 +119,7 @@ function mutate(payloads: Json[], rand: () => number): string[] {
 /** Splits bytes at random boundaries, so decoders also see chunks cut anywhere. */
 function pieces(body: Buffer, rand: () => number): Buffer[] {
   const out: Buffer[] = [];
-  for (let i = 0; i < body.length; ) {
+  for (let i = 0; i < body.length;) {
     const n = 1 + Math.floor(rand() * 200);
     out.push(body.subarray(i, i + n));
     i += n;
@@ -143,7 +157,12 @@ const openAI: Target = {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: 'Hi', refusal: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+          message: {
+            role: 'assistant',
+            content: 'Hi',
+            refusal: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+          },
           logprobs: { content: [{ token: 'Hi', logprob: -1, bytes: [72, 105], top_logprobs: [] }] },
           finish_reason: 'tool_calls',
         },
@@ -289,7 +308,12 @@ const canonicalEvent = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('tool-call-start'), choice, index: count, id: z.string(), name: z.string() }),
   z.object({ type: z.literal('tool-call-delta'), choice, index: count, arguments: z.string() }),
-  z.object({ type: z.literal('finish'), choice, reason: z.enum(['stop', 'length', 'tool_calls', 'content_filter']), rawReason: z.string().optional() }),
+  z.object({
+    type: z.literal('finish'),
+    choice,
+    reason: z.enum(['stop', 'length', 'tool_calls', 'content_filter']),
+    rawReason: z.string().optional(),
+  }),
   z.object({ type: z.literal('usage'), usage: z.object({ inputTokens: count, outputTokens: count }).loose() }),
   z.object({ type: z.literal('error'), error: z.instanceof(GatewayError) }),
   z.object({ type: z.literal('end') }),

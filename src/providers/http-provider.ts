@@ -56,11 +56,7 @@ export function createHttpProvider(spec: HttpProviderSpec, client: UpstreamClien
   };
 }
 
-async function readJsonEvents(
-  res: UpstreamResponse,
-  spec: HttpProviderSpec,
-  signal: AbortSignal,
-): Promise<CanonicalEvent[]> {
+async function readJsonEvents(res: UpstreamResponse, spec: HttpProviderSpec, signal: AbortSignal): Promise<CanonicalEvent[]> {
   const text = await readText(res.body, spec.name, signal);
   let json: unknown;
   try {

@@ -41,7 +41,9 @@ export const modelIdRules = {
    * and every segment of theirs starts with a letter or a digit (Converse API reference, modelId).
    */
   bedrock: {
-    pattern: new RegExp(`^(?=.{1,2048}$)(?:arn:aws(?:-[a-z]+)*:(?:bedrock|sagemaker):[a-z0-9-]*:[0-9]*:[a-z-]+/${SEGMENT}(?:/${SEGMENT})*|${SEGMENT})$`),
+    pattern: new RegExp(
+      `^(?=.{1,2048}$)(?:arn:aws(?:-[a-z]+)*:(?:bedrock|sagemaker):[a-z0-9-]*:[0-9]*:[a-z-]+/${SEGMENT}(?:/${SEGMENT})*|${SEGMENT})$`,
+    ),
     expected: "a Bedrock model id, inference profile id or ARN (letters, digits, '.', '_', ':', '-', and '/' inside an ARN)",
   },
 } satisfies Record<string, ModelIdRule>;

@@ -49,9 +49,12 @@ describe('redactAdapter: upstream error text never leaves a provider with a key 
       throw echo(502);
     }
     const broken = redactAdapter(adapter({ stream: async () => failing() }), redact);
-    await assert.rejects(async () => {
-      for await (const _ of await broken.stream(request, 'm', ctx));
-    }, (err: Error) => !err.message.includes(KEY));
+    await assert.rejects(
+      async () => {
+        for await (const _ of await broken.stream(request, 'm', ctx));
+      },
+      (err: Error) => !err.message.includes(KEY),
+    );
   });
 
   it('stopping early reaches the upstream iterator (its return closes the connection)', async () => {

@@ -88,7 +88,8 @@ function redactFailureFrame(data: string, redact: Redact): string {
   }
   if (!parsed || typeof parsed !== 'object') return data;
   const p = parsed as { response?: unknown };
-  const changed = redactMessageIn(p, redact) || (p.response !== null && typeof p.response === 'object' && redactMessageIn(p.response, redact));
+  const changed =
+    redactMessageIn(p, redact) || (p.response !== null && typeof p.response === 'object' && redactMessageIn(p.response, redact));
   return changed ? JSON.stringify(parsed) : data;
 }
 
@@ -109,7 +110,11 @@ function redactMessageIn(holder: object, redact: Redact): boolean {
  * iterator rather than an async generator: no extra generator state per batch on the hot path,
  * and `return()` reaches the upstream body at once when the consumer stops early.
  */
-function mapBatches<T>(source: AsyncIterable<T[]>, map: (batch: T[]) => T[], clean: (err: unknown) => unknown): AsyncIterable<T[]> {
+function mapBatches<T>(
+  source: AsyncIterable<T[]>,
+  map: (batch: T[]) => T[],
+  clean: (err: unknown) => unknown,
+): AsyncIterable<T[]> {
   return {
     [Symbol.asyncIterator]() {
       const inner = source[Symbol.asyncIterator]();
@@ -122,7 +127,8 @@ function mapBatches<T>(source: AsyncIterable<T[]>, map: (batch: T[]) => T[], cle
             if (!r.done) map(r.value);
             return r;
           }, fail),
-        return: (value?: unknown) => (inner.return ? inner.return(value).then(undefined, fail) : Promise.resolve({ done: true, value: undefined })),
+        return: (value?: unknown) =>
+          inner.return ? inner.return(value).then(undefined, fail) : Promise.resolve({ done: true, value: undefined }),
         throw: (err?: unknown) => (inner.throw ? inner.throw(err).then(undefined, fail) : Promise.reject(err)),
       } as AsyncIterator<T[]>;
     },

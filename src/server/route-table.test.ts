@@ -33,12 +33,21 @@ describe('matchRoute', () => {
   });
 
   it('a prefix with nothing after it is not the prefix route', () => {
-    assert.equal(codeOf(() => matchRoute(table, 'GET', '/v1/responses/')), '404 route_not_found');
+    assert.equal(
+      codeOf(() => matchRoute(table, 'GET', '/v1/responses/')),
+      '404 route_not_found',
+    );
   });
 
   it('answers 405 for a known path with another method, 404 for an unknown path', () => {
-    assert.equal(codeOf(() => matchRoute(table, 'GET', '/v1/chat/completions')), '405 method_not_allowed');
-    assert.equal(codeOf(() => matchRoute(table, 'POST', '/v1/nothing')), '404 route_not_found');
+    assert.equal(
+      codeOf(() => matchRoute(table, 'GET', '/v1/chat/completions')),
+      '405 method_not_allowed',
+    );
+    assert.equal(
+      codeOf(() => matchRoute(table, 'POST', '/v1/nothing')),
+      '404 route_not_found',
+    );
   });
 
   it('HEAD is served by the GET route', () => {
@@ -52,9 +61,18 @@ describe('matchRoute', () => {
     assert.equal(m.route, endpoint);
     assert.deepEqual(m.rawParams, { project: 'proj_a', endpoint: 'my%20ep' });
     assert.deepEqual(matchRoute(withTemplate, 'POST', '/v1/chat/completions').rawParams, {});
-    assert.equal(codeOf(() => matchRoute(withTemplate, 'POST', '/proj_a//v1/chat/completions')), '404 route_not_found');
-    assert.equal(codeOf(() => matchRoute(withTemplate, 'POST', '/a/b/c/v1/chat/completions')), '404 route_not_found');
-    assert.equal(codeOf(() => matchRoute(withTemplate, 'GET', '/a/b/v1/chat/completions')), '405 method_not_allowed');
+    assert.equal(
+      codeOf(() => matchRoute(withTemplate, 'POST', '/proj_a//v1/chat/completions')),
+      '404 route_not_found',
+    );
+    assert.equal(
+      codeOf(() => matchRoute(withTemplate, 'POST', '/a/b/c/v1/chat/completions')),
+      '404 route_not_found',
+    );
+    assert.equal(
+      codeOf(() => matchRoute(withTemplate, 'GET', '/a/b/v1/chat/completions')),
+      '405 method_not_allowed',
+    );
   });
 
   it('exact paths win over templates, templates over prefixes', () => {

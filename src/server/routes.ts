@@ -88,4 +88,3 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/admin/endpoints', auth: 'admin', handle: handleCreateEndpoint },
   { method: 'GET', path: '/admin/endpoints', auth: 'admin', handle: handleListEndpoints },
 ];
-

@@ -32,8 +32,7 @@ interface LogEntry {
 }
 
 const pricing = new PricingRegistry();
-const price = (provider: string, model: string, u: Omit<Usage, 'source'>) =>
-  pricing.cost(provider, model, { ...u, source: 'provider' }).costUsd;
+const price = (provider: string, model: string, u: Omit<Usage, 'source'>) => pricing.cost(provider, model, { ...u, source: 'provider' }).costUsd;
 
 const QUESTION = 'What is the capital of the UK?';
 /** OpenAI's chat counting recipe for one user message: 3 per message + 3 reply priming. */
@@ -159,9 +158,7 @@ describe('accounting: one ledger record per ending', () => {
   it('completed: provider usage, registry cost, TTFT, the strict usage chunk', async () => {
     upstream.reply({ body: openAIStreamBody(TEXT_RECORDING), randomSplit: { seed: 11, maxPiece: 40 } });
     const startedAt = Date.now();
-    const { data: stream, response } = await gw.client.chat.completions
-      .create(sdkStream('openai/gpt-4o-mini'))
-      .withResponse();
+    const { data: stream, response } = await gw.client.chat.completions.create(sdkStream('openai/gpt-4o-mini')).withResponse();
     const id = response.headers.get('x-request-id') ?? '';
     let text = '';
     let usage: unknown;
@@ -339,23 +336,26 @@ describe('accounting: one ledger record per ending', () => {
     await upstream.waitForEarlyClose(2000, closed + 1);
     const record = await theRecord(gw, writes, id);
     const rest = steady(record, startedAt);
-    assert.deepEqual([rest.outcome, rest.upstream_status, rest.error, rest.usage], [
-      'error',
-      200,
-      {
-        type: 'stream_idle_timeout',
-        code: 'stream_idle_timeout',
-        message: 'No data from the upstream for 0.3s; the stream was ended.',
-      },
-      {
-        input_tokens: promptTokens(o200k),
-        cached_input_tokens: 0,
-        cache_write_tokens: 0,
-        output_tokens: o200k('The capital'),
-        reasoning_tokens: 0,
-        estimated: true,
-      },
-    ]);
+    assert.deepEqual(
+      [rest.outcome, rest.upstream_status, rest.error, rest.usage],
+      [
+        'error',
+        200,
+        {
+          type: 'stream_idle_timeout',
+          code: 'stream_idle_timeout',
+          message: 'No data from the upstream for 0.3s; the stream was ended.',
+        },
+        {
+          input_tokens: promptTokens(o200k),
+          cached_input_tokens: 0,
+          cache_write_tokens: 0,
+          output_tokens: o200k('The capital'),
+          reasoning_tokens: 0,
+          estimated: true,
+        },
+      ],
+    );
     assert.ok(record.latency_ms >= 295, `latency_ms ${record.latency_ms}`);
     assert.equal(typeof record.ttft_ms, 'number');
   });
@@ -373,20 +373,23 @@ describe('accounting: one ledger record per ending', () => {
     const record = await theRecord(gw, writes, id);
     const rest = steady(record, startedAt);
     assert.equal(record.ttft_ms, null);
-    assert.deepEqual([rest.outcome, rest.upstream_status, rest.error, rest.usage, rest.cost_usd], [
-      'cancelled',
-      200,
-      { type: 'cancelled', code: 'cancelled', message: 'The client closed the connection.' },
-      {
-        input_tokens: promptTokens(o200k),
-        cached_input_tokens: 0,
-        cache_write_tokens: 0,
-        output_tokens: 0,
-        reasoning_tokens: 0,
-        estimated: true,
-      },
-      price('openai', 'gpt-4o-mini', { inputTokens: promptTokens(o200k), outputTokens: 0 }),
-    ]);
+    assert.deepEqual(
+      [rest.outcome, rest.upstream_status, rest.error, rest.usage, rest.cost_usd],
+      [
+        'cancelled',
+        200,
+        { type: 'cancelled', code: 'cancelled', message: 'The client closed the connection.' },
+        {
+          input_tokens: promptTokens(o200k),
+          cached_input_tokens: 0,
+          cache_write_tokens: 0,
+          output_tokens: 0,
+          reasoning_tokens: 0,
+          estimated: true,
+        },
+        price('openai', 'gpt-4o-mini', { inputTokens: promptTokens(o200k), outputTokens: 0 }),
+      ],
+    );
   });
 
   it('client disconnect after the first token: cancelled, TTFT, the output so far counted', async () => {
@@ -401,19 +404,22 @@ describe('accounting: one ledger record per ending', () => {
     const record = await theRecord(gw, writes, id);
     const rest = steady(record, startedAt);
     assert.equal(typeof record.ttft_ms, 'number');
-    assert.deepEqual([rest.outcome, rest.upstream_status, rest.error, rest.usage], [
-      'cancelled',
-      200,
-      { type: 'cancelled', code: 'cancelled', message: 'The client closed the connection.' },
-      {
-        input_tokens: promptTokens(o200k),
-        cached_input_tokens: 0,
-        cache_write_tokens: 0,
-        output_tokens: o200k('The capital'),
-        reasoning_tokens: 0,
-        estimated: true,
-      },
-    ]);
+    assert.deepEqual(
+      [rest.outcome, rest.upstream_status, rest.error, rest.usage],
+      [
+        'cancelled',
+        200,
+        { type: 'cancelled', code: 'cancelled', message: 'The client closed the connection.' },
+        {
+          input_tokens: promptTokens(o200k),
+          cached_input_tokens: 0,
+          cache_write_tokens: 0,
+          output_tokens: o200k('The capital'),
+          reasoning_tokens: 0,
+          estimated: true,
+        },
+      ],
+    );
   });
 
   it('a refused request (unknown model) leaves its one record too', async () => {
@@ -421,13 +427,10 @@ describe('accounting: one ledger record per ending', () => {
     assert.equal(res.status, 404);
     const id = res.headers.get('x-request-id') ?? '';
     const record = await theRecord(gw, writes, id);
-    assert.deepEqual([record.outcome, record.provider, record.requested_model, record.cost_usd, (record.error as { code: string }).code], [
-      'error',
-      '',
-      'nowhere/model-x',
-      0,
-      'model_not_found',
-    ]);
+    assert.deepEqual(
+      [record.outcome, record.provider, record.requested_model, record.cost_usd, (record.error as { code: string }).code],
+      ['error', '', 'nowhere/model-x', 0, 'model_not_found'],
+    );
   });
 
   for (const [recording, model, count] of [
@@ -436,9 +439,7 @@ describe('accounting: one ledger record per ending', () => {
   ] as const) {
     it(`no upstream usage (${recording}): an estimated record and, on opt-in, a usage chunk`, async () => {
       upstream.reply({ body: openAIStreamBody(recording), randomSplit: { seed: 5 } });
-      const { data: stream, response } = await gw.client.chat.completions
-        .create(sdkStream(`openai/${model}`))
-        .withResponse();
+      const { data: stream, response } = await gw.client.chat.completions.create(sdkStream(`openai/${model}`)).withResponse();
       const id = response.headers.get('x-request-id') ?? '';
       // What the client saw, in order: the text a tokenizer would count.
       let output = '';
@@ -516,10 +517,7 @@ describe('accounting: usage_extensions', () => {
   it('adds cost_usd and estimated to the usage chunk: counted usage, the same figures as the record', async () => {
     const { usage, record } = await usageChunk('openai-chat/azure-gpt35-text-content-filter.sse', 'gpt-35-turbo');
     assert.equal(usage.estimated, true);
-    assert.deepEqual(
-      [usage.prompt_tokens, usage.completion_tokens, usage.cost_usd],
-      [record?.inputTokens, record?.outputTokens, record?.costUsd],
-    );
+    assert.deepEqual([usage.prompt_tokens, usage.completion_tokens, usage.cost_usd], [record?.inputTokens, record?.outputTokens, record?.costUsd]);
     assert.ok(usage.cost_usd > 0);
     assert.equal(usage.cost_usd, price('openai', 'gpt-35-turbo', { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens }));
     assert.deepEqual(Object.keys(usage), ['prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_usd', 'estimated']);
@@ -559,7 +557,11 @@ describe('accounting: the request log over HTTP, behind the master key', () => {
     return json as { object: string; data: LogEntry[]; has_more: boolean; next_cursor: string | null };
   };
   const idsOf = (page: { data: LogEntry[] }) => page.data.map((r) => r.request_id);
-  const newestFirst = (keep: (m: (typeof made)[number]) => boolean) => made.filter(keep).map((m) => m.id).reverse();
+  const newestFirst = (keep: (m: (typeof made)[number]) => boolean) =>
+    made
+      .filter(keep)
+      .map((m) => m.id)
+      .reverse();
 
   it('requires the master key for the request log', async () => {
     const id = made[0].id;
@@ -573,13 +575,28 @@ describe('accounting: the request log over HTTP, behind the master key', () => {
   it('lists every request newest first, and filters by model, provider and outcome', async () => {
     const all = await list('');
     assert.equal(all.object, 'list');
-    assert.deepEqual(idsOf(all), newestFirst(() => true));
+    assert.deepEqual(
+      idsOf(all),
+      newestFirst(() => true),
+    );
     assert.equal(all.has_more, false);
-    assert.deepEqual(idsOf(await list('?model=echo')), newestFirst((m) => m.model === 'mock/echo'));
-    assert.deepEqual(idsOf(await list('?provider=mock')), newestFirst(() => true));
+    assert.deepEqual(
+      idsOf(await list('?model=echo')),
+      newestFirst((m) => m.model === 'mock/echo'),
+    );
+    assert.deepEqual(
+      idsOf(await list('?provider=mock')),
+      newestFirst(() => true),
+    );
     assert.deepEqual(idsOf(await list('?provider=openai')), []);
-    assert.deepEqual(idsOf(await list('?outcome=error')), newestFirst((m) => m.outcome === 'error'));
-    assert.deepEqual(idsOf(await list('?outcome=ok&model=echo')), newestFirst((m) => m.model === 'mock/echo'));
+    assert.deepEqual(
+      idsOf(await list('?outcome=error')),
+      newestFirst((m) => m.outcome === 'error'),
+    );
+    assert.deepEqual(
+      idsOf(await list('?outcome=ok&model=echo')),
+      newestFirst((m) => m.model === 'mock/echo'),
+    );
     // The non-stream request is in the log too, as such.
     assert.deepEqual(
       all.data.filter((r) => !r.streamed).map((r) => r.request_id),
@@ -591,7 +608,10 @@ describe('accounting: the request log over HTTP, behind the master key', () => {
     const all = (await list('')).data.toReversed();
     const from = all[2].created_at;
     const to = all[5].created_at;
-    const expected = all.slice(2, 5).map((r) => r.request_id).reverse();
+    const expected = all
+      .slice(2, 5)
+      .map((r) => r.request_id)
+      .reverse();
     assert.deepEqual(idsOf(await list(`?since=${encodeURIComponent(from)}&until=${encodeURIComponent(to)}`)), expected);
     assert.deepEqual(idsOf(await list(`?since=${Date.parse(from)}&until=${Date.parse(to)}`)), expected);
   });
@@ -609,7 +629,10 @@ describe('accounting: the request log over HTTP, behind the master key', () => {
       }
       query = `?limit=3&cursor=${encodeURIComponent(page.next_cursor ?? '')}`;
     }
-    assert.deepEqual(seen, newestFirst(() => true));
+    assert.deepEqual(
+      seen,
+      newestFirst(() => true),
+    );
   });
 
   it('rejects bad query parameters with 400 and an unknown id with 404', async () => {
@@ -663,7 +686,9 @@ describe('accounting: refusals at the door', () => {
       const rows = db.prepare('SELECT COUNT(*) AS n FROM ledger').get() as { n: number };
       // Only the authenticated refusal of the test above.
       assert.equal(rows.n, 1);
-      const counted = db.prepare('SELECT surface, code, SUM(count) AS n, COUNT(*) AS windows FROM rejections GROUP BY surface, code ORDER BY code').all();
+      const counted = db
+        .prepare('SELECT surface, code, SUM(count) AS n, COUNT(*) AS windows FROM rejections GROUP BY surface, code ORDER BY code')
+        .all();
       assert.deepEqual(
         counted.map((r) => ({ ...r })),
         [

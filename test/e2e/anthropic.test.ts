@@ -87,7 +87,12 @@ describe('anthropic through the openai SDK', () => {
         model: 'anthropic/claude-sonnet-4-0',
         messages: [
           { role: 'user', content: 'How do I cross the street?' },
-          { role: 'assistant', content: got.content, reasoning_content: got.reasoning, reasoning_signature: got.signature } as OpenAI.Chat.Completions.ChatCompletionAssistantMessageParam,
+          {
+            role: 'assistant',
+            content: got.content,
+            reasoning_content: got.reasoning,
+            reasoning_signature: got.signature,
+          } as OpenAI.Chat.Completions.ChatCompletionAssistantMessageParam,
           { role: 'user', content: 'And at night?' },
         ],
         reasoning_effort: 'minimal',
@@ -185,13 +190,11 @@ describe('anthropic through the openai SDK', () => {
       tools: [{ type: 'function', function: { name: 'get_weather' } }],
       reasoning_effort: 'low',
     });
-    const message = completion.choices[0].message as typeof completion.choices[0]['message'] & Delta;
+    const message = completion.choices[0].message as (typeof completion.choices)[0]['message'] & Delta;
     assert.equal(message.content, 'Checking.');
     assert.equal(message.reasoning_content, 'Use the tool.');
     assert.equal(message.reasoning_signature, 'EqQBsig');
-    assert.deepEqual(message.tool_calls, [
-      { id: 'toolu_ns', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-    ]);
+    assert.deepEqual(message.tool_calls, [{ id: 'toolu_ns', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }]);
     assert.equal(completion.choices[0].finish_reason, 'tool_calls');
     assert.equal(completion.model, 'anthropic/claude-sonnet-4-5');
     assert.deepEqual(completion.usage, {
@@ -219,12 +222,14 @@ describe('anthropic through the openai SDK', () => {
     upstream.reply({
       status: 400,
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 250000 tokens > 200000 maximum' } }),
+      body: JSON.stringify({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: 'prompt is too long: 250000 tokens > 200000 maximum' },
+      }),
     });
     await assert.rejects(
       gw.client.chat.completions.create({ model: 'anthropic/claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }] }),
-      (e: unknown) =>
-        e instanceof OpenAI.APIError && e.status === 400 && e.message === '400 prompt is too long: 250000 tokens > 200000 maximum',
+      (e: unknown) => e instanceof OpenAI.APIError && e.status === 400 && e.message === '400 prompt is too long: 250000 tokens > 200000 maximum',
     );
   });
 
@@ -254,7 +259,12 @@ describe('anthropic through the openai SDK', () => {
     assert.equal(JSON.parse(frames[0]).choices[0].delta.role, 'assistant');
     assert.equal(JSON.parse(frames[1]).choices[0].delta.content, 'Partial answer');
     assert.deepEqual(JSON.parse(frames[2]), {
-      error: { message: 'Overloaded', type: 'server_error', code: 'upstream_overloaded', upstream: { status: 529, type: 'overloaded_error', code: null } },
+      error: {
+        message: 'Overloaded',
+        type: 'server_error',
+        code: 'upstream_overloaded',
+        upstream: { status: 529, type: 'overloaded_error', code: null },
+      },
     });
     assert.equal(frames[3], '[DONE]');
   });

@@ -57,7 +57,14 @@ async function collect(stream: AsyncIterable<OpenAI.Chat.Completions.ChatComplet
 }
 
 describe('bedrock through the openai SDK', () => {
-  const { upstream, gw } = useUpstreamGateway((url) => ({ env: { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL_BEDROCK_RUNTIME: url, } }));
+  const { upstream, gw } = useUpstreamGateway((url) => ({
+    env: {
+      AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+      AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+      AWS_REGION: 'us-east-1',
+      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: url,
+    },
+  }));
 
   for (const [name, want] of Object.entries(expectedBedrockMessages)) {
     it(`streams ${name} (random reads) with what the recording says`, async () => {
@@ -134,7 +141,7 @@ describe('bedrock through the openai SDK', () => {
       reasoning_effort: 'low',
     });
     assert.equal(upstream.requests.at(-1)!.url, '/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse');
-    const message = first.choices[0].message as typeof first.choices[0]['message'] & ReasoningFields;
+    const message = first.choices[0].message as (typeof first.choices)[0]['message'] & ReasoningFields;
     assert.equal(first.choices[0].finish_reason, 'tool_calls');
     assert.equal(message.reasoning_content, 'Need the weather tool.');
     assert.equal(message.reasoning_signature, SONNET4_SIGNATURE);
@@ -185,7 +192,11 @@ describe('bedrock through the openai SDK', () => {
       body: readFixture('bedrock/converse-error-400-invalid-model.json'),
     });
     await assert.rejects(
-      gw.client.chat.completions.create({ model: 'bedrock/us.does-not-exist-model-v1:0', messages: [{ role: 'user', content: 'hello' }], stream: true }),
+      gw.client.chat.completions.create({
+        model: 'bedrock/us.does-not-exist-model-v1:0',
+        messages: [{ role: 'user', content: 'hello' }],
+        stream: true,
+      }),
       (err: unknown) => {
         assert.ok(err instanceof OpenAI.BadRequestError);
         assert.equal(err.status, 400);
@@ -211,7 +222,10 @@ describe('bedrock through the openai SDK', () => {
   it('a throttling exception before any output is an HTTP 429 with the message', async () => {
     upstream.reply({
       headers: EVENTSTREAM,
-      body: Buffer.concat([eventMessage('messageStart', { role: 'assistant' }), exceptionMessage('throttlingException', 'Too many tokens, please wait before trying again.')]),
+      body: Buffer.concat([
+        eventMessage('messageStart', { role: 'assistant' }),
+        exceptionMessage('throttlingException', 'Too many tokens, please wait before trying again.'),
+      ]),
     });
     await assert.rejects(
       gw.client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: true }),
@@ -269,16 +283,23 @@ describe('bedrock with a Bedrock API key', () => {
     try {
       upstream.reply({
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ output: { message: { content: [{ text: 'Hi' }] } }, stopReason: 'end_turn', usage: { inputTokens: 2, outputTokens: 1 } }),
+        body: JSON.stringify({
+          output: { message: { content: [{ text: 'Hi' }] } },
+          stopReason: 'end_turn',
+          usage: { inputTokens: 2, outputTokens: 1 },
+        }),
       });
       const done = await gw.client.chat.completions.create({ model: 'bedrock/amazon.nova-micro-v1:0', messages: [{ role: 'user', content: 'hi' }] });
       assert.equal(done.choices[0].message.content, 'Hi');
       assert.equal(upstream.requests.at(-1)!.headers.authorization, 'Bearer bedrock-api-key');
-      await assert.rejects(off.client.chat.completions.create({ model: 'bedrock/amazon.nova-micro-v1:0', messages: [{ role: 'user', content: 'hi' }] }), (err: unknown) => {
-        assert.ok(err instanceof OpenAI.NotFoundError);
-        assert.match(err.message, /set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY \(or AWS_BEARER_TOKEN_BEDROCK\)/);
-        return true;
-      });
+      await assert.rejects(
+        off.client.chat.completions.create({ model: 'bedrock/amazon.nova-micro-v1:0', messages: [{ role: 'user', content: 'hi' }] }),
+        (err: unknown) => {
+          assert.ok(err instanceof OpenAI.NotFoundError);
+          assert.match(err.message, /set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY \(or AWS_BEARER_TOKEN_BEDROCK\)/);
+          return true;
+        },
+      );
     } finally {
       await gw.close();
       await off.close();

@@ -82,7 +82,11 @@ describe('the sluice command', () => {
     await refused(['logs', '--limit', '0'], 2, /^sluice logs: --limit must be a whole number from 1 to 1000, not "0"\./);
     await refused(['pricing', 'openai/gpt-4o', '--input', '1.5'], 2, /^sluice pricing: --input must be a whole number/);
     await refused(['pricing'], 2, /^sluice pricing: name one model/);
-    await refused(['frobnicate'], 2, /^sluice: unknown command "frobnicate" \(commands: serve, pricing, logs, projects, keys, endpoints\)\. See sluice --help\.$/);
+    await refused(
+      ['frobnicate'],
+      2,
+      /^sluice: unknown command "frobnicate" \(commands: serve, pricing, logs, projects, keys, endpoints\)\. See sluice --help\.$/,
+    );
   });
 
   it('names a missing or invalid config file in one line, exit 1', async () => {

@@ -60,7 +60,12 @@ describe('Content-Type: a JSON body must be declared as JSON (no cross-site "sim
   for (const type of ['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded']) {
     it(`${type} gets 415 in the OpenAI error shape, and the upstream is never called`, async () => {
       const seen = upstream.requests.length;
-      const res = await call(gw.url, { method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': type }, body: chat('up/gpt-4o-mini') });
+      const res = await call(gw.url, {
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { 'content-type': type },
+        body: chat('up/gpt-4o-mini'),
+      });
       assert.equal(res.status, 415);
       assert.deepEqual(JSON.parse(res.body), {
         error: {
@@ -86,7 +91,12 @@ describe('Content-Type: a JSON body must be declared as JSON (no cross-site "sim
   });
 
   it('application/json with a charset in any case is served', async () => {
-    const res = await call(gw.url, { method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'Application/JSON; charset=utf-8' }, body: chat() });
+    const res = await call(gw.url, {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: { 'content-type': 'Application/JSON; charset=utf-8' },
+      body: chat(),
+    });
     assert.equal(res.status, 200);
     assert.equal(JSON.parse(res.body).object, 'chat.completion');
   });
@@ -97,10 +107,20 @@ describe('Host check (DNS rebinding)', () => {
     const gw = await startGateway();
     try {
       for (const host of ['evil.example', `evil.example:${new URL(gw.url).port}`, '192.168.1.10']) {
-        const res = await call(gw.url, { method: 'POST', path: '/v1/chat/completions', headers: { host, 'content-type': 'application/json' }, body: chat() });
+        const res = await call(gw.url, {
+          method: 'POST',
+          path: '/v1/chat/completions',
+          headers: { host, 'content-type': 'application/json' },
+          body: chat(),
+        });
         assert.equal(res.status, 403, host);
         assert.deepEqual(JSON.parse(res.body), {
-          error: { message: `Host ${host} is not allowed here (see server.allowed_hosts).`, type: 'invalid_request_error', param: null, code: 'host_not_allowed' },
+          error: {
+            message: `Host ${host} is not allowed here (see server.allowed_hosts).`,
+            type: 'invalid_request_error',
+            param: null,
+            code: 'host_not_allowed',
+          },
         });
       }
       for (const host of ['localhost:8080', 'app.localhost', '127.0.0.1', '[::1]:8080']) {
@@ -159,7 +179,12 @@ describe('CORS', () => {
   it('is off by default: no Access-Control-* header on a response or a preflight', async () => {
     const gw = await startGateway();
     try {
-      const post = await call(gw.url, { method: 'POST', path: '/v1/chat/completions', headers: { origin: APP, 'content-type': 'application/json' }, body: chat() });
+      const post = await call(gw.url, {
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { origin: APP, 'content-type': 'application/json' },
+        body: chat(),
+      });
       assert.equal(post.status, 200);
       assert.deepEqual(corsHeaders(post.headers), []);
       const preflight = await call(gw.url, {
@@ -228,7 +253,12 @@ describe('CORS', () => {
     });
 
     it('an error answer carries them too, so the page can read it', async () => {
-      const res = await call(gw.url, { method: 'POST', path: '/v1/chat/completions', headers: { origin: APP, 'content-type': 'text/plain' }, body: chat() });
+      const res = await call(gw.url, {
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { origin: APP, 'content-type': 'text/plain' },
+        body: chat(),
+      });
       assert.equal(res.status, 415);
       assert.equal(res.headers['access-control-allow-origin'], APP);
     });
@@ -299,7 +329,10 @@ describe('connection handling', () => {
       assert.ok(ms > 2500, `the stream took ${Math.round(ms)} ms`);
       const { frames } = parseSse(res.body);
       assert.equal(frames.at(-1)?.data, '[DONE]');
-      const text = frames.slice(0, -1).map((f) => JSON.parse(f.data).choices[0]?.delta?.content ?? '').join('');
+      const text = frames
+        .slice(0, -1)
+        .map((f) => JSON.parse(f.data).choices[0]?.delta?.content ?? '')
+        .join('');
       assert.equal(text, 'You said: a b c d');
     } finally {
       await gw.close();
@@ -312,7 +345,7 @@ describe('connection handling', () => {
     try {
       for (let i = 0; i < 3; i++) held.push(await open(gw.url));
       // Accepting is asynchronous: wait until the server counts all three.
-      for (let n = 0; n < 3; ) {
+      for (let n = 0; n < 3;) {
         n = await new Promise<number>((resolve, reject) => gw.gateway.server.getConnections((err, count) => (err ? reject(err) : resolve(count))));
         if (n < 3) await new Promise((r) => setTimeout(r, 10));
       }
@@ -326,7 +359,10 @@ describe('connection handling', () => {
       held.pop()?.destroy();
       let status = 0;
       for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
-        status = await call(gw.url, { headers: { connection: 'close' } }).then((r) => r.status, () => 0);
+        status = await call(gw.url, { headers: { connection: 'close' } }).then(
+          (r) => r.status,
+          () => 0,
+        );
         if (status !== 200) await new Promise((r) => setTimeout(r, 20));
       }
       assert.equal(status, 200);

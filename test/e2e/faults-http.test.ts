@@ -49,7 +49,7 @@ describe('upstream HTTP errors before the stream', () => {
     expect: { status: number; type: string; code: string; param?: string | null; message: RegExp };
   }[] = [
     {
-      name: '400 with an OpenAI error body keeps status, message and param; its own code stays beside sluice\'s',
+      name: "400 with an OpenAI error body keeps status, message and param; its own code stays beside sluice's",
       status: 400,
       body: JSON.stringify({
         error: {

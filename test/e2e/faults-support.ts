@@ -7,7 +7,9 @@ const TEXT_RECORDING = 'openai-chat/gpt4o-mini-text-after-tool.sse';
 
 /** The recording's SSE frames, each with its blank line, so a test can cut the stream anywhere. */
 export function recordedFrames(): string[] {
-  return openAIStreamBody(TEXT_RECORDING).toString('utf8').split(/(?<=\n\n)/);
+  return openAIStreamBody(TEXT_RECORDING)
+    .toString('utf8')
+    .split(/(?<=\n\n)/);
 }
 
 /** The content the recording streams, in order. */
@@ -59,13 +61,15 @@ export function expectErrorThenDone(text: string, code: string, event?: string):
   assert.equal(parsed.error.code, code);
   assert.ok(parsed.error.message.length > 0);
   const chunks = frames.slice(0, -2).map((f) => JSON.parse(f.data));
-  assert.ok(chunks.every((c) => !('error' in c)), 'exactly one error frame');
+  assert.ok(
+    chunks.every((c) => !('error' in c)),
+    'exactly one error frame',
+  );
   return { chunks, error: parsed.error };
 }
 
 /** The content a client assembled from chat chunks. */
-export const contentOf = (chunks: StreamEnd['chunks']): string =>
-  chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+export const contentOf = (chunks: StreamEnd['chunks']): string => chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
 
 /** Polls a condition with a bounded number of steps (no timed assertions, just a ceiling). */
 export async function until(condition: () => boolean, what: string, steps = 200, stepMs = 10): Promise<void> {
@@ -75,4 +79,3 @@ export async function until(condition: () => boolean, what: string, steps = 200,
   }
   assert.fail(`timed out waiting for ${what}`);
 }
-

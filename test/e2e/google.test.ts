@@ -19,16 +19,27 @@ const counts = (u: OpenAI.CompletionUsage | undefined) => ({
 
 /** What the recording's parts say, read straight from its payloads. */
 function recorded(name: string) {
-  const parts = geminiPayloads(name).flatMap((p) => p.candidates?.[0]?.content?.parts ?? []) as { text?: string; thought?: boolean; thoughtSignature?: string }[];
+  const parts = geminiPayloads(name).flatMap((p) => p.candidates?.[0]?.content?.parts ?? []) as {
+    text?: string;
+    thought?: boolean;
+    thoughtSignature?: string;
+  }[];
   return {
-    reasoning: parts.filter((p) => p.thought).map((p) => p.text).join(''),
-    content: parts.filter((p) => !p.thought).map((p) => p.text ?? '').join(''),
+    reasoning: parts
+      .filter((p) => p.thought)
+      .map((p) => p.text)
+      .join(''),
+    content: parts
+      .filter((p) => !p.thought)
+      .map((p) => p.text ?? '')
+      .join(''),
     signature: parts.find((p) => p.thoughtSignature)?.thoughtSignature,
   };
 }
 
 const frame = (payload: unknown) => `data: ${JSON.stringify(payload)}\r\n\r\n`;
-const textChunk = (text: string) => frame({ candidates: [{ content: { role: 'model', parts: [{ text }] } }], modelVersion: 'gemini-2.5-flash', responseId: 'e2e' });
+const textChunk = (text: string) =>
+  frame({ candidates: [{ content: { role: 'model', parts: [{ text }] } }], modelVersion: 'gemini-2.5-flash', responseId: 'e2e' });
 const overloaded = frame({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } });
 const jsonReply = (body: unknown, status = 200) => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
@@ -98,12 +109,20 @@ describe('google (Gemini) through the openai SDK', () => {
   it('round-trips the signature: a streamed call, then the next turn carries it back on the call', async () => {
     upstream.reply({ body: geminiStreamBody('gemini/function-call-thought-signature-2.5-flash.sse'), randomSplit: { seed: 2, maxPiece: 50 } });
     const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
-      { type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { latitude: { type: 'string' }, longitude: { type: 'string' } } } } },
+      {
+        type: 'function',
+        function: { name: 'weather', parameters: { type: 'object', properties: { latitude: { type: 'string' }, longitude: { type: 'string' } } } },
+      },
     ];
     const question = { role: 'user' as const, content: "What's the weather in Berlin? (52.5200, 13.4050)" };
-    const got = await collect(await gw.client.chat.completions.create({ model: 'google/gemini-2.5-flash', messages: [question], tools, stream: true }));
+    const got = await collect(
+      await gw.client.chat.completions.create({ model: 'google/gemini-2.5-flash', messages: [question], tools, stream: true }),
+    );
     assert.equal(got.finish, 'tool_calls');
-    assert.deepEqual(got.calls.map((c) => [c.name, c.args]), [['weather', '{"latitude":"52.5200","longitude":"13.4050"}']]);
+    assert.deepEqual(
+      got.calls.map((c) => [c.name, c.args]),
+      [['weather', '{"latitude":"52.5200","longitude":"13.4050"}']],
+    );
     const signature = recorded('gemini/function-call-thought-signature-2.5-flash.sse').signature;
     assert.equal(got.signature, signature);
 
@@ -165,7 +184,10 @@ describe('google (Gemini) through the openai SDK', () => {
     assert.equal(choice.message.content, null);
     assert.equal(choice.finish_reason, 'tool_calls');
     const calls = (choice.message.tool_calls ?? []) as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall[];
-    assert.deepEqual(calls.map((c) => [c.type, c.function.name, c.function.arguments]), [['function', 'get_capital', '{"country":"France"}']]);
+    assert.deepEqual(
+      calls.map((c) => [c.type, c.function.name, c.function.arguments]),
+      [['function', 'get_capital', '{"country":"France"}']],
+    );
     assert.deepEqual(counts(completion.usage), { prompt: 52, completion: 5, total: 57, reasoning: undefined, cached: undefined });
   });
 

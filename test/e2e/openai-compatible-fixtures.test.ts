@@ -57,7 +57,11 @@ function assertStreamContract(chunks: ChatCompletionChunk[], expected: ExpectedM
     const mine = chunks.flatMap((c) => c.choices.filter((x) => x.index === index));
     assert.equal(mine[0]?.delta.role, 'assistant', `choice ${index} opens with the assistant role`);
     const starts = mine.flatMap((c) => (c.delta.tool_calls ?? []).filter((t) => t.id !== undefined).map((t) => t.index));
-    assert.deepEqual(starts, choice.toolCalls.map((_, i) => i), `choice ${index}: one distinct index per tool call`);
+    assert.deepEqual(
+      starts,
+      choice.toolCalls.map((_, i) => i),
+      `choice ${index}: one distinct index per tool call`,
+    );
     const finishes = mine.filter((c) => c.finish_reason !== null).length;
     assert.equal(finishes, choice.finishReason === null ? 0 : 1, `choice ${index}: exactly one finish_reason`);
   });
@@ -130,7 +134,10 @@ describe('every OpenAI-compatible recording, through sluice to the openai SDK', 
     upstream.reply({ body: openAIStreamBody('groq/midstream-error-tool-use-failed.sse'), randomSplit: { seed: 5 } });
     const { frames } = parseSse((await rawStream(gw.url, { model: 'up/recorded', ...request })).text);
     const error = JSON.parse(frames.at(-2)?.data ?? '').error;
-    assert.deepEqual({ type: error.type, code: error.code, upstream: error.upstream?.code }, { type: 'invalid_request_error', code: 'invalid_request', upstream: 'tool_use_failed' });
+    assert.deepEqual(
+      { type: error.type, code: error.code, upstream: error.upstream?.code },
+      { type: 'invalid_request_error', code: 'invalid_request', upstream: 'tool_use_failed' },
+    );
   });
 
   it('Groq: the same error before any output is an HTTP 400 with the upstream message', async () => {
@@ -145,7 +152,9 @@ describe('every OpenAI-compatible recording, through sluice to the openai SDK', 
   it('OpenRouter web search: the recorded request (a hosted openrouter:web_search tool) goes upstream as sent, the citations come back', async () => {
     const name = 'openrouter/web-search-annotations.sse';
     // The SDK's types know only function tools; the body is what OpenRouter's own clients send.
-    const recorded = JSON.parse(readFixture('openrouter/web-search-annotations.request.json').toString('utf8')) as ChatCompletionCreateParamsStreaming;
+    const recorded = JSON.parse(
+      readFixture('openrouter/web-search-annotations.request.json').toString('utf8'),
+    ) as ChatCompletionCreateParamsStreaming;
     upstream.reply({ body: openAIStreamBody(name), randomSplit: { seed: 7 } });
     const stream = await gw.client.chat.completions.create({ ...recorded, model: 'up/deepseek/deepseek-chat' });
     const chunks: ChatCompletionChunk[] = [];

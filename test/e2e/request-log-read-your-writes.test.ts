@@ -33,7 +33,8 @@ describe('request log: read your writes', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const lookup = (gw: TestGateway, id: string) => fetch(`${gw.url}/v1/requests/${id}`).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, any> }));
+  const lookup = (gw: TestGateway, id: string) =>
+    fetch(`${gw.url}/v1/requests/${id}`).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, any> }));
 
   it('10 of 10 lookups right after a failed stream find the row (no usage reported: the usage is still being counted)', async () => {
     const frames = recordedFrames();

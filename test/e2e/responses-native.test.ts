@@ -106,7 +106,18 @@ async function throughResponses(gw: TestGateway, model: string) {
 }
 
 describe('the Responses surface over the native providers', () => {
-  const { upstream, gw } = useUpstreamGateway((url) => ({ env: { ANTHROPIC_API_KEY: 'sk-ant-e2e', ANTHROPIC_BASE_URL: url, GEMINI_API_KEY: 'gm-e2e', GEMINI_BASE_URL: url, AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL_BEDROCK_RUNTIME: url, } }));
+  const { upstream, gw } = useUpstreamGateway((url) => ({
+    env: {
+      ANTHROPIC_API_KEY: 'sk-ant-e2e',
+      ANTHROPIC_BASE_URL: url,
+      GEMINI_API_KEY: 'gm-e2e',
+      GEMINI_BASE_URL: url,
+      AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+      AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+      AWS_REGION: 'us-east-1',
+      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: url,
+    },
+  }));
 
   describe('anthropic', { skip: unregistered('anthropic') }, () => {
     for (const name of ['anthropic/thinking-signature.sse', 'anthropic/parallel-tool-use.sse', 'anthropic/prompt-cache-read.sse']) {
@@ -160,10 +171,7 @@ describe('the Responses surface over the native providers', () => {
         { role: 'user', content: 'Weather and time in SF?' },
         {
           role: 'assistant',
-          content: [
-            { type: 'text', text },
-            ...calls.map((c) => ({ type: 'tool_use', id: c.call_id, name: c.name, input: JSON.parse(c.arguments) })),
-          ],
+          content: [{ type: 'text', text }, ...calls.map((c) => ({ type: 'tool_use', id: c.call_id, name: c.name, input: JSON.parse(c.arguments) }))],
         },
         {
           role: 'user',

@@ -7,7 +7,10 @@ import { readFixture } from './fixtures.ts';
 export function anthropicStreamBody(name: string): Buffer {
   const raw = readFixture(name);
   if (name.endsWith('.sse')) return raw;
-  const lines = raw.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = raw
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   return Buffer.from(lines.map((l) => `event: ${(JSON.parse(l) as { type: string }).type}\ndata: ${l}\n\n`).join(''));
 }
 

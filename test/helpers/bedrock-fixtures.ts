@@ -16,7 +16,7 @@ export function bedrockBody(name: string): Buffer {
 export function eventStreamMessages(body: Uint8Array): Message[] {
   const out: Message[] = [];
   const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
-  for (let offset = 0; offset < body.byteLength; ) {
+  for (let offset = 0; offset < body.byteLength;) {
     const length = view.getUint32(offset, false);
     out.push(codec.decode(body.subarray(offset, offset + length)));
     offset += length;
@@ -37,10 +37,7 @@ export function eventMessage(eventType: string, payload: unknown): Buffer {
 
 /** One exception message (e.g. `throttlingException`), as Bedrock sends a failure inside a 200 stream. */
 export function exceptionMessage(exceptionType: string, message: string): Buffer {
-  return encode(
-    { ':exception-type': str(exceptionType), ':content-type': str('application/json'), ':message-type': str('exception') },
-    { message },
-  );
+  return encode({ ':exception-type': str(exceptionType), ':content-type': str('application/json'), ':message-type': str('exception') }, { message });
 }
 
 /** The events of a decoded `.jsonl` recording (`{"<eventType>": payload}` per line). */
@@ -92,13 +89,13 @@ export const expectedBedrockEvents: Record<string, CanonicalEvent[]> = {
     think(' This is a'),
     think(' straightforward greeting'),
     think(','),
-    think(' so I\'ll respond warm'),
+    think(" so I'll respond warm"),
     think('ly and ask'),
     think(' how I can help'),
     think(' them today.'),
     signed(SONNET4_SIGNATURE),
     text('Hello! It'),
-    text('\'s nice'),
+    text("'s nice"),
     text(' to meet you.'),
     text(' How can I help'),
     text(' you today?'),
@@ -221,7 +218,7 @@ export const expectedBedrockEvents: Record<string, CanonicalEvent[]> = {
     think(' appears at positions '),
     think('3, 8'),
     think(', and 9.\n\nSo there'),
-    think(' are 3 r\'s.'),
+    think(" are 3 r's."),
     signed(DECODED_SIGNATURE),
     text('There'),
     text(' are **3** r\'s in "'),
@@ -251,7 +248,7 @@ const used = (inputTokens: number, outputTokens: number): Usage => ({ inputToken
 /** What each recording assembles to: the whole message a client ends up with. */
 export const expectedBedrockMessages: Record<string, ExpectedBedrockMessage> = {
   'bedrock/converse-reasoning-claude-sonnet4.b64': {
-    text: 'Hello! It\'s nice to meet you. How can I help you today?',
+    text: "Hello! It's nice to meet you. How can I help you today?",
     reasoning:
       'The user has greeted me with a simple "Hello". I should respond in a friendly and welcoming manner. ' +
       "This is a straightforward greeting, so I'll respond warmly and ask how I can help them today.",

@@ -65,7 +65,7 @@ export function prng(seed: number): () => number {
 export function splitRandomly(body: Buffer, seed: number, maxPiece = 64): Buffer[] {
   const rand = prng(seed);
   const out: Buffer[] = [];
-  for (let i = 0; i < body.length; ) {
+  for (let i = 0; i < body.length;) {
     const n = 1 + Math.floor(rand() * maxPiece);
     out.push(body.subarray(i, i + n));
     i += n;

@@ -32,7 +32,10 @@ export function listFixtures(folder: string, extensions: string[]): string[] {
 export function openAIStreamBody(name: string): Buffer {
   const raw = readFixture(name);
   if (name.endsWith('.sse')) return raw;
-  const lines = raw.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = raw
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   return Buffer.from(`${lines.map((l) => `data: ${l}\n\n`).join('')}data: [DONE]\n\n`);
 }
 

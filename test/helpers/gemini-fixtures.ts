@@ -8,7 +8,10 @@ import { readFixture } from './fixtures.ts';
 export function geminiStreamBody(name: string): Buffer {
   const raw = readFixture(name);
   if (name.endsWith('.sse')) return raw;
-  const lines = raw.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = raw
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   return Buffer.from(lines.map((l) => `data: ${l}\r\n\r\n`).join(''));
 }
 

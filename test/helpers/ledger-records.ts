@@ -18,7 +18,7 @@ export function ledgerRecord(overrides: Partial<LedgerRecord> = {}): LedgerRecor
     outputTokens: 7,
     reasoningTokens: 0,
     usageSource: 'provider',
-    costUsd: 0.0000060,
+    costUsd: 0.000006,
     priceKnown: true,
     ttftMs: 120,
     latencyMs: 480,

@@ -133,7 +133,15 @@ export function foldChunks(chunks: readonly object[]): { choices: ExpectedChoice
   for (const chunk of chunks as RawChunk[]) {
     for (const c of chunk.choices ?? []) {
       const i = c.index ?? 0;
-      const choice = (choices[i] ??= { content: '', reasoning: '', refusal: '', calls: new Map(), annotations: [], finishReason: null, logprobs: [] });
+      const choice = (choices[i] ??= {
+        content: '',
+        reasoning: '',
+        refusal: '',
+        calls: new Map(),
+        annotations: [],
+        finishReason: null,
+        logprobs: [],
+      });
       const d = c.delta ?? {};
       choice.reasoning += d.reasoning_content ?? d.reasoning ?? '';
       if (typeof d.content === 'string') choice.content += d.content;

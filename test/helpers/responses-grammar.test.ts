@@ -41,7 +41,10 @@ function wire(events: Event[]): string {
 }
 
 function rejects(body: string, rule: RegExp) {
-  assert.throws(() => checkResponsesStream(body), (err: unknown) => err instanceof GrammarError && rule.test(err.message));
+  assert.throws(
+    () => checkResponsesStream(body),
+    (err: unknown) => err instanceof GrammarError && rule.test(err.message),
+  );
 }
 
 const replace = (i: number, e: Event) => valid().map((x, j) => (j === i ? e : x));
@@ -98,7 +101,13 @@ describe('checkResponsesStream', () => {
 
   it('checks citations: annotation_index in order, inside the open output_text part, and held by the part when it is done', () => {
     const cite = { type: 'url_citation', start_index: 0, end_index: 2, url: 'https://a.example', title: 'A' };
-    const added = (index: number) => ({ type: 'response.output_text.annotation.added', ...at(0), content_index: 0, annotation_index: index, annotation: cite });
+    const added = (index: number) => ({
+      type: 'response.output_text.annotation.added',
+      ...at(0),
+      content_index: 0,
+      annotation_index: index,
+      annotation: cite,
+    });
     const withCitations = (indexes: number[], donePart = { ...part('Hi!'), annotations: indexes.map(() => cite) }) => {
       const events = replace(7, { type: 'response.content_part.done', ...at(0), content_index: 0, part: donePart });
       events.splice(5, 0, ...indexes.map(added));
@@ -151,13 +160,19 @@ describe('checkResponsesStream', () => {
   });
 
   it('rejects a done item whose content is not what its parts built', () => {
-    rejects(wire(replace(8, { type: 'response.output_item.done', output_index: 0, item: { ...doneMessage, content: [] } })), /content is not its parts/);
+    rejects(
+      wire(replace(8, { type: 'response.output_item.done', output_index: 0, item: { ...doneMessage, content: [] } })),
+      /content is not its parts/,
+    );
   });
 
   it('rejects an error event not followed by response.failed, and a failed response without an error', () => {
     const error = { type: 'error', error: { code: 'x', message: 'y' } };
     rejects(wire([...valid().slice(0, -1), error, valid().at(-1) as Event]), /error event not followed by response.failed/);
-    rejects(wire([...valid().slice(0, -1), { type: 'response.failed', response: resp('failed', [doneMessage, doneCall]) }]), /no error code and message/);
+    rejects(
+      wire([...valid().slice(0, -1), { type: 'response.failed', response: resp('failed', [doneMessage, doneCall]) }]),
+      /no error code and message/,
+    );
   });
 
   it('rejects output indexes that skip', () => {

@@ -12,7 +12,13 @@ export interface AccountingIdentity {
 export function usageStartFrame(id: AccountingIdentity, inputTokens: number): string {
   return namedFrame(
     'usage_start',
-    JSON.stringify({ type: 'usage_start', request_id: id.requestId, provider: id.provider, model: id.model, input_tokens: inputTokens }),
+    JSON.stringify({
+      type: 'usage_start',
+      request_id: id.requestId,
+      provider: id.provider,
+      model: id.model,
+      input_tokens: inputTokens,
+    }),
   );
 }
 
@@ -47,7 +53,13 @@ export function rateLimitWarningFrame(id: AccountingIdentity, w: LimitWarning): 
 export function cacheHitFrame(id: AccountingIdentity, cachedTokens: number): string {
   return namedFrame(
     'cache_hit',
-    JSON.stringify({ type: 'cache_hit', request_id: id.requestId, provider: id.provider, model: id.model, cached_tokens: cachedTokens }),
+    JSON.stringify({
+      type: 'cache_hit',
+      request_id: id.requestId,
+      provider: id.provider,
+      model: id.model,
+      cached_tokens: cachedTokens,
+    }),
   );
 }
 
@@ -91,8 +103,6 @@ export function responseDoneFrame(id: AccountingIdentity, usage: Usage): string 
 export function accountingTail(id: AccountingIdentity, usage: Usage, costUsd: number, latencyMs: number): string {
   const cached = usage.cachedInputTokens ?? 0;
   return (
-    (cached > 0 ? cacheHitFrame(id, cached) : '') +
-    usageFinalFrame(id, usage, costUsd, latencyMs) +
-    responseDoneFrame(id, usage)
+    (cached > 0 ? cacheHitFrame(id, cached) : '') + usageFinalFrame(id, usage, costUsd, latencyMs) + responseDoneFrame(id, usage)
   );
 }

@@ -123,7 +123,10 @@ export const chatRequestSchema = z.looseObject({
   n: z.number().int().min(1).max(128).nullable().optional(),
   max_tokens: tokenCount.nullable().optional(),
   max_completion_tokens: tokenCount.nullable().optional(),
-  stop: z.union([z.string(), z.array(z.string()).max(4)]).nullable().optional(),
+  stop: z
+    .union([z.string(), z.array(z.string()).max(4)])
+    .nullable()
+    .optional(),
   presence_penalty: z.number().min(-2).max(2).nullable().optional(),
   frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
   logit_bias: z.record(z.string(), z.number().min(-100).max(100)).nullable().optional(),

@@ -230,7 +230,7 @@ describe('ResponsesEventEncoder', () => {
     });
   }
 
-  it('a failure mid-stream: open items closed incomplete, then error (sluice\'s code, the upstream\'s beside it) and response.failed', () => {
+  it("a failure mid-stream: open items closed incomplete, then error (sluice's code, the upstream's beside it) and response.failed", () => {
     const where = { item_id: 'msg_r1_0', output_index: 0, content_index: 0 };
     const item = messageItem('msg_r1_0', 'incomplete', [textPart('Par')]);
     const error = new GatewayError({
@@ -289,14 +289,17 @@ describe('ResponsesEventEncoder', () => {
     ];
     const item = messageItem('msg_r1_0', 'completed', [textPart('mine')]);
     const events = encode([...other, text('mine'), finish('stop')]);
-    assert.deepEqual(events.slice(2, -1).map((e) => e.type), [
-      'response.output_item.added',
-      'response.content_part.added',
-      'response.output_text.delta',
-      'response.output_text.done',
-      'response.content_part.done',
-      'response.output_item.done',
-    ]);
+    assert.deepEqual(
+      events.slice(2, -1).map((e) => e.type),
+      [
+        'response.output_item.added',
+        'response.content_part.added',
+        'response.output_text.delta',
+        'response.output_text.done',
+        'response.content_part.done',
+        'response.output_item.done',
+      ],
+    );
     assert.deepEqual(events.at(-1), { type: 'response.completed', sequence_number: 8, response: response('completed', [item]) });
   });
 

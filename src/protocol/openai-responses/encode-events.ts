@@ -164,7 +164,10 @@ export class ResponsesEventEncoder {
     if (m.part && m.part.type !== kind) frames += this.closePart();
     let part = m.part;
     if (!part) {
-      part = kind === 'output_text' ? { type: 'output_text', text: '', annotations: [], logprobs: [] } : { type: 'refusal', refusal: '' };
+      part =
+        kind === 'output_text'
+          ? { type: 'output_text', text: '', annotations: [], logprobs: [] }
+          : { type: 'refusal', refusal: '' };
       m.part = part;
       m.item.content.push(part);
       frames += this.event('response.content_part.added', {
@@ -238,7 +241,14 @@ export class ResponsesEventEncoder {
 
   private callStart(index: number, callId: string, name: string): string {
     let frames = this.closeReasoning() + this.closeMessage('completed');
-    const item: CallItem = { type: 'function_call', id: this.id('fc'), call_id: callId, name, arguments: '', status: 'in_progress' };
+    const item: CallItem = {
+      type: 'function_call',
+      id: this.id('fc'),
+      call_id: callId,
+      name,
+      arguments: '',
+      status: 'in_progress',
+    };
     const added = this.addItem(item);
     frames += added.frames;
     this.calls.set(index, { item, index: added.index, open: true });

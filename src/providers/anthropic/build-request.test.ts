@@ -301,18 +301,17 @@ describe('anthropic request: what cannot be honoured', () => {
     rejects({ messages: hi, logprobs: true, top_logprobs: 2 }, 'logprobs');
     rejects({ messages: hi, seed: 7 }, 'seed');
     rejects({ messages: hi, response_format: { type: 'json_object' } }, 'response_format', /json_object/);
-    rejects(
-      { messages: hi, response_format: { type: 'json_schema', json_schema: { name: 'x', schema: {} } } },
-      'response_format',
-      /json_schema/,
-    );
+    rejects({ messages: hi, response_format: { type: 'json_schema', json_schema: { name: 'x', schema: {} } } }, 'response_format', /json_schema/);
     rejects({ messages: hi, metadata: { project: 'a' } }, 'metadata.project');
     rejects({ messages: hi, service_tier: 'flex' }, 'service_tier');
     rejects({ messages: hi, temperature: 1.5 }, 'temperature', /0 to 1/);
     rejects({ messages: hi, reasoning_effort: 'low', temperature: 0.2 }, 'temperature');
     rejects({ messages: hi, reasoning_effort: 'low', top_p: 0.5 }, 'top_p');
     rejects({ messages: hi, reasoning_effort: 'low', top_k: 5 }, 'top_k');
-    rejects({ messages: hi, reasoning_effort: 'low', tools: [{ type: 'function', function: { name: 't' } }], tool_choice: 'required' }, 'tool_choice');
+    rejects(
+      { messages: hi, reasoning_effort: 'low', tools: [{ type: 'function', function: { name: 't' } }], tool_choice: 'required' },
+      'tool_choice',
+    );
     rejects({ messages: hi, reasoning_effort: 'medium', max_completion_tokens: 1000 }, 'max_completion_tokens', /at least 1025/);
     rejects(
       { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }] },
@@ -325,7 +324,13 @@ describe('anthropic request: what cannot be honoured', () => {
     const b = body(
       {
         messages: [
-          { role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'hi' },
+              { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } },
+            ],
+          },
         ],
         n: 2,
         presence_penalty: 0.5,

@@ -18,7 +18,12 @@ export interface AnthropicTarget {
 export const ANTHROPIC_VERSION = '2023-06-01';
 
 /** CanonicalRequest -> `POST {base}/v1/messages`. Throws a 400 GatewayError for what cannot be sent. */
-export function buildAnthropicRequest(request: CanonicalRequest, model: string, stream: boolean, target: AnthropicTarget): UpstreamRequest {
+export function buildAnthropicRequest(
+  request: CanonicalRequest,
+  model: string,
+  stream: boolean,
+  target: AnthropicTarget,
+): UpstreamRequest {
   const unsupported = unsupportedParams(target.dropParams);
   rejectUnsupported(request, unsupported);
   const { system, messages } = convertMessages(request.messages, unsupported);
@@ -77,12 +82,14 @@ function sampling(request: CanonicalRequest, thinking: boolean, unsupported: Uns
   const topK = request.extra?.top_k;
   if (temperature != null) {
     if (thinking) {
-      if (temperature !== 1) unsupported('temperature', 'anthropic does not allow setting temperature while thinking (reasoning_effort).');
+      if (temperature !== 1)
+        unsupported('temperature', 'anthropic does not allow setting temperature while thinking (reasoning_effort).');
     } else if (temperature > 1) unsupported('temperature', 'anthropic accepts a temperature from 0 to 1.');
     else out.temperature = temperature;
   }
   if (topP != null) {
-    if (thinking && topP < 0.95) unsupported('top_p', 'anthropic accepts top_p from 0.95 to 1 while thinking (reasoning_effort).');
+    if (thinking && topP < 0.95)
+      unsupported('top_p', 'anthropic accepts top_p from 0.95 to 1 while thinking (reasoning_effort).');
     else out.top_p = topP;
   }
   if (typeof topK === 'number') {

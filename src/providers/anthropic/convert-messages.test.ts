@@ -29,7 +29,14 @@ describe('anthropic message conversion', () => {
         { role: 'system', content: 'Long instructions', cache_control: cc },
         { role: 'user', content: 'Doc', cache_control: { type: 'ephemeral', ttl: '1h' } },
         { role: 'assistant', content: 'Ok', cache_control: cc },
-        { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], cache_control: cc },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'b' },
+          ],
+          cache_control: cc,
+        },
       ]),
       {
         system: [{ type: 'text', text: 'Long instructions', cache_control: { type: 'ephemeral' } }],
@@ -52,7 +59,13 @@ describe('anthropic message conversion', () => {
   it('keeps cache_control on individual text parts (the per-part form of prompt caching)', () => {
     assert.deepEqual(
       convert([
-        { role: 'system', content: [{ type: 'text', text: 'Rules', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'More' }] },
+        {
+          role: 'system',
+          content: [
+            { type: 'text', text: 'Rules', cache_control: { type: 'ephemeral' } },
+            { type: 'text', text: 'More' },
+          ],
+        },
         {
           role: 'user',
           content: [
@@ -84,7 +97,13 @@ describe('anthropic message conversion', () => {
     assert.deepEqual(
       convert([
         { role: 'system', content: '' },
-        { role: 'user', content: [{ type: 'text', text: '' }, { type: 'text', text: 'hi' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: '' },
+            { type: 'text', text: 'hi' },
+          ],
+        },
         { role: 'assistant', content: '' },
         { role: 'user', content: 'again' },
       ]),
@@ -118,7 +137,13 @@ describe('anthropic message conversion', () => {
   it('maps assistant content parts, and tool results given as text parts', () => {
     assert.deepEqual(
       convert([
-        { role: 'assistant', content: [{ type: 'text', text: 'one' }, { type: 'refusal', refusal: 'no' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'one' },
+            { type: 'refusal', refusal: 'no' },
+          ],
+        },
         { role: 'tool', tool_call_id: 't1', content: [{ type: 'text', text: 'r' }] },
       ]).messages,
       [

@@ -15,7 +15,11 @@ export type AnthropicBlock = Cacheable &
   (
     | AnthropicTextBlock
     | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string } }
-    | { type: 'document'; source: { type: 'base64'; media_type: string; data: string } | { type: 'text'; media_type: 'text/plain'; data: string }; title?: string }
+    | {
+        type: 'document';
+        source: { type: 'base64'; media_type: string; data: string } | { type: 'text'; media_type: 'text/plain'; data: string };
+        title?: string;
+      }
     | { type: 'thinking'; thinking: string; signature: string }
     | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
     | { type: 'tool_result'; tool_use_id: string; content: string | AnthropicTextBlock[] }
@@ -79,7 +83,10 @@ export function convertMessages(messages: readonly CanonicalMessage[], unsupport
         break;
       }
       case 'function':
-        unsupported(at, 'anthropic needs tool messages (role "tool" with tool_call_id); legacy function messages cannot be sent.');
+        unsupported(
+          at,
+          'anthropic needs tool messages (role "tool" with tool_call_id); legacy function messages cannot be sent.',
+        );
         break;
     }
   });
@@ -143,7 +150,11 @@ function documentBlock(file: CanonicalFile, param: string, unsupported: Unsuppor
   return undefined;
 }
 
-function assistantBlocks(message: Extract<CanonicalMessage, { role: 'assistant' }>, at: string, unsupported: Unsupported): AnthropicBlock[] {
+function assistantBlocks(
+  message: Extract<CanonicalMessage, { role: 'assistant' }>,
+  at: string,
+  unsupported: Unsupported,
+): AnthropicBlock[] {
   const blocks: AnthropicBlock[] = [];
   // Thinking goes back only with its signature: Anthropic verifies it, and rejects unsigned
   // thinking (reasoning text from another provider cannot be replayed as Claude's own).
@@ -169,7 +180,6 @@ function assistantBlocks(message: Extract<CanonicalMessage, { role: 'assistant' 
   });
   return blocks;
 }
-
 
 /** `cache_control` on a message or on one of its parts. */
 function cacheControlOf(holder: object, at: string): CacheControl | undefined {

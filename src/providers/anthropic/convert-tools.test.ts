@@ -7,7 +7,10 @@ import { convertTools } from './convert-tools.ts';
 import { unsupportedParams } from './unsupported.ts';
 
 const tools = [
-  { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+  {
+    type: 'function',
+    function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+  },
   { type: 'function', function: { name: 'now' } },
 ];
 const request = (extra: Record<string, unknown>) =>
@@ -26,7 +29,9 @@ describe('anthropic tool conversion', () => {
       () => convertTools(hosted, false, unsupportedParams(false)),
       (err: unknown) => err instanceof GatewayError && err.status === 400 && err.param === 'tools[1]' && /openrouter:web_search/.test(err.message),
     );
-    assert.deepEqual(convertTools(hosted, false, unsupportedParams(true)), { tools: [{ name: 'now', input_schema: { type: 'object', properties: {} } }] });
+    assert.deepEqual(convertTools(hosted, false, unsupportedParams(true)), {
+      tools: [{ name: 'now', input_schema: { type: 'object', properties: {} } }],
+    });
   });
 
   it('maps definitions, with an empty object schema for a tool without parameters', () => {
@@ -48,13 +53,7 @@ describe('anthropic tool conversion', () => {
         choice({ tool_choice: { type: 'function', function: { name: 'now' } } }),
         choice({ parallel_tool_calls: true }),
       ],
-      [
-        { type: 'auto' },
-        { type: 'none' },
-        { type: 'any', disable_parallel_tool_use: true },
-        { type: 'tool', name: 'now' },
-        undefined,
-      ],
+      [{ type: 'auto' }, { type: 'none' }, { type: 'any', disable_parallel_tool_use: true }, { type: 'tool', name: 'now' }, undefined],
     );
   });
 

@@ -37,7 +37,10 @@ export function convertTools(request: CanonicalRequest, thinking: boolean, unsup
   if (choice === 'none') return { tools, tool_choice: { type: 'none' } };
   if (choice === 'required' || typeof choice === 'object') {
     if (thinking) {
-      unsupported('tool_choice', 'anthropic cannot force a tool call while thinking (reasoning_effort); use tool_choice "auto" or "none".');
+      unsupported(
+        'tool_choice',
+        'anthropic cannot force a tool call while thinking (reasoning_effort); use tool_choice "auto" or "none".',
+      );
     } else {
       const forced: AnthropicToolChoice =
         choice === 'required' ? { type: 'any', ...parallel } : { type: 'tool', name: choice.function.name, ...parallel };

@@ -28,14 +28,20 @@ function expectedFromPayloads(name: string): CanonicalEvent[] {
     if (p.type === 'message_start') {
       const u = p.message.usage;
       out.push(start(p.message.id, p.message.model));
-      out.push(usage(u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens));
+      out.push(
+        usage(
+          u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens,
+          u.output_tokens,
+          u.cache_read_input_tokens,
+          u.cache_creation_input_tokens,
+        ),
+      );
     } else if (p.type === 'content_block_delta') {
       const d = p.delta;
       if (d.type === 'text_delta') out.push(text(d.text));
       else if (d.type === 'thinking_delta') {
         if (d.thinking !== '') out.push(reasoning(d.thinking)); // the recording ends thinking with an empty delta
-      }
-      else if (d.type === 'signature_delta') out.push(signature(d.signature));
+      } else if (d.type === 'signature_delta') out.push(signature(d.signature));
       else throw new Error(`unexpected delta ${d.type}`);
     } else if (p.type === 'message_delta') {
       assert.equal(p.delta.stop_reason, 'end_turn');
@@ -233,7 +239,10 @@ describe('anthropic stream decoder on synthetic streams', () => {
       ['start', 'usage', 'text', 'error'],
     );
     const error = events[3] as Extract<CanonicalEvent, { type: 'error' }>;
-    assert.deepEqual([error.error.status, error.error.code, error.error.upstreamType, error.error.message], [503, 'upstream_overloaded', 'overloaded_error', 'Overloaded']);
+    assert.deepEqual(
+      [error.error.status, error.error.code, error.error.upstreamType, error.error.message],
+      [503, 'upstream_overloaded', 'overloaded_error', 'Overloaded'],
+    );
   });
 
   it('reports a rate limit error before any output as a 429', () => {
@@ -302,6 +311,10 @@ describe('anthropic stream decoder on synthetic streams', () => {
 
   it('gives no finish for a stream cut before message_delta (the pipeline reports it truncated)', () => {
     const events = decodeText(messageStart + frame({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'Hel' } }));
-    assert.deepEqual(events, [start('msg_1', 'claude-x'), { type: 'usage', usage: { inputTokens: 10, outputTokens: 1, source: 'provider' } }, text('Hel')]);
+    assert.deepEqual(events, [
+      start('msg_1', 'claude-x'),
+      { type: 'usage', usage: { inputTokens: 10, outputTokens: 1, source: 'provider' } },
+      text('Hel'),
+    ]);
   });
 });

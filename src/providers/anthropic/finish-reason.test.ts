@@ -4,26 +4,8 @@ import { anthropicFinishReason } from './finish-reason.ts';
 
 describe('anthropic finish reasons', () => {
   it('maps every documented stop_reason, and an unknown one to stop', () => {
-    const raw = [
-      'end_turn',
-      'stop_sequence',
-      'pause_turn',
-      'max_tokens',
-      'model_context_window_exceeded',
-      'tool_use',
-      'refusal',
-      'something_new',
-    ];
-    assert.deepEqual(raw.map(anthropicFinishReason), [
-      'stop',
-      'stop',
-      'stop',
-      'length',
-      'length',
-      'tool_calls',
-      'content_filter',
-      'stop',
-    ]);
+    const raw = ['end_turn', 'stop_sequence', 'pause_turn', 'max_tokens', 'model_context_window_exceeded', 'tool_use', 'refusal', 'something_new'];
+    assert.deepEqual(raw.map(anthropicFinishReason), ['stop', 'stop', 'stop', 'length', 'length', 'tool_calls', 'content_filter', 'stop']);
   });
 });
 

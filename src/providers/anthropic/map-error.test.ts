@@ -5,7 +5,15 @@ import { anthropicStreamError, mapAnthropicError } from './map-error.ts';
 const body = (type: string, message: string) => JSON.stringify({ type: 'error', error: { type, message }, request_id: 'req_1' });
 
 function summary(e: ReturnType<typeof mapAnthropicError>) {
-  return { status: e.status, type: e.type, code: e.code, upstreamType: e.upstreamType, message: e.message, retryable: e.retryable, headers: e.headers };
+  return {
+    status: e.status,
+    type: e.type,
+    code: e.code,
+    upstreamType: e.upstreamType,
+    message: e.message,
+    retryable: e.retryable,
+    headers: e.headers,
+  };
 }
 
 describe('anthropic errors', () => {
@@ -51,7 +59,7 @@ describe('anthropic errors', () => {
     assert.deepEqual([e.status, e.code, e.message], [502, 'upstream_error', '<html>Bad Gateway</html>']);
   });
 
-  it('gives in-stream errors the status their type has over HTTP, sluice\'s code, and keeps the type beside it', () => {
+  it("gives in-stream errors the status their type has over HTTP, sluice's code, and keeps the type beside it", () => {
     const cases = [
       ['overloaded_error', 503, 'upstream_overloaded'],
       ['rate_limit_error', 429, 'rate_limit_exceeded'],

@@ -186,7 +186,14 @@ describe('bedrock request: mapping', () => {
           ],
         },
         { role: 'tool', tool_call_id: 'tooluse_1', content: 'Rain' },
-        { role: 'tool', tool_call_id: 'tooluse_2', content: [{ type: 'text', text: '12:00' }, { type: 'text', text: 'UTC' }] },
+        {
+          role: 'tool',
+          tool_call_id: 'tooluse_2',
+          content: [
+            { type: 'text', text: '12:00' },
+            { type: 'text', text: 'UTC' },
+          ],
+        },
         { role: 'user', content: 'And tomorrow?' },
         { role: 'system', content: [{ type: 'text', text: 'Answer in English.' }] },
       ],
@@ -194,7 +201,10 @@ describe('bedrock request: mapping', () => {
       max_completion_tokens: 200,
       stop: 'END',
       parallel_tool_calls: true,
-      tools: [{ type: 'function', function: { name: 'get_weather', strict: true, parameters: { type: 'object' } } }, { type: 'function', function: { name: 'get_time' } }],
+      tools: [
+        { type: 'function', function: { name: 'get_weather', strict: true, parameters: { type: 'object' } } },
+        { type: 'function', function: { name: 'get_time' } },
+      ],
       tool_choice: 'auto',
     });
     assert.deepEqual(sent, {
@@ -272,13 +282,22 @@ describe('bedrock request: mapping', () => {
   });
 
   it('keeps the thinking budget below max_tokens, as Anthropic requires', () => {
-    const sent = body({ messages: [{ role: 'user', content: 'x' }], reasoning_effort: 'high', max_tokens: 5000 }, 'anthropic.claude-3-7-sonnet-20250219-v1:0');
+    const sent = body(
+      { messages: [{ role: 'user', content: 'x' }], reasoning_effort: 'high', max_tokens: 5000 },
+      'anthropic.claude-3-7-sonnet-20250219-v1:0',
+    );
     assert.deepEqual(sent.additionalModelRequestFields, { thinking: { type: 'enabled', budget_tokens: 4999 } });
     assert.deepEqual(sent.inferenceConfig, { maxTokens: 5000 });
-    assert.deepEqual(rejection({ messages: [{ role: 'user', content: 'x' }], reasoning_effort: 'low', max_tokens: 1000 }, 'anthropic.claude-3-7-sonnet-20250219-v1:0'), [
-      'reasoning_effort',
-      'thinking needs a budget of at least 1024 tokens below max_tokens (set drop_params: true on the bedrock provider to ignore it).',
-    ]);
+    assert.deepEqual(
+      rejection(
+        { messages: [{ role: 'user', content: 'x' }], reasoning_effort: 'low', max_tokens: 1000 },
+        'anthropic.claude-3-7-sonnet-20250219-v1:0',
+      ),
+      [
+        'reasoning_effort',
+        'thinking needs a budget of at least 1024 tokens below max_tokens (set drop_params: true on the bedrock provider to ignore it).',
+      ],
+    );
     // reasoning_effort "none" is no thinking, on any model.
     assert.equal(body({ messages: [{ role: 'user', content: 'x' }], reasoning_effort: 'none' }).additionalModelRequestFields, undefined);
   });
@@ -356,7 +375,11 @@ describe('bedrock request: what Converse cannot honour', () => {
   });
 
   it('leaves them all out under drop_params', () => {
-    const sent = body({ messages: user, ...Object.assign({}, ...cases.map(([extra]) => extra)), response_format: { type: 'json_object' } }, 'us.amazon.nova-micro-v1:0', true);
+    const sent = body(
+      { messages: user, ...Object.assign({}, ...cases.map(([extra]) => extra)), response_format: { type: 'json_object' } },
+      'us.amazon.nova-micro-v1:0',
+      true,
+    );
     assert.deepEqual(sent, { messages: [{ role: 'user', content: [{ text: 'x' }] }], inferenceConfig: {} });
   });
 
@@ -366,7 +389,17 @@ describe('bedrock request: what Converse cannot honour', () => {
   });
 
   it('rejects content it cannot send, whatever drop_params says', () => {
-    const image = (url: string) => ({ messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url } }] }] });
+    const image = (url: string) => ({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'see' },
+            { type: 'image_url', image_url: { url } },
+          ],
+        },
+      ],
+    });
     assert.deepEqual(rejection(image('https://example.com/cat.png')), [
       'messages[0].content[1].image_url.url',
       'Bedrock Converse needs the image bytes: send the image as a base64 data URL (data:image/png;base64,…).',

@@ -18,7 +18,9 @@ export interface ConverseBody {
   inferenceConfig: { maxTokens?: number; temperature?: number; topP?: number; stopSequences?: string[] };
   toolConfig?: { tools: { toolSpec: ToolSpec }[]; toolChoice?: Record<string, object> };
   additionalModelRequestFields?: { thinking: { type: 'enabled'; budget_tokens: number } };
-  outputConfig?: { textFormat: { type: 'json_schema'; structure: { jsonSchema: { schema: string; name: string; description?: string } } } };
+  outputConfig?: {
+    textFormat: { type: 'json_schema'; structure: { jsonSchema: { schema: string; name: string; description?: string } } };
+  };
   requestMetadata?: Record<string, string>;
   serviceTier?: { type: string };
 }
@@ -40,7 +42,12 @@ const MIN_THINKING_BUDGET = 1024;
 const ANSWER_TOKENS = 4096;
 
 /** Converse (`/converse`) or ConverseStream (`/converse-stream`), unsigned. */
-export function buildBedrockRequest(request: CanonicalRequest, model: string, stream: boolean, target: BedrockTarget): UpstreamRequest {
+export function buildBedrockRequest(
+  request: CanonicalRequest,
+  model: string,
+  stream: boolean,
+  target: BedrockTarget,
+): UpstreamRequest {
   checkModelId('bedrock', model, modelIdRules.bedrock);
   const body = buildConverseBody(request, model, target.dropParams);
   return {
@@ -89,7 +96,10 @@ export function buildConverseBody(request: CanonicalRequest, model: string, drop
   const effort = r.reasoning_effort;
   if (effort && effort !== 'none') {
     if (!isAnthropic(model)) {
-      unsupported('reasoning_effort', `sluice maps reasoning_effort to a thinking budget for Anthropic models on Bedrock only, not ${model}`);
+      unsupported(
+        'reasoning_effort',
+        `sluice maps reasoning_effort to a thinking budget for Anthropic models on Bedrock only, not ${model}`,
+      );
     } else {
       let budget = thinkingBudget[effort];
       if (inference.maxTokens === undefined) inference.maxTokens = budget + ANSWER_TOKENS;
@@ -107,7 +117,10 @@ export function buildConverseBody(request: CanonicalRequest, model: string, drop
     const { name, description, schema } = format.json_schema;
     body.outputConfig = {
       // JsonSchemaDefinition.schema is a string holding the schema (Bedrock API reference).
-      textFormat: { type: 'json_schema', structure: { jsonSchema: { schema: JSON.stringify(schema ?? {}), name, ...(description ? { description } : {}) } } },
+      textFormat: {
+        type: 'json_schema',
+        structure: { jsonSchema: { schema: JSON.stringify(schema ?? {}), name, ...(description ? { description } : {}) } },
+      },
     };
   } else if (format?.type === 'json_object') {
     unsupported('response_format', 'Bedrock Converse has no JSON mode without a schema; use response_format json_schema');
@@ -120,7 +133,8 @@ export function buildConverseBody(request: CanonicalRequest, model: string, drop
 
   const tier = r.service_tier;
   if (tier === 'default' || tier === 'flex' || tier === 'priority') body.serviceTier = { type: tier };
-  else if (tier != null && tier !== 'auto') unsupported('service_tier', `Bedrock has no service tier "${tier}" (default, flex or priority)`);
+  else if (tier != null && tier !== 'auto')
+    unsupported('service_tier', `Bedrock has no service tier "${tier}" (default, flex or priority)`);
 
   return body;
 }

@@ -83,7 +83,10 @@ function userBlocks(content: Extract<CanonicalMessage, { role: 'user' }>['conten
       case 'image_url':
         return { image: imageBlock(part.image_url.url, `${param}.image_url.url`) };
       default:
-        throw errors.invalidRequest(`Bedrock Converse does not take \`${part.type}\` content parts through sluice.`, `${param}.type`);
+        throw errors.invalidRequest(
+          `Bedrock Converse does not take \`${part.type}\` content parts through sluice.`,
+          `${param}.type`,
+        );
     }
   });
 }
@@ -92,7 +95,10 @@ function userBlocks(content: Extract<CanonicalMessage, { role: 'user' }>['conten
 function imageBlock(url: string, param: string): { format: string; source: { bytes: string } } {
   const match = /^data:([^;,]+)((?:;[^;,]*)*),(.*)$/s.exec(url);
   if (!match) {
-    throw errors.invalidRequest('Bedrock Converse needs the image bytes: send the image as a base64 data URL (data:image/png;base64,…).', param);
+    throw errors.invalidRequest(
+      'Bedrock Converse needs the image bytes: send the image as a base64 data URL (data:image/png;base64,…).',
+      param,
+    );
   }
   const [, mediaType, params, data] = match;
   const format = imageFormats[mediaType.toLowerCase()];
@@ -115,7 +121,10 @@ function assistantBlocks(m: Extract<CanonicalMessage, { role: 'assistant' }>, i:
     content.forEach((part, j) => {
       const text = part.type === 'text' ? part.text : part.type === 'refusal' ? part.refusal : undefined;
       if (typeof text !== 'string') {
-        throw errors.invalidRequest(`Assistant content parts must be text or refusal, not ${part.type}.`, `messages[${i}].content[${j}]`);
+        throw errors.invalidRequest(
+          `Assistant content parts must be text or refusal, not ${part.type}.`,
+          `messages[${i}].content[${j}]`,
+        );
       }
       if (text) blocks.push({ text });
     });
@@ -132,4 +141,3 @@ function assistantBlocks(m: Extract<CanonicalMessage, { role: 'assistant' }>, i:
   });
   return blocks;
 }
-

@@ -30,7 +30,9 @@ describe('bedrock provider definition', () => {
   async function call(env: NodeJS.ProcessEnv, fromFile?: Record<string, unknown>) {
     const adapter = bedrockProvider.create(env, fromFile, client);
     assert.ok(adapter);
-    const request = chatToCanonical(chatRequestSchema.parse({ model: 'bedrock/amazon.nova-micro-v1:0', messages: [{ role: 'user', content: 'hi' }] }));
+    const request = chatToCanonical(
+      chatRequestSchema.parse({ model: 'bedrock/amazon.nova-micro-v1:0', messages: [{ role: 'user', content: 'hi' }] }),
+    );
     await adapter.complete(request, 'amazon.nova-micro-v1:0', { signal: new AbortController().signal, requestId: 'r1' });
     return upstream.requests.at(-1)!;
   }

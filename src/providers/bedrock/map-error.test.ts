@@ -10,7 +10,15 @@ describe('mapBedrockError', () => {
     const body = readFixture('bedrock/converse-error-400-invalid-model.json').toString('utf8');
     const err = mapBedrockError(400, errorType('ValidationException'), body);
     assert.deepEqual(
-      { status: err.status, type: err.type, code: err.code, upstreamType: err.upstreamType, message: err.message, provider: err.provider, upstream: err.upstreamStatus },
+      {
+        status: err.status,
+        type: err.type,
+        code: err.code,
+        upstreamType: err.upstreamType,
+        message: err.message,
+        provider: err.provider,
+        upstream: err.upstreamStatus,
+      },
       {
         status: 400,
         type: 'invalid_request_error',
@@ -24,10 +32,21 @@ describe('mapBedrockError', () => {
   });
 
   it('throttling is a retryable 429 with Retry-After passed on', () => {
-    const err = mapBedrockError(429, { ...errorType('ThrottlingException'), 'retry-after': '3' }, '{"message":"Too many requests, please wait before trying again."}');
+    const err = mapBedrockError(
+      429,
+      { ...errorType('ThrottlingException'), 'retry-after': '3' },
+      '{"message":"Too many requests, please wait before trying again."}',
+    );
     assert.deepEqual(
       { status: err.status, code: err.code, upstreamType: err.upstreamType, message: err.message, retryable: err.retryable, headers: err.headers },
-      { status: 429, code: 'rate_limit_exceeded', upstreamType: 'ThrottlingException', message: 'Too many requests, please wait before trying again.', retryable: true, headers: { 'retry-after': '3' } },
+      {
+        status: 429,
+        code: 'rate_limit_exceeded',
+        upstreamType: 'ThrottlingException',
+        message: 'Too many requests, please wait before trying again.',
+        retryable: true,
+        headers: { 'retry-after': '3' },
+      },
     );
   });
 
@@ -44,7 +63,10 @@ describe('mapBedrockError', () => {
 
   it('reads the exception name from __type without the header, and keeps a non-JSON body as the message', () => {
     const a = mapBedrockError(503, {}, '{"__type":"com.amazon.bedrock#ServiceUnavailableException","message":"Service unavailable"}');
-    assert.deepEqual([a.status, a.code, a.upstreamType, a.message], [503, 'upstream_overloaded', 'ServiceUnavailableException', 'Service unavailable']);
+    assert.deepEqual(
+      [a.status, a.code, a.upstreamType, a.message],
+      [503, 'upstream_overloaded', 'ServiceUnavailableException', 'Service unavailable'],
+    );
     const b = mapBedrockError(502, {}, '<html>Bad Gateway</html>');
     assert.deepEqual([b.status, b.code, b.message], [502, 'upstream_error', '<html>Bad Gateway</html>']);
   });
@@ -53,6 +75,9 @@ describe('mapBedrockError', () => {
 describe('bedrockStreamException', () => {
   it('an exception without a message still says what happened', () => {
     const err = bedrockStreamException('modelStreamErrorException', {});
-    assert.deepEqual([err.status, err.code, err.upstreamType, err.message], [502, 'upstream_error', 'modelStreamErrorException', 'bedrock returned HTTP 502 with no error message.']);
+    assert.deepEqual(
+      [err.status, err.code, err.upstreamType, err.message],
+      [502, 'upstream_error', 'modelStreamErrorException', 'bedrock returned HTTP 502 with no error message.'],
+    );
   });
 });

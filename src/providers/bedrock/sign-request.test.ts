@@ -60,7 +60,10 @@ describe('bedrock request signing', () => {
   });
 
   it('signs the session token of temporary credentials too', async () => {
-    const sign = createRequestSigner({ kind: 'sigv4', region: 'us-east-1', credentials: { ...credentials, sessionToken: 'FwoGZXIvYXdzEXAMPLE' } }, now);
+    const sign = createRequestSigner(
+      { kind: 'sigv4', region: 'us-east-1', credentials: { ...credentials, sessionToken: 'FwoGZXIvYXdzEXAMPLE' } },
+      now,
+    );
     const signed = await sign(request);
     assert.equal(signed.headers['x-amz-security-token'], 'FwoGZXIvYXdzEXAMPLE');
     const names = ['accept', 'content-type', 'host', 'x-amz-content-sha256', 'x-amz-date', 'x-amz-security-token'];

@@ -9,9 +9,7 @@ export interface AwsCredentials {
 }
 
 /** SigV4 with IAM credentials, or a Bedrock API key sent as a bearer token (no signature). */
-export type BedrockAuth =
-  | { kind: 'sigv4'; credentials: AwsCredentials; region: string }
-  | { kind: 'bearer'; token: string };
+export type BedrockAuth = { kind: 'sigv4'; credentials: AwsCredentials; region: string } | { kind: 'bearer'; token: string };
 
 export type RequestSigner = (request: UpstreamRequest) => Promise<UpstreamRequest>;
 

@@ -12,10 +12,13 @@ describe('convertBedrockUsage', () => {
   });
 
   it('adds cache reads and writes into input, which Bedrock reports beside it', () => {
-    assert.deepEqual(
-      convertBedrockUsage({ inputTokens: 12, outputTokens: 40, cacheReadInputTokens: 2048, cacheWriteInputTokens: 300 }),
-      { inputTokens: 2360, outputTokens: 40, cachedInputTokens: 2048, cacheWriteTokens: 300, source: 'provider' },
-    );
+    assert.deepEqual(convertBedrockUsage({ inputTokens: 12, outputTokens: 40, cacheReadInputTokens: 2048, cacheWriteInputTokens: 300 }), {
+      inputTokens: 2360,
+      outputTokens: 40,
+      cachedInputTokens: 2048,
+      cacheWriteTokens: 300,
+      source: 'provider',
+    });
   });
 
   it('keeps a reported zero cache count, and treats missing counts as zero', () => {

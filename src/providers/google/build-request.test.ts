@@ -166,9 +166,7 @@ describe('buildGoogleRequest: the body', () => {
 function jsonSchemaOf(openApi: unknown): unknown {
   if (Array.isArray(openApi)) return openApi.map(jsonSchemaOf);
   if (!openApi || typeof openApi !== 'object') return openApi;
-  return Object.fromEntries(
-    Object.entries(openApi).map(([k, v]) => [k, k === 'type' && typeof v === 'string' ? v.toLowerCase() : jsonSchemaOf(v)]),
-  );
+  return Object.fromEntries(Object.entries(openApi).map(([k, v]) => [k, k === 'type' && typeof v === 'string' ? v.toLowerCase() : jsonSchemaOf(v)]));
 }
 
 /**
@@ -200,14 +198,34 @@ function comparable(body: Record<string, any>, options: { ids: boolean }): Recor
 
 const recorded = (name: string) => JSON.parse(readFixture(`gemini/${name}.request.json`).toString('utf8')) as Record<string, any>;
 const capitalTools = [
-  { type: 'function', function: { name: 'get_capital', description: 'Get the capital of a country.', parameters: { type: 'object', properties: { country: { type: 'string', description: 'The country name.' } }, required: ['country'] } } },
-  { type: 'function', function: { name: 'get_temperature', description: 'Get the temperature in a city.', parameters: { type: 'object', properties: { city: { type: 'string', description: 'The city name.' } }, required: ['city'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_capital',
+      description: 'Get the capital of a country.',
+      parameters: { type: 'object', properties: { country: { type: 'string', description: 'The country name.' } }, required: ['country'] },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'get_temperature',
+      description: 'Get the temperature in a city.',
+      parameters: { type: 'object', properties: { city: { type: 'string', description: 'The city name.' } }, required: ['city'] },
+    },
+  },
 ];
 
 describe('buildGoogleRequest matches the recorded requests', () => {
   it('text-2.0-flash: system instruction and temperature', () => {
     const body = build(
-      { messages: [{ role: 'system', content: 'You are a helpful chatbot.' }, { role: 'user', content: 'What is the capital of France?' }], temperature: 0 },
+      {
+        messages: [
+          { role: 'system', content: 'You are a helpful chatbot.' },
+          { role: 'user', content: 'What is the capital of France?' },
+        ],
+        temperature: 0,
+      },
       'gemini-2.0-flash-exp',
     );
     assert.deepEqual(comparable(body, { ids: true }), comparable(recorded('text-2.0-flash'), { ids: true }));
@@ -220,13 +238,19 @@ describe('buildGoogleRequest matches the recorded requests', () => {
   }
 
   it('thoughts-token-accounting-2.5-flash: one user message', () => {
-    assert.deepEqual(build({ messages: [{ role: 'user', content: 'What is 2+2? Think step by step.' }] }), recorded('thoughts-token-accounting-2.5-flash'));
+    assert.deepEqual(
+      build({ messages: [{ role: 'user', content: 'What is 2+2? Think step by step.' }] }),
+      recorded('thoughts-token-accounting-2.5-flash'),
+    );
   });
 
   it('function-call-2.0-flash: tools as function declarations', () => {
     const body = build(
       {
-        messages: [{ role: 'system', content: 'You are a helpful chatbot.' }, { role: 'user', content: 'What is the temperature of the capital of France?' }],
+        messages: [
+          { role: 'system', content: 'You are a helpful chatbot.' },
+          { role: 'user', content: 'What is the temperature of the capital of France?' },
+        ],
         tools: capitalTools,
       },
       'gemini-2.0-flash',
@@ -242,7 +266,10 @@ describe('buildGoogleRequest matches the recorded requests', () => {
   it('thinking-2.5-pro: thought summaries asked for', () => {
     const body = build(
       {
-        messages: [{ role: 'system', content: 'You are a helpful assistant.' }, { role: 'user', content: 'How do I cross the street?' }],
+        messages: [
+          { role: 'system', content: 'You are a helpful assistant.' },
+          { role: 'user', content: 'How do I cross the street?' },
+        ],
         tools: [{ type: 'function', function: { name: 'dummy', description: '', parameters: { type: 'object', properties: {} } } }],
         reasoning_effort: 'medium',
       },
@@ -260,9 +287,29 @@ describe('buildGoogleRequest matches the recorded requests', () => {
         messages: [
           { role: 'system', content: 'You are a helpful chatbot.' },
           { role: 'user', content: 'What is the temperature of the capital of France?' },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'pyd_ai_0e1a07b3c2b64d2ab3ad2efbe18e1b97', type: 'function', function: { name: 'get_capital', arguments: '{"country": "France"}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              {
+                id: 'pyd_ai_0e1a07b3c2b64d2ab3ad2efbe18e1b97',
+                type: 'function',
+                function: { name: 'get_capital', arguments: '{"country": "France"}' },
+              },
+            ],
+          },
           { role: 'tool', tool_call_id: 'pyd_ai_0e1a07b3c2b64d2ab3ad2efbe18e1b97', content: 'Paris' },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'pyd_ai_98b25d994c5648df82f683188629229d', type: 'function', function: { name: 'get_temperature', arguments: '{"city": "Paris"}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              {
+                id: 'pyd_ai_98b25d994c5648df82f683188629229d',
+                type: 'function',
+                function: { name: 'get_temperature', arguments: '{"city": "Paris"}' },
+              },
+            ],
+          },
           { role: 'tool', tool_call_id: 'pyd_ai_98b25d994c5648df82f683188629229d', content: '30°C' },
         ],
         tools: capitalTools,
@@ -270,8 +317,13 @@ describe('buildGoogleRequest matches the recorded requests', () => {
       'gemini-2.0-flash',
     );
     assert.deepEqual(comparable(body, { ids: true }), comparable(recorded('text-after-function-response-2.0-flash'), { ids: true }));
-    const responses = (body.contents as { parts: { functionResponse?: { response: unknown } }[] }[]).flatMap((c) => c.parts).filter((p) => p.functionResponse);
-    assert.deepEqual(responses.map((p) => p.functionResponse?.response), [{ output: 'Paris' }, { output: '30°C' }]);
+    const responses = (body.contents as { parts: { functionResponse?: { response: unknown } }[] }[])
+      .flatMap((c) => c.parts)
+      .filter((p) => p.functionResponse);
+    assert.deepEqual(
+      responses.map((p) => p.functionResponse?.response),
+      [{ output: 'Paris' }, { output: '30°C' }],
+    );
   });
 
   it('text-after-function-response-2.5-flash: the signature streamed back in the previous answer returns on its call', () => {

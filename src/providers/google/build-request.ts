@@ -28,7 +28,12 @@ const NO_COUNTERPART: Record<string, string> = {
  * `user` and `metadata` only label the request for OpenAI's own records: nothing to map, and
  * nothing in the answer changes without them, so they are not sent.
  */
-export function buildGoogleRequest(request: CanonicalRequest, model: string, stream: boolean, target: GoogleTarget): UpstreamRequest {
+export function buildGoogleRequest(
+  request: CanonicalRequest,
+  model: string,
+  stream: boolean,
+  target: GoogleTarget,
+): UpstreamRequest {
   const policy = paramPolicy(target.name, target.dropParams);
   // logit_bias is a canonical field; the others are not modelled and ride in `extra`.
   const loose: Record<string, unknown> = { ...request.extra, ...request };

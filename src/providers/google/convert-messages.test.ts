@@ -20,7 +20,13 @@ describe('convertMessages', () => {
       messages(
         { role: 'system', content: 'Be brief.' },
         { role: 'user', content: 'Hi' },
-        { role: 'developer', content: [{ type: 'text', text: 'Answer in French.' }, { type: 'text', text: 'No emoji.' }] },
+        {
+          role: 'developer',
+          content: [
+            { type: 'text', text: 'Answer in French.' },
+            { type: 'text', text: 'No emoji.' },
+          ],
+        },
       ),
     );
     assert.deepEqual(out, {
@@ -75,7 +81,14 @@ describe('convertMessages', () => {
           ],
         },
         { role: 'tool', tool_call_id: 'call_a', content: '18°C' },
-        { role: 'tool', tool_call_id: 'call_b', content: [{ type: 'text', text: '9' }, { type: 'text', text: '°C' }] },
+        {
+          role: 'tool',
+          tool_call_id: 'call_b',
+          content: [
+            { type: 'text', text: '9' },
+            { type: 'text', text: '°C' },
+          ],
+        },
         { role: 'user', content: 'Thanks!' },
       ),
     );
@@ -181,7 +194,13 @@ describe('convertMessages', () => {
     const out = convert(
       messages(
         { role: 'user', content: [{ type: 'file', file: { file_id: 'file-abc' } }] },
-        { role: 'user', content: [{ type: 'text', text: 'Summarize.' }, { type: 'file', file: { file_id: 'file-abc' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Summarize.' },
+            { type: 'file', file: { file_id: 'file-abc' } },
+          ],
+        },
       ),
       'gemini-2.5-flash',
       true,

@@ -154,7 +154,6 @@ function assistantParts(m: AssistantMessage, at: string, model: string, callName
   return parts;
 }
 
-
 function dataUrl(url: string, param: string): { mimeType: string; data: string } {
   const m = /^data:([^;,]+)((?:;[^;,]*)*),(.*)$/s.exec(url);
   if (m) {

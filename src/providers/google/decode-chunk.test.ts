@@ -19,7 +19,11 @@ const start: CanonicalEvent = { type: 'start', upstreamId: 'r1', upstreamModel: 
 
 describe('google chunk decoder', () => {
   it('a blocked prompt (no candidates) is an empty content_filter answer with its usage', () => {
-    const events = decode({ ...header, promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 8, totalTokenCount: 8 } });
+    const events = decode({
+      ...header,
+      promptFeedback: { blockReason: 'PROHIBITED_CONTENT' },
+      usageMetadata: { promptTokenCount: 8, totalTokenCount: 8 },
+    });
     assert.deepEqual(events, [
       start,
       finish('content_filter', 'PROHIBITED_CONTENT'),
@@ -57,8 +61,20 @@ describe('google chunk decoder', () => {
 
   it('n > 1: each candidate is its own choice with its own finish', () => {
     const events = decode(
-      { ...header, candidates: [{ index: 0, content: { parts: [{ text: 'A' }] } }, { index: 1, content: { parts: [{ functionCall: { name: 'f', args: {} } }] } }] },
-      { ...header, candidates: [{ index: 1, content: { parts: [] }, finishReason: 'STOP' }, { index: 0, content: { parts: [{ text: 'B' }] }, finishReason: 'STOP' }] },
+      {
+        ...header,
+        candidates: [
+          { index: 0, content: { parts: [{ text: 'A' }] } },
+          { index: 1, content: { parts: [{ functionCall: { name: 'f', args: {} } }] } },
+        ],
+      },
+      {
+        ...header,
+        candidates: [
+          { index: 1, content: { parts: [] }, finishReason: 'STOP' },
+          { index: 0, content: { parts: [{ text: 'B' }] }, finishReason: 'STOP' },
+        ],
+      },
     );
     assert.deepEqual(events, [
       start,
@@ -94,7 +110,14 @@ describe('google chunk decoder', () => {
       candidate([{ text: 'Hi' }], {
         logprobsResult: {
           chosenCandidates: [{ token: 'Hi', logProbability: -0.25 }],
-          topCandidates: [{ candidates: [{ token: 'Hi', logProbability: -0.25 }, { token: 'Hé', logProbability: -2 }] }],
+          topCandidates: [
+            {
+              candidates: [
+                { token: 'Hi', logProbability: -0.25 },
+                { token: 'Hé', logProbability: -2 },
+              ],
+            },
+          ],
         },
         finishReason: 'STOP',
       }),
@@ -123,7 +146,9 @@ describe('google chunk decoder', () => {
 
   it('a streamed call the upstream never closed still gets its arguments at the end', () => {
     const events = decode(
-      candidate([{ functionCall: { name: 'search', willContinue: true, partialArgs: [{ jsonPath: '$.q', stringValue: 'sluice ', willContinue: true }] } }]),
+      candidate([
+        { functionCall: { name: 'search', willContinue: true, partialArgs: [{ jsonPath: '$.q', stringValue: 'sluice ', willContinue: true }] } },
+      ]),
       candidate([
         {
           functionCall: {

@@ -149,7 +149,10 @@ const expected: Record<string, () => CanonicalEvent[]> = {
 };
 
 /** What each recording assembles to: the non-stream message and what the ledger records. */
-const assembled: Record<string, { text: string | null; reasoning: string | null; signed: boolean; calls: [string, string][]; finish: FinishReason; usage: Usage }> = {
+const assembled: Record<
+  string,
+  { text: string | null; reasoning: string | null; signed: boolean; calls: [string, string][]; finish: FinishReason; usage: Usage }
+> = {
   'gemini/function-call-2.0-flash.sse': {
     text: null,
     reasoning: null,
@@ -289,8 +292,20 @@ describe('google stream decoder on every recording', () => {
     const payloads = geminiPayloads('gemini/thinking-2.5-pro.sse');
     const parts = payloads.flatMap((p) => p.candidates[0].content.parts as { text: string; thought?: boolean }[]);
     const c = assemble(decode([geminiStreamBody('gemini/thinking-2.5-pro.sse')])).choices[0];
-    assert.equal(c.reasoning, parts.filter((p) => p.thought).map((p) => p.text).join(''));
-    assert.equal(c.text, parts.filter((p) => !p.thought).map((p) => p.text).join(''));
+    assert.equal(
+      c.reasoning,
+      parts
+        .filter((p) => p.thought)
+        .map((p) => p.text)
+        .join(''),
+    );
+    assert.equal(
+      c.text,
+      parts
+        .filter((p) => !p.thought)
+        .map((p) => p.text)
+        .join(''),
+    );
     assert.ok(c.reasoning?.startsWith('**Clarifying User Goals**'));
     // totalTokenCount = input + output: thoughts are counted as output.
     assert.equal(34 + 1256, payloads.at(-1)?.usageMetadata.totalTokenCount);
@@ -305,9 +320,7 @@ describe('google stream decoder: errors in the stream', () => {
   });
 
   it('an error object before any output is an error event with the status it stands for', () => {
-    const events = decodeText(
-      frames({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } }),
-    );
+    const events = decodeText(frames({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } }));
     assert.equal(events.length, 1);
     const e = events[0];
     assert.equal(e.type, 'error');
@@ -324,10 +337,7 @@ describe('google stream decoder: errors in the stream', () => {
         candidate([{ text: 'lo' }], { finishReason: 'STOP' }),
       ),
     );
-    assert.deepEqual(
-      events.slice(0, 2),
-      [start('r1', 'gemini-2.5-flash'), text('Hel')],
-    );
+    assert.deepEqual(events.slice(0, 2), [start('r1', 'gemini-2.5-flash'), text('Hel')]);
     assert.equal(events.length, 3);
     const e = events[2];
     assert.equal(e.type === 'error' && e.error.status, 429);

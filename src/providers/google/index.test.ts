@@ -28,7 +28,10 @@ describe('the google provider definition', () => {
     const adapter = googleProvider.create(env, fromFile, client);
     assert.ok(adapter);
     const events = await adapter.complete(request, 'gemini-2.5-flash', { signal: AbortSignal.timeout(5000), requestId: 'r' });
-    assert.deepEqual(events.filter((e) => e.type === 'text'), [{ type: 'text', choice: 0, text: 'Hello' }]);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'text'),
+      [{ type: 'text', choice: 0, text: 'Hello' }],
+    );
     return upstream.requests.at(-1);
   }
 

@@ -32,7 +32,7 @@ describe('mapGoogleError', () => {
     });
   });
 
-  it('a refused API key (400 API_KEY_INVALID) is sluice\'s credential failing: 502', () => {
+  it("a refused API key (400 API_KEY_INVALID) is sluice's credential failing: 502", () => {
     const e = mapGoogleError(
       'google',
       400,
@@ -48,19 +48,18 @@ describe('mapGoogleError', () => {
 
   it('quota exhaustion is a 429 with Retry-After passed on', () => {
     const e = mapGoogleError('google', 429, { 'retry-after': '7' }, body(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota.'));
-    assert.deepEqual([e.status, e.type, e.code, e.message, e.retryable, e.headers], [
-      429,
-      'rate_limit_error',
-      'rate_limit_exceeded',
-      'You exceeded your current quota.',
-      true,
-      { 'retry-after': '7' },
-    ]);
+    assert.deepEqual(
+      [e.status, e.type, e.code, e.message, e.retryable, e.headers],
+      [429, 'rate_limit_error', 'rate_limit_exceeded', 'You exceeded your current quota.', true, { 'retry-after': '7' }],
+    );
   });
 
   it('overloaded is 503, an unknown model 404, an internal error 502', () => {
     const overloaded = mapGoogleError('google', 503, {}, body(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.'));
-    assert.deepEqual([overloaded.status, overloaded.code, overloaded.message], [503, 'upstream_overloaded', 'The model is overloaded. Please try again later.']);
+    assert.deepEqual(
+      [overloaded.status, overloaded.code, overloaded.message],
+      [503, 'upstream_overloaded', 'The model is overloaded. Please try again later.'],
+    );
     const missing = mapGoogleError('google', 404, {}, body(404, 'NOT_FOUND', 'models/gemini-9 is not found for API version v1beta.'));
     assert.deepEqual([missing.status, missing.code], [404, 'model_not_found']);
     const internal = mapGoogleError('google', 500, {}, body(500, 'INTERNAL', 'An internal error has occurred.'));
@@ -83,7 +82,9 @@ describe('googleStreamError', () => {
     assert.deepEqual([byCode.status, byCode.message], [503, 'Overloaded.']);
     const byName = googleStreamError('google', { error: { message: 'Quota.', status: 'RESOURCE_EXHAUSTED' } });
     assert.deepEqual([byName.status, byName.type], [429, 'rate_limit_error']);
-    const deadline = googleStreamError('google', { error: { status: 'DEADLINE_EXCEEDED', message: 'Deadline expired before operation could complete.' } });
+    const deadline = googleStreamError('google', {
+      error: { status: 'DEADLINE_EXCEEDED', message: 'Deadline expired before operation could complete.' },
+    });
     assert.equal(deadline.status, 504);
   });
 

@@ -74,6 +74,7 @@ export function mapGoogleError(provider: string, status: number, headers: Incomi
 export function googleStreamError(provider: string, body: unknown): GatewayError {
   const error = statusOf(body);
   const code = typeof error?.code === 'number' && error.code >= 400 && error.code < 600 ? error.code : undefined;
-  const named = typeof error?.status === 'string' && Object.hasOwn(HTTP_OF_RPC, error.status) ? HTTP_OF_RPC[error.status] : undefined;
+  const named =
+    typeof error?.status === 'string' && Object.hasOwn(HTTP_OF_RPC, error.status) ? HTTP_OF_RPC[error.status] : undefined;
   return toError(provider, code ?? named ?? 502, error, `${provider} reported an error in the stream.`);
 }

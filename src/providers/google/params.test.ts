@@ -11,7 +11,8 @@ describe('paramPolicy', () => {
         e instanceof GatewayError &&
         e.status === 400 &&
         e.param === 'logit_bias' &&
-        e.message === 'google cannot honour `logit_bias`: Gemini has no token bias. Remove it, or set drop_params: true for this provider to have sluice drop it.',
+        e.message ===
+          'google cannot honour `logit_bias`: Gemini has no token bias. Remove it, or set drop_params: true for this provider to have sluice drop it.',
     );
   });
 

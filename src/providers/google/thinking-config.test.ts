@@ -40,7 +40,14 @@ describe('thinkingConfig', () => {
   });
 
   it('tells level-based models from budget-based ones', () => {
-    const names = ['gemini-3-pro-preview', 'gemini-3.1-pro-preview', 'models/gemini-3-flash-preview', 'gemini-2.5-flash', 'gemini-2.0-flash', 'gemini-exp-1206'];
+    const names = [
+      'gemini-3-pro-preview',
+      'gemini-3.1-pro-preview',
+      'models/gemini-3-flash-preview',
+      'gemini-2.5-flash',
+      'gemini-2.0-flash',
+      'gemini-exp-1206',
+    ];
     assert.deepEqual(names.map(isLevelBasedModel), [true, true, true, false, false, false]);
   });
 });

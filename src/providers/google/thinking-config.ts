@@ -15,7 +15,13 @@ const LEVELS: Record<ReasoningEffort, string> = {
  * endpoint uses (1024/8192/24576); none is 0 (Pro refuses it: the upstream says so); minimal is
  * 512, the smallest budget every 2.5 model accepts; xhigh is each model's maximum.
  */
-const BUDGETS: Record<Exclude<ReasoningEffort, 'xhigh'>, number> = { none: 0, minimal: 512, low: 1024, medium: 8192, high: 24576 };
+const BUDGETS: Record<Exclude<ReasoningEffort, 'xhigh'>, number> = {
+  none: 0,
+  minimal: 512,
+  low: 1024,
+  medium: 8192,
+  high: 24576,
+};
 
 /** Gemini 3 and later are level-based; `models/` prefixes and tuned-model paths are tolerated. */
 export function isLevelBasedModel(model: string): boolean {

@@ -48,7 +48,12 @@ function streamText(choice: number, text: string, delayMs: number): ScriptStep[]
   return pieces(text).map((piece) => ({ delayMs, events: [{ type: 'text', choice, text: piece }] }));
 }
 
-function finish(request: CanonicalRequest, reason: 'stop' | 'tool_calls', outputTokens: number, reasoningTokens?: number): ScriptStep {
+function finish(
+  request: CanonicalRequest,
+  reason: 'stop' | 'tool_calls',
+  outputTokens: number,
+  reasoningTokens?: number,
+): ScriptStep {
   return {
     delayMs: 0,
     events: [

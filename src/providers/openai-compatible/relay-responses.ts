@@ -24,7 +24,11 @@ export function createResponsesRelay(name: string, target: OpenAICompatibleTarge
   async function send(body: Record<string, unknown>, model: string, stream: boolean, ctx: CallContext) {
     const { signal } = ctx;
     checkModelId(name, model, modelIdRules.body);
-    const res = await client.send(name, { url, headers: headers(stream), body: JSON.stringify({ ...body, model, stream }) }, signal);
+    const res = await client.send(
+      name,
+      { url, headers: headers(stream), body: JSON.stringify({ ...body, model, stream }) },
+      signal,
+    );
     ctx.onResponse?.(res.headers);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       throw mapOpenAICompatibleError(name, res.statusCode, res.headers, await readText(res.body, name, signal));

@@ -10,7 +10,8 @@ import { extractErrorMessage } from './map-error.ts';
 export function streamErrorFrom(provider: string, body: unknown): GatewayError {
   const { message, code, type, param } = extractErrorMessage(body);
   const root = body && typeof body === 'object' ? (body as { error?: unknown }) : {};
-  const inner = root.error && typeof root.error === 'object' ? (root.error as { status_code?: unknown; code?: unknown }) : undefined;
+  const inner =
+    root.error && typeof root.error === 'object' ? (root.error as { status_code?: unknown; code?: unknown }) : undefined;
   const status = isHttpErrorStatus(inner?.status_code) ? inner.status_code : isHttpErrorStatus(inner?.code) ? inner.code : 502;
   return upstreamHttpError({
     provider,

@@ -28,7 +28,10 @@ const preflight = (origin: string, requestHeaders?: string) => ({
 });
 
 test('off by default: no header at all, preflights left to the routes', () => {
-  for (const [method, headers] of [['POST', { origin: APP }], ['OPTIONS', preflight(APP)]] as const) {
+  for (const [method, headers] of [
+    ['POST', { origin: APP }],
+    ['OPTIONS', preflight(APP)],
+  ] as const) {
     const { answered, headers: sent } = exchange([], method, headers);
     assert.equal(answered, false);
     assert.deepEqual(sent, {});

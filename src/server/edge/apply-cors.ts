@@ -55,7 +55,8 @@ export function createCors(origins: '*' | readonly string[]): (req: IncomingMess
     // origin's answer (with or without Allow-Origin) to another.
     if (!anyOrigin) res.setHeader('Vary', 'Origin');
     const origin = req.headers.origin;
-    const preflight = req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined;
+    const preflight =
+      req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined;
     if (origin === undefined) return false;
     if (!anyOrigin && !allowed.has(origin)) {
       if (preflight) throw errors.corsOriginNotAllowed(origin);
@@ -74,7 +75,8 @@ export function createCors(origins: '*' | readonly string[]): (req: IncomingMess
     if (requested) headers['Access-Control-Allow-Headers'] = requested;
     // Chromium's Private Network Access: a public origin the operator listed may reach a gateway
     // on a private or loopback address only if the preflight says so.
-    if (req.headers['access-control-request-private-network'] === 'true') headers['Access-Control-Allow-Private-Network'] = 'true';
+    if (req.headers['access-control-request-private-network'] === 'true')
+      headers['Access-Control-Allow-Private-Network'] = 'true';
     if (!anyOrigin) headers.Vary = 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers';
     res.writeHead(204, headers).end();
     return true;
@@ -87,6 +89,9 @@ function allowedRequestHeaders(requested: string | undefined): string {
   return requested
     .split(',')
     .map((name) => name.trim().toLowerCase())
-    .filter((name) => ALLOWED_HEADERS.has(name) || (name.startsWith(ALLOWED_HEADER_PREFIX) && name.length > ALLOWED_HEADER_PREFIX.length))
+    .filter(
+      (name) =>
+        ALLOWED_HEADERS.has(name) || (name.startsWith(ALLOWED_HEADER_PREFIX) && name.length > ALLOWED_HEADER_PREFIX.length),
+    )
     .join(', ');
 }

@@ -3,8 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { test } from 'node:test';
 import { createHostCheck } from './check-host.ts';
 
-const request = (host?: string, httpVersion = '1.1') =>
-  ({ headers: host === undefined ? {} : { host }, httpVersion }) as IncomingMessage;
+const request = (host?: string, httpVersion = '1.1') => ({ headers: host === undefined ? {} : { host }, httpVersion }) as IncomingMessage;
 const refused = { status: 403, code: 'host_not_allowed' };
 
 test('without a key only loopback names pass (DNS rebinding)', () => {

@@ -17,7 +17,12 @@ export interface HostPolicy {
  * (empty: any host, the key being the protection). Ports are not compared.
  */
 export function createHostCheck(policy: HostPolicy): (req: IncomingMessage) => void {
-  const allowed = policy.allowedHosts.map((entry) => entry.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, ''));
+  const allowed = policy.allowedHosts.map((entry) =>
+    entry
+      .toLowerCase()
+      .replace(/^\[(.*)\]$/, '$1')
+      .replace(/\.$/, ''),
+  );
   const exact = new Set(allowed.filter((entry) => !entry.startsWith('*.')));
   const suffixes = allowed.filter((entry) => entry.startsWith('*.')).map((entry) => entry.slice(1));
   const loopbackOnly = !policy.masterKey;

@@ -10,7 +10,9 @@ import { createHostCheck } from './check-host.ts';
  * (http-io.ts), so only routes that read a JSON body are concerned and an unknown route keeps
  * its 404.
  */
-export function createRequestScreen(config: Pick<Config, 'server' | 'auth'>): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function createRequestScreen(
+  config: Pick<Config, 'server' | 'auth'>,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
   const checkHost = createHostCheck({ masterKey: config.auth.master_key, allowedHosts: config.server.allowed_hosts });
   const applyCors = createCors(config.server.cors_origins);
   return (req, res) => {

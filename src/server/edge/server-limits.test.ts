@@ -21,7 +21,12 @@ test('a short timeout is swept at a quarter of its length, so it fires within 25
 });
 
 test('0 turns a timeout off (node semantics) and leaves the sweep at 1 s', () => {
-  assert.deepEqual(serverOptions(limits(10, 0)), { headersTimeout: 10_000, requestTimeout: 0, connectionsCheckingInterval: 1000, requireHostHeader: false });
+  assert.deepEqual(serverOptions(limits(10, 0)), {
+    headersTimeout: 10_000,
+    requestTimeout: 0,
+    connectionsCheckingInterval: 1000,
+    requireHostHeader: false,
+  });
   assert.equal(serverOptions(limits(0, 0)).connectionsCheckingInterval, 1000);
 });
 

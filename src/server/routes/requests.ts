@@ -44,7 +44,9 @@ export function recordJson(r: LedgerRecord): Record<string, unknown> {
           type: r.errorType,
           code: r.errorCode,
           message: r.errorMessage,
-          ...(r.upstreamErrorType || r.upstreamErrorCode ? { upstream: { type: r.upstreamErrorType ?? null, code: r.upstreamErrorCode ?? null } } : {}),
+          ...(r.upstreamErrorType || r.upstreamErrorCode
+            ? { upstream: { type: r.upstreamErrorType ?? null, code: r.upstreamErrorCode ?? null } }
+            : {}),
         }
       : null,
     finish_reason: r.finishReason,
@@ -66,7 +68,13 @@ function storeOf(ctx: GatewayContext) {
  * first flushes what is pending. A project key sees its project's records only (another
  * project's id is a 404, like an unknown one).
  */
-export async function handleGetRequest(res: ServerResponse, ctx: GatewayContext, id: string, requestId: string, caller: Caller | null) {
+export async function handleGetRequest(
+  res: ServerResponse,
+  ctx: GatewayContext,
+  id: string,
+  requestId: string,
+  caller: Caller | null,
+) {
   const project = readableProject(caller);
   const store = storeOf(ctx);
   const bare = id.replace(/^(chatcmpl-|resp_)/, '');
