@@ -73,11 +73,22 @@ const configObject = z.strictObject({
     .strictObject({
       host: z.string().default('127.0.0.1'),
       port: z.number().int().min(0).max(65535).default(8080),
-      body_limit_bytes: z.number().int().positive().default(20 * 1024 * 1024),
+      body_limit_bytes: z
+        .number()
+        .int()
+        .positive()
+        .default(20 * 1024 * 1024),
       drain_timeout_s: seconds.default(30),
       /** Host names answered (`*.example.com`: any subdomain); empty: any with a key, loopback only without. */
       allowed_hosts: z
-        .array(z.string().regex(/^(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$|^\[[0-9a-f:.]+\]$/i, 'must be a host name, *.domain, an IP or [IPv6], without a port'))
+        .array(
+          z
+            .string()
+            .regex(
+              /^(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$|^\[[0-9a-f:.]+\]$/i,
+              'must be a host name, *.domain, an IP or [IPv6], without a port',
+            ),
+        )
         .default([]),
       /** Browser origins allowed by CORS (`https://app.example.com`), or "*"; empty: CORS off. */
       cors_origins: z

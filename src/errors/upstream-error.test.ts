@@ -3,8 +3,7 @@ import { describe, it } from 'node:test';
 import { upstreamHttpError } from './upstream-error.ts';
 
 describe('upstreamHttpError: one status policy for every provider', () => {
-  const map = (status: number, message = 'upstream says no', headers = {}) =>
-    upstreamHttpError({ provider: 'acme', status, message, headers });
+  const map = (status: number, message = 'upstream says no', headers = {}) => upstreamHttpError({ provider: 'acme', status, message, headers });
 
   it('maps each upstream status to what the client should see', () => {
     const table: [number, number, string, string][] = [

@@ -10,7 +10,10 @@ import type { RunScope } from './model-operation.ts';
  * The provider's non-streaming call, observed by the accountant. Resolves to the events, or to
  * the failure (an error event in the response counts), whose HTTP error has then been sent.
  */
-export async function completeEvents(run: RunScope, request: CanonicalRequest): Promise<{ events: CanonicalEvent[] } | { failure: GatewayError }> {
+export async function completeEvents(
+  run: RunScope,
+  request: CanonicalRequest,
+): Promise<{ events: CanonicalEvent[] } | { failure: GatewayError }> {
   const { exchange, accountant, target } = run;
   const requestId = exchange.requestId;
   const outcome = await callOnce(exchange, run.scope, (signal) =>
