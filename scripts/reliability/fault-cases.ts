@@ -101,7 +101,7 @@ export const faultCases: FaultCase[] = [
     ],
   },
   {
-    fault: 'slow reader: upstream paused, memory bounded',
+    fault: 'slow reader: upstream paused, bytes buffered in sluice bounded',
     asserts: 'bytes in flight, order, resume',
     tests: [
       { file: 'test/e2e/faults-backpressure.test.ts', name: 'a client that reads nothing stalls the upstream' },
