@@ -129,6 +129,8 @@ function mapBatches<T>(
           }, fail),
         return: (value?: unknown) =>
           inner.return ? inner.return(value).then(undefined, fail) : Promise.resolve({ done: true, value: undefined }),
+        // An iterator's throw() hands the caller's reason back unchanged, whatever it is.
+        // oxlint-disable-next-line typescript/prefer-promise-reject-errors
         throw: (err?: unknown) => (inner.throw ? inner.throw(err).then(undefined, fail) : Promise.reject(err)),
       } as AsyncIterator<T[]>;
     },

@@ -256,7 +256,7 @@ describe('google: a usage block the price registry refuses', () => {
   it('more cached tokens than input: the stream still ends with its usage and [DONE], and the record is written', async () => {
     const chunk = {
       candidates: [{ content: { role: 'model', parts: [{ text: 'Hi.' }] }, finishReason: 'STOP', index: 0 }],
-      usageMetadata: { promptTokenCount: 8, candidatesTokenCount: 2, totalTokenCount: 10, cachedContentTokenCount: 9007199254740993 },
+      usageMetadata: { promptTokenCount: 8, candidatesTokenCount: 2, totalTokenCount: 10, cachedContentTokenCount: 2 ** 53 },
       modelVersion: 'gemini-2.5-flash',
     };
     upstream.reply({ headers: { 'content-type': 'text/event-stream' }, body: `data: ${JSON.stringify(chunk)}\r\n\r\n` });
