@@ -27,11 +27,6 @@ export async function serve(options: ServeOptions): Promise<void> {
   }
   const gateway = createGateway(config);
   const address = await listenOrExplain(gateway, host, config.server.port);
-  const where = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-  console.log(`sluice listening on ${where}`);
-  console.log(`providers: ${gateway.context.registry.providers().join(', ')}`);
-  if (!config.auth.master_key) console.log('no SLUICE_MASTER_KEY set: serving without auth (loopback only)');
-
   let stopping: { signal: string; at: number } | undefined;
   const stop = (signal: string) => {
     if (stopping) {
@@ -51,8 +46,14 @@ export async function serve(options: ServeOptions): Promise<void> {
       },
     );
   };
+  // Installed before the port is announced: a supervisor that signals as soon as it reads the line
+  // must reach the drain, not node's default action (exit at once, the ledger unflushed).
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  const where = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  console.log(`sluice listening on ${where}`);
+  console.log(`providers: ${gateway.context.registry.providers().join(', ')}`);
+  if (!config.auth.master_key) console.log('no SLUICE_MASTER_KEY set: serving without auth (loopback only)');
 }
 
 /** The port problems an operator fixes, as one line saying how; anything else keeps its stack. */

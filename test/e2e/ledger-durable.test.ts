@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -60,6 +60,18 @@ async function streamOne(url: string, n: number): Promise<string> {
   return id;
 }
 
+/** Waits (up to 5 s) until every id has a line in the journal's segment files. */
+async function journaled(dir: string, ids: string[]): Promise<void> {
+  for (const deadline = Date.now() + 5_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 10))) {
+    const text = readdirSync(dir)
+      .filter((f) => f.endsWith('.jsonl'))
+      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .join('');
+    if (ids.every((id) => text.includes(id))) return;
+  }
+  throw new Error('the records did not reach the journal within 5 s');
+}
+
 /** How many of `ids` have a row in the SQLite file (read directly: the gateway is stopped). */
 async function present(path: string, ids: string[]): Promise<number> {
   const { db, close } = await openDatabase({ path });
@@ -90,6 +102,10 @@ async function killAndRestart(dir: string, ledger: Record<string, unknown>, n: n
   const ids: string[] = [];
   try {
     for (let i = 0; i < n; i++) ids.push(await streamOne(first.url, i));
+    // A record reaches the journal when the lifecycle hands it to the ledger, just after the
+    // response's last byte (its usage is settled then): the journal's guarantee starts there, so the
+    // kill waits for the hand-off (bounded), as a crash a moment later would.
+    if (typeof ledger.journal === 'string') await journaled(ledger.journal, ids);
   } finally {
     await kill(first, 'SIGKILL');
   }
