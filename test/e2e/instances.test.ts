@@ -77,7 +77,7 @@ describe('two instances share one Postgres and one Redis', { skip }, () => {
       store: { database_url: schema.url },
       providers: { up: { base_url: `${upstream.url}/v1`, api_key: 'sk-upstream' } },
       limits: { redis_url: redisUrl, redis_prefix: `sluice-test:${process.pid}:${randomBytes(4).toString('hex')}:`, redis_timeout_ms: 2_000 },
-      tiers: { shared: { requests_per_minute: LIMIT } },
+      tiers: { pooled: { requests_per_minute: LIMIT } },
     };
     // JSON is YAML: the config file as an operator would write it.
     const file = join(dir, 'sluice.yaml');
@@ -102,7 +102,7 @@ describe('two instances share one Postgres and one Redis', { skip }, () => {
         assert.equal(res.status, 201, await res.clone().text());
         return (await res.json()) as Record<string, string>;
       });
-    await admin('/admin/projects', { id: 'team', name: 'Team', tier: 'shared' });
+    await admin('/admin/projects', { id: 'team', name: 'Team', tier: 'pooled' });
     const issued = await admin('/admin/keys', { project: 'team' });
     const key = issued.key;
     assert.ok(key, 'the new key is shown once');

@@ -123,7 +123,7 @@ describe('a revocation on one instance reaches another sharing the store within 
   });
 
   it('B keeps accepting the key at most the TTL after A revoked it', async () => {
-    const created = await projectWithKey(a.url, MASTER, 'shared');
+    const created = await projectWithKey(a.url, MASTER, 'two-instances');
     assert.equal((await chatWith(b.url, created.key, { model: 'mock/echo' })).status, 200);
     await adminCall(a.url, MASTER, 'POST', `/admin/keys/${created.id}/revoke`);
     const revokedAt = Date.now();

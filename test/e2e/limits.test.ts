@@ -26,7 +26,7 @@ describe('limits: requests per minute, tokens per minute, concurrency', () => {
         free: { requests_per_minute: 5, concurrent_requests: 3 },
         tokens: { tokens_per_minute: 100 },
         single: { concurrent_requests: 1 },
-        shared: { project: { requests_per_minute: 3 } },
+        pooled: { project: { requests_per_minute: 3 } },
       },
     });
     speakAsTestCallers(gw);
@@ -107,7 +107,7 @@ describe('limits: requests per minute, tokens per minute, concurrency', () => {
 
   it('a project limit counts every key of the project together', async () => {
     upstream.reply({ body: chatJson('ok'), headers: { 'content-type': 'application/json' } });
-    const as = (key: string) => ({ 'x-test-key': key, 'x-test-tier': 'shared', 'x-test-project': 'team' });
+    const as = (key: string) => ({ 'x-test-key': key, 'x-test-tier': 'pooled', 'x-test-project': 'team' });
     assert.equal((await post(gw, ask(), as('a1'))).status, 200);
     assert.equal((await post(gw, ask(), as('a2'))).status, 200);
     assert.equal((await post(gw, ask(), as('a3'))).status, 200);
