@@ -8,8 +8,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { ledgerRecord } from '../test/helpers/ledger-records.ts';
 import { PricingRegistry } from '../src/accounting/pricing.ts';
-import type { LedgerRecord } from '../src/accounting/ledger-record.ts';
 import { configSchema } from '../src/config/schema.ts';
 import { LimitsAndBudgets } from '../src/governance/admit.ts';
 import type { AdmissionRequest, Caller } from '../src/pipeline/admit.ts';
@@ -26,35 +26,18 @@ const request = {
   messages: [{ role: 'user' as const, content: 'Write one short sentence about the sea.' }],
   max_tokens: 256,
 };
-const record: LedgerRecord = {
-  requestId: '',
+// What settle() reads of a finished request: its cost and tokens.
+const record = ledgerRecord({
   createdAt: Date.now(),
-  keyId: null,
-  projectId: null,
   provider: 'up',
   model: 'gpt-test',
   requestedModel: 'up/gpt-test',
-  surface: 'chat',
-  streamed: true,
   inputTokens: 14,
-  cachedInputTokens: 0,
-  cacheWriteTokens: 0,
   outputTokens: 40,
-  reasoningTokens: 0,
-  usageSource: 'provider',
   costUsd: 0.000054,
-  priceKnown: true,
   ttftMs: 100,
   latencyMs: 400,
-  upstreamStatus: 200,
-  outcome: 'ok',
-  errorType: null,
-  errorCode: null,
-  errorMessage: null,
-  finishReason: 'stop',
-  prompt: null,
-  completion: null,
-};
+});
 
 function caller(i: number, tier: string | null): Caller {
   return { keyId: `k${i % KEYS}`, projectId: `p${i % 10}`, tier, allowedModels: null, admin: false, budgets: [] };
