@@ -97,15 +97,13 @@ export async function handleModelRequest(
           );
       ctx.settling.set(requestId, settled);
       try {
-        const settledRecord = await settled;
-        const upstreamRequestId = scope?.upstreamRequestId;
-        const record = upstreamRequestId ? { ...settledRecord, upstreamRequestId } : settledRecord;
-        let final = record;
+        let record = await settled;
+        if (scope?.upstreamRequestId) record = { ...record, upstreamRequestId: scope.upstreamRequestId };
         try {
           // The admission may amend the record (an abandoned stream its tier does not bill).
-          final = admission?.settle(record) ?? record;
+          record = admission?.settle(record) ?? record;
         } finally {
-          write(ctx, final);
+          write(ctx, record);
         }
       } finally {
         ctx.settling.delete(requestId);
