@@ -28,6 +28,19 @@ function lastUserText(request: CanonicalRequest): string {
   return '';
 }
 
+/** The tool results of the current turn: those after the last user message. */
+function toolResultsSinceLastUser(request: CanonicalRequest): string[] {
+  const results: string[] = [];
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    const m = request.messages[i];
+    if (m.role === 'user') break;
+    if (m.role !== 'tool' && m.role !== 'function') continue;
+    const c = m.content ?? '';
+    results.unshift(typeof c === 'string' ? c : c.map((p) => p.text).join(''));
+  }
+  return results;
+}
+
 /** Words with their following space, so that the pieces concatenate back to the text. */
 function pieces(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
@@ -98,8 +111,16 @@ export const scenarios: Record<string, MockScenario> = {
     },
   },
   tools: {
-    description: 'Calls the first function tool of the request (or get_weather) with streamed JSON arguments.',
+    description:
+      'Calls the first function tool of the request (or get_weather) with streamed JSON arguments; once the tool answered, says what it returned.',
     script(request) {
+      // An agent loop sends the tool's result back and expects an answer: calling again would loop
+      // until the client's turn limit (the OpenAI Agents SDK's MaxTurnsExceededError).
+      const results = toolResultsSinceLastUser(request);
+      if (results.length > 0) {
+        const steps = streamText(0, `The tool returned: ${results.join(' ')}`, 10);
+        return [{ delayMs: 0, events: [START] }, ...steps, finish(request, 'stop', steps.length)];
+      }
       const name = request.tools?.find(isFunctionTool)?.function.name ?? 'get_weather';
       const args = ['{"location":', ' "Paris",', ' "unit": "celsius"}'];
       return [
