@@ -1,0 +1,19 @@
+import { errors } from '../../errors/catalog.ts';
+import { schemaError } from '../schema-errors.ts';
+import { type MessagesRequest, messagesRequestSchema } from './request-schema.ts';
+
+/** Validates a parsed JSON body; throws a 400 GatewayError naming the first offending field. */
+export function parseMessagesRequest(body: unknown): MessagesRequest {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw errors.invalidRequest('The request body must be a JSON object.');
+  }
+  const result = messagesRequestSchema.safeParse(body);
+  if (!result.success) throw schemaError(result.error);
+  const req = result.data;
+  if (req.messages.length === 0) throw errors.invalidRequest('messages: at least one message is required.', 'messages');
+  const budget = req.thinking?.type === 'enabled' ? req.thinking.budget_tokens : undefined;
+  if (budget !== undefined && budget >= req.max_tokens) {
+    throw errors.invalidRequest('`max_tokens` must be greater than `thinking.budget_tokens`.', 'thinking.budget_tokens');
+  }
+  return req;
+}
