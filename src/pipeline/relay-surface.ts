@@ -3,6 +3,7 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 import { errorObject } from '../errors/render.ts';
 import { upstreamHttpError } from '../errors/upstream-error.ts';
 import { normalizeTokenCounts, type Usage } from '../protocol/canonical/usage.ts';
+import { normalizeRelayedFrame } from '../protocol/openai-responses/relay-grammar.ts';
 import { dataFrame, namedFrame } from '../protocol/sse/frames.ts';
 import type { RelayItem } from '../providers/types.ts';
 import type { StreamSurface } from './run-stream.ts';
@@ -64,13 +65,13 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
       this.failure = item.error;
       return '';
     }
-    const { event, data } = item.frame;
-    if (data === '[DONE]') return '';
-    const type = event ?? typeOf(data);
+    if (item.frame.data === '[DONE]') return '';
+    // The grammar the SDKs read (event line = type, sequence_number by one), even from an upstream that omits it.
+    const { event: type, data } = normalizeRelayedFrame(item.frame, this.relayed);
     if (type === 'error' || (type && TERMINAL.has(type))) this.readTerminal(type, data);
     if (type === 'response.created') this.readCreated(data);
     this.relayed++;
-    return event ? namedFrame(event, data) : dataFrame(data);
+    return type ? namedFrame(type, data) : dataFrame(data);
   }
 
   async opening(): Promise<string> {
@@ -141,9 +142,3 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
 }
 
 type UpstreamError = { message?: string; code?: string | null };
-
-/** Un-named frames carry their type in the JSON; a cheap peek instead of a parse. */
-function typeOf(data: string): string | undefined {
-  const m = /^\{"type":"([^"]+)"/.exec(data);
-  return m?.[1];
-}
