@@ -5,33 +5,108 @@
  * ANTHROPIC_BASE_URL/ANTHROPIC_API_KEY). Answers CPU/RSS samples over IPC, and records a CPU
  * profile between `profile-start` and `profile-stop` (so that startup and warm-up stay out of
  * it); stops when the parent closes the channel.
+ *
+ * Governed requests (bench/README.md "The governed row"): the master key `BENCH_MASTER_KEY`
+ * authenticates the plain requests; a key issued through the admin API, on the tier `bench`
+ * (every limit and a budget, high enough never to refuse the load), those that go through
+ * admission and settlement. With `BENCH_REDIS_URL`, a second gateway in this same process (same
+ * JIT state, same CPU account) keeps those limits in Redis, with a key of its own.
  */
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
+import { createClient } from '@redis/client';
 import { configSchema } from '../src/config/schema.ts';
-import { createGateway } from '../src/server/app.ts';
+import { createGateway, type Gateway } from '../src/server/app.ts';
 import { answerSamples } from './process-sample.ts';
 
 const upstream = process.env.BENCH_UPSTREAM_URL;
 const storePath = process.env.BENCH_STORE_PATH;
-if (!upstream || !storePath) throw new Error('BENCH_UPSTREAM_URL and BENCH_STORE_PATH must be set');
+const masterKey = process.env.BENCH_MASTER_KEY;
+if (!upstream || !storePath || !masterKey)
+  throw new Error('BENCH_UPSTREAM_URL, BENCH_STORE_PATH and BENCH_MASTER_KEY must be set');
 
-const config = configSchema.parse({
-  server: { host: '127.0.0.1', port: 0 },
-  store: { path: storePath },
-  ledger: { enabled: process.env.BENCH_LEDGER !== 'off' },
-  providers: { up: { base_url: `${upstream}/v1`, api_key: 'sk-bench' } },
-});
-const gateway = createGateway(config, process.env);
-const address: AddressInfo = await gateway.listen();
+/** Every limit on, none ever reached by the bench's load (a refusal would be a failed request). */
+const BENCH_TIER = {
+  requests_per_minute: 10_000_000,
+  tokens_per_minute: 1_000_000_000,
+  concurrent_requests: 10_000,
+  project: { requests_per_minute: 10_000_000, concurrent_requests: 10_000 },
+  budgets: [
+    { period: 'day', limit_usd: 1_000_000 },
+    { scope: 'project', period: 'month', limit_usd: 10_000_000 },
+  ],
+};
+/** Priced, so that budgets reserve and settle real amounts (an unpriced model costs 0). */
+const PRICES = { input_mtok: 0.15, output_mtok: 0.6 };
+
+function gatewayConfig(path: string, redisUrl: string | undefined) {
+  return configSchema.parse({
+    server: { host: '127.0.0.1', port: 0 },
+    auth: { master_key: masterKey },
+    store: { path },
+    ledger: { enabled: process.env.BENCH_LEDGER !== 'off' },
+    providers: { up: { base_url: `${upstream}/v1`, api_key: 'sk-bench' } },
+    pricing: { 'up/bench-fast': PRICES, 'up/bench-pace-20': PRICES, 'up/bench-pace-5': PRICES },
+    tiers: { bench: BENCH_TIER },
+    // A busy machine must not trip the timeout: a request admitted without Redis (fail_open) would cost nothing.
+    limits: { redis_url: redisUrl, redis_prefix: `sluice-bench:${randomBytes(4).toString('hex')}:`, redis_timeout_ms: 10_000 },
+  });
+}
+
+/** A project and a key on the bench tier, through the admin API as an operator would (the plaintext). */
+async function issueKey(origin: string): Promise<string> {
+  const admin = async (path: string, body: unknown) => {
+    const res = await fetch(`${origin}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status !== 201) throw new Error(`${path}: HTTP ${res.status} ${text}`);
+    return JSON.parse(text) as { key?: string };
+  };
+  await admin('/admin/projects', { id: 'bench', name: 'bench' });
+  const created = await admin('/admin/keys', { project: 'bench', tier: 'bench', name: 'bench' });
+  if (!created.key) throw new Error('/admin/keys: no key in the answer');
+  return created.key;
+}
+
+/** Undefined when Redis answers a PING, else why not (the Redis row is then skipped). */
+async function redisUnreachable(url: string): Promise<string | undefined> {
+  const client = createClient({ url, socket: { connectTimeout: 2_000, reconnectStrategy: false } });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.ping();
+    return undefined;
+  } catch (err) {
+    return `Redis at ${url} is not reachable (${(err as Error).message})`;
+  } finally {
+    if (client.isOpen) client.destroy();
+  }
+}
+
+const gateways: Gateway[] = [];
+async function serve(path: string, redisUrl: string | undefined): Promise<{ port: number; key: string }> {
+  const gateway = createGateway(gatewayConfig(path, redisUrl), process.env);
+  gateways.push(gateway);
+  const address: AddressInfo = await gateway.listen();
+  return { port: address.port, key: await issueKey(`http://127.0.0.1:${address.port}`) };
+}
+
+const memory = await serve(storePath, undefined);
+const redisUrl = process.env.BENCH_REDIS_URL;
+const redisSkipped = redisUrl ? await redisUnreachable(redisUrl) : 'no REDIS_URL (or limits.redis_url) set';
+const redis = redisSkipped ? undefined : await serve(`${storePath}-redis`, redisUrl);
 
 let stopping = false;
 async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
   setTimeout(() => process.exit(0), 3000).unref();
-  await gateway.shutdown(0);
+  await Promise.all(gateways.map((g) => g.shutdown(0)));
   process.exit(0);
 }
 
@@ -53,4 +128,9 @@ process.on('message', async (msg: { type: string; id?: number; path?: string }) 
 
 answerSamples();
 process.on('disconnect', () => void stop());
-process.send?.({ type: 'ready', port: address.port });
+process.send?.({
+  type: 'ready',
+  port: memory.port,
+  governedKey: memory.key,
+  redis: redis ? { port: redis.port, governedKey: redis.key } : { skipped: redisSkipped },
+});

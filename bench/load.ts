@@ -9,6 +9,8 @@ export interface Target {
   headers: Record<string, string>;
   body: string;
   protocol: ClientProtocol;
+  /** A response header every answer must carry (a governed request's limit headers: proof it was admitted with its limits). */
+  expectHeader?: string;
 }
 
 /** Milliseconds from sending the request. */
@@ -82,6 +84,10 @@ export async function streamOnce(target: Target, dispatcher: Dispatcher, validat
   if (res.statusCode !== 200) {
     const text = await res.body.text();
     throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`);
+  }
+  if (target.expectHeader && res.headers[target.expectHeader] === undefined) {
+    await res.body.dump();
+    throw new Error(`no ${target.expectHeader} header`);
   }
   const probe = new SseProbe(target.protocol, validate);
   let ttft = Number.NaN;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type BenchResult, checkTarget, formatReport } from './report.ts';
+import { type BenchResult, checkTarget, formatReport, governedCost } from './report.ts';
 import type { SideResult } from './stats.ts';
 
 const side = (scale: number, extra: Partial<SideResult> = {}): SideResult => ({
@@ -122,5 +122,42 @@ other processes on the machine used 0.02 cores meanwhile
     );
     assert.equal(lines[at + 2], 'reference: TTFT p50 20.2 ms, +0.20 over direct (sluice +0.00)');
     assert.equal(lines[at + 3], '  reference error: reset');
+  });
+
+  it('puts the governed sides under their comparison: added CPU and TTFT against plain sluice, and why Redis was skipped', () => {
+    const comparison = (governedRedis?: SideResult) => ({
+      label: 'OpenAI-compatible upstream',
+      direct: side(1),
+      sluice: side(1, { cpuMsPerRequest: 0.27 }),
+      governed: side(1.01, { cpuMsPerRequest: 0.282 }),
+      governedRedis,
+    });
+    const result = (c: ReturnType<typeof comparison>, governedRedisSkipped?: string): BenchResult => ({
+      node: 'v24.0.0',
+      cpu: 'Test CPU',
+      cores: 2,
+      pinning: 'none',
+      chunksPerResponse: 20,
+      governedRedisSkipped,
+      gatewayStartRssMiB: 80,
+      modes: [{ mode: 'fast', concurrency: 32, paceMs: 0, phaseSeconds: 4, rounds: 2, comparisons: [c] }],
+      targets: [],
+    });
+    const after = (text: string) => {
+      const lines = text.split('\n');
+      const at = lines.indexOf('| requests (errors)            | 1000 (0) | 1000 (0) |               |               |');
+      return lines.slice(at + 1, at + 3);
+    };
+    const withRedis = comparison(side(1.05, { cpuMsPerRequest: 0.39 }));
+    const cost = governedCost(withRedis, 'governed');
+    assert.deepEqual([cost?.cpuUs.toFixed(3), cost?.ttftMs.toFixed(3)], ['12.000', '0.200']);
+    assert.deepEqual(after(formatReport(result(withRedis))), [
+      'governed (key on a tier with limits and budgets), limits in memory: 0.282 ms CPU/request, +12.0 µs over plain sluice; TTFT p50 20.2 ms, +0.20 ms over plain sluice; 1000 requests (0 errors)',
+      'governed, limits in Redis: 0.390 ms CPU/request, +120.0 µs over plain sluice; TTFT p50 21.0 ms, +1.00 ms over plain sluice, +0.80 ms over in memory; 1000 requests (0 errors)',
+    ]);
+    assert.equal(
+      after(formatReport(result(comparison(), 'no REDIS_URL (or limits.redis_url) set')))[1],
+      'governed, limits in Redis: skipped, no REDIS_URL (or limits.redis_url) set',
+    );
   });
 });

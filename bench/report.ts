@@ -8,6 +8,10 @@ export interface Comparison {
   sluice: SideResult;
   /** Through bench/reference-proxy-process.ts: what a minimal proxy costs on this machine. */
   reference?: SideResult;
+  /** Through sluice with a key on a tier with every limit and a budget, limits in memory (the OpenAI-compatible row). */
+  governed?: SideResult;
+  /** The same with the limits in Redis (a second gateway in the same process), when Redis was reachable. */
+  governedRedis?: SideResult;
 }
 
 export interface ModeResult {
@@ -38,6 +42,8 @@ export interface BenchResult {
   cores: number;
   pinning: string;
   chunksPerResponse: number;
+  /** Why the governed row has no Redis side (no REDIS_URL, Redis unreachable); undefined when it has one. */
+  governedRedisSkipped?: string;
   /** The gateway's RSS once listening, before any request. */
   gatewayStartRssMiB: number;
   modes: ModeResult[];
@@ -113,6 +119,35 @@ function referenceLines(c: Comparison): string[] {
   ];
 }
 
+/** What admission and settlement add: CPU per request (µs) and TTFT p50 over the plain sluice side of the same rounds. */
+export function governedCost(c: Comparison, side: 'governed' | 'governedRedis'): { cpuUs: number; ttftMs: number } | undefined {
+  const g = c[side];
+  if (!g || g.cpuMsPerRequest === undefined || c.sluice.cpuMsPerRequest === undefined) return undefined;
+  return { cpuUs: (g.cpuMsPerRequest - c.sluice.cpuMsPerRequest) * 1000, ttftMs: g.ttft.p50 - c.sluice.ttft.p50 };
+}
+
+function governedLines(c: Comparison, redisSkipped: string | undefined): string[] {
+  if (!c.governed) return [];
+  const line = (name: string, side: 'governed' | 'governedRedis', extra = '') => {
+    const g = c[side];
+    const cost = governedCost(c, side);
+    if (!g || !cost) return [];
+    const us = `${cost.cpuUs >= 0 ? '+' : '-'}${Math.abs(cost.cpuUs).toFixed(1)} µs`;
+    return [
+      `${name}: ${(g.cpuMsPerRequest ?? Number.NaN).toFixed(3)} ms CPU/request, ${us} over plain sluice; ` +
+        `TTFT p50 ${ms(g.ttft.p50)} ms, ${signed(cost.ttftMs)} ms over plain sluice${extra}; ${g.requests} requests (${g.errors} errors)`,
+    ];
+  };
+  const overMemory =
+    c.governed && c.governedRedis ? `, ${signed(c.governedRedis.ttft.p50 - c.governed.ttft.p50)} ms over in memory` : '';
+  return [
+    ...line('governed (key on a tier with limits and budgets), limits in memory', 'governed'),
+    ...(c.governedRedis
+      ? line('governed, limits in Redis', 'governedRedis', overMemory)
+      : [`governed, limits in Redis: skipped, ${redisSkipped ?? 'not run'}`]),
+  ];
+}
+
 function modeHeading(m: ModeResult): string {
   const what =
     m.mode === 'fast'
@@ -122,7 +157,16 @@ function modeHeading(m: ModeResult): string {
     m.otherLoadCores === undefined
       ? ''
       : `\nother processes on the machine used ${m.otherLoadCores.toFixed(2)} cores meanwhile${m.otherLoadCores > 0.1 ? ' (noisy run)' : ''}`;
-  const sides = m.comparisons.some((c) => c.reference) ? 'direct/sluice/reference' : 'direct/sluice';
+  const first = m.comparisons[0];
+  const sides = [
+    'direct',
+    'sluice',
+    first?.reference && 'reference',
+    first?.governed && 'governed',
+    first?.governedRedis && 'governed-redis',
+  ]
+    .filter(Boolean)
+    .join('/');
   return `${what}; ${m.rounds} x ${m.phaseSeconds} s per side, alternating ${sides}${noise}`;
 }
 
@@ -138,7 +182,8 @@ export function formatReport(result: BenchResult): string {
     for (const c of m.comparisons) {
       out.push('', comparisonTable(c));
       out.push(...referenceLines(c));
-      for (const side of ['direct', 'sluice', 'reference'] as const) {
+      out.push(...governedLines(c, result.governedRedisSkipped));
+      for (const side of ['direct', 'sluice', 'reference', 'governed', 'governedRedis'] as const) {
         for (const e of c[side]?.errorSamples ?? []) out.push(`  ${side} error: ${e}`);
       }
     }

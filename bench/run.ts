@@ -14,7 +14,7 @@ import { foreignCores, markLoad } from './machine-load.ts';
 import { type PhaseOptions, type PhaseResult, runPhase, type Target } from './load.ts';
 import { type BenchOptions, parseOptions, USAGE } from './options.ts';
 import { type CpuProfile, formatProfileSummary, summarizeProfile } from './profile-summary.ts';
-import { type BenchResult, checkTarget, type Comparison, formatReport, type ModeResult } from './report.ts';
+import { type BenchResult, checkTarget, type Comparison, formatReport, governedCost, type ModeResult } from './report.ts';
 import type { ProcessSample } from './process-sample.ts';
 import { type PhaseUsage, summarize } from './stats.ts';
 import { TOKENS } from './upstream-frames.ts';
@@ -24,22 +24,36 @@ interface Ready {
   port: number;
 }
 
+/** The gateway child's (gateway-process.ts): its keys, and the Redis-backed gateway or why there is none. */
+interface GatewayReady extends Ready {
+  governedKey: string;
+  redis: { port: number; governedKey: string } | { skipped: string };
+}
+
 interface ComparisonSpec {
   label: string;
   direct: Target;
   sluice: Target;
   /** The same load through the reference proxy (the OpenAI-compatible row only). */
   reference?: Target;
+  /** Through sluice with a key on a governed tier (the OpenAI-compatible row only): limits in memory, and in Redis. */
+  governed?: Target;
+  governedRedis?: Target;
 }
+
+/** The plain requests' key: the master key, so that only the governed sides go through admission. */
+const MASTER_KEY = 'sk-bench-master';
 
 const SYSTEM = 'You are a concise assistant.';
 const PROMPT = 'Describe a river in twenty words.';
 
-function openAIChat(origin: string, model: string): Target {
+/** A chat stream through `origin`; with a governed key, every answer must carry its limit headers. */
+function openAIChat(origin: string, model: string, governedKey?: string): Target {
   return {
+    ...(governedKey && { expectHeader: 'x-ratelimit-limit-requests' }),
     origin,
     path: '/v1/chat/completions',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${governedKey ?? MASTER_KEY}` },
     body: JSON.stringify({
       model,
       messages: [
@@ -68,6 +82,9 @@ interface Origins {
   upstream: string;
   gateway: string;
   reference: string;
+  governedKey: string;
+  /** The gateway that keeps limits in Redis, when Redis is reachable. */
+  redis?: { origin: string; governedKey: string };
 }
 
 function comparisons(origins: Origins, paceMs: number, withAnthropic: boolean): ComparisonSpec[] {
@@ -79,6 +96,8 @@ function comparisons(origins: Origins, paceMs: number, withAnthropic: boolean): 
       direct: openAIChat(upstream, model),
       sluice: openAIChat(gateway, `up/${model}`),
       reference: openAIChat(origins.reference, `up/${model}`),
+      governed: openAIChat(gateway, `up/${model}`, origins.governedKey),
+      governedRedis: origins.redis && openAIChat(origins.redis.origin, `up/${model}`, origins.redis.governedKey),
     },
   ];
   if (withAnthropic) {
@@ -101,7 +120,7 @@ const sample = (child: BenchChild<Ready>) => child.ask<ProcessSample>({ type: 's
 const cpuUs = (from: ProcessSample, to: ProcessSample) => to.userUs + to.systemUs - (from.userUs + from.systemUs);
 
 interface Children {
-  gateway: BenchChild<Ready>;
+  gateway: BenchChild<GatewayReady>;
   upstream: BenchChild<Ready>;
   reference: BenchChild<Ready>;
 }
@@ -155,7 +174,24 @@ async function runMode(
   });
   const list = specs(paceMs);
   const newSide = () => ({ phases: [] as PhaseResult[], usage: [] as PhaseUsage[] });
-  const collected = list.map(() => ({ direct: newSide(), sluice: newSide(), reference: newSide() }));
+  const collected = list.map(() => ({
+    direct: newSide(),
+    sluice: newSide(),
+    reference: newSide(),
+    governed: newSide(),
+    governedRedis: newSide(),
+  }));
+  /** A comparison's sides in the order they run, each with the process in the middle. */
+  const sidesOf = (spec: ComparisonSpec) =>
+    (
+      [
+        ['direct', spec.direct, undefined],
+        ['sluice', spec.sluice, children.gateway],
+        ['reference', spec.reference, children.reference],
+        ['governed', spec.governed, children.gateway],
+        ['governedRedis', spec.governedRedis, children.gateway],
+      ] as const
+    ).filter((side): side is typeof side & { 1: Target } => side[1] !== undefined);
   let sluiceRequests = 0;
   const profileFile = options.profileDir ? join(options.profileDir, `gateway-${mode}.cpuprofile`) : undefined;
   const benchPids = [process.pid, children.gateway.pid, children.upstream.pid, children.reference.pid];
@@ -163,23 +199,19 @@ async function runMode(
   try {
     log(`${mode}: warm-up ${options.warmupSeconds} s per side`);
     for (const spec of list) {
-      await runPhase(spec.direct, phase(options.warmupSeconds));
-      await runPhase(spec.sluice, phase(options.warmupSeconds));
-      if (spec.reference) await runPhase(spec.reference, phase(options.warmupSeconds));
+      for (const [, target] of sidesOf(spec)) await runPhase(target, phase(options.warmupSeconds));
     }
     if (profileFile) await children.gateway.ask({ type: 'profile-start' });
     for (let round = 1; round <= options.rounds; round++) {
       for (const [i, spec] of list.entries()) {
-        const direct = await measured(spec.direct, phase(phaseSeconds), children.upstream);
-        const sluice = await measured(spec.sluice, phase(phaseSeconds), children.upstream, children.gateway);
-        const reference =
-          spec.reference && (await measured(spec.reference, phase(phaseSeconds), children.upstream, children.reference));
-        const runs = [['direct', direct], ['sluice', sluice], ...(reference ? [['reference', reference] as const] : [])] as const;
-        for (const [side, run] of runs) {
+        const runs: [string, Awaited<ReturnType<typeof measured>>][] = [];
+        for (const [side, target, proxy] of sidesOf(spec)) {
+          const run = await measured(target, phase(phaseSeconds), children.upstream, proxy);
           collected[i][side].phases.push(run.phase);
           collected[i][side].usage.push(run.usage);
+          if (proxy === children.gateway) sluiceRequests += run.phase.timings.length;
+          runs.push([side, run]);
         }
-        sluiceRequests += sluice.phase.timings.length;
         log(
           `${mode}: round ${round}/${options.rounds} ${spec.label}: ` +
             runs.map(([side, run]) => `${side} ${run.phase.timings.length} req`).join(', ') +
@@ -197,6 +229,10 @@ async function runMode(
     direct: summarize(collected[i].direct.phases, collected[i].direct.usage),
     sluice: summarize(collected[i].sluice.phases, collected[i].sluice.usage),
     reference: spec.reference ? summarize(collected[i].reference.phases, collected[i].reference.usage) : undefined,
+    governed: spec.governed ? summarize(collected[i].governed.phases, collected[i].governed.usage) : undefined,
+    governedRedis: spec.governedRedis
+      ? summarize(collected[i].governedRedis.phases, collected[i].governedRedis.usage)
+      : undefined,
   }));
   const profile = profileFile
     ? summarizeProfile(JSON.parse(readFileSync(profileFile, 'utf8')) as CpuProfile, { top: 25, requests: sluiceRequests })
@@ -232,13 +268,15 @@ async function main(): Promise<number> {
   // --no-ledger turns it off, for the ledger on/off comparison.
   const storeDir = mkdtempSync(join(tmpdir(), 'sluice-bench-'));
   process.on('exit', () => rmSync(storeDir, { recursive: true, force: true }));
-  const gateway = await startChild<Ready>('./gateway-process.ts', {
+  const gateway = await startChild<GatewayReady>('./gateway-process.ts', {
     core: pinning.gatewayCore,
     env: {
       ...process.env,
       BENCH_UPSTREAM_URL: upstreamOrigin,
       BENCH_STORE_PATH: join(storeDir, 'sluice.db'),
       BENCH_LEDGER: options.ledger ? 'on' : 'off',
+      BENCH_MASTER_KEY: MASTER_KEY,
+      BENCH_REDIS_URL: process.env.REDIS_URL ?? '',
       // Enables sluice's native `anthropic` provider against the fake upstream, where it exists.
       ANTHROPIC_API_KEY: 'sk-ant-bench',
       ANTHROPIC_BASE_URL: upstreamOrigin,
@@ -250,16 +288,20 @@ async function main(): Promise<number> {
     core: pinning.gatewayCore,
     env: { ...process.env, BENCH_UPSTREAM_URL: upstreamOrigin },
   });
+  const redis = gateway.ready.redis;
   const origins: Origins = {
     upstream: upstreamOrigin,
     gateway: gatewayOrigin,
     reference: `http://127.0.0.1:${reference.ready.port}`,
+    governedKey: gateway.ready.governedKey,
+    redis: 'port' in redis ? { origin: `http://127.0.0.1:${redis.port}`, governedKey: redis.governedKey } : undefined,
   };
   const startRss = (await sample(gateway)).rss;
   const withAnthropic = (await healthzProviders(gatewayOrigin)).includes('anthropic');
   log(
     `gateway ${gatewayOrigin}, upstream ${upstreamOrigin}, anthropic row: ${withAnthropic ? 'yes' : 'no (no anthropic provider)'}`,
   );
+  log(`governed row: in memory, and ${'skipped' in redis ? `not with Redis: ${redis.skipped}` : 'with Redis'}`);
 
   const modes: ModeResult[] = [];
   for (const mode of options.modes) {
@@ -272,17 +314,24 @@ async function main(): Promise<number> {
 
   const fast = modes.find((m) => m.mode === 'fast')?.comparisons[0];
   const paced = modes.find((m) => m.mode === 'paced')?.comparisons[0];
+  const governedMemory = fast && governedCost(fast, 'governed');
   const result: BenchResult = {
     node: process.version,
     cpu: cpus()[0]?.model ?? 'unknown',
     cores: pinning.cores,
     pinning: pinning.enabled ? pinning.note : `none, ${pinning.note}`,
     chunksPerResponse: TOKENS.length,
+    governedRedisSkipped: 'skipped' in redis ? redis.skipped : undefined,
     gatewayStartRssMiB: startRss / (1024 * 1024),
     modes,
     targets: [
       checkTarget('sluice CPU per 20-chunk streamed request (fast mode)', fast?.sluice.cpuMsPerRequest, 0.3),
       checkTarget('added TTFT p50 (paced mode)', paced ? paced.sluice.ttft.p50 - paced.direct.ttft.p50 : undefined, 1),
+      checkTarget(
+        'governed: admission + settlement CPU per request, in memory (fast mode)',
+        governedMemory && governedMemory.cpuUs / 1000,
+        0.02,
+      ),
     ],
   };
   if (options.json) console.log(JSON.stringify(result, null, 2));
@@ -293,7 +342,11 @@ async function main(): Promise<number> {
     }
   }
   // A failing reference counts too: its CPU figure would be the cost of failing fast.
-  const failed = modes.some((m) => m.comparisons.some((c) => c.direct.errors + c.sluice.errors + (c.reference?.errors ?? 0) > 0));
+  const failed = modes.some((m) =>
+    m.comparisons.some((c) =>
+      [c.direct, c.sluice, c.reference, c.governed, c.governedRedis].some((side) => (side?.errors ?? 0) > 0),
+    ),
+  );
   return failed ? 1 : 0;
 }
 

@@ -10,7 +10,7 @@ const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
 describe('npm run bench (a very short run)', () => {
   it('streams through three processes in both modes and reports every number, without errors', async () => {
     const args = ['--json', '--no-pin', '--duration', '0.3', '--warmup', '0.2', '--rounds', '1', '--pace-ms', '5', '--concurrency', '4'];
-    const { stdout } = await promisify(execFile)(process.execPath, [run, ...args], { timeout: 60_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, [run, ...args], { timeout: 90_000 });
     const result = JSON.parse(stdout) as BenchResult;
     assert.deepEqual(
       result.modes.map((m) => [m.mode, m.concurrency, m.paceMs, m.comparisons[0].label]),
@@ -27,12 +27,20 @@ describe('npm run bench (a very short run)', () => {
         assert.ok(c.sluice.cpuMsPerRequest! > 0 && c.sluice.peakRssMiB! > 0);
         assert.equal(c.direct.cpuMsPerRequest, undefined);
       }
+      // The governed row: a key on a tier with every limit and budgets, with limits in memory
+      // (and in Redis when REDIS_URL reaches one); every answer carried its limit headers.
+      const [openAI] = mode.comparisons;
+      assert.ok(openAI.governed && openAI.governed.requests > 0 && openAI.governed.cpuMsPerRequest! > 0);
+      assert.equal(openAI.governed.errors, 0, `${mode.mode} governed: ${openAI.governed.errorSamples.join('; ')}`);
+      if (openAI.governedRedis) assert.equal(openAI.governedRedis.errors, 0, openAI.governedRedis.errorSamples.join('; '));
+      else assert.match(result.governedRedisSkipped ?? '', /REDIS_URL|not reachable/);
     }
     assert.deepEqual(
       result.targets.map((t) => [t.name, t.limitMs, typeof t.measuredMs, typeof t.pass]),
       [
         ['sluice CPU per 20-chunk streamed request (fast mode)', 0.3, 'number', 'boolean'],
         ['added TTFT p50 (paced mode)', 1, 'number', 'boolean'],
+        ['governed: admission + settlement CPU per request, in memory (fast mode)', 0.02, 'number', 'boolean'],
       ],
     );
   });
