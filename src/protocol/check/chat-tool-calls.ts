@@ -1,0 +1,60 @@
+import { choiceIndex, classifyChatFrame } from './chat-frame.ts';
+import { quote } from './read-sse.ts';
+import { asObject, type Frame, type Report, type RuleFamily } from './types.ts';
+
+/**
+ * Tool-call deltas: each call has its own `index`, and the first delta of an index carries the
+ * call's `id` and `function.name` (later ones only argument pieces; repeating the same id is
+ * harmless, a different one means two calls share an index).
+ */
+export function chatToolCallRules(): RuleFamily {
+  // Per choice: tool-call index -> the call's id; and call id -> its index.
+  const calls = new Map<number, { byIndex: Map<number, string>; byId: Map<string, number> }>();
+  return {
+    frame(f: Frame, report: Report) {
+      const frame = classifyChatFrame(f);
+      if (frame.kind !== 'chunk') return;
+      for (const choice of frame.choices) {
+        const index = choiceIndex(choice);
+        const toolCalls = asObject(choice.delta)?.tool_calls;
+        if (index === undefined || !Array.isArray(toolCalls)) continue;
+        let state = calls.get(index);
+        if (!state) calls.set(index, (state = { byIndex: new Map(), byId: new Map() }));
+        for (const raw of toolCalls) {
+          const call = asObject(raw) ?? {};
+          const at = call.index;
+          if (typeof at !== 'number' || !Number.isInteger(at) || at < 0) {
+            report(f.n, 'chat/tool-call-index', `a tool call without a whole-number index: ${quote(JSON.stringify(raw))}`);
+            continue;
+          }
+          const callId = typeof call.id === 'string' && call.id !== '' ? call.id : undefined;
+          const known = state.byIndex.get(at);
+          if (known === undefined) {
+            const name = asObject(call.function)?.name;
+            if (!callId || typeof name !== 'string' || name === '') {
+              report(
+                f.n,
+                'chat/tool-call-first-delta',
+                `tool call ${at}'s first delta has no ${callId ? 'function.name' : 'id'}`,
+              );
+            }
+            state.byIndex.set(at, callId ?? '');
+            if (callId !== undefined) {
+              const other = state.byId.get(callId);
+              if (other !== undefined)
+                report(f.n, 'chat/tool-call-index', `call ${quote(callId)} appears at index ${other} and ${at}`);
+              else state.byId.set(callId, at);
+            }
+          } else if (callId !== undefined && known !== '' && callId !== known) {
+            report(
+              f.n,
+              'chat/tool-call-index',
+              `index ${at} belongs to call ${quote(known)}, not ${quote(callId)}: two calls share it`,
+            );
+          }
+        }
+      }
+    },
+    end() {},
+  };
+}
