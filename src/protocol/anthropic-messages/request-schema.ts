@@ -12,59 +12,56 @@ const cacheControl = z.unknown().optional();
 
 const textBlock = z.looseObject({ type: z.literal('text'), text: z.string(), cache_control: cacheControl });
 
-const base64Source = z.looseObject({ type: z.literal('base64'), media_type: z.string().min(1), data: z.string() });
-const urlSource = z.looseObject({ type: z.literal('url'), url: z.string().min(1) });
-const imageBlock = z.looseObject({
-  type: z.literal('image'),
-  // Other sources (`file`: the Files API) are Anthropic's own: relayed, refused by translation.
-  source: z.looseObject({ type: z.string() }),
-  cache_control: cacheControl,
+/**
+ * An object whose `type` picks its schema: a known type is held to it (its error names the
+ * field, where a union would only say "does not match any accepted shape"); any other type is
+ * accepted as sent, for an Anthropic target (server tool results, search results, Files API
+ * sources); the translation for other targets refuses it, naming it.
+ */
+function byType(schemas: Record<string, z.ZodType>) {
+  return z.looseObject({ type: z.string() }).superRefine((value, ctx) => {
+    const schema = Object.hasOwn(schemas, value.type) ? schemas[value.type] : undefined;
+    const result = schema?.safeParse(value);
+    if (result && !result.success) for (const issue of result.error.issues) ctx.addIssue({ ...issue, path: issue.path } as never);
+  });
+}
+
+const source = byType({
+  base64: z.looseObject({ media_type: z.string().min(1), data: z.string() }),
+  url: z.looseObject({ url: z.string().min(1) }),
+  text: z.looseObject({ data: z.string() }),
 });
+
+const imageBlock = z.looseObject({ source, cache_control: cacheControl });
 const documentBlock = z.looseObject({
-  type: z.literal('document'),
-  source: z.looseObject({ type: z.string() }),
+  source,
   title: z.string().nullable().optional(),
   context: z.string().nullable().optional(),
   cache_control: cacheControl,
 });
 const toolResultBlock = z.looseObject({
-  type: z.literal('tool_result'),
   tool_use_id: z.string().min(1),
   content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]).optional(),
   is_error: z.boolean().optional(),
   cache_control: cacheControl,
 });
-const thinkingBlock = z.looseObject({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() });
-const redactedThinkingBlock = z.looseObject({ type: z.literal('redacted_thinking'), data: z.string() });
+const thinkingBlock = z.looseObject({ thinking: z.string(), signature: z.string() });
 const toolUseBlock = z.looseObject({
-  type: z.literal('tool_use'),
   id: z.string().min(1),
   name: z.string().min(1),
   input: z.record(z.string(), z.unknown()),
   cache_control: cacheControl,
 });
 
-const KNOWN_BLOCKS = ['text', 'image', 'document', 'tool_result', 'thinking', 'redacted_thinking', 'tool_use'];
-
-/**
- * A block of a type sluice does not translate (server tool results, search results, containers):
- * an Anthropic target receives it; a known type is held to its own schema above, so its error
- * names the field instead of "does not match any accepted shape".
- */
-const otherBlock = z.looseObject({ type: z.string() }).superRefine((block, ctx) => {
-  if (KNOWN_BLOCKS.includes(block.type)) ctx.addIssue({ code: 'custom', message: `is not a valid ${block.type} block` });
+const contentBlock = byType({
+  text: textBlock,
+  image: imageBlock,
+  document: documentBlock,
+  tool_result: toolResultBlock,
+  thinking: thinkingBlock,
+  redacted_thinking: z.looseObject({ data: z.string() }),
+  tool_use: toolUseBlock,
 });
-
-const contentBlock = z.union([
-  textBlock,
-  imageBlock,
-  documentBlock,
-  toolResultBlock,
-  thinkingBlock,
-  redactedThinkingBlock,
-  toolUseBlock,
-  otherBlock,
-]);
 
 const message = z.looseObject({
   role: z.enum(['user', 'assistant']),
@@ -112,6 +109,13 @@ export const messagesRequestSchema = z.looseObject({
 export type MessagesRequest = z.infer<typeof messagesRequestSchema>;
 export type MessagesContentBlock = z.infer<typeof contentBlock>;
 export type MessagesTextBlock = z.infer<typeof textBlock>;
+/** The blocks sluice translates, as validated (byType checked the block against its schema). */
+export type MessagesImageBlock = z.infer<typeof imageBlock>;
+export type MessagesDocumentBlock = z.infer<typeof documentBlock>;
+export type MessagesToolResultBlock = z.infer<typeof toolResultBlock>;
+export type MessagesThinkingBlock = z.infer<typeof thinkingBlock>;
+export type MessagesToolUseBlock = z.infer<typeof toolUseBlock>;
+export type MessagesSource = z.infer<typeof source>;
 
 /** The fields translated into the canonical request; any other top-level field is Anthropic's own. */
 export const TRANSLATED_FIELDS = new Set([

@@ -9,7 +9,18 @@ import type {
   CanonicalUserPart,
   ReasoningEffort,
 } from '../canonical/request.ts';
-import { type MessagesContentBlock, type MessagesRequest, type MessagesTextBlock, TRANSLATED_FIELDS } from './request-schema.ts';
+import {
+  type MessagesContentBlock,
+  type MessagesDocumentBlock,
+  type MessagesImageBlock,
+  type MessagesRequest,
+  type MessagesSource,
+  type MessagesTextBlock,
+  type MessagesThinkingBlock,
+  type MessagesToolResultBlock,
+  type MessagesToolUseBlock,
+  TRANSLATED_FIELDS,
+} from './request-schema.ts';
 
 export interface ToCanonicalOptions {
   /** The target's `drop_params`: leave out what it cannot honour instead of answering 400. */
@@ -101,21 +112,22 @@ function userTurn(blocks: MessagesContentBlock[], at: string, refuse: Refuse, ca
     const param = `${at}.content[${j}]`;
     switch (block.type) {
       case 'text':
-        parts.push(textPart(block as MessagesTextBlock, cache));
+        parts.push(textPart(as<MessagesTextBlock>(block), cache));
         break;
       case 'image': {
-        const url = mediaUrl(block.source as Source, param, refuse, 'image');
+        const url = mediaUrl(as<MessagesImageBlock>(block).source, param, refuse, 'image');
         if (url) parts.push({ type: 'image_url', image_url: { url } });
         break;
       }
       case 'document': {
-        const file = documentData(block.source as Source, `${param}.source`, refuse);
-        const title = typeof block.title === 'string' ? { filename: block.title } : {};
+        const document = as<MessagesDocumentBlock>(block);
+        const file = documentData(document.source, `${param}.source`, refuse);
+        const title = typeof document.title === 'string' ? { filename: document.title } : {};
         if (file) parts.push({ type: 'file', file: { file_data: file, ...title } });
         break;
       }
       case 'tool_result':
-        results.push(toolResult(block as ToolResult, param, refuse, cache));
+        results.push(toolResult(as<MessagesToolResultBlock>(block), param, refuse, cache));
         break;
       default:
         refuse(`${param}.type`, `'${block.type}' blocks are only available with Anthropic models.`);
@@ -124,13 +136,9 @@ function userTurn(blocks: MessagesContentBlock[], at: string, refuse: Refuse, ca
   return parts.length > 0 ? [...results, { role: 'user', content: parts }] : results;
 }
 
-type Source = { type: string; media_type?: unknown; data?: unknown; url?: unknown };
-type ToolResult = {
-  tool_use_id: string;
-  content?: string | { type: string; text?: unknown }[];
-  is_error?: boolean;
-  cache_control?: unknown;
-};
+/** A block whose type was checked against its schema (request-schema.ts byType). */
+const as = <T>(block: MessagesContentBlock) => block as unknown as T;
+type Source = MessagesSource & { media_type?: unknown; data?: unknown; url?: unknown };
 
 function mediaUrl(source: Source, param: string, refuse: Refuse, what: string): string | undefined {
   if (source.type === 'base64' && typeof source.media_type === 'string' && typeof source.data === 'string') {
@@ -153,7 +161,7 @@ function documentData(source: Source, param: string, refuse: Refuse): string | u
   return undefined;
 }
 
-function toolResult(block: ToolResult, param: string, refuse: Refuse, cache: Cache): CanonicalMessage {
+function toolResult(block: MessagesToolResultBlock, param: string, refuse: Refuse, cache: Cache): CanonicalMessage {
   let content: string | CanonicalTextPart[] = '';
   if (typeof block.content === 'string') content = block.content;
   else if (block.content) {
@@ -186,10 +194,10 @@ function assistantTurn(
     const param = `${at}.content[${j}]`;
     switch (block.type) {
       case 'text':
-        text.push(textPart(block as MessagesTextBlock, cache));
+        text.push(textPart(as<MessagesTextBlock>(block), cache));
         break;
       case 'thinking': {
-        const b = block as { thinking: string; signature: string };
+        const b = as<MessagesThinkingBlock>(block);
         message.reasoning_content = (message.reasoning_content ?? '') + b.thinking;
         message.reasoning_signature = b.signature;
         break;
@@ -197,7 +205,7 @@ function assistantTurn(
       case 'redacted_thinking':
         break;
       case 'tool_use': {
-        const b = block as { id: string; name: string; input: Record<string, unknown> };
+        const b = as<MessagesToolUseBlock>(block);
         (message.tool_calls ??= []).push({
           id: b.id,
           type: 'function',
