@@ -5,9 +5,9 @@ import { integerFlag, parseFlags } from './parse-flags.ts';
 import { usage } from './usage.ts';
 import type { AdminCommand } from './keys.ts';
 
-type Command = 'serve' | 'pricing' | 'logs' | AdminCommand;
+type Command = 'serve' | 'pricing' | 'logs' | 'check' | AdminCommand;
 
-const COMMANDS: readonly string[] = ['serve', 'pricing', 'logs', 'projects', 'keys', 'endpoints'];
+const COMMANDS: readonly string[] = ['serve', 'pricing', 'logs', 'check', 'projects', 'keys', 'endpoints'];
 
 /**
  * Each command's module is imported when it runs: `--help`, `--version` and `logs` then skip
@@ -72,6 +72,33 @@ async function run(command: Command, args: string[]): Promise<void> {
         filters: { model: values.model, provider: values.provider, outcome: values.outcome },
       });
     }
+    case 'check': {
+      const { values, positionals } = parseFlags(
+        command,
+        args,
+        {
+          json: { type: 'boolean', default: false },
+          kind: { type: 'string' },
+          data: { type: 'string' },
+          key: { type: 'string' },
+        },
+        true,
+      );
+      if (values.help) return console.log(usage.check);
+      if (positionals.length !== 1) throw new UsageError('sluice check: name one stream: a file, a URL, or - for stdin.');
+      if (values.kind !== undefined && values.kind !== 'chat' && values.kind !== 'responses') {
+        throw new UsageError(`sluice check: --kind is chat or responses, not "${values.kind}".`);
+      }
+      const { check } = await import('./check.ts');
+      process.exitCode = await check({
+        source: positionals[0],
+        json: values.json,
+        kind: values.kind,
+        data: values.data,
+        key: values.key ?? (process.env.SLUICE_API_KEY || undefined),
+      });
+      return;
+    }
     case 'projects':
     case 'keys':
     case 'endpoints': {
@@ -104,7 +131,7 @@ try {
     process.exitCode = 2;
   } else if (err instanceof ConfigError || err instanceof OperatorError) {
     console.error(`sluice: ${err.message}`);
-    process.exitCode = 1;
+    process.exitCode = err instanceof OperatorError ? err.exitCode : 1;
   } else {
     throw err;
   }
@@ -112,6 +139,6 @@ try {
 
 /** `sluice serve --help` for an error about `sluice serve ...`, else the general help. */
 function helpFor(message: string): string {
-  const command = /^sluice (serve|pricing|logs|projects|keys|endpoints)[: ]/.exec(message)?.[1];
+  const command = /^sluice (serve|pricing|logs|check|projects|keys|endpoints)[: ]/.exec(message)?.[1];
   return command ? `sluice ${command} --help` : 'sluice --help';
 }

@@ -4,6 +4,13 @@
  */
 export class OperatorError extends Error {
   override readonly name = 'OperatorError';
+  /** 1, or 2 where 1 already says something else (`sluice check`: violations were found). */
+  readonly exitCode: number;
+
+  constructor(message: string, exitCode = 1) {
+    super(message);
+    this.exitCode = exitCode;
+  }
 }
 
 /** A command line the command does not take: printed with a pointer to `--help`, exit 2. */

@@ -6,6 +6,7 @@ Usage:
   sluice serve [--port N] [--host H] [--config FILE]
   sluice pricing <provider/model|alias> [--input N] [--output N] [--cached N] [--config FILE]
   sluice logs [--follow] [--url URL] [--limit N] [--model M] [--provider P] [--outcome ok|error|cancelled]
+  sluice check <file|url|-> [--json] [--kind chat|responses] [--data body.json] [--key K]
   sluice projects create|list ...
   sluice keys create|list|revoke|rotate ...
   sluice endpoints create|list ...
@@ -45,6 +46,22 @@ Prints the recent requests of a running gateway from its request log (oldest fir
   --outcome O      only ok, error or cancelled
   -h, --help       this help
 The gateway's master key is read from SLUICE_MASTER_KEY.`,
+
+  check: `Usage: sluice check <file|url|-> [--json] [--kind chat|responses] [--data body.json] [--key K]
+
+Checks a chat-completions or Responses stream (SSE) against the stream contract and prints every
+violation with its frame number: role first, one stable id, tool-call indexes with id and name on
+their first delta, one finish per choice, usage after the finish, an error frame then [DONE],
+nothing after [DONE]; Responses: sequence_number counting by one, every added closed by its done,
+exactly one terminal event. \`: heartbeat\` comments, \`id:\` lines and x_ vendor events are allowed.
+  <file>           a recorded body; - reads stdin (e.g. curl -sN ... | sluice check -)
+  <url>            fetched with GET, or POSTed the JSON in --data; its answer must be a stream
+  --data FILE      POST this request body (it must ask for "stream": true)
+  --key K          sent as Authorization: Bearer K (SLUICE_API_KEY)
+  --kind K         chat or responses, instead of telling them apart from the first frames
+  --json           print {source, kind, frames, conforming, violations: [{frame, rule, message}]}
+  -h, --help       this help
+Exit code: 0 conforming, 1 violations found, 2 the stream could not be read (or a bad command line).`,
 
   projects: `Usage: sluice projects create <name> [--id ID] [--tier T] [--daily-usd X] [--monthly-usd X] [--json]
        sluice projects list [--json]
