@@ -275,10 +275,10 @@ describe('anthropic through the openai SDK', () => {
       gw.client.chat.completions.create({
         model: 'anthropic/claude-sonnet-4-5',
         messages: [{ role: 'user', content: 'hi' }],
-        response_format: { type: 'json_object' },
+        logit_bias: { '50256': -100 },
         stream: true,
       }),
-      (e: unknown) => e instanceof OpenAI.APIError && e.status === 400 && e.param === 'response_format',
+      (e: unknown) => e instanceof OpenAI.APIError && e.status === 400 && e.param === 'logit_bias',
     );
     assert.equal(upstream.requests.length, before);
   });

@@ -300,8 +300,7 @@ describe('anthropic request: what cannot be honoured', () => {
     rejects({ messages: hi, logit_bias: { '50256': -100 } }, 'logit_bias');
     rejects({ messages: hi, logprobs: true, top_logprobs: 2 }, 'logprobs');
     rejects({ messages: hi, seed: 7 }, 'seed');
-    rejects({ messages: hi, response_format: { type: 'json_object' } }, 'response_format', /json_object/);
-    rejects({ messages: hi, response_format: { type: 'json_schema', json_schema: { name: 'x', schema: {} } } }, 'response_format', /json_schema/);
+    rejects({ messages: hi, reasoning_effort: 'low', response_format: { type: 'json_object' } }, 'response_format', /thinking/);
     rejects({ messages: hi, metadata: { project: 'a' } }, 'metadata.project');
     rejects({ messages: hi, service_tier: 'flex' }, 'service_tier');
     rejects({ messages: hi, temperature: 1.5 }, 'temperature', /0 to 1/);
@@ -359,5 +358,60 @@ describe('anthropic request: what cannot be honoured', () => {
     });
     const small = body({ messages: hi, reasoning_effort: 'high', max_tokens: 500 }, { dropParams: true });
     assert.deepEqual([small.max_tokens, small.thinking], [500, undefined]);
+  });
+});
+
+describe('anthropic request: response_format', () => {
+  const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+  const jsonSchema = { type: 'json_schema', json_schema: { name: 'place', schema, strict: true } };
+  const answerTool = (input_schema: Record<string, unknown>) => ({
+    name: 'sluice_structured_output',
+    description: `Give your final answer by calling this tool: its input is the answer, as JSON.${input_schema === schema ? ' The answer is a place.' : ''}`,
+    input_schema,
+  });
+
+  it('json_schema is output_config.format on Claude 4.5 and later, with no tool', () => {
+    const b = body({ model: 'claude-sonnet-4-5-20250929', messages: hi, response_format: jsonSchema });
+    assert.deepEqual(b.output_config, { format: { type: 'json_schema', schema } });
+    assert.equal(b.tools, undefined);
+    // Thinking and a native schema go together.
+    const thinking = body({ model: 'claude-opus-4-6', messages: hi, response_format: jsonSchema, reasoning_effort: 'low' });
+    assert.deepEqual(thinking.output_config, { format: { type: 'json_schema', schema } });
+  });
+
+  it('json_schema on an older model is a forced tool taking the schema, called once', () => {
+    const b = body({ model: 'claude-3-7-sonnet-latest', messages: hi, response_format: jsonSchema });
+    assert.equal(b.output_config, undefined);
+    assert.deepEqual(b.tools, [answerTool(schema)]);
+    assert.deepEqual(b.tool_choice, { type: 'tool', name: 'sluice_structured_output', disable_parallel_tool_use: true });
+  });
+
+  it('json_object is a forced tool taking any object, on every model', () => {
+    const b = body({ model: 'claude-sonnet-4-5', messages: hi, response_format: { type: 'json_object' } });
+    assert.deepEqual(b.tools, [answerTool({ type: 'object' })]);
+    assert.deepEqual(b.tool_choice, { type: 'tool', name: 'sluice_structured_output', disable_parallel_tool_use: true });
+  });
+
+  it("with the client's tools the turn ends in a call or the answer (any); tool_choice none forces the answer", () => {
+    const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
+    const request = { model: 'claude-3-5-haiku-latest', messages: hi, tools, response_format: { type: 'json_object' } };
+    const b = body(request);
+    assert.deepEqual(
+      (b.tools as { name: string }[]).map((t) => t.name),
+      ['lookup', 'sluice_structured_output'],
+    );
+    assert.deepEqual(b.tool_choice, { type: 'any' });
+    assert.deepEqual(body({ ...request, tool_choice: 'none' }).tool_choice, {
+      type: 'tool',
+      name: 'sluice_structured_output',
+      disable_parallel_tool_use: true,
+    });
+    // A tool the client forces stays forced.
+    const forced = body({ ...request, tool_choice: { type: 'function', function: { name: 'lookup' } } });
+    assert.deepEqual(forced.tool_choice, { type: 'tool', name: 'lookup' });
+  });
+
+  it("refuses a client tool named like sluice's answer tool", () => {
+    rejects({ messages: hi, tools: [{ type: 'function', function: { name: 'sluice_structured_output' } }] }, 'tools[0].function.name');
   });
 });

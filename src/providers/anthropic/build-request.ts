@@ -2,6 +2,7 @@ import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
 import type { UpstreamRequest } from '../../upstream/http-client.ts';
 import { convertMessages } from './convert-messages.ts';
 import { convertTools } from './convert-tools.ts';
+import { anthropicResponseFormat } from './response-format.ts';
 import { planTokens } from './thinking.ts';
 import { type Unsupported, unsupportedParams } from './unsupported.ts';
 
@@ -35,7 +36,9 @@ export function buildAnthropicRequest(
   if (thinking) body.thinking = { type: 'enabled', budget_tokens: tokens.budgetTokens };
   Object.assign(body, sampling(request, thinking, unsupported));
   if (request.stop != null) body.stop_sequences = typeof request.stop === 'string' ? [request.stop] : request.stop;
-  Object.assign(body, convertTools(request, thinking, unsupported));
+  const format = anthropicResponseFormat(request, model, thinking, unsupported);
+  if (format.output_config) body.output_config = format.output_config;
+  Object.assign(body, convertTools(request, thinking, unsupported, format.answerTool));
   const userId = request.user ?? request.metadata?.user_id;
   if (userId) body.metadata = { user_id: userId };
   const tier = serviceTier(request.service_tier, unsupported);
@@ -61,12 +64,6 @@ function rejectUnsupported(request: CanonicalRequest, unsupported: Unsupported):
   if (request.logit_bias && Object.keys(request.logit_bias).length > 0) no('logit_bias', 'logit_bias');
   if (request.logprobs) no('logprobs', 'logprobs');
   if (request.seed != null) no('seed', 'seed');
-  const format = request.response_format?.type;
-  // The Messages API (2023-06-01, no beta header) has no JSON mode; a forced tool would change the
-  // answer's shape (a tool call, not content), so the client is told instead.
-  if (format === 'json_object' || format === 'json_schema') {
-    unsupported('response_format', `anthropic has no ${format} response format; describe the JSON in the prompt or use a tool.`);
-  }
   const metadataKeys = Object.keys(request.metadata ?? {}).filter((k) => k !== 'user_id');
   if (metadataKeys.length > 0) no(`metadata.${metadataKeys[0]}`, 'metadata other than user_id (send the end user as `user`)');
 }

@@ -23,10 +23,17 @@ export interface ConvertedTools {
  * parallel_tool_calls: false is `disable_parallel_tool_use` on the choice. With extended thinking
  * Anthropic only allows auto and none ("Extended thinking" > tool use), so a forced choice is
  * unsupported then. Without tools there is nothing to choose from and tool_choice is left out.
+ * `answerTool` stands for a JSON response format (response-format.ts): it is forced unless the
+ * client forced a tool of its own.
  */
-export function convertTools(request: CanonicalRequest, thinking: boolean, unsupported: Unsupported): ConvertedTools {
+export function convertTools(
+  request: CanonicalRequest,
+  thinking: boolean,
+  unsupported: Unsupported,
+  answerTool?: AnthropicTool,
+): ConvertedTools {
   const functions = functionTools(request, 'anthropic', unsupported);
-  if (functions.length === 0) return {};
+  if (functions.length === 0 && !answerTool) return {};
   const tools = functions.map(({ function: f }) => {
     const tool: AnthropicTool = { name: f.name, input_schema: f.parameters ?? { type: 'object', properties: {} } };
     if (f.description !== undefined) tool.description = f.description;
@@ -34,6 +41,18 @@ export function convertTools(request: CanonicalRequest, thinking: boolean, unsup
   });
   const parallel = request.parallel_tool_calls === false ? { disable_parallel_tool_use: true } : {};
   const choice = request.tool_choice;
+  if (answerTool && typeof choice !== 'object') {
+    // The turn ends in the JSON answer, once; or, when the client's tools may be called, in a call
+    // of one of them (`any`: a tool, not free text).
+    const mayCall = functions.length > 0 && choice !== 'none';
+    return {
+      tools: [...tools, answerTool],
+      tool_choice: mayCall
+        ? { type: 'any', ...parallel }
+        : { type: 'tool', name: answerTool.name, disable_parallel_tool_use: true },
+    };
+  }
+  if (answerTool) tools.push(answerTool);
   if (choice === 'none') return { tools, tool_choice: { type: 'none' } };
   if (choice === 'required' || typeof choice === 'object') {
     if (thinking) {

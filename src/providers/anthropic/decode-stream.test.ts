@@ -7,6 +7,8 @@ import { args, call, finish, reasoning, signature, start, text } from '../../../
 import { decodeAll } from '../../../test/helpers/decode.ts';
 import { splitRandomly } from '../../../test/helpers/fake-upstream.ts';
 import { listFixtures } from '../../../test/helpers/fixtures.ts';
+import { RESPONSE_FORMAT_TOOL } from '../response-format-tool.ts';
+import { decodeAnthropicResponse } from './decode-response.ts';
 import { createAnthropicStreamDecoder } from './decode-stream.ts';
 
 const decode = (pieces: Uint8Array[]) => decodeAll(createAnthropicStreamDecoder(), pieces);
@@ -316,5 +318,66 @@ describe('anthropic stream decoder on synthetic streams', () => {
       { type: 'usage', usage: { inputTokens: 10, outputTokens: 1, source: 'provider' } },
       text('Hel'),
     ]);
+  });
+});
+
+describe('anthropic stream decoder: the forced tool of a JSON response format', () => {
+  /** The tool-use recording as the answer tool's call: the same stream, another tool name. */
+  const asAnswer = (name: string) =>
+    Buffer.from(anthropicStreamBody(name).toString('utf8').replaceAll('"name":"weather"', `"name":"${RESPONSE_FORMAT_TOOL}"`));
+
+  it('streams the tool input as text deltas and finishes with stop (tool-use.sse renamed)', () => {
+    const events = decode(splitRandomly(asAnswer('anthropic/tool-use.sse'), 7));
+    assert.equal(
+      events.some((e) => e.type === 'tool-call-start' || e.type === 'tool-call-delta'),
+      false,
+    );
+    const message = assemble(events).choices[0];
+    assert.equal(message.text, '{"latitude": "52.5200", "longitude": "13.4050"}');
+    assert.deepEqual(message.toolCalls, []);
+    assert.equal(message.finishReason, 'stop');
+    assert.deepEqual(
+      events.find((e) => e.type === 'finish'),
+      finish('stop', 'tool_use'),
+    );
+  });
+
+  it('an empty input is the answer {}', () => {
+    const events = decodeText(
+      messageStart +
+        frame({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 't', name: RESPONSE_FORMAT_TOOL, input: {} } }) +
+        frame({ type: 'content_block_stop', index: 0 }) +
+        frame({ type: 'message_delta', delta: { stop_reason: 'tool_use' } }),
+    );
+    assert.deepEqual(events.slice(2), [text('{}'), finish('stop', 'tool_use')]);
+  });
+
+  it("beside a call of the client's tools, the call keeps index 0 and the finish stays tool_calls", () => {
+    const events = decodeText(
+      messageStart +
+        frame({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'a', name: RESPONSE_FORMAT_TOOL, input: {} } }) +
+        frame({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"x":1}' } }) +
+        frame({ type: 'content_block_stop', index: 0 }) +
+        frame({ type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'b', name: 'lookup', input: {} } }) +
+        frame({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"q":2}' } }) +
+        frame({ type: 'content_block_stop', index: 1 }) +
+        frame({ type: 'message_delta', delta: { stop_reason: 'tool_use' } }),
+    );
+    assert.deepEqual(events.slice(2), [text('{"x":1}'), call(0, 'b', 'lookup'), args(0, '{"q":2}'), finish('tool_calls', 'tool_use')]);
+  });
+
+  it('the non-stream decoder gives the same answer', () => {
+    const events = decodeAnthropicResponse({
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-3-7-sonnet',
+      content: [{ type: 'tool_use', id: 't', name: RESPONSE_FORMAT_TOOL, input: { city: 'Paris' } }],
+      stop_reason: 'tool_use',
+      usage: { input_tokens: 5, output_tokens: 9 },
+    });
+    const message = assemble(events).choices[0];
+    assert.equal(message.text, '{"city":"Paris"}');
+    assert.equal(message.finishReason, 'stop');
   });
 });

@@ -3,6 +3,7 @@ import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
 import type { SseFrame } from '../../protocol/sse/parse-upstream.ts';
 import { createSseStreamDecoder, type SseFrameDecoder } from '../sse-decoder.ts';
 import type { StreamDecoder } from '../types.ts';
+import { RESPONSE_FORMAT_TOOL } from '../response-format-tool.ts';
 import { anthropicFinishReason } from './finish-reason.ts';
 import { anthropicStreamError, PROVIDER } from './map-error.ts';
 import { checkPayload } from '../upstream-schema.ts';
@@ -12,16 +13,21 @@ import { type AnthropicUsage, convertAnthropicUsage, mergeAnthropicUsage } from 
 interface ToolBlock {
   toolIndex: number;
   sawArguments: boolean;
+  /** The forced tool of a JSON response format: its input is the message content. */
+  answer: boolean;
 }
 
 /**
  * Messages API stream events -> canonical events. Tool calls are numbered by the order their
  * tool_use blocks start (0, 1, …), not by Anthropic's content block index, which also counts text
  * and thinking blocks (fixtures/anthropic/parallel-tool-use.sse has tools at blocks 1 and 2).
+ * The tool sluice forces for a JSON response format (RESPONSE_FORMAT_TOOL) is no call: its input
+ * streams as text, and the turn it ends finishes with `stop`, as an OpenAI JSON answer does.
  */
 export class AnthropicEventDecoder {
   private readonly tools = new Map<number, ToolBlock>();
   private nextToolIndex = 0;
+  private answered = false;
   private usage: AnthropicUsage = {};
   private finished = false;
 
@@ -45,7 +51,7 @@ export class AnthropicEventDecoder {
         // A call without arguments streams one empty partial_json (fixtures/anthropic/tool-no-args.jsonl).
         if (tool && !tool.sawArguments) {
           tool.sawArguments = true;
-          out.push({ type: 'tool-call-delta', choice: 0, index: tool.toolIndex, arguments: '{}' });
+          out.push(this.toolInput(tool, '{}'));
         }
         break;
       }
@@ -53,7 +59,13 @@ export class AnthropicEventDecoder {
         const stopReason = payload.delta?.stop_reason;
         if (stopReason && !this.finished) {
           this.finished = true;
-          out.push({ type: 'finish', choice: 0, reason: anthropicFinishReason(stopReason), rawReason: stopReason });
+          const answer = stopReason === 'tool_use' && this.answered && this.nextToolIndex === 0;
+          out.push({
+            type: 'finish',
+            choice: 0,
+            reason: answer ? 'stop' : anthropicFinishReason(stopReason),
+            rawReason: stopReason,
+          });
         }
         if (payload.usage) this.addUsage(payload.usage, out);
         break;
@@ -79,7 +91,12 @@ export class AnthropicEventDecoder {
         if (block.data) out.push({ type: 'reasoning', choice: 0, text: '', redacted: block.data });
         break;
       case 'tool_use': {
-        const tool = { toolIndex: this.nextToolIndex++, sawArguments: false };
+        if (block.name === RESPONSE_FORMAT_TOOL) {
+          this.answered = true;
+          this.tools.set(index, { toolIndex: -1, sawArguments: false, answer: true });
+          break;
+        }
+        const tool = { toolIndex: this.nextToolIndex++, sawArguments: false, answer: false };
         this.tools.set(index, tool);
         out.push({ type: 'tool-call-start', choice: 0, index: tool.toolIndex, id: block.id ?? '', name: block.name ?? '' });
         break;
@@ -104,11 +121,17 @@ export class AnthropicEventDecoder {
         const tool = this.tools.get(payload.index ?? 0);
         if (tool && delta.partial_json) {
           tool.sawArguments = true;
-          out.push({ type: 'tool-call-delta', choice: 0, index: tool.toolIndex, arguments: delta.partial_json });
+          out.push(this.toolInput(tool, delta.partial_json));
         }
         break;
       }
     }
+  }
+
+  private toolInput(tool: ToolBlock, json: string): CanonicalEvent {
+    return tool.answer
+      ? { type: 'text', choice: 0, text: json }
+      : { type: 'tool-call-delta', choice: 0, index: tool.toolIndex, arguments: json };
   }
 
   private addUsage(update: AnthropicUsage, out: CanonicalEvent[]): void {

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { generateObject, streamObject } from 'ai';
+import { zodResponseFormat, zodTextFormat } from 'openai/helpers/zod';
+import { z } from 'zod';
+import { anthropicStreamBody } from '../helpers/anthropic-fixtures.ts';
+import type { RecordedRequest } from '../helpers/fake-upstream.ts';
+import { useUpstreamGateway } from '../helpers/gateway.ts';
+
+/**
+ * response_format on Anthropic, through the clients that use it: the openai SDK's parse() and the
+ * Vercel AI SDK's generateObject / streamObject. Claude before 4.5 answers through sluice's forced
+ * tool (its input comes back as the message content, finish reason stop); Claude 4.5 and later
+ * constrain their text themselves (output_config.format).
+ */
+const ANSWER_TOOL = 'sluice_structured_output';
+const place = z.object({ latitude: z.string(), longitude: z.string() });
+const answer = { latitude: '52.5200', longitude: '13.4050' };
+const OLD = 'anthropic/claude-3-7-sonnet-latest';
+const NATIVE = 'anthropic/claude-sonnet-4-5';
+
+const frame = (payload: Record<string, unknown>) => `event: ${payload.type}\ndata: ${JSON.stringify(payload)}\n\n`;
+
+/** What Anthropic would answer to the request sluice sent (the recorded tool call, renamed, for the tool). */
+function anthropicReply(req: RecordedRequest) {
+  const body = req.json as { stream?: boolean; tools?: { name: string }[]; output_config?: unknown };
+  const forced = body.tools?.some((t) => t.name === ANSWER_TOOL) === true;
+  const usage = { input_tokens: 20, output_tokens: 12 };
+  if (!body.stream) {
+    const content = forced
+      ? [{ type: 'tool_use', id: 'toolu_1', name: ANSWER_TOOL, input: answer }]
+      : [{ type: 'text', text: JSON.stringify(answer) }];
+    const message = {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude',
+      content,
+      stop_reason: forced ? 'tool_use' : 'end_turn',
+      usage,
+    };
+    return { headers: { 'content-type': 'application/json' }, body: JSON.stringify(message) };
+  }
+  if (forced) {
+    const recorded = anthropicStreamBody('anthropic/tool-use.sse').toString('utf8');
+    return { body: recorded.replaceAll('"name":"weather"', `"name":"${ANSWER_TOOL}"`), randomSplit: { seed: 11, maxPiece: 30 } };
+  }
+  const json = JSON.stringify(answer);
+  return {
+    body:
+      frame({ type: 'message_start', message: { id: 'msg_2', model: 'claude-sonnet-4-5', content: [], usage } }) +
+      frame({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) +
+      frame({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: json.slice(0, 15) } }) +
+      frame({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: json.slice(15) } }) +
+      frame({ type: 'content_block_stop', index: 0 }) +
+      frame({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage }) +
+      frame({ type: 'message_stop' }),
+  };
+}
+
+describe('structured output on Anthropic through real clients', () => {
+  const { upstream, gw } = useUpstreamGateway((url) => ({ env: { ANTHROPIC_API_KEY: 'sk-ant-e2e', ANTHROPIC_BASE_URL: url } }));
+  const sent = () => upstream.requests.at(-1)!.json as Record<string, any>;
+  const sdk = () => createOpenAICompatible({ name: 'sluice', baseURL: `${gw.url}/v1`, apiKey: 'unused', supportsStructuredOutputs: true });
+
+  it('openai parse() on a model before 4.5: the forced tool, its input parsed as the message', async () => {
+    upstream.reply(anthropicReply);
+    const completion = await gw.client.chat.completions.parse({
+      model: OLD,
+      messages: [{ role: 'user', content: 'Where is Berlin?' }],
+      response_format: zodResponseFormat(place, 'place'),
+    });
+    const choice = completion.choices[0];
+    assert.deepEqual(choice.message.parsed, answer);
+    assert.equal(choice.finish_reason, 'stop');
+    assert.equal(choice.message.tool_calls, undefined);
+    assert.deepEqual(sent().tool_choice, { type: 'tool', name: ANSWER_TOOL, disable_parallel_tool_use: true });
+    assert.equal(sent().tools[0].input_schema.properties.latitude.type, 'string');
+  });
+
+  it('openai parse() on Claude 4.5: output_config.format, no tool', async () => {
+    upstream.reply(anthropicReply);
+    const completion = await gw.client.chat.completions.parse({
+      model: NATIVE,
+      messages: [{ role: 'user', content: 'Where is Berlin?' }],
+      response_format: zodResponseFormat(place, 'place'),
+    });
+    assert.deepEqual(completion.choices[0].message.parsed, answer);
+    assert.equal(sent().output_config.format.type, 'json_schema');
+    assert.equal(sent().tools, undefined);
+  });
+
+  for (const model of [OLD, NATIVE]) {
+    it(`Vercel AI SDK generateObject (${model})`, async () => {
+      upstream.reply(anthropicReply);
+      const { object, finishReason } = await generateObject({ model: sdk().chatModel(model), schema: place, prompt: 'Where is Berlin?' });
+      assert.deepEqual(object, answer);
+      assert.equal(finishReason, 'stop');
+    });
+
+    it(`Vercel AI SDK streamObject: partial objects as the JSON streams, then the whole (${model})`, async () => {
+      upstream.reply(anthropicReply);
+      const result = streamObject({ model: sdk().chatModel(model), schema: place, prompt: 'Where is Berlin?' });
+      const partials: unknown[] = [];
+      for await (const partial of result.partialObjectStream) partials.push(partial);
+      assert.deepEqual(await result.object, answer);
+      assert.deepEqual(partials.at(-1), answer);
+      assert.ok(partials.length > 1, `streamed in ${partials.length} piece(s)`);
+      assert.equal(await result.finishReason, 'stop');
+    });
+  }
+
+  for (const stream of [false, true]) {
+    it(`/v1/responses text.format through openai responses.parse() (${stream ? 'stream' : 'whole'})`, async () => {
+      upstream.reply(anthropicReply);
+      const body = { model: OLD, input: 'Where is Berlin?', text: { format: zodTextFormat(place, 'place') } };
+      const response = stream ? await gw.client.responses.stream(body).finalResponse() : await gw.client.responses.parse(body);
+      assert.deepEqual(response.output_parsed, answer);
+      assert.equal(response.status, 'completed');
+      assert.deepEqual(
+        response.output.map((item) => item.type),
+        ['message'],
+      );
+    });
+  }
+
+  it('json_object on any model is the forced tool taking any object', async () => {
+    upstream.reply(anthropicReply);
+    const completion = await gw.client.chat.completions.create({
+      model: NATIVE,
+      messages: [{ role: 'user', content: 'Where is Berlin? Answer in JSON.' }],
+      response_format: { type: 'json_object' },
+    });
+    assert.deepEqual(JSON.parse(completion.choices[0].message.content!), answer);
+    assert.deepEqual(sent().tools[0].input_schema, { type: 'object' });
+  });
+});
