@@ -9,6 +9,12 @@ export interface TcpProxy {
   port: number;
   /** Connections opened through the proxy so far. */
   readonly connections: number;
+  /**
+   * Reads so far from the clients (requests) and from the server (answers). A client that
+   * pipelines writes its batch at once, so a batch arrives as one read: the client-side count is
+   * the round trips a client made (Redis admission, test/e2e/limits-round-trips.test.ts).
+   */
+  readonly reads: { fromClients: number; fromServer: number };
   /** Resets every open connection (RST) and refuses new ones, as a database that went away. */
   cut(): Promise<void>;
   /**
@@ -34,6 +40,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   const pairs = new Set<Pair>();
   let stalling = false;
   let connections = 0;
+  const reads = { fromClients: 0, fromServer: 0 };
 
   const server: Server = createServer((client) => {
     connections++;
@@ -42,9 +49,11 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     pairs.add(pair);
     // Forwarded by hand rather than piped, so a stall can swallow bytes without closing anything.
     client.on('data', (bytes) => {
+      reads.fromClients++;
       if (!pair.stalled) upstream.write(bytes);
     });
     upstream.on('data', (bytes) => {
+      reads.fromServer++;
       if (!pair.stalled) client.write(bytes);
     });
     const end = () => {
@@ -77,6 +86,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     get connections() {
       return connections;
     },
+    reads,
     async cut() {
       const closed = stopListening();
       for (const { client, upstream } of pairs) {
