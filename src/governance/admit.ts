@@ -125,6 +125,7 @@ export class LimitsAndBudgets {
     }
     const headers = this.headers(plan, checked);
     this.refuseIfOver(plan, checked, headers, now);
+    const maxOutputTokens = req.streamed ? undefined : outputCap(plan.budget, checked.budget);
 
     const guard =
       req.streamed && plan.budget && checked.budget?.ok
@@ -145,13 +146,14 @@ export class LimitsAndBudgets {
       ...this.tierTimes(tier),
       warning: this.warning(plan, checked.rates),
       watch: guard?.watch,
-      settle: (record) => this.settle(plan, requestId, tier, guard, now, record),
+      maxOutputTokens,
+      settle: (record) => this.settle(plan, requestId, tier, guard, now, record, maxOutputTokens !== undefined),
     };
   }
 
   /** What this request asks of each limit and budget. */
   private plan(req: AdmissionRequest, tier: TierPolicy | undefined, now: number): Plan {
-    const { caller, request, target } = req;
+    const { caller, request, target, streamed } = req;
     const key = caller.keyId === null ? undefined : `key:${caller.keyId}`;
     const project = caller.projectId === null ? undefined : `project:${caller.projectId}`;
     const rules = tier && tier.budgets.length > 0 ? [...tier.budgets, ...caller.budgets] : caller.budgets;
@@ -186,14 +188,17 @@ export class LimitsAndBudgets {
       const prices = this.prices.of(target.provider, target.model);
       const inputNanos = promptTokens * prices.inputNanos;
       const outputNanos = outputAllowance(request, this.config.limits.reserve_output_tokens) * prices.outputNanos;
+      const ownMax = request.max_completion_tokens ?? request.max_tokens;
       budget = {
         windows,
         inputNanos,
         outputNanosPerToken: prices.outputNanos,
         want: Math.ceil(inputNanos + outputNanos),
-        // A spent budget refuses everything, a free model included; otherwise the prompt must fit.
-        min: Math.max(1, Math.ceil(inputNanos)),
+        // A spent budget refuses everything, a free model included; otherwise the prompt must fit,
+        // and a non-streamed answer (which cannot be cut) needs room for one token of it.
+        min: Math.max(1, Math.ceil(inputNanos + (streamed ? 0 : prices.outputNanos))),
         stepNanos: Math.max(1, Math.ceil(outputNanos)),
+        ownMax: typeof ownMax === 'number' && ownMax > 0 ? ownMax : undefined,
       };
     }
     const holdMs = (tier?.deadlineMs || this.defaultHoldMs) + HOLD_MARGIN_MS;
@@ -314,6 +319,7 @@ export class LimitsAndBudgets {
     guard: BudgetGuard | undefined,
     admittedAt: number,
     record: LedgerRecord,
+    capped: boolean,
   ): LedgerRecord | void {
     if (plan.claims.length > 0) this.slots.release(plan.claims, requestId);
     const used = record.inputTokens + record.outputTokens;
@@ -326,13 +332,15 @@ export class LimitsAndBudgets {
     }
     const voided = tier?.abandoned === 'void' && record.outcome === 'cancelled';
     if (plan.budget) this.book.settle(plan.budget.windows, requestId, voided ? 0 : toNanos(record.costUsd));
-    if (!voided && !guard?.stopped) return;
+    // The budget ended the answer: a stream it stopped, or a non-streamed one that ran into its cap.
+    const budgetEnded = guard?.stopped === true || (capped && record.finishReason === 'length');
+    if (!voided && !budgetEnded) return;
     const amended: LedgerRecord = { ...record };
     if (voided) {
       amended.costUsd = 0;
       amended.billing = 'void';
     }
-    if (guard?.stopped) amended.finishReason = 'budget_exhausted';
+    if (budgetEnded) amended.finishReason = 'budget_exhausted';
     return amended;
   }
 
@@ -365,6 +373,8 @@ interface BudgetPlan {
   want: number;
   min: number;
   stepNanos: number;
+  /** The request's own output limit, if it set one. */
+  ownMax: number | undefined;
 }
 
 interface Plan {
@@ -381,6 +391,17 @@ interface Checked {
   rates: RateOutcome | undefined;
   slots: SlotOutcome | undefined;
   budget: ReserveOutcome | undefined;
+}
+
+/**
+ * The output a non-streamed request's reservation pays for, when that is less than it asked (or
+ * it asked no limit): its answer cannot be cut, so it must fit. Free models are not capped.
+ */
+function outputCap(budget: BudgetPlan | undefined, reserved: ReserveOutcome | undefined): number | undefined {
+  if (!budget || !reserved?.ok || budget.outputNanosPerToken <= 0) return undefined;
+  // The epsilon keeps a grant of exactly n tokens from rounding down to n - 1.
+  const affordable = Math.max(1, Math.floor((reserved.granted - budget.inputNanos) / budget.outputNanosPerToken + 1e-9));
+  return budget.ownMax !== undefined && budget.ownMax <= affordable ? undefined : affordable;
 }
 
 function usd(nanos: number): string {

@@ -69,6 +69,11 @@ export interface Admission {
    */
   watch?: (outputBytes: number) => boolean | Promise<boolean>;
   /**
+   * A non-streamed request's output limit (max_completion_tokens, max_output_tokens) lowered to
+   * what its budget reservation pays for: an answer that cannot be cut must fit the budget.
+   */
+  maxOutputTokens?: number;
+  /**
    * Called once with the request's final record; returns the record to write instead when the
    * admission amends it (a voided abandoned stream costs 0, a budget stop is named).
    */

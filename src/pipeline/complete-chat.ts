@@ -5,6 +5,7 @@ import { encodeCompletion } from '../protocol/openai-chat/encode-completion.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import { callOnce } from './call-once.ts';
 import type { RunScope } from './model-operation.ts';
+import { capOutput } from './output-cap.ts';
 
 /**
  * The provider's non-streaming call, observed by the accountant. Resolves to the events, or to
@@ -16,8 +17,9 @@ export async function completeEvents(
 ): Promise<{ events: CanonicalEvent[] } | { failure: GatewayError }> {
   const { exchange, accountant, target } = run;
   const requestId = exchange.requestId;
+  const sent = capOutput(request, run.admission.maxOutputTokens);
   const outcome = await callOnce(exchange, run.scope, (signal) =>
-    target.adapter.complete(request, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }),
+    target.adapter.complete(sent, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }),
   );
   if (!outcome.ok) return { failure: outcome.failure };
   accountant.markAcknowledged();

@@ -37,8 +37,12 @@ export const createResponse: ModelOperation = {
           if (!Array.isArray(raw.input) && typeof raw.input !== 'string') {
             throw errors.invalidRequest("Missing required parameter: 'input'.", 'input');
           }
-          // What the accountant counts when the upstream reports no usage.
-          const request = { model, messages: [{ role: 'user' as const, content: JSON.stringify(raw.input) }] };
+          // What the accountant counts when the upstream reports no usage, and the budget reserves.
+          const request = {
+            model,
+            messages: [{ role: 'user' as const, content: JSON.stringify(raw.input) }],
+            max_completion_tokens: typeof raw.max_output_tokens === 'number' ? raw.max_output_tokens : undefined,
+          };
           return { request, streamed: raw.stream === true, deadlineMs, run: (run) => relayResponses(run, raw, relay, options) };
         }
         const parsed = parseResponsesRequest(raw);

@@ -3,9 +3,12 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 import { errorObject } from '../errors/render.ts';
 import { upstreamHttpError } from '../errors/upstream-error.ts';
 import { normalizeTokenCounts, type Usage } from '../protocol/canonical/usage.ts';
+import { responsesUsage } from '../protocol/openai-responses/response-object.ts';
 import { normalizeRelayedFrame } from '../protocol/openai-responses/relay-grammar.ts';
 import { dataFrame, namedFrame } from '../protocol/sse/frames.ts';
+import type { SseFrame } from '../protocol/sse/parse-upstream.ts';
 import type { RelayItem } from '../providers/types.ts';
+import { RelayOutput } from './relay-output.ts';
 import type { StreamSurface } from './run-stream.ts';
 
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
@@ -54,6 +57,10 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
   private relayed = 0;
   /** The response of response.created, for a response.failed of sluice's own. */
   private created: Record<string, unknown> | null = null;
+  /** The output, followed once a budget watches the stream (the first measure()). */
+  private output: RelayOutput | undefined;
+  /** The budget stopped the stream: the closing ends it as incomplete. */
+  private stopping = false;
 
   constructor(accountant: Accountant, provider: string) {
     this.accountant = accountant;
@@ -70,6 +77,7 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
     const { event: type, data } = normalizeRelayedFrame(item.frame, this.relayed);
     if (type === 'error' || (type && TERMINAL.has(type))) this.readTerminal(type, data);
     if (type === 'response.created') this.readCreated(data);
+    if (this.output && type) this.followOutput(type, item.frame);
     this.relayed++;
     return type ? namedFrame(type, data) : dataFrame(data);
   }
@@ -78,9 +86,50 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
     return '';
   }
 
-  async closing(): Promise<string> {
+  /** Output bytes of a read; asked only while a budget watches the stream, so following starts here. */
+  measure(items: readonly RelayItem[]): number {
+    this.output ??= new RelayOutput();
+    const frames = [];
+    for (const item of items) if ('frame' in item) frames.push(item.frame);
+    return this.output.measure(frames);
+  }
+
+  /** A budget stop: the closing ends the response as OpenAI ends one at max_output_tokens. */
+  stop(): string {
+    this.stopping = true;
     return '';
   }
+
+  async closing(signal: AbortSignal): Promise<string> {
+    if (!this.stopping || !this.output) return '';
+    const usage = await this.accountant.usage(signal);
+    const { frames, output } = this.output.close(this.emit);
+    const response = {
+      ...this.created,
+      status: 'incomplete',
+      error: null,
+      incomplete_details: { reason: 'max_output_tokens' },
+      output,
+      usage: responsesUsage(usage),
+    };
+    this.complete = true;
+    this.terminalRelayed = true;
+    this.finalResponse = response;
+    return frames + this.emit('response.incomplete', { response });
+  }
+
+  /** The accountant sees the output (a stream cut short is billed for it) and how the upstream ended it. */
+  private followOutput(type: string, frame: SseFrame): void {
+    const seen = this.output?.follow(type, frame);
+    if (seen) this.accountant.observe(seen);
+    if (this.output && (type === 'response.completed' || type === 'response.incomplete')) {
+      this.accountant.observe({ type: 'finish', choice: 0, reason: this.output.finishReason(type) });
+    }
+  }
+
+  /** An event of sluice's own, numbered after the relayed ones. */
+  private readonly emit = (type: string, fields: Record<string, unknown>): string =>
+    namedFrame(type, JSON.stringify({ type, sequence_number: this.relayed++, ...fields }));
 
   /**
    * The stream broke before the upstream's terminal event: `error` (unless the upstream sent one)

@@ -9,6 +9,7 @@ import type { ResponsesStore } from '../store/responses-store.ts';
 import { callOnce } from './call-once.ts';
 import { completeEvents } from './complete-chat.ts';
 import type { RunScope } from './model-operation.ts';
+import { capRelayedOutput } from './output-cap.ts';
 import { fromResponsesUsage, RelayStreamSurface } from './relay-surface.ts';
 import { ResponsesStreamSurface } from './responses-surface.ts';
 import type { RunStreamOptions, StreamTimings } from './run-stream.ts';
@@ -107,8 +108,9 @@ export async function relayResponses(
     if (!failure && surface.finalResponse) saveRelayed(run, options, surface.finalResponse);
     return failure;
   }
+  const sent = capRelayedOutput(body, run.admission.maxOutputTokens);
   const outcome = await callOnce(exchange, run.scope, (signal) =>
-    relay.complete(body, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }),
+    relay.complete(sent, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }),
   );
   if (!outcome.ok) return outcome.failure;
   const response = outcome.value;

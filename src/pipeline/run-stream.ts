@@ -28,8 +28,8 @@ export interface StreamSurface<T> {
   failureFrames(error: GatewayError): string;
   /**
    * UTF-8 bytes of model output in a read's items, what a budget watch prices before the read is
-   * encoded. A surface without it (the relay, which passes frames it does not decode) is held to
-   * its budget at settlement only.
+   * encoded (the relay reads its output deltas for it). A surface without it is held to its
+   * budget at settlement only.
    */
   measure?(items: readonly T[]): number;
   /** Frames that end the output now as `length` (a budget stop), before the closing frames. */

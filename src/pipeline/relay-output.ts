@@ -1,0 +1,238 @@
+import type { CanonicalEvent } from '../protocol/canonical/events.ts';
+import type { FinishReason } from '../protocol/canonical/finish-reason.ts';
+import type { SseFrame } from '../protocol/sse/parse-upstream.ts';
+
+type Json = Record<string, unknown>;
+
+/** The delta events of a Responses stream that carry model output (what a budget prices). */
+const OUTPUT_DELTAS = new Set([
+  'response.output_text.delta',
+  'response.refusal.delta',
+  'response.reasoning_text.delta',
+  'response.reasoning_summary_text.delta',
+  'response.function_call_arguments.delta',
+]);
+
+/** The events that open, fill or close an output item; every other event is relayed unread. */
+const FOLLOWED = new Set([
+  ...OUTPUT_DELTAS,
+  'response.output_item.added',
+  'response.output_item.done',
+  'response.content_part.added',
+  'response.content_part.done',
+  'response.reasoning_summary_part.added',
+  'response.reasoning_summary_part.done',
+  'response.output_text.done',
+  'response.refusal.done',
+  'response.reasoning_text.done',
+  'response.reasoning_summary_text.done',
+  'response.function_call_arguments.done',
+  'response.output_text.annotation.added',
+]);
+
+/** The `*.done` event of a text part, and the field that carries its text. */
+const TEXT_DONE: Record<string, [event: string, field: string]> = {
+  output_text: ['response.output_text.done', 'text'],
+  refusal: ['response.refusal.done', 'refusal'],
+  reasoning_text: ['response.reasoning_text.done', 'text'],
+  summary_text: ['response.reasoning_summary_text.done', 'text'],
+};
+
+interface Part {
+  /** The part as announced (`content_part.added` / `reasoning_summary_part.added`). */
+  part: Json;
+  text: string;
+  textDone: boolean;
+  open: boolean;
+  annotations: unknown[];
+}
+
+interface Item {
+  /** The item as announced (`output_item.added`). */
+  added: Json;
+  /** The item as the upstream closed it, once it did. */
+  done: Json | null;
+  content: Part[];
+  summary: Part[];
+  args: string;
+  argsDone: boolean;
+}
+
+interface DeltaEvent {
+  output_index?: number;
+  content_index?: number;
+  summary_index?: number;
+  delta?: string;
+}
+
+/** Writes one event of sluice's own, numbered after the relayed ones. */
+export type EmitEvent = (type: string, fields: Json) => string;
+
+/**
+ * The output of a relayed Responses stream, followed only when a budget watches the stream: the
+ * relay otherwise passes frames it does not read. It prices each read before it is relayed (the
+ * UTF-8 bytes of its output deltas), tells the accountant the output (a stream cut short is
+ * billed for what it produced), and, when the budget stops the stream, closes the items the
+ * upstream left open as `incomplete` so that the stream's `response.incomplete` holds the output
+ * the client received, as OpenAI ends a stream at max_output_tokens.
+ */
+export class RelayOutput {
+  private readonly items: Item[] = [];
+  /** Deltas parsed by measure(), read again by follow() for the same frame. */
+  private readonly parsed = new WeakMap<SseFrame, DeltaEvent>();
+
+  /** UTF-8 bytes of model output in a read's frames. */
+  measure(frames: readonly SseFrame[]): number {
+    let bytes = 0;
+    for (const frame of frames) {
+      const type = frame.event ?? typeOf(frame.data);
+      if (!type || !OUTPUT_DELTAS.has(type)) continue;
+      const event = this.read(frame);
+      if (typeof event?.delta === 'string') bytes += Buffer.byteLength(event.delta, 'utf8');
+    }
+    return bytes;
+  }
+
+  /** Follows one relayed frame; returns what the accountant should see of it, if anything. */
+  follow(type: string, frame: SseFrame): CanonicalEvent | undefined {
+    if (!FOLLOWED.has(type)) return undefined;
+    const e = this.read(frame) as (DeltaEvent & { item?: Json; part?: Json; annotation?: unknown }) | undefined;
+    if (!e) return undefined;
+    const item = typeof e.output_index === 'number' ? this.items[e.output_index] : undefined;
+    const content = item?.content[e.content_index ?? -1];
+    const summary = item?.summary[e.summary_index ?? -1];
+    const delta = typeof e.delta === 'string' ? e.delta : '';
+    switch (type) {
+      case 'response.output_item.added':
+        if (typeof e.output_index === 'number' && e.item) {
+          this.items[e.output_index] = {
+            added: e.item,
+            done: null,
+            content: [],
+            summary: [],
+            args: typeof e.item.arguments === 'string' ? e.item.arguments : '',
+            argsDone: false,
+          };
+        }
+        return undefined;
+      case 'response.output_item.done':
+        if (item && e.item) item.done = e.item;
+        return undefined;
+      case 'response.content_part.added':
+      case 'response.reasoning_summary_part.added': {
+        const parts = type === 'response.content_part.added' ? item?.content : item?.summary;
+        const index = type === 'response.content_part.added' ? e.content_index : e.summary_index;
+        if (parts && typeof index === 'number' && e.part) {
+          parts[index] = { part: e.part, text: '', textDone: false, open: true, annotations: [] };
+        }
+        return undefined;
+      }
+      case 'response.content_part.done':
+        if (content) content.open = false;
+        return undefined;
+      case 'response.reasoning_summary_part.done':
+        if (summary) summary.open = false;
+        return undefined;
+      case 'response.output_text.done':
+      case 'response.refusal.done':
+      case 'response.reasoning_text.done':
+        if (content) content.textDone = true;
+        return undefined;
+      case 'response.reasoning_summary_text.done':
+        if (summary) summary.textDone = true;
+        return undefined;
+      case 'response.function_call_arguments.done':
+        if (item) item.argsDone = true;
+        return undefined;
+      case 'response.output_text.annotation.added':
+        content?.annotations.push(e.annotation);
+        return undefined;
+      case 'response.output_text.delta':
+        if (content) content.text += delta;
+        return { type: 'text', choice: 0, text: delta };
+      case 'response.refusal.delta':
+        if (content) content.text += delta;
+        return { type: 'refusal', choice: 0, text: delta };
+      case 'response.reasoning_text.delta':
+        if (content) content.text += delta;
+        return { type: 'reasoning', choice: 0, text: delta };
+      case 'response.reasoning_summary_text.delta':
+        if (summary) summary.text += delta;
+        return { type: 'reasoning', choice: 0, text: delta };
+      case 'response.function_call_arguments.delta':
+        if (item) item.args += delta;
+        return { type: 'tool-call-delta', choice: 0, index: e.output_index ?? 0, arguments: delta };
+    }
+    return undefined;
+  }
+
+  /** How the upstream's terminal event ended the output, for the ledger. */
+  finishReason(terminal: string): FinishReason {
+    if (terminal === 'response.incomplete') return 'length';
+    return this.items.some((i) => i?.added.type === 'function_call') ? 'tool_calls' : 'stop';
+  }
+
+  /**
+   * The events that close every item still open, as `incomplete` (the text and arguments as the
+   * client received them), and the output the terminal response lists.
+   */
+  close(emit: EmitEvent): { frames: string; output: Json[] } {
+    let frames = '';
+    const output: Json[] = [];
+    this.items.forEach((item, index) => {
+      if (!item) return;
+      if (item.done) {
+        output.push(item.done);
+        return;
+      }
+      const itemId = item.added.id;
+      const closeParts = (parts: Part[], indexField: 'content_index' | 'summary_index', partDone: string) => {
+        parts.forEach((p, i) => {
+          if (!p?.open) return;
+          const where = { item_id: itemId, output_index: index, [indexField]: i };
+          const [textDone, field] = TEXT_DONE[String(p.part.type)] ?? [];
+          if (!p.textDone && textDone && field) frames += emit(textDone, { ...where, [field]: p.text });
+          frames += emit(partDone, { ...where, part: builtPart(p) });
+        });
+      };
+      closeParts(item.content, 'content_index', 'response.content_part.done');
+      closeParts(item.summary, 'summary_index', 'response.reasoning_summary_part.done');
+      if (item.added.type === 'function_call' && !item.argsDone) {
+        frames += emit('response.function_call_arguments.done', { item_id: itemId, output_index: index, arguments: item.args });
+      }
+      const built: Json = { ...item.added, status: 'incomplete' };
+      if (item.content.length > 0 || item.added.type === 'message') built.content = item.content.map(builtPart);
+      if (item.summary.length > 0) built.summary = item.summary.map(builtPart);
+      if (item.added.type === 'function_call') built.arguments = item.args;
+      frames += emit('response.output_item.done', { output_index: index, item: built });
+      output.push(built);
+    });
+    return { frames, output };
+  }
+
+  private read(frame: SseFrame): DeltaEvent | undefined {
+    let event = this.parsed.get(frame);
+    if (event) return event;
+    try {
+      event = JSON.parse(frame.data) as DeltaEvent;
+    } catch {
+      // An undecodable frame is relayed as it came and follows nothing.
+      return undefined;
+    }
+    if (event === null || typeof event !== 'object') return undefined;
+    this.parsed.set(frame, event);
+    return event;
+  }
+}
+
+function builtPart(p: Part): Json {
+  if (p.part.type === 'refusal') return { ...p.part, refusal: p.text };
+  if (p.part.type === 'output_text') return { ...p.part, text: p.text, annotations: p.annotations };
+  return { ...p.part, text: p.text };
+}
+
+/** Un-named frames carry their type in the JSON; a cheap peek instead of a parse. */
+export function typeOf(data: string): string | undefined {
+  const m = /^\{"type":"([^"]+)"/.exec(data);
+  return m?.[1];
+}

@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import OpenAI from 'openai';
+import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
+import { parseSse, requestRecord, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
+import { checkResponsesStream } from '../helpers/responses-grammar.ts';
+import { post, speakAsTestCallers } from './limits-support.ts';
+
+/** $0.001 a token in and out: a budget of $0.05 is 50 tokens. */
+const PRICED = { pricing: { 'up/gpt-test': { input_mtok: 1000, output_mtok: 1000 } } };
+const MODEL = 'up/gpt-test';
+/** An SSE body as one piece per frame (sent with a delay between them). */
+const framesOf = (sse: string) => sse.split(/(?<=\n\n)/);
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** An OpenAI Responses stream: one message whose text comes in `pieces`, numbered like OpenAI's. */
+function responsesSse(pieces: readonly string[]): string {
+  let sequence = 0;
+  const event = (type: string, fields: Record<string, unknown>) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`;
+  const response = (status: string, extra: Record<string, unknown> = {}) => ({
+    id: 'resp_up',
+    object: 'response',
+    created_at: 1,
+    status,
+    error: null,
+    incomplete_details: null,
+    model: 'gpt-test',
+    output: [],
+    usage: null,
+    ...extra,
+  });
+  const where = { item_id: 'msg_up', output_index: 0, content_index: 0 };
+  const item = { id: 'msg_up', type: 'message', status: 'in_progress', role: 'assistant', content: [] };
+  const text = pieces.join('');
+  const done = { ...item, status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
+  let body = event('response.created', { response: response('in_progress') });
+  body += event('response.in_progress', { response: response('in_progress') });
+  body += event('response.output_item.added', { output_index: 0, item });
+  body += event('response.content_part.added', { ...where, part: { type: 'output_text', text: '', annotations: [] } });
+  for (const delta of pieces) body += event('response.output_text.delta', { ...where, delta });
+  body += event('response.output_text.done', { ...where, text });
+  body += event('response.content_part.done', { ...where, part: done.content[0] });
+  body += event('response.output_item.done', { output_index: 0, item: done });
+  const usage = { input_tokens: 10, output_tokens: pieces.length, total_tokens: 10 + pieces.length };
+  return body + event('response.completed', { response: response('completed', { output: [done], usage }) });
+}
+
+/** A chat.completion that ran out of room (finish_reason length). */
+function chatCut(text: string, completionTokens: number): string {
+  return JSON.stringify({
+    id: 'chatcmpl-up',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-test',
+    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'length' }],
+    usage: { prompt_tokens: 10, completion_tokens: completionTokens, total_tokens: 10 + completionTokens },
+  });
+}
+
+describe('budgets: a relayed Responses stream (responses_api: true) is stopped by its budget as it streams', () => {
+  let upstream: FakeUpstream;
+  let gw: TestGateway;
+  before(async () => {
+    upstream = await startFakeUpstream();
+    gw = await startGateway({ ...upstreamConfig(upstream.url, { responses_api: true }), ...PRICED });
+    speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 0.05 }]);
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it('ends with response.incomplete (max_output_tokens) closing the open items; the upstream is cut; the row says budget_exhausted', async () => {
+    // 60 deltas of 8 bytes = ~120 tokens of output: far past a 50-token budget.
+    upstream.reply({ pieces: framesOf(responsesSse(Array.from({ length: 60 }, () => 'tokens. '))), delayMs: 5 });
+    const closedBefore = upstream.closedEarly;
+    const res = await fetch(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, 'x-test-key': 'relay' },
+      body: JSON.stringify({ model: MODEL, input: 'Hi', stream: true }),
+    });
+    assert.equal(res.status, 200);
+    const body = await res.text();
+    const { events, terminal } = checkResponsesStream(body, { upstream: true });
+    assert.equal(terminal.type, 'response.incomplete');
+    assert.deepEqual(terminal.response.incomplete_details, { reason: 'max_output_tokens' });
+    assert.equal(terminal.response.id, 'resp_up');
+    const streamed = events
+      .filter((e) => e.type === 'response.output_text.delta')
+      .map((e) => e.delta)
+      .join('');
+    // The prompt ('"Hi"', 7 tokens estimated) and what was streamed stay within the 50 tokens.
+    assert.ok(streamed.length > 0 && streamed.length <= (50 - 7) * 4, `streamed ${streamed.length} bytes`);
+    // The open message is closed as incomplete with exactly what the client received.
+    const item = terminal.response.output[0];
+    assert.equal(item.status, 'incomplete');
+    assert.equal(item.content?.[0].text, streamed);
+    assert.ok(terminal.response.usage && terminal.response.usage.output_tokens > 0);
+    await upstream.waitForEarlyClose(5_000, closedBefore + 1);
+
+    const row = await requestRecord(gw, res.headers.get('x-request-id') ?? '');
+    assert.equal(row.outcome, 'ok');
+    assert.equal(row.finish_reason, 'budget_exhausted');
+    assert.ok(row.usage.output_tokens > 0, 'the output streamed before the stop is billed');
+    // The stop prices 4 bytes a token and the prompt by estimate; the record is sluice's own count
+    // of the stream cut short (no upstream usage came), which may differ by a few tokens.
+    assert.ok(row.cost_usd > 0.03 && row.cost_usd <= 0.055, `cost ${row.cost_usd}`);
+  });
+
+  it('the openai SDK reads the stopped stream to its response.incomplete', async () => {
+    speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 0.05 }]);
+    upstream.reply({ pieces: framesOf(responsesSse(Array.from({ length: 60 }, () => 'tokens. '))), delayMs: 5 });
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'unused', defaultHeaders: { 'x-test-key': 'relay-sdk' } });
+    const stream = await client.responses.create({ model: MODEL, input: 'Hi', stream: true });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    assert.equal(types.at(-1), 'response.incomplete');
+  });
+
+  it('a relayed stream within its budget is relayed whole, its usage the upstream’s', async () => {
+    speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 1 }]);
+    const sse = responsesSse(['Hello', ' there']);
+    upstream.reply({ pieces: framesOf(sse), delayMs: 1 });
+    const res = await fetch(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, 'x-test-key': 'relay-whole' },
+      body: JSON.stringify({ model: MODEL, input: 'Hi', stream: true }),
+    });
+    const frames = (text: string) => parseSse(text).frames.map((f) => [f.event, f.data]);
+    assert.deepEqual(frames(await res.text()), frames(`${sse}data: [DONE]\n\n`));
+    const row = await requestRecord(gw, res.headers.get('x-request-id') ?? '');
+    assert.deepEqual([row.finish_reason, row.usage.output_tokens, row.usage.estimated], ['stop', 2, false]);
+  });
+});
+
+describe('budgets: a non-streamed request, which cannot be cut, is capped to what its reservation pays for', () => {
+  let upstream: FakeUpstream;
+  let gw: TestGateway;
+  before(async () => {
+    upstream = await startFakeUpstream();
+    gw = await startGateway({
+      ...upstreamConfig(upstream.url, { responses_api: true }),
+      ...PRICED,
+      limits: { reserve_output_tokens: 100 },
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it('chat: max_completion_tokens is what the budget has left; an answer cut there is budget_exhausted in the ledger', async () => {
+    // $0.03 = 30 tokens; the prompt ('Hi') is 7 estimated: 23 tokens of output are paid for.
+    speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 0.03 }]);
+    upstream.reply({ body: chatCut('cut short', 23), headers: JSON_HEADERS });
+    const res = await post(gw, { model: MODEL, messages: [{ role: 'user', content: 'Hi' }] }, { 'x-test-key': 'tight' });
+    assert.equal(res.status, 200);
+    const sent = upstream.requests.at(-1)?.json as Record<string, unknown>;
+    assert.equal(sent.max_completion_tokens, 23);
+    assert.equal(sent.max_tokens, undefined);
+    // The client sees the upstream's finish; the ledger says the budget ended it.
+    assert.equal(JSON.parse(res.text).choices[0].finish_reason, 'length');
+    const row = await requestRecord(gw, res.headers.get('x-request-id') ?? '');
+    assert.equal(row.finish_reason, 'budget_exhausted');
+  });
+
+  it('chat: a limit the reservation covers is sent unchanged; none at all becomes reserve_output_tokens', async () => {
+    speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 10 }]);
+    upstream.reply({ body: chatCut('x', 5), headers: JSON_HEADERS });
+    const asked = await post(gw, { model: MODEL, max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }, { 'x-test-key': 'roomy' });
+    assert.equal(asked.status, 200);
+    const sent = upstream.requests.at(-1)?.json as Record<string, unknown>;
+    assert.deepEqual([sent.max_tokens, sent.max_completion_tokens], [5, undefined]);
+    // Its own limit ended it, not the budget.
+    assert.equal((await requestRecord(gw, asked.headers.get('x-request-id') ?? '')).finish_reason, 'length');
+
+    const unbounded = await post(gw, { model: MODEL, messages: [{ role: 'user', content: 'Hi' }] }, { 'x-test-key': 'roomy' });
+    assert.equal(unbounded.status, 200);
+    const unboundedSent = upstream.requests.at(-1)?.json as Record<string, unknown>;
+    assert.equal(unboundedSent.max_completion_tokens, 100);
+  });
+
+  it('a budget with room for the prompt but not one token of output refuses before sending', async () => {
+    // $0.0075: the 7-token prompt fits, an 8th token does not.
+    speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 0.0075 }]);
+    const sentBefore = upstream.requests.length;
+    const res = await post(gw, { model: MODEL, messages: [{ role: 'user', content: 'Hi' }] }, { 'x-test-key': 'prompt-only' });
+    assert.equal(res.status, 429);
+    assert.equal(JSON.parse(res.text).error.code, 'insufficient_quota');
+    assert.equal(upstream.requests.length, sentBefore);
+  });
+
+  it('relayed Responses: max_output_tokens is capped the same way', async () => {
+    speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 0.03 }]);
+    const recorded = parseSse(responsesSse(['cut'])).frames.at(-1)?.data ?? '{}';
+    upstream.reply({ body: JSON.stringify({ ...JSON.parse(recorded).response, status: 'incomplete' }), headers: JSON_HEADERS });
+    const res = await fetch(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, 'x-test-key': 'relay-tight' },
+      body: JSON.stringify({ model: MODEL, input: 'Hi', max_output_tokens: 500 }),
+    });
+    assert.equal(res.status, 200);
+    const sent = upstream.requests.at(-1)?.json as Record<string, unknown>;
+    assert.equal(sent.max_output_tokens, 23);
+  });
+});
