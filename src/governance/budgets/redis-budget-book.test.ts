@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createClient } from '@redis/client';
+import type { Redis } from '../limits/redis-link.ts';
+import { type BudgetWindow, toNanos } from './budget-windows.ts';
+import { RedisBudgetBook } from './redis-budget-book.ts';
+import { SpendLedger } from './spend-ledger.ts';
+
+const redisUrl = process.env.REDIS_URL;
+const skip = redisUrl ? false : 'REDIS_URL not set: the Redis budget book is skipped';
+
+/**
+ * Two instances' books on one Redis, each with its own clock: what one reserved and never settled
+ * (its process died) must stop counting against the other at its expiry, and what one settled
+ * must stop counting at once.
+ */
+describe('Redis budget book: reservations of crashed and finished requests', { skip }, () => {
+  let client: Redis;
+  const prefix = `sluice-test-${process.pid}-${Date.now()}:`;
+  let now = Date.now();
+  const clock = () => now;
+
+  const book = () => {
+    const spend = new SpendLedger({ flushMs: 60_000, refreshMs: 60_000, log: () => {}, now: clock });
+    const send = (_what: string, work: (c: Redis) => Promise<unknown>) => void work(client);
+    return new RedisBudgetBook(() => client, prefix, spend, send, clock);
+  };
+  const window = (id: string): BudgetWindow => ({
+    id,
+    subject: 'key:k1',
+    period: 'day',
+    start: now - 1_000,
+    end: now + 86_400_000,
+    limitNanos: toNanos(1),
+  });
+
+  before(async () => {
+    client = createClient({ url: redisUrl }) as Redis;
+    await client.connect();
+  });
+  after(async () => {
+    const keys = await client.keys(`${prefix}*`);
+    if (keys.length > 0) await client.del(keys);
+    client.destroy();
+  });
+
+  it('a reservation whose instance died lapses at its expiry on every other instance', async () => {
+    const w = window('key:k1:day:crash');
+    const crashed = book();
+    const other = book();
+    assert.deepEqual(await crashed.reserve([w], 'req-crashed', toNanos(1), 1, 5_000), { ok: true, granted: toNanos(1) });
+    const refused = await other.reserve([w], 'req-b', toNanos(0.5), 1, 5_000);
+    assert.deepEqual(refused.ok === false && [refused.spentNanos, refused.reservedNanos], [0, toNanos(1)]);
+    now += 5_001;
+    assert.deepEqual(await other.reserve([w], 'req-b', toNanos(0.5), 1, 5_000), { ok: true, granted: toNanos(0.5) });
+    // The lapsed hold is gone from the hash too: only the live one is counted.
+    assert.equal(await client.hGet(`${prefix}budget:${w.id}`, 'reserved'), String(toNanos(0.5)));
+  });
+
+  it('no request is refused for a reservation that has ended: settling releases it before the next reserve', async () => {
+    const w = window('key:k1:day:sequential');
+    const a = book();
+    const b = book();
+    // Each request reserves the whole budget and costs a tenth of it: ten in a row, alternating
+    // instances, all admitted; the eleventh meets the spend.
+    for (let i = 0; i < 10; i++) {
+      const instance = i % 2 === 0 ? a : b;
+      const outcome = await instance.reserve([w], `req-${i}`, toNanos(1), toNanos(0.1), 60_000);
+      assert.equal(outcome.ok, true, `request ${i}`);
+      instance.settle([w], `req-${i}`, toNanos(0.1));
+    }
+    const last = await a.reserve([w], 'req-10', toNanos(1), toNanos(0.1), 60_000);
+    assert.deepEqual(last.ok === false && [last.spentNanos, last.reservedNanos], [toNanos(1), 0]);
+  });
+});
