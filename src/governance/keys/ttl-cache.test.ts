@@ -35,6 +35,28 @@ describe('TtlCache', () => {
     assert.ok(cache.peek('c'));
   });
 
+  it('a flood of unknown ids is bounded on its own and cannot push the values out', async () => {
+    const loads: string[] = [];
+    const cache = new TtlCache<string>({
+      ttlMs: 1_000,
+      maxEntries: 2,
+      maxAbsent: 2,
+      now: () => 0,
+      load: async (k) => {
+        loads.push(k);
+        return k.startsWith('key') ? k : undefined;
+      },
+    });
+    await cache.get('key-1');
+    for (const id of ['x1', 'x2', 'x3', 'x4']) assert.equal(await cache.get(id), undefined);
+    assert.deepEqual(cache.peek('key-1'), { value: 'key-1', until: 1_000 });
+    // The absences keep to their own bound: the oldest is forgotten and loaded again.
+    assert.equal(cache.peek('x1'), undefined);
+    assert.ok(cache.peek('x4'));
+    await cache.get('key-1');
+    assert.deepEqual(loads, ['key-1', 'x1', 'x2', 'x3', 'x4']);
+  });
+
   it('a load that was under way when the entry was deleted does not store its stale value', async () => {
     let release: (v: string) => void = () => {};
     const cache = new TtlCache<string>({ ttlMs: 1_000, load: () => new Promise((r) => (release = r)) });

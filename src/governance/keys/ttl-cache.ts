@@ -3,8 +3,14 @@ export interface TtlCacheOptions<V> {
   load: (key: string) => Promise<V | undefined>;
   /** How long a loaded value (or its absence) is trusted; 0: every lookup loads. */
   ttlMs: number;
-  /** Past this many entries the oldest loaded is dropped: a flood of unknown ids cannot grow memory. */
+  /** Past this many values the oldest loaded is dropped. */
   maxEntries?: number;
+  /**
+   * Past this many absent ids the oldest is dropped. Absences are kept apart from the values, so a
+   * flood of unknown ids (random key ids, each a store query) can neither grow memory nor push the
+   * keys in use out of the cache, which would cost each of their requests a query in turn.
+   */
+  maxAbsent?: number;
   now?: () => number;
 }
 
@@ -24,7 +30,9 @@ export class TtlCache<V> {
   private readonly options: TtlCacheOptions<V>;
   private readonly now: () => number;
   private readonly maxEntries: number;
+  private readonly maxAbsent: number;
   private readonly slots = new Map<string, Slot<V>>();
+  private readonly absent = new Map<string, Slot<V>>();
   private readonly loading = new Map<string, Promise<V | undefined>>();
   /** Bumped by delete(): a load started before it must not store what it read. */
   private generation = 0;
@@ -33,14 +41,20 @@ export class TtlCache<V> {
     this.options = options;
     this.now = options.now ?? Date.now;
     this.maxEntries = options.maxEntries ?? 10_000;
+    this.maxAbsent = options.maxAbsent ?? 10_000;
   }
 
   /** The fresh entry: `{ value }` (value undefined: known to be absent), or undefined when it must be loaded. */
   peek(key: string): { value: V | undefined } | undefined {
-    const slot = this.slots.get(key);
+    let map = this.slots;
+    let slot = map.get(key);
+    if (!slot) {
+      map = this.absent;
+      slot = map.get(key);
+    }
     if (!slot) return undefined;
     if (slot.until > this.now()) return slot;
-    this.slots.delete(key);
+    map.delete(key);
     return undefined;
   }
 
@@ -58,6 +72,7 @@ export class TtlCache<V> {
   delete(key: string): void {
     this.generation++;
     this.slots.delete(key);
+    this.absent.delete(key);
     this.loading.delete(key);
   }
 
@@ -65,11 +80,14 @@ export class TtlCache<V> {
     const generation = this.generation;
     const value = await this.options.load(key);
     if (this.options.ttlMs > 0 && generation === this.generation) {
-      if (this.slots.size >= this.maxEntries) {
-        const oldest = this.slots.keys().next().value;
-        if (oldest !== undefined) this.slots.delete(oldest);
+      const [map, max] = value === undefined ? [this.absent, this.maxAbsent] : [this.slots, this.maxEntries];
+      // A key that changed side (created, or gone) is kept on one side only.
+      (value === undefined ? this.slots : this.absent).delete(key);
+      if (map.size >= max) {
+        const oldest = map.keys().next().value;
+        if (oldest !== undefined) map.delete(oldest);
       }
-      this.slots.set(key, { value, until: this.now() + this.options.ttlMs });
+      map.set(key, { value, until: this.now() + this.options.ttlMs });
     }
     return value;
   }
