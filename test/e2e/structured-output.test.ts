@@ -5,6 +5,7 @@ import { generateObject, streamObject } from 'ai';
 import { zodResponseFormat, zodTextFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { anthropicStreamBody } from '../helpers/anthropic-fixtures.ts';
+import { eventMessage } from '../helpers/bedrock-fixtures.ts';
 import type { RecordedRequest } from '../helpers/fake-upstream.ts';
 import { useUpstreamGateway } from '../helpers/gateway.ts';
 
@@ -12,7 +13,7 @@ import { useUpstreamGateway } from '../helpers/gateway.ts';
  * response_format on Anthropic, through the clients that use it: the openai SDK's parse() and the
  * Vercel AI SDK's generateObject / streamObject. Claude before 4.5 answers through sluice's forced
  * tool (its input comes back as the message content, finish reason stop); Claude 4.5 and later
- * constrain their text themselves (output_config.format).
+ * constrain their text themselves (output_config.format). The same on Bedrock (Converse).
  */
 const ANSWER_TOOL = 'sluice_structured_output';
 const place = z.object({ latitude: z.string(), longitude: z.string() });
@@ -134,5 +135,56 @@ describe('structured output on Anthropic through real clients', () => {
     });
     assert.deepEqual(JSON.parse(completion.choices[0].message.content!), answer);
     assert.deepEqual(sent().tools[0].input_schema, { type: 'object' });
+  });
+});
+
+describe('structured output on Bedrock through real clients', () => {
+  const { upstream, gw } = useUpstreamGateway((url) => ({
+    env: { AWS_BEARER_TOKEN_BEDROCK: 'bedrock-e2e', AWS_ENDPOINT_URL_BEDROCK_RUNTIME: url },
+  }));
+  const sent = () => upstream.requests.at(-1)!.json as Record<string, any>;
+  const CLAUDE_3 = 'bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0';
+
+  /** The forced tool's turn as ConverseStream frames it (a forced tool choice gets no preamble). */
+  const answerStream = () => {
+    const json = JSON.stringify(answer);
+    return Buffer.concat([
+      eventMessage('messageStart', { role: 'assistant' }),
+      eventMessage('contentBlockStart', { contentBlockIndex: 0, start: { toolUse: { toolUseId: 't1', name: ANSWER_TOOL } } }),
+      eventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: json.slice(0, 10) } } }),
+      eventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: json.slice(10) } } }),
+      eventMessage('contentBlockStop', { contentBlockIndex: 0 }),
+      eventMessage('messageStop', { stopReason: 'tool_use' }),
+      eventMessage('metadata', { usage: { inputTokens: 20, outputTokens: 12, totalTokens: 32 } }),
+    ]);
+  };
+
+  it('openai parse() on Claude 3.5: the forced tool, its input parsed as the message', async () => {
+    upstream.reply({
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        output: { message: { role: 'assistant', content: [{ toolUse: { toolUseId: 't1', name: ANSWER_TOOL, input: answer } }] } },
+        stopReason: 'tool_use',
+        usage: { inputTokens: 20, outputTokens: 12, totalTokens: 32 },
+      }),
+    });
+    const completion = await gw.client.chat.completions.parse({
+      model: CLAUDE_3,
+      messages: [{ role: 'user', content: 'Where is Berlin?' }],
+      response_format: zodResponseFormat(place, 'place'),
+    });
+    assert.deepEqual(completion.choices[0].message.parsed, answer);
+    assert.equal(completion.choices[0].finish_reason, 'stop');
+    assert.deepEqual(sent().toolConfig.toolChoice, { tool: { name: ANSWER_TOOL } });
+    assert.equal(sent().outputConfig, undefined);
+  });
+
+  it('Vercel AI SDK streamObject on Claude 3.5: the answer streams as content', async () => {
+    upstream.reply({ headers: { 'content-type': 'application/vnd.amazon.eventstream' }, body: answerStream(), randomSplit: { seed: 5 } });
+    const sdk = createOpenAICompatible({ name: 'sluice', baseURL: `${gw.url}/v1`, apiKey: 'unused', supportsStructuredOutputs: true });
+    const result = streamObject({ model: sdk.chatModel(CLAUDE_3), schema: place, prompt: 'Where is Berlin?' });
+    for await (const _ of result.partialObjectStream);
+    assert.deepEqual(await result.object, answer);
+    assert.equal(await result.finishReason, 'stop');
   });
 });

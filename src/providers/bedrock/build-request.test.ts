@@ -338,6 +338,37 @@ describe('bedrock request: mapping', () => {
     assert.equal(body({ messages: [{ role: 'user', content: 'x' }], response_format: { type: 'text' } }).outputConfig, undefined);
   });
 
+  it('json_schema on Claude before 4.5, and json_object on any model, is a forced tool whose input is the answer', () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } } };
+    const messages = [{ role: 'user', content: 'x' }];
+    const old = body(
+      { messages, response_format: { type: 'json_schema', json_schema: { name: 'city', schema } } },
+      'anthropic.claude-3-5-sonnet-20240620-v1:0',
+    );
+    assert.equal(old.outputConfig, undefined);
+    const description = 'Give your final answer by calling this tool: its input is the answer, as JSON. The answer is a city.';
+    assert.deepEqual(old.toolConfig, {
+      tools: [{ toolSpec: { name: 'sluice_structured_output', description, inputSchema: { json: schema } } }],
+      toolChoice: { tool: { name: 'sluice_structured_output' } },
+    });
+    const object = body({ messages, response_format: { type: 'json_object' } });
+    assert.deepEqual((object.toolConfig as any).tools[0].toolSpec.inputSchema, { json: { type: 'object' } });
+    // The client's tools may still be called: then any tool, its or the answer.
+    const withTools = body({ messages, response_format: { type: 'json_object' }, tools: [{ type: 'function', function: { name: 'f' } }] });
+    assert.deepEqual(
+      (withTools.toolConfig as any).tools.map((t: any) => t.toolSpec.name),
+      ['f', 'sluice_structured_output'],
+    );
+    assert.deepEqual((withTools.toolConfig as any).toolChoice, { any: {} });
+  });
+
+  it('a forced JSON answer cannot go with thinking: 400 naming response_format, or text under drop_params', () => {
+    const request = { messages: [{ role: 'user', content: 'x' }], reasoning_effort: 'low', response_format: { type: 'json_object' } };
+    const claude = 'us.anthropic.claude-3-7-sonnet-20250219-v1:0';
+    assert.equal(rejection(request, claude)[0], 'response_format');
+    assert.equal(body(request, claude, true).toolConfig, undefined);
+  });
+
   it('puts metadata and user into requestMetadata, and maps service tiers', () => {
     const sent = body({ messages: [{ role: 'user', content: 'x' }], metadata: { team: 'search' }, user: 'user-42', service_tier: 'flex' });
     assert.deepEqual(sent.requestMetadata, { team: 'search', user: 'user-42' });
@@ -357,7 +388,6 @@ describe('bedrock request: what Converse cannot honour', () => {
     [{ top_logprobs: 3 }, 'top_logprobs'],
     [{ seed: 7 }, 'seed'],
     [{ parallel_tool_calls: false }, 'parallel_tool_calls'],
-    [{ response_format: { type: 'json_object' } }, 'response_format'],
     [{ service_tier: 'scale' }, 'service_tier'],
     [{ reasoning_effort: 'high' }, 'reasoning_effort'],
     [{ tools: [{ type: 'openrouter:web_search' }] }, 'tools[0]'],
@@ -375,11 +405,7 @@ describe('bedrock request: what Converse cannot honour', () => {
   });
 
   it('leaves them all out under drop_params', () => {
-    const sent = body(
-      { messages: user, ...Object.assign({}, ...cases.map(([extra]) => extra)), response_format: { type: 'json_object' } },
-      'us.amazon.nova-micro-v1:0',
-      true,
-    );
+    const sent = body({ messages: user, ...Object.assign({}, ...cases.map(([extra]) => extra)) }, 'us.amazon.nova-micro-v1:0', true);
     assert.deepEqual(sent, { messages: [{ role: 'user', content: [{ text: 'x' }] }], inferenceConfig: {} });
   });
 

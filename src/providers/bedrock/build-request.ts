@@ -1,8 +1,9 @@
 import { errors } from '../../errors/catalog.ts';
-import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
+import type { CanonicalFunctionTool, CanonicalRequest } from '../../protocol/canonical/request.ts';
 import type { UpstreamRequest } from '../../upstream/http-client.ts';
 import { functionTools } from '../function-tools.ts';
 import { checkModelId, modelIdRules } from '../model-id.ts';
+import { claudeHasNativeJsonSchema, rejectReservedToolName, responseFormatTool } from '../response-format-tool.ts';
 import { type ConverseBlock, type ConverseMessage, convertMessages } from './convert-messages.ts';
 
 export interface BedrockTarget {
@@ -90,9 +91,6 @@ export function buildConverseBody(request: CanonicalRequest, model: string, drop
     if (stops.length > 0) inference.stopSequences = stops;
   }
 
-  const toolConfig = buildToolConfig(r, messages, unsupported);
-  if (toolConfig) body.toolConfig = toolConfig;
-
   const effort = r.reasoning_effort;
   if (effort && effort !== 'none') {
     if (!isAnthropic(model)) {
@@ -112,19 +110,9 @@ export function buildConverseBody(request: CanonicalRequest, model: string, drop
     }
   }
 
-  const format = r.response_format;
-  if (format?.type === 'json_schema') {
-    const { name, description, schema } = format.json_schema;
-    body.outputConfig = {
-      // JsonSchemaDefinition.schema is a string holding the schema (Bedrock API reference).
-      textFormat: {
-        type: 'json_schema',
-        structure: { jsonSchema: { schema: JSON.stringify(schema ?? {}), name, ...(description ? { description } : {}) } },
-      },
-    };
-  } else if (format?.type === 'json_object') {
-    unsupported('response_format', 'Bedrock Converse has no JSON mode without a schema; use response_format json_schema');
-  }
+  const answer = answerTool(r, model, body, unsupported);
+  const toolConfig = buildToolConfig(r, messages, unsupported, answer);
+  if (toolConfig) body.toolConfig = toolConfig;
 
   const metadata: Record<string, string> = { ...r.metadata };
   // Converse's requestMetadata is what invocation logs can be filtered by: the end user belongs there.
@@ -139,29 +127,73 @@ export function buildConverseBody(request: CanonicalRequest, model: string, drop
   return body;
 }
 
+/**
+ * `response_format` on Converse. A JSON Schema is `outputConfig.textFormat`, which Bedrock's
+ * structured-output models honour (Claude from 4.5, and the open-weight models that have it);
+ * Claude before 4.5 does not, and `json_object` has no schema to give: then the answer is asked
+ * for as the input of a forced tool, which the decoders turn back into content. A tool cannot be
+ * forced while Claude thinks, so that is unsupported.
+ */
+function answerTool(
+  r: CanonicalRequest,
+  model: string,
+  body: ConverseBody,
+  unsupported: (param: string, why: string) => void,
+): ToolSpec | undefined {
+  rejectReservedToolName(r);
+  const format = r.response_format;
+  if (format?.type === 'json_schema' && (!isAnthropic(model) || claudeHasNativeJsonSchema(model))) {
+    const { name, description, schema } = format.json_schema;
+    body.outputConfig = {
+      // JsonSchemaDefinition.schema is a string holding the schema (Bedrock API reference).
+      textFormat: {
+        type: 'json_schema',
+        structure: { jsonSchema: { schema: JSON.stringify(schema ?? {}), name, ...(description ? { description } : {}) } },
+      },
+    };
+    return undefined;
+  }
+  const tool = responseFormatTool(r);
+  if (!tool) return undefined;
+  if (body.additionalModelRequestFields?.thinking) {
+    unsupported('response_format', `Bedrock cannot force the JSON answer of ${model} while it thinks (reasoning_effort)`);
+    return undefined;
+  }
+  return { name: tool.name, description: tool.description, inputSchema: { json: tool.schema } };
+}
+
 function buildToolConfig(
   r: CanonicalRequest,
   messages: ConverseMessage[],
   unsupported: (param: string, why: string) => void,
+  answer: ToolSpec | undefined,
 ): ConverseBody['toolConfig'] {
   const functions = functionTools(r, 'bedrock', unsupported);
-  if (functions.length === 0) return undefined;
   const choice = r.tool_choice;
+  if (answer && typeof choice !== 'object') {
+    // The turn ends in the JSON answer, or, when the client's tools may be called, in one of them.
+    const mayCall = functions.length > 0 && choice !== 'none';
+    const tools = [...functions.map(toolSpec), answer].map((spec) => ({ toolSpec: spec }));
+    return { tools, toolChoice: mayCall ? { any: {} } : { tool: { name: answer.name } } };
+  }
+  if (functions.length === 0) return undefined;
   if (choice === 'none') {
     // Converse has no "none": the tools are left out, which it only accepts while no tool blocks are in the conversation.
     if (!messages.some((m) => m.content.some(isToolBlock))) return undefined;
     unsupported('tool_choice', 'Bedrock Converse has no tool_choice "none" once the conversation holds tool calls');
   }
-  const tools = functions.map(({ function: f }) => {
-    const spec: ToolSpec = { name: f.name, inputSchema: { json: f.parameters ?? { type: 'object', properties: {} } } };
-    if (f.description) spec.description = f.description;
-    if (f.strict) spec.strict = true;
-    return { toolSpec: spec };
-  });
+  const tools = [...functions.map(toolSpec), ...(answer ? [answer] : [])].map((spec) => ({ toolSpec: spec }));
   if (choice === 'auto') return { tools, toolChoice: { auto: {} } };
   if (choice === 'required') return { tools, toolChoice: { any: {} } };
   if (choice && typeof choice === 'object') return { tools, toolChoice: { tool: { name: choice.function.name } } };
   return { tools };
+}
+
+function toolSpec({ function: f }: CanonicalFunctionTool): ToolSpec {
+  const spec: ToolSpec = { name: f.name, inputSchema: { json: f.parameters ?? { type: 'object', properties: {} } } };
+  if (f.description) spec.description = f.description;
+  if (f.strict) spec.strict = true;
+  return spec;
 }
 
 function isToolBlock(block: ConverseBlock): boolean {

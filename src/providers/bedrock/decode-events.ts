@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { errors } from '../../errors/catalog.ts';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
+import { RESPONSE_FORMAT_TOOL } from '../response-format-tool.ts';
 import { checkPayload } from '../upstream-schema.ts';
 import { bedrockFinishReason } from './finish-reason.ts';
 import { bedrockStreamException } from './map-error.ts';
@@ -18,18 +19,27 @@ export interface ConverseEventDecoder {
 interface ToolBlock {
   index: number;
   sawInput: boolean;
+  /** The forced tool of a JSON response format: its input is the message content. */
+  answer: boolean;
 }
 
 /**
  * Content blocks carry their own `contentBlockIndex`; tool calls get dense indexes in the order
  * their `contentBlockStart` arrives. Text and reasoning blocks have no start event (see
- * fixtures/bedrock/converse-reasoning-claude-sonnet4.b64), only deltas.
+ * fixtures/bedrock/converse-reasoning-claude-sonnet4.b64), only deltas. The tool sluice forces
+ * for a JSON response format (RESPONSE_FORMAT_TOOL) is no call: its input streams as text, and the
+ * turn it ends finishes with `stop`, as an OpenAI JSON answer does.
  */
 export function createConverseEventDecoder(provider: string): ConverseEventDecoder {
   let started = false;
   let finished = false;
   let nextToolIndex = 0;
+  let answered = false;
   const tools = new Map<number, ToolBlock>();
+  const toolInput = (block: ToolBlock, json: string): CanonicalEvent =>
+    block.answer
+      ? { type: 'text', choice: 0, text: json }
+      : { type: 'tool-call-delta', choice: 0, index: block.index, arguments: json };
 
   const start = (out: CanonicalEvent[]) => {
     if (started) return;
@@ -62,7 +72,7 @@ export function createConverseEventDecoder(provider: string): ConverseEventDecod
       const input = d.toolUse.input;
       if (input) {
         block.sawInput = true;
-        out.push({ type: 'tool-call-delta', choice: 0, index: block.index, arguments: input });
+        out.push(toolInput(block, input));
       }
     }
     return false;
@@ -80,7 +90,12 @@ export function createConverseEventDecoder(provider: string): ConverseEventDecod
           start(out);
           const tool = s.start?.toolUse;
           if (!tool) return false;
-          const block = { index: nextToolIndex++, sawInput: false };
+          if (tool.name === RESPONSE_FORMAT_TOOL) {
+            answered = true;
+            tools.set(s.contentBlockIndex ?? -1, { index: -1, sawInput: false, answer: true });
+            return false;
+          }
+          const block = { index: nextToolIndex++, sawInput: false, answer: false };
           tools.set(s.contentBlockIndex ?? -1, block);
           out.push({ type: 'tool-call-start', choice: 0, index: block.index, id: tool.toolUseId ?? '', name: tool.name ?? '' });
           return false;
@@ -96,7 +111,7 @@ export function createConverseEventDecoder(provider: string): ConverseEventDecod
           if (!p) return true;
           const block = tools.get(p.contentBlockIndex ?? -1);
           // A call without arguments streams no input at all; clients parse the arguments.
-          if (block && !block.sawInput) out.push({ type: 'tool-call-delta', choice: 0, index: block.index, arguments: '{}' });
+          if (block && !block.sawInput) out.push(toolInput(block, '{}'));
           return false;
         }
         case 'messageStop': {
@@ -106,7 +121,9 @@ export function createConverseEventDecoder(provider: string): ConverseEventDecod
           finished = true;
           start(out);
           const raw = p.stopReason ?? 'end_turn';
-          out.push({ type: 'finish', choice: 0, reason: bedrockFinishReason(raw, tools.size > 0), rawReason: raw });
+          const reason =
+            raw === 'tool_use' && answered && nextToolIndex === 0 ? 'stop' : bedrockFinishReason(raw, nextToolIndex > 0);
+          out.push({ type: 'finish', choice: 0, reason, rawReason: raw });
           return false;
         }
         case 'metadata': {

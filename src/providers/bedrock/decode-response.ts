@@ -1,5 +1,6 @@
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
 import { bedrockFinishReason } from './finish-reason.ts';
+import { RESPONSE_FORMAT_TOOL } from '../response-format-tool.ts';
 import { checkPayload } from '../upstream-schema.ts';
 import { converseResponseSchema } from './payload-schema.ts';
 import { convertBedrockUsage } from './usage.ts';
@@ -12,6 +13,7 @@ export function decodeBedrockResponse(body: unknown, provider: string): Canonica
   const content = res.output.message.content;
   const out: CanonicalEvent[] = [{ type: 'start' }];
   let calls = 0;
+  let answered = false;
   for (const block of content) {
     if (block.text) out.push({ type: 'text', choice: 0, text: block.text });
     const reasoning = block.reasoningContent;
@@ -20,7 +22,11 @@ export function decodeBedrockResponse(body: unknown, provider: string): Canonica
       out.push({ type: 'reasoning', choice: 0, text: text ?? '', ...(signature ? { signature } : {}) });
     }
     if (reasoning?.redactedContent) out.push({ type: 'reasoning', choice: 0, text: '', redacted: reasoning.redactedContent });
-    if (block.toolUse) {
+    if (block.toolUse?.name === RESPONSE_FORMAT_TOOL) {
+      // The forced tool of a JSON response format: its input is the answer (decode-events.ts).
+      answered = true;
+      out.push({ type: 'text', choice: 0, text: JSON.stringify(block.toolUse.input ?? {}) });
+    } else if (block.toolUse) {
       const { toolUseId, name, input } = block.toolUse;
       const index = calls++;
       out.push({ type: 'tool-call-start', choice: 0, index, id: toolUseId ?? '', name: name ?? '' });
@@ -28,7 +34,8 @@ export function decodeBedrockResponse(body: unknown, provider: string): Canonica
     }
   }
   const raw = res.stopReason ?? 'end_turn';
-  out.push({ type: 'finish', choice: 0, reason: bedrockFinishReason(raw, calls > 0), rawReason: raw });
+  const reason = raw === 'tool_use' && answered && calls === 0 ? 'stop' : bedrockFinishReason(raw, calls > 0);
+  out.push({ type: 'finish', choice: 0, reason, rawReason: raw });
   if (res.usage) out.push({ type: 'usage', usage: convertBedrockUsage(res.usage) });
   return out;
 }

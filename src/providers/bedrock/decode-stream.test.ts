@@ -14,6 +14,8 @@ import {
 import { decodeAll } from '../../../test/helpers/decode.ts';
 import { splitRandomly } from '../../../test/helpers/fake-upstream.ts';
 import { listFixtures } from '../../../test/helpers/fixtures.ts';
+import { RESPONSE_FORMAT_TOOL } from '../response-format-tool.ts';
+import { decodeBedrockResponse } from './decode-response.ts';
 import { createBedrockStreamDecoder } from './decode-stream.ts';
 
 /** The body Bedrock sent: `.b64` as recorded, the decoded `.jsonl` framed back with the codec. */
@@ -140,5 +142,54 @@ describe('bedrock eventstream decoder failures', () => {
     const events = decode([Buffer.from('<html><body>Bad Gateway</body></html>')]);
     assert.equal(events.length, 1);
     assert.match(events[0].type === 'error' ? events[0].error.message : '', /out of range/);
+  });
+});
+
+describe('bedrock eventstream decoder: the forced tool of a JSON response format', () => {
+  /**
+   * converse-tool-use-claude3-sonnet.b64 as the answer tool's turn: the call renamed, and the text
+   * before it left out (a forced tool choice gets no preamble), framed again with the codec.
+   */
+  function answerTurn(): Buffer {
+    const messages = eventStreamMessages(bedrockBody('bedrock/converse-tool-use-claude3-sonnet.b64'));
+    const kept = messages.flatMap((m) => {
+      const type = String(m.headers[':event-type']?.value);
+      const payload = JSON.parse(toUtf8(m.body)) as { contentBlockIndex?: number; start?: { toolUse?: { name: string } } };
+      if (payload.contentBlockIndex === 0) return [];
+      if (payload.start?.toolUse) payload.start.toolUse.name = RESPONSE_FORMAT_TOOL;
+      return [eventMessage(type, payload)];
+    });
+    return Buffer.concat(kept);
+  }
+
+  it('streams the tool input as text deltas and finishes with stop', () => {
+    const body = answerTurn();
+    for (const seed of [1, 2, 3]) {
+      const events = decode(splitRandomly(body, seed, 40));
+      assert.equal(
+        events.some((e) => e.type === 'tool-call-start' || e.type === 'tool-call-delta'),
+        false,
+      );
+      const message = assemble(events).choices[0];
+      assert.equal(message.text, '{"location": "Barcelona"}');
+      assert.deepEqual(message.toolCalls, []);
+      assert.equal(message.finishReason, 'stop');
+    }
+  });
+
+  it('the non-stream decoder gives the same answer', () => {
+    const events = decodeBedrockResponse(
+      {
+        output: {
+          message: { role: 'assistant', content: [{ toolUse: { toolUseId: 't', name: RESPONSE_FORMAT_TOOL, input: { location: 'Barcelona' } } }] },
+        },
+        stopReason: 'tool_use',
+        usage: { inputTokens: 3, outputTokens: 4, totalTokens: 7 },
+      },
+      'bedrock',
+    );
+    const message = assemble(events).choices[0];
+    assert.equal(message.text, '{"location":"Barcelona"}');
+    assert.equal(message.finishReason, 'stop');
   });
 });
