@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { createClient } from '@redis/client';
 import { after, before, describe, it } from 'node:test';
 import { PricingRegistry } from '../../src/accounting/pricing.ts';
 import { configSchema } from '../../src/config/schema.ts';
@@ -44,9 +45,9 @@ async function proxiedRedis(): Promise<{ proxy: TcpProxy; url: string }> {
   return { proxy, url: target.toString() };
 }
 
-const limitsConfig = (url: string) => ({
+const limitsConfig = (url: string, prefix = `sluice-test:${process.pid}:${randomBytes(4).toString('hex')}:`) => ({
   // Generous: the test machine is busy, and a timeout would admit without Redis (fail_open).
-  limits: { redis_url: url, redis_prefix: `sluice-test:${process.pid}:${randomBytes(4).toString('hex')}:`, redis_timeout_ms: 5_000 },
+  limits: { redis_url: url, redis_prefix: prefix, redis_timeout_ms: 5_000 },
   tiers: { counted: TIER },
 });
 
@@ -59,10 +60,11 @@ describe('Redis round trips of the limits and budgets', { skip: noRedis }, () =>
   let proxy: TcpProxy;
   let limits: LimitsAndBudgets;
   let closeDb: () => Promise<void>;
+  const prefix = `sluice-test:${process.pid}:${randomBytes(4).toString('hex')}:`;
   before(async () => {
     const redis = await proxiedRedis();
     proxy = redis.proxy;
-    const config = configSchema.parse({ ...PRICED, ...limitsConfig(redis.url) });
+    const config = configSchema.parse({ ...PRICED, ...limitsConfig(redis.url, prefix) });
     limits = new LimitsAndBudgets(config, { pricing: new PricingRegistry(config.pricing), log: (m) => assert.fail(m) });
     await limits.start();
     const db = await openDatabase({ path: ':memory:' });
@@ -85,11 +87,8 @@ describe('Redis round trips of the limits and budgets', { skip: noRedis }, () =>
   });
 
   it('admission is one round trip (rates, slots and budget windows in one write); settlement one more, in the background', async () => {
-    // The first request of a budget window seeds Redis with the store's spend for it (once per window and period).
-    const first = await limits.admit(request(0));
-    first.settle(ledgerRecord({ requestId: 'rt-0', inputTokens: 8, outputTokens: 20, costUsd: 0.00005 }));
-    await until(() => proxy.reads.fromServer >= proxy.reads.fromClients);
-    for (let i = 1; i <= 3; i++) {
+    // The first request of each budget window too: its spend from the store goes along (read once per window and instance).
+    for (let i = 0; i < 4; i++) {
       const start = { ...proxy.reads };
       const admission = await limits.admit(request(i));
       assert.ok(admission.headers?.['x-ratelimit-limit-requests'], 'admitted with its limits (not fail_open)');
@@ -102,6 +101,37 @@ describe('Redis round trips of the limits and budgets', { skip: noRedis }, () =>
       assert.equal(proxy.reads.fromClients, settling.fromClients, 'nothing written before settle returns');
       await until(() => proxy.reads.fromServer > settling.fromServer);
       assert.equal(proxy.reads.fromClients - settling.fromClients, 1, `settlement ${i}: round trips to Redis`);
+    }
+  });
+
+  it('a budget window Redis lost (flushed, evicted) is read from the store again and sent: one more round trip, once', async () => {
+    const direct = createClient({ url: redisUrl });
+    await direct.connect();
+    try {
+      const lost = await direct.keys(`${prefix}budget:*`);
+      assert.ok(lost.length >= 2, `the windows' keys: ${lost.join(', ')}`);
+      await direct.del(lost);
+      const start = proxy.reads.fromClients;
+      const admission = await limits.admit(request(10));
+      assert.equal(proxy.reads.fromClients - start, 2);
+      admission.settle(ledgerRecord({ requestId: 'rt-10', inputTokens: 8, outputTokens: 20, costUsd: 0.00005 }));
+      const settled = proxy.reads.fromServer;
+      await until(() => proxy.reads.fromServer > settled);
+      const again = proxy.reads.fromClients;
+      await limits.admit(request(11));
+      assert.equal(proxy.reads.fromClients - again, 1);
+      // The spend came back from the store: the settled requests' costs, not zero.
+      assert.ok(
+        Number(
+          await direct.hGet(
+            lost.find((k) => !k.endsWith(':holds'))!,
+            'spent',
+          ),
+        ) > 0,
+      );
+    } finally {
+      await direct.keys(`${prefix}*`).then((keys) => keys.length > 0 && direct.del(keys));
+      direct.destroy();
     }
   });
 });
@@ -145,7 +175,6 @@ describe('Redis round trips before the first token, through the gateway', { skip
   }
 
   it('a governed stream makes one round trip to Redis before its first bytes, and one to settle after its last', async () => {
-    await roundTrips(); // seeds the budget windows
-    for (let i = 0; i < 3; i++) assert.deepEqual(await roundTrips(), { toFirstBytes: 1, total: 2 }, `request ${i}`);
+    for (let i = 0; i < 4; i++) assert.deepEqual(await roundTrips(), { toFirstBytes: 1, total: 2 }, `request ${i}`);
   });
 });

@@ -5,6 +5,8 @@ import type { SpendLedger } from './spend-ledger.ts';
 
 /** Windows' hashes live a day past their period (a late settlement still finds them). */
 const KEEP_MS = 24 * 3_600_000;
+/** The size past which the windows this instance has seen in Redis are pruned of expired ones. */
+const PRUNE_AT = 1_024;
 
 /**
  * Per window, a hash {spent, reserved, r:<request id>} and a sorted set of the reservations by
@@ -12,7 +14,10 @@ const KEEP_MS = 24 * 3_600_000;
  * check-then-reserve across several windows, partial grants and expiring holds, atomically):
  * every instance sees the same spend and the same live reservations, and two instances can never
  * both take the last dollar. The spend in Redis is a mirror of the store's, seeded from the
- * store the first time a window is used (and again if Redis lost it).
+ * store the first time a window is used (and again if Redis lost it). Per window, ARGV carries
+ * its limit, how long its keys live, and its spend from the store ('' when this instance has seen
+ * the window in Redis already): the script writes that spend only where Redis has none, so the
+ * first request of a window makes the same one round trip as the others.
  */
 const RESERVE = `
 local now = tonumber(ARGV[1])
@@ -33,9 +38,14 @@ for i = 1, n do
     redis.call('ZREM', z, rid)
   end
   local spent = redis.call('HGET', h, 'spent')
-  if not spent then return {'seed', i} end
+  if not spent then
+    if ARGV[5 + 3 * i] == '' then return {'seed', i} end
+    spent = ARGV[5 + 3 * i]
+    redis.call('HSET', h, 'spent', spent)
+    redis.call('PEXPIREAT', h, ARGV[4 + 3 * i])
+  end
   local reserved = tonumber(redis.call('HGET', h, 'reserved') or '0')
-  local room = tonumber(ARGV[4 + 2 * i]) - tonumber(spent) - reserved
+  local room = tonumber(ARGV[3 + 3 * i]) - tonumber(spent) - reserved
   if room < min then return {'refused', i, spent, tostring(reserved)} end
   if room < grant then grant = room end
 end
@@ -47,8 +57,8 @@ for i = 1, n do
     redis.call('HINCRBY', h, 'r:' .. id, grant)
   end
   redis.call('ZADD', z, expiresAt, id)
-  redis.call('PEXPIREAT', h, ARGV[5 + 2 * i])
-  redis.call('PEXPIREAT', z, ARGV[5 + 2 * i])
+  redis.call('PEXPIREAT', h, ARGV[4 + 3 * i])
+  redis.call('PEXPIREAT', z, ARGV[4 + 3 * i])
 end
 return {'ok', grant}
 `;
@@ -75,6 +85,9 @@ export class RedisBudgetBook implements BudgetBook {
   private readonly spend: SpendLedger;
   private readonly send: (what: string, work: (client: Redis) => Promise<unknown>) => void;
   private readonly now: () => number;
+  /** Windows this instance has seen in Redis, with when their keys expire: their spend need not be sent. */
+  private readonly seen = new Map<string, number>();
+  private pruneAt = PRUNE_AT;
 
   constructor(
     redis: () => Redis | undefined,
@@ -91,9 +104,11 @@ export class RedisBudgetBook implements BudgetBook {
   }
 
   async reserve(windows: readonly BudgetWindow[], id: string, want: number, min: number, ttlMs: number): Promise<ReserveOutcome> {
-    // A window Redis has not seen (or lost) is seeded from the store, then the reservation is
-    // tried again: at most once per window, a store read off the usual path.
-    for (let attempt = 0; attempt <= windows.length; attempt++) {
+    // A window not seen in Redis yet goes with its spend from the store (a store read off the
+    // usual path, once per window and instance). A 'seed' answer means Redis lost a window it had
+    // (flushed, evicted): the windows are read from the store again and sent once more.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const seeds = await this.seeds(windows);
       const client = this.redis();
       if (!client) throw new Error('Redis is not connected');
       const now = this.now();
@@ -105,13 +120,21 @@ export class RedisBudgetBook implements BudgetBook {
           String(Math.floor(want)),
           String(Math.ceil(min)),
           String(now + ttlMs),
-          ...windows.flatMap((w) => [String(w.limitNanos), String(w.end + KEEP_MS)]),
+          ...windows.flatMap((w, i) => [String(w.limitNanos), String(w.end + KEEP_MS), seeds[i]]),
         ],
       })) as [string, ...unknown[]];
-      if (reply[0] === 'ok') return { ok: true, granted: Number(reply[1]) };
+      if (reply[0] === 'seed') {
+        for (const w of windows) this.seen.delete(w.id);
+        continue;
+      }
+      if (reply[0] === 'ok') {
+        this.remember(windows, now);
+        return { ok: true, granted: Number(reply[1]) };
+      }
+      // Refused at window i: the script did not reach (nor seed) the ones after it.
+      this.remember(windows.slice(0, Number(reply[1])), now);
       const window = windows[Number(reply[1]) - 1];
-      if (reply[0] === 'refused') return { ok: false, window, spentNanos: Number(reply[2]), reservedNanos: Number(reply[3]) };
-      await this.seed(client, window);
+      return { ok: false, window, spentNanos: Number(reply[2]), reservedNanos: Number(reply[3]) };
     }
     throw new Error('budget windows could not be seeded');
   }
@@ -128,14 +151,18 @@ export class RedisBudgetBook implements BudgetBook {
     );
   }
 
-  private async seed(client: Redis, window: BudgetWindow): Promise<void> {
-    const spent = await this.spend.seed(window);
-    const [hash] = this.keys([window]);
-    await client
-      .multi()
-      .hSetNX(hash, 'spent', String(spent))
-      .pExpireAt(hash, window.end + KEEP_MS)
-      .exec();
+  /** Per window, '' when Redis has it already, else its spend as the store has it. */
+  private seeds(windows: readonly BudgetWindow[]): string[] | Promise<string[]> {
+    if (windows.every((w) => this.seen.has(w.id))) return windows.map(() => '');
+    return Promise.all(windows.map(async (w) => (this.seen.has(w.id) ? '' : String(await this.spend.seed(w)))));
+  }
+
+  /** Windows Redis has; those whose keys have expired are forgotten as the map grows (a window per key per day). */
+  private remember(windows: readonly BudgetWindow[], now: number): void {
+    for (const w of windows) this.seen.set(w.id, w.end + KEEP_MS);
+    if (this.seen.size < this.pruneAt) return;
+    for (const [windowId, until] of this.seen) if (until <= now) this.seen.delete(windowId);
+    this.pruneAt = Math.max(PRUNE_AT, this.seen.size * 2);
   }
 
   private keys(windows: readonly BudgetWindow[]): string[] {
