@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway, type Gateway } from '../../src/server/app.ts';
 import { type FakeUpstream, startFakeUpstream } from './fake-upstream.ts';
+import { tapStreams } from './stream-tap.ts';
 
 export interface TestGateway {
   url: string;
@@ -21,6 +22,8 @@ export async function startGateway(config: Record<string, unknown> = {}, env: No
     store: { path: ':memory:', ...(config.store as object) },
   });
   const gateway = createGateway(parsed, env);
+  // Every stream this gateway sends is checked against the stream contract (stream-tap.ts).
+  tapStreams(gateway.server);
   const address = await gateway.listen();
   const url = `http://127.0.0.1:${address.port}`;
   const apiKey = parsed.auth.master_key ?? 'unused';
