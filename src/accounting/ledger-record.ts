@@ -11,7 +11,7 @@ export interface LedgerRecord {
   model: string;
   /** What the client named (alias or provider/model). */
   requestedModel: string;
-  surface: 'chat' | 'responses' | 'messages';
+  surface: 'chat' | 'responses';
   streamed: boolean;
   inputTokens: number;
   cachedInputTokens: number;

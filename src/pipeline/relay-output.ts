@@ -69,12 +69,13 @@ interface DeltaEvent {
 export type EmitEvent = (type: string, fields: Json) => string;
 
 /**
- * The output of a relayed Responses stream, followed only when a budget watches the stream: the
- * relay otherwise passes frames it does not read. It prices each read before it is relayed (the
- * UTF-8 bytes of its output deltas), tells the accountant the output (a stream cut short is
- * billed for what it produced), and, when the budget stops the stream, closes the items the
- * upstream left open as `incomplete` so that the stream's `response.incomplete` holds the output
- * the client received, as OpenAI ends a stream at max_output_tokens.
+ * The output of a relayed Responses stream, which is otherwise passed on unread: only the events
+ * of output items are parsed (a check of the type first). It tells the accountant the output (a
+ * stream cut short, by the client or its budget, is billed for what it produced), prices each
+ * read for a budget before it is relayed (the UTF-8 bytes of its output deltas), and, when the
+ * budget stops the stream, closes the items the upstream left open as `incomplete`, so that the
+ * stream's `response.incomplete` holds the output the client received, as OpenAI ends a stream
+ * at max_output_tokens.
  */
 export class RelayOutput {
   private readonly items: Item[] = [];

@@ -57,8 +57,8 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
   private relayed = 0;
   /** The response of response.created, for a response.failed of sluice's own. */
   private created: Record<string, unknown> | null = null;
-  /** The output, followed once a budget watches the stream (the first measure()). */
-  private output: RelayOutput | undefined;
+  /** The output: for the accountant (a stream cut short is billed for it) and a budget stop. */
+  private readonly output = new RelayOutput();
   /** The budget stopped the stream: the closing ends it as incomplete. */
   private stopping = false;
 
@@ -77,7 +77,7 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
     const { event: type, data } = normalizeRelayedFrame(item.frame, this.relayed);
     if (type === 'error' || (type && TERMINAL.has(type))) this.readTerminal(type, data);
     if (type === 'response.created') this.readCreated(data);
-    if (this.output && type) this.followOutput(type, item.frame);
+    if (type) this.followOutput(type, item.frame);
     this.relayed++;
     return type ? namedFrame(type, data) : dataFrame(data);
   }
@@ -86,9 +86,8 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
     return '';
   }
 
-  /** Output bytes of a read; asked only while a budget watches the stream, so following starts here. */
+  /** Output bytes of a read, asked while a budget watches the stream. */
   measure(items: readonly RelayItem[]): number {
-    this.output ??= new RelayOutput();
     const frames = [];
     for (const item of items) if ('frame' in item) frames.push(item.frame);
     return this.output.measure(frames);
@@ -101,7 +100,7 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
   }
 
   async closing(signal: AbortSignal): Promise<string> {
-    if (!this.stopping || !this.output) return '';
+    if (!this.stopping) return '';
     const usage = await this.accountant.usage(signal);
     const { frames, output } = this.output.close(this.emit);
     const response = {
@@ -120,9 +119,9 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
 
   /** The accountant sees the output (a stream cut short is billed for it) and how the upstream ended it. */
   private followOutput(type: string, frame: SseFrame): void {
-    const seen = this.output?.follow(type, frame);
+    const seen = this.output.follow(type, frame);
     if (seen) this.accountant.observe(seen);
-    if (this.output && (type === 'response.completed' || type === 'response.incomplete')) {
+    if (type === 'response.completed' || type === 'response.incomplete') {
       this.accountant.observe({ type: 'finish', choice: 0, reason: this.output.finishReason(type) });
     }
   }

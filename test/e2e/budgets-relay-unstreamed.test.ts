@@ -134,6 +134,40 @@ describe('budgets: a relayed Responses stream (responses_api: true) is stopped b
   });
 });
 
+describe('a relayed Responses stream the client abandons is billed for the output it received', () => {
+  let upstream: FakeUpstream;
+  let gw: TestGateway;
+  before(async () => {
+    upstream = await startFakeUpstream();
+    gw = await startGateway({ ...upstreamConfig(upstream.url, { responses_api: true }), ...PRICED });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it('bill_generated (the default): the deltas relayed before the disconnect are counted and priced', async () => {
+    upstream.reply({ pieces: framesOf(responsesSse(Array.from({ length: 200 }, () => 'word '))), delayMs: 10 });
+    const closed = upstream.closedEarly;
+    const controller = new AbortController();
+    const res = await fetch(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ model: MODEL, input: 'Hi', stream: true }),
+      signal: controller.signal,
+    });
+    const reader = res.body?.getReader();
+    let seen = 0;
+    while (seen < 3_000) seen += (await reader?.read())?.value?.length ?? 0;
+    controller.abort();
+    await upstream.waitForEarlyClose(5_000, closed + 1);
+    const row = await requestRecord(gw, res.headers.get('x-request-id') ?? '');
+    assert.equal(row.outcome, 'cancelled');
+    assert.ok(row.usage.output_tokens > 0, `output_tokens ${row.usage.output_tokens}`);
+    assert.ok(row.cost_usd > row.usage.input_tokens * 0.001, `cost ${row.cost_usd}`);
+  });
+});
+
 describe('budgets: a non-streamed request, which cannot be cut, is capped to what its reservation pays for', () => {
   let upstream: FakeUpstream;
   let gw: TestGateway;

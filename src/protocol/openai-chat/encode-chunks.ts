@@ -48,8 +48,7 @@ export class ChatChunkEncoder {
   private prefix: string | undefined;
   private readonly suffix: string;
   private readonly accounting: boolean;
-  /** Changes when routing falls back to another provider before the first token. */
-  private providerJson: string;
+  private readonly providerJson: string;
   private serviceTier: string | null = null;
   private systemFingerprint: string | null = null;
 
@@ -124,9 +123,6 @@ export class ChatChunkEncoder {
         const choice = `{"index":${event.choice},"delta":{},"logprobs":null,"finish_reason":"${event.reason}"}`;
         return `${role}${this.frame(choice, this.accounting ? `"type":"finish","provider":${this.providerJson},"finish_reason":"${event.reason}",` : '')}`;
       }
-      case 'fallback':
-        this.providerJson = JSON.stringify(event.to.provider);
-        return '';
       case 'usage':
       case 'error':
       case 'end':
