@@ -33,7 +33,7 @@ export interface AccountantInit {
  */
 export class Accountant {
   readonly startedAt: number;
-  private readonly init: AccountantInit;
+  private init: AccountantInit;
   private readonly now: () => number;
   private firstOutputAt: number | null = null;
   private reported: Usage | null = null;
@@ -44,7 +44,7 @@ export class Accountant {
    * The output's tokens, counted as they arrive (a long output ahead of its end), for when the
    * upstream reports no usage: the end of a stream only counts the last piece.
    */
-  private readonly output: TokenTally;
+  private output: TokenTally;
   /** The first storeContentChars characters of the output, for the record. */
   private completion = '';
   private promptEstimate: Promise<number> | undefined;
@@ -82,7 +82,22 @@ export class Accountant {
       case 'usage':
         this.reported = event.usage;
         break;
+      case 'fallback':
+        this.retarget(event.to.provider, event.to.model);
+        break;
     }
+  }
+
+  /**
+   * Routing moved the request to another target before any output (src/routing): the record, the
+   * price and the counts are the new target's. Nothing of the abandoned attempt was observed.
+   */
+  private retarget(provider: string, model: string): void {
+    if (this.init.provider === provider && this.init.model === model) return;
+    this.init = { ...this.init, provider, model };
+    this.output.close();
+    this.output = textTally(model, this.init.countLimits);
+    this.promptEstimate = undefined;
   }
 
   private addOutput(text: string): void {

@@ -11,7 +11,7 @@ export interface LedgerRecord {
   model: string;
   /** What the client named (alias or provider/model). */
   requestedModel: string;
-  surface: 'chat' | 'responses';
+  surface: 'chat' | 'responses' | 'messages';
   streamed: boolean;
   inputTokens: number;
   cachedInputTokens: number;

@@ -22,7 +22,11 @@ function cannotRead(message: string): OperatorError {
   return new OperatorError(message, 2);
 }
 
-const KIND_NAMES: Record<StreamKind, string> = { chat: 'chat completions stream', responses: 'Responses stream' };
+const KIND_NAMES: Record<StreamKind, string> = {
+  chat: 'chat completions stream',
+  responses: 'Responses stream',
+  messages: 'Anthropic Messages stream',
+};
 
 /**
  * `sluice check <file|url|->`: reads a recorded or live stream as it arrives, checks it against

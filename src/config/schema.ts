@@ -68,6 +68,34 @@ const tierSchema = z.strictObject({
   redis_unavailable: z.enum(['fail_open', 'fail_closed']).default('fail_open'),
 });
 
+/** Request parameters a route target sets in place of the client's (README "Routes and fallback"). */
+const targetParamsSchema = z.strictObject({
+  temperature: z.number().min(0).max(2).optional(),
+  top_p: z.number().min(0).max(1).optional(),
+  max_tokens: z.number().int().positive().optional(),
+  max_completion_tokens: z.number().int().positive().optional(),
+  reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).optional(),
+  seed: z.number().int().optional(),
+});
+
+const routeSchema = z.strictObject({
+  /** `ordered`: a fallback chain in the order written. `weighted`: spread over the healthy targets by weight. */
+  strategy: z.enum(['ordered', 'weighted']).default('ordered'),
+  targets: z
+    .array(
+      z.strictObject({
+        model: z.string().regex(/^[^/]+\/.+$/, 'must be provider/model'),
+        weight: z.number().positive().default(1),
+        /** No first output token within this long: the attempt is abandoned for the next target. */
+        ttft_timeout_s: z.number().positive().optional(),
+        params: targetParamsSchema.optional(),
+      }),
+    )
+    .min(1),
+  /** Requests with the same prompt_cache_key (or user) go to the same healthy target. */
+  sticky: z.boolean().default(false),
+});
+
 const configObject = z.strictObject({
   server: z
     .strictObject({
@@ -197,6 +225,17 @@ const configObject = z.strictObject({
   model_list: z
     .array(z.strictObject({ model_name: z.string().min(1), model: z.string().regex(/^[^/]+\/.+$/, 'must be provider/model') }))
     .default([]),
+  /** Public model names served by one or more targets, with fallback and balancing (README "Routes and fallback"). */
+  routes: z.record(z.string().min(1), routeSchema).default({}),
+  /** Health of route targets: the circuit breaker's thresholds. */
+  routing: z
+    .strictObject({
+      /** Consecutive failures that open a target's breaker. */
+      breaker_failures: z.number().int().positive().default(3),
+      /** How long an open breaker skips its target before one probe request is let through. */
+      breaker_open_s: seconds.default(30),
+    })
+    .prefault({}),
   /** Tiers by name; a key or project names its tier, else `default_tier` applies. */
   tiers: z
     .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a name of letters, digits, _ . -'), tierSchema)
@@ -229,8 +268,15 @@ export const configSchema = configObject.superRefine((config, ctx) => {
       message: `names no tier of tiers (${names.length ? names.join(', ') : 'none is defined'})`,
     });
   }
+  for (const name of Object.keys(config.routes)) {
+    if (config.model_list.some((m) => m.model_name === name)) {
+      ctx.addIssue({ code: 'custom', path: ['routes', name], message: 'is also a model_list alias: a name means one thing' });
+    }
+  }
 });
 
 export type Config = z.infer<typeof configSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type TierConfig = z.infer<typeof tierSchema>;
+export type RouteConfig = z.infer<typeof routeSchema>;
+export type TargetParams = z.infer<typeof targetParamsSchema>;

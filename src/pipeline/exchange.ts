@@ -15,11 +15,20 @@ export interface Exchange {
   sendError(error: GatewayError): void;
 }
 
-export function createExchange(res: ServerResponse, requestId: string, renderError: (error: GatewayError) => string): Exchange {
+/**
+ * `statusOf`: the HTTP status of an error, where the surface's API answers with its own (Anthropic's
+ * `overloaded_error` is a 529); sluice's status otherwise.
+ */
+export function createExchange(
+  res: ServerResponse,
+  requestId: string,
+  renderError: (error: GatewayError) => string,
+  statusOf: (error: GatewayError) => number = (error) => error.status,
+): Exchange {
   return {
     res,
     requestId,
     sendJson: (status, body) => sendJson(res, status, body, { 'X-Request-ID': requestId }),
-    sendError: (error) => sendJson(res, error.status, renderError(error), { ...error.headers, 'X-Request-ID': requestId }),
+    sendError: (error) => sendJson(res, statusOf(error), renderError(error), { ...error.headers, 'X-Request-ID': requestId }),
   };
 }

@@ -27,3 +27,32 @@ export function pricedModels(provider: string): string[] {
   }
   return models;
 }
+
+/**
+ * The pricing registry's id of each provider whose model ids are the registry's own (so a bare
+ * `gpt-4o-mini` can be found at `openai`). Wider than REGISTRY_PROVIDER: GET /v1/models asks the
+ * OpenAI-compatible ones for their own list instead.
+ */
+const NAMING_PROVIDER: Record<string, string> = {
+  ...REGISTRY_PROVIDER,
+  openai: 'openai',
+  deepseek: 'deepseek',
+  xai: 'x-ai',
+  mistral: 'mistral',
+  groq: 'groq',
+};
+
+const named = new Map<string, ReadonlySet<string>>();
+
+/** Model ids the pricing registry knows `provider` serves under that exact id (bare-name resolution). */
+export function knownModelIds(provider: string): ReadonlySet<string> {
+  let ids = named.get(provider);
+  if (!ids) {
+    const registryId = NAMING_PROVIDER[provider];
+    const entry = registryId ? findProvider({ providerId: registryId }) : undefined;
+    const skip = NOT_SERVED[provider];
+    ids = new Set((entry?.models ?? []).map((m) => m.id).filter((id) => !skip?.(id)));
+    named.set(provider, ids);
+  }
+  return ids;
+}

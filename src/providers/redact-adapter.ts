@@ -1,7 +1,7 @@
 import { type Redact, redactError } from '../errors/redact.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
-import type { ProviderAdapter, RelayItem, ResponsesRelay } from './types.ts';
+import type { MessagesRelay, MessagesRelayItem, ProviderAdapter, RelayItem, ResponsesRelay } from './types.ts';
 
 /**
  * The one place upstream error text leaves the provider layer: every GatewayError an adapter
@@ -38,7 +38,42 @@ export function redactAdapter(adapter: ProviderAdapter, redact: Redact): Provide
     },
   };
   if (adapter.responses) wrapped.responses = redactRelay(adapter.responses, redact, clean);
+  if (adapter.messages) wrapped.messages = redactMessagesRelay(adapter.messages, redact, clean);
+  if (adapter.countTokens) wrapped.countTokens = guard(clean)(adapter.countTokens.bind(adapter));
   return wrapped;
+}
+
+/** `call` with its failure passed through `clean`. */
+function guard(clean: (err: unknown) => unknown) {
+  return <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await call(...args);
+      } catch (err) {
+        throw clean(err);
+      }
+    };
+}
+
+/**
+ * A relayed Messages stream goes out byte for byte (Anthropic's own errors do not quote keys);
+ * what sluice says itself, the HTTP errors and the errors it records, passes the redactor.
+ */
+function redactMessagesRelay(relay: MessagesRelay, redact: Redact, clean: (err: unknown) => unknown): MessagesRelay {
+  const items = (batch: MessagesRelayItem[]): MessagesRelayItem[] => {
+    for (let i = 0; i < batch.length; i++) {
+      const item = batch[i];
+      if ('event' in item && item.event.type === 'error')
+        batch[i] = { ...item, event: { type: 'error', error: redactError(item.event.error, redact) } };
+    }
+    return batch;
+  };
+  const guarded = guard(clean);
+  return {
+    stream: guarded(async (body, model, ctx) => mapBatches(await relay.stream(body, model, ctx), items, clean)),
+    complete: guarded((body, model, ctx) => relay.complete(body, model, ctx)),
+    countTokens: guarded((body, model, ctx) => relay.countTokens(body, model, ctx)),
+  };
 }
 
 /**

@@ -8,7 +8,7 @@ import { createMockProvider } from './mock/index.ts';
 import { nativeProviders } from './native-providers.ts';
 import { createOpenAICompatibleProvider, type OpenAICompatibleSettings } from './openai-compatible/index.ts';
 import { findPreset, presets } from './openai-compatible/presets.ts';
-import { pricedModels } from './priced-models.ts';
+import { knownModelIds, pricedModels } from './priced-models.ts';
 import { redactAdapter } from './redact-adapter.ts';
 import type { ProviderAdapter } from './types.ts';
 
@@ -24,6 +24,11 @@ export interface ResolvedModel {
 export interface ProviderRegistry {
   resolve(name: string): ResolvedModel;
   providers(): string[];
+  /**
+   * The enabled providers that serve a bare model id (no `provider/`): those whose configured
+   * `models` or whose pricing-registry entry list it, and the mock for its scenarios.
+   */
+  servingProviders(model: string): string[];
   /**
    * Every addressable model: aliases first, then `provider/model` for each enabled provider's
    * models (an OpenAI-compatible upstream's own list, the pricing registry's for a native
@@ -130,6 +135,13 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
       return { adapter, provider, model: target.slice(slash + 1), requested: name };
     },
     providers: () => [...adapters.keys()],
+    servingProviders(model) {
+      const serving: string[] = [];
+      for (const [name, adapter] of adapters) {
+        if (adapter.listModels().includes(model) || knownModelIds(name).has(model)) serving.push(name);
+      }
+      return serving;
+    },
     redact,
     async models() {
       const lists = await Promise.all(

@@ -27,6 +27,34 @@ export interface ProviderAdapter {
   listModels(): string[];
   /** Present when the upstream implements /v1/responses itself and the config asks to relay it. */
   responses?: ResponsesRelay;
+  /** Present when the upstream speaks Anthropic's Messages API itself: POST /v1/messages is relayed to it. */
+  messages?: MessagesRelay;
+  /** The prompt's tokens as the provider counts them, where it has an endpoint for it (Gemini's countTokens). */
+  countTokens?(request: CanonicalRequest, model: string, ctx: CallContext): Promise<number>;
+}
+
+/**
+ * A relayed Messages stream: each read's text exactly as it came (the client gets those bytes),
+ * then the canonical events decoded from it (for the accountant; an error among them that the
+ * upstream sent as an `event: error` frame is `told`: the client already has it).
+ */
+export type MessagesRelayItem = { text: string } | { event: CanonicalEvent; told?: boolean };
+
+export interface MessagesRelay {
+  stream(body: Record<string, unknown>, model: string, ctx: RelayCallContext): Promise<AsyncIterable<MessagesRelayItem[]>>;
+  /** The message as Anthropic sent it, and its canonical events (for the accountant). */
+  complete(
+    body: Record<string, unknown>,
+    model: string,
+    ctx: RelayCallContext,
+  ): Promise<{ message: Record<string, unknown>; events: CanonicalEvent[] }>;
+  /** POST /v1/messages/count_tokens upstream: its `input_tokens`. */
+  countTokens(body: Record<string, unknown>, model: string, ctx: RelayCallContext): Promise<number>;
+}
+
+/** A relayed call also carries the client's `anthropic-beta` header (features such as 1h caching). */
+export interface RelayCallContext extends CallContext {
+  beta?: string;
 }
 
 /** An upstream Responses frame as sent, or the failure of the upstream stream itself. */

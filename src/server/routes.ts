@@ -1,6 +1,10 @@
 import { streamOverrides } from '../governance/endpoints/endpoint-context.ts';
 import { chatCompletions } from '../pipeline/chat-completions.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
 import { createResponse } from '../pipeline/create-response.ts';
+import { createMessage } from '../pipeline/messages.ts';
+import { handleCountTokens } from '../pipeline/messages-count-tokens.ts';
+import { anthropicErrorStatus } from '../protocol/anthropic-messages/errors.ts';
 import { createExchange } from '../pipeline/exchange.ts';
 import { handleModelRequest } from '../pipeline/handle-model-request.ts';
 import type { ModelOperation } from '../pipeline/model-operation.ts';
@@ -22,11 +26,14 @@ import { handleGetRequest, handleListRequests } from './routes/requests.ts';
 import { endpointModelRoute } from './routes/endpoints.ts';
 import { handleGetResponse } from './routes/responses.ts';
 
-/** A model endpoint: the HTTP edge hands the exchange and the body reader to the lifecycle. */
-function modelRoute(operation: (call: RouteCall) => ModelOperation) {
+/**
+ * A model endpoint: the HTTP edge hands the exchange and the body reader to the lifecycle.
+ * `statusOf`: the error statuses of a surface whose API has its own (exchange.ts).
+ */
+function modelRoute(operation: (call: RouteCall) => ModelOperation, statusOf?: (error: GatewayError) => number) {
   return (call: RouteCall) => {
     const op = operation(call);
-    const exchange = createExchange(call.res, call.requestId, op.renderError);
+    const exchange = createExchange(call.res, call.requestId, op.renderError, statusOf);
     const readBody = () => readJsonBody(call.req, call.ctx.config.server.body_limit_bytes);
     return handleModelRequest(exchange, call.req, readBody, op, call.ctx);
   };
@@ -36,6 +43,12 @@ function modelRoute(operation: (call: RouteCall) => ModelOperation) {
 function profileOf(call: RouteCall): 'openai' | 'accounting' | undefined {
   const header = call.req.headers['x-sluice-profile'];
   return header === 'accounting' || header === 'openai' ? header : undefined;
+}
+
+/** The client's `anthropic-beta` header goes to an Anthropic target with the body. */
+function messagesOperation(call: RouteCall): ModelOperation {
+  const beta = call.req.headers['anthropic-beta'];
+  return createMessage(Array.isArray(beta) ? beta.join(',') : beta);
 }
 
 const health = ({ res, ctx }: RouteCall) => sendJson(res, 200, { status: 'ok', providers: ctx.registry.providers() });
@@ -49,6 +62,15 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/health', auth: 'open', handle: health },
   { method: 'POST', path: '/v1/chat/completions', auth: 'model', handle: modelRoute((call) => chatCompletions(profileOf(call))) },
   { method: 'POST', path: '/v1/responses', auth: 'model', handle: modelRoute(() => createResponse) },
+  // Anthropic's Messages API (README "/v1/messages"): `base_url` is the gateway's origin for the Anthropic SDKs.
+  { method: 'POST', path: '/v1/messages', auth: 'model', handle: modelRoute(messagesOperation, anthropicErrorStatus) },
+  {
+    method: 'POST',
+    path: '/v1/messages/count_tokens',
+    auth: 'model',
+    handle: ({ req, res, requestId, ctx }) =>
+      handleCountTokens(req, res, requestId, () => readJsonBody(req, ctx.config.server.body_limit_bytes), ctx),
+  },
   // A project's endpoints: `base_url=https://…/{project}/{endpoint}/v1` (README "Keys, projects and endpoints").
   {
     method: 'POST',
@@ -57,6 +79,12 @@ export const routes: readonly Route[] = [
     handle: endpointModelRoute((call, endpoint) => chatCompletions(profileOf(call), streamOverrides(endpoint))),
   },
   { method: 'POST', path: '/{project}/{endpoint}/v1/responses', auth: 'model', handle: endpointModelRoute(() => createResponse) },
+  {
+    method: 'POST',
+    path: '/{project}/{endpoint}/v1/messages',
+    auth: 'model',
+    handle: endpointModelRoute(messagesOperation, anthropicErrorStatus),
+  },
   {
     method: 'GET',
     path: '/v1/responses/',

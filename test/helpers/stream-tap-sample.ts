@@ -17,6 +17,10 @@ const server = createServer((req, res) => {
   const name = req.url?.slice(1) ?? '';
   res.writeHead(200, { 'Content-Type': 'text/event-stream' });
   if (name === 'abandoned') return void res.write(STREAMS.cut); // and never ends: the client leaves
+  if (name === 'dropped') {
+    res.write(STREAMS.cut);
+    return void setTimeout(() => res.destroy(), 50); // the server drops the connection mid-stream
+  }
   res.end(STREAMS[name === 'partial' ? 'cut' : name]);
 });
 tapStreams(server);
@@ -33,8 +37,9 @@ function get(port: number, name: string): Promise<void> {
         setTimeout(resolve, 100);
       });
       res.on('end', resolve);
+      res.on('error', () => resolve()); // the dropped stream
     });
-    req.on('error', reject);
+    req.on('error', (err) => (name === 'dropped' ? resolve() : reject(err)));
     req.end();
   });
 }

@@ -36,4 +36,11 @@ describe('the stream tap', () => {
     );
     assert.match(output, /end: chat\/finish-once: choice 0 never finishes/);
   });
+
+  it('a stream the server drops mid-way (the client did not leave) is checked, and fails', async () => {
+    const { code, output } = await runSample(['whole', 'dropped']);
+    assert.equal(code, 1, output);
+    assert.match(output, /stream tap: 2 streams checked, 0 abandoned/);
+    assert.match(output, /GET \/dropped\n\s+end: done\/missing/);
+  });
 });

@@ -10,8 +10,9 @@ import { createStreamChecker, type StreamChecker, type Violation } from '../../s
  * each response of the tapped server, before the gateway's own handler runs.
  *
  * What is not checked, and said so in the file's diagnostics:
- * - a stream the client abandoned (the connection closed before the gateway ended the response):
- *   sluice stops writing to a client that left, so the body is partial by design;
+ * - a stream the client abandoned (it closed its side of the connection before the gateway ended
+ *   the response): sluice stops writing to a client that left, so the body is partial by design.
+ *   A connection the gateway itself drops mid-stream is checked, and fails (no `[DONE]`);
  * - a request carrying `x-test-partial-stream: <reason>`: a test that makes a stream partial on
  *   purpose opts out explicitly, with its reason;
  * - a resume (`Last-Event-ID`): it continues a stream, and is not a whole stream on its own.
@@ -42,6 +43,19 @@ function watch(req: IncomingMessage, res: ServerResponse): void {
   let checker: StreamChecker | undefined;
   let decided = false;
   let body = '';
+  // Whether the client closed its side (FIN or reset): a stream cut then is the client's doing;
+  // a stream cut without it is the gateway dropping the connection, and is checked as it stands.
+  let clientLeft = false;
+  const socket = req.socket;
+  const onClientGone = (): void => {
+    clientLeft = true;
+  };
+  socket.once('end', onClientGone);
+  socket.once('error', onClientGone);
+  res.once('close', () => {
+    socket.off('end', onClientGone);
+    socket.off('error', onClientGone);
+  });
 
   // The content type is known once the headers are: from writeHead's argument or setHeader.
   const decide = (): void => {
@@ -55,8 +69,7 @@ function watch(req: IncomingMessage, res: ServerResponse): void {
     checker = createStreamChecker();
     res.once('close', () => {
       if (!checker) return;
-      // Ended by the gateway: a whole stream. Closed before that: the client left mid-stream.
-      if (!res.writableEnded) return void (abandoned += 1);
+      if (!res.writableEnded && clientLeft) return void (abandoned += 1);
       checked += 1;
       const { violations } = checker.end();
       if (violations.length > 0) {

@@ -25,7 +25,8 @@ export type CanonicalEvent =
   | FinishEvent
   | UsageEvent
   | ErrorEvent
-  | EndEvent;
+  | EndEvent
+  | FallbackEvent;
 
 /** The upstream acknowledged the request. All fields optional: sluice fills its own id and model. */
 export interface StartEvent {
@@ -120,6 +121,26 @@ export interface ErrorEvent {
  */
 export interface EndEvent {
   type: 'end';
+}
+
+/** A target as the fallback event names it. */
+export interface TargetName {
+  provider: string;
+  /** The provider-side model id. */
+  model: string;
+}
+
+/**
+ * Routing gave up on a target before any output and the stream now comes from another
+ * (src/routing): comes before the new target's first event, so the accountant prices the target
+ * finally used and the accounting profile announces the switch (`provider_fallback`).
+ */
+export interface FallbackEvent {
+  type: 'fallback';
+  from: TargetName;
+  to: TargetName;
+  /** Why the previous target was left (errors/fallback-policy.ts, or `ttft_timeout`). */
+  reason: string;
 }
 
 /** Events that carry model output: the first of these is "the first token". */

@@ -3,6 +3,7 @@ import { chatFrameRules } from './chat-frames.ts';
 import { chatToolCallRules } from './chat-tool-calls.ts';
 import { chatUsageRules } from './chat-usage.ts';
 import { detectKind, type StreamKind } from './detect.ts';
+import { messagesFrameRules } from './messages-frames.ts';
 import { createSseReader } from './read-sse.ts';
 import { responsesFrameRules } from './responses-frames.ts';
 import { responsesItemRules } from './responses-items.ts';
@@ -28,15 +29,20 @@ export interface StreamChecker {
 }
 
 function rulesFor(kind: StreamKind): RuleFamily[] {
-  return kind === 'chat'
-    ? [streamRules({ doneRequired: true }), chatFrameRules(), chatChoiceRules(), chatToolCallRules(), chatUsageRules()]
-    : [streamRules({ doneRequired: false }), responsesFrameRules(), responsesItemRules(), responsesTerminalRules()];
+  switch (kind) {
+    case 'chat':
+      return [streamRules({ doneRequired: true }), chatFrameRules(), chatChoiceRules(), chatToolCallRules(), chatUsageRules()];
+    case 'responses':
+      return [streamRules({ doneRequired: false }), responsesFrameRules(), responsesItemRules(), responsesTerminalRules()];
+    case 'messages':
+      return [streamRules({ doneRequired: false }), messagesFrameRules()];
+  }
 }
 
 /**
  * The stream conformance checker behind `sluice check` and the test suite's stream tap: it reads
- * a chat-completions stream (openai profile with either error style, or the accounting profile) or
- * a Responses stream, tells which from its first frames unless `kind` is given, and reports every
+ * a chat-completions stream (openai profile with either error style, or the accounting profile), a
+ * Responses stream or an Anthropic Messages stream, tells which from its first frames unless `kind` is given, and reports every
  * violation of the stream contract with the frame that shows it.
  */
 export function createStreamChecker(options: { kind?: StreamKind } = {}): StreamChecker {

@@ -10,7 +10,7 @@ export interface Frame {
 
 /**
  * The rules, by stable id (printed, and matched by tests and by scripts reading `--json`).
- * `sse/*` and `done/*` hold for both surfaces; `chat/*` and `responses/*` for one.
+ * `sse/*` and `done/*` hold for every surface; `chat/*`, `responses/*` and `messages/*` for one.
  */
 export type RuleId =
   | 'sse/syntax'
@@ -34,7 +34,11 @@ export type RuleId =
   | 'responses/created-first'
   | 'responses/added-done'
   | 'responses/terminal'
-  | 'responses/stable-id';
+  | 'responses/stable-id'
+  | 'messages/event-type'
+  | 'messages/start-first'
+  | 'messages/blocks'
+  | 'messages/terminal';
 
 export interface Violation {
   /** The frame that breaks the rule, or null for what only the end of the stream shows. */

@@ -48,7 +48,8 @@ export class ChatChunkEncoder {
   private prefix: string | undefined;
   private readonly suffix: string;
   private readonly accounting: boolean;
-  private readonly providerJson: string;
+  /** Changes when routing falls back to another provider before the first token. */
+  private providerJson: string;
   private serviceTier: string | null = null;
   private systemFingerprint: string | null = null;
 
@@ -123,6 +124,9 @@ export class ChatChunkEncoder {
         const choice = `{"index":${event.choice},"delta":{},"logprobs":null,"finish_reason":"${event.reason}"}`;
         return `${role}${this.frame(choice, this.accounting ? `"type":"finish","provider":${this.providerJson},"finish_reason":"${event.reason}",` : '')}`;
       }
+      case 'fallback':
+        this.providerJson = JSON.stringify(event.to.provider);
+        return '';
       case 'usage':
       case 'error':
       case 'end':

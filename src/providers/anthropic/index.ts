@@ -7,11 +7,12 @@ import { type AnthropicTarget, buildAnthropicRequest } from './build-request.ts'
 import { decodeAnthropicResponse } from './decode-response.ts';
 import { createAnthropicStreamDecoder } from './decode-stream.ts';
 import { mapAnthropicError, PROVIDER } from './map-error.ts';
+import { createMessagesRelay } from './relay-messages.ts';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
 export function createAnthropicProvider(target: AnthropicTarget, models: string[], client: UpstreamClient): ProviderAdapter {
-  return createHttpProvider(
+  const adapter = createHttpProvider(
     {
       name: PROVIDER,
       models,
@@ -22,6 +23,8 @@ export function createAnthropicProvider(target: AnthropicTarget, models: string[
     },
     client,
   );
+  // POST /v1/messages goes to Anthropic as the client sent it (pipeline/messages.ts).
+  return { ...adapter, messages: createMessagesRelay(target, client) };
 }
 
 /** Enabled by ANTHROPIC_API_KEY or a `providers.anthropic` config entry (whose fields win). */

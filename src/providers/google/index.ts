@@ -3,6 +3,7 @@ import { createHttpProvider } from '../http-provider.ts';
 import type { NativeProviderDefinition } from '../native-providers.ts';
 import type { ProviderAdapter } from '../types.ts';
 import { buildGoogleRequest, type GoogleTarget } from './build-request.ts';
+import { countGeminiTokens } from './count-tokens.ts';
 import { decodeGeminiResponse } from './decode-response.ts';
 import { createGeminiStreamDecoder } from './decode-stream.ts';
 import { mapGoogleError } from './map-error.ts';
@@ -16,7 +17,7 @@ export interface GoogleSettings extends GoogleTarget {
 /** Gemini over the Generative Language API (`google/<model>`). */
 export function createGoogleProvider(settings: GoogleSettings, client: UpstreamClient): ProviderAdapter {
   const decodeOptions = { provider: settings.name };
-  return createHttpProvider(
+  const adapter = createHttpProvider(
     {
       name: settings.name,
       models: settings.models,
@@ -27,6 +28,8 @@ export function createGoogleProvider(settings: GoogleSettings, client: UpstreamC
     },
     client,
   );
+  // POST /v1/messages/count_tokens asks Gemini's own count (pipeline/messages-count-tokens.ts).
+  return { ...adapter, countTokens: (request, model, ctx) => countGeminiTokens(request, model, ctx, settings, client) };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { GatewayError } from '../../errors/gateway-error.ts';
 import type { Endpoint } from '../../governance/keys/governance-store.ts';
 import { endpointContext, withEndpointModel } from '../../governance/endpoints/endpoint-context.ts';
 import { createExchange } from '../../pipeline/exchange.ts';
@@ -11,12 +12,15 @@ import type { RouteCall } from '../route-table.ts';
  * `/v1/...`, on the endpoint's view of the context (governance/endpoints/endpoint-context.ts)
  * and with the operation built from the endpoint's settings.
  */
-export function endpointModelRoute(operation: (call: RouteCall, endpoint: Endpoint | undefined) => ModelOperation) {
+export function endpointModelRoute(
+  operation: (call: RouteCall, endpoint: Endpoint | undefined) => ModelOperation,
+  statusOf?: (error: GatewayError) => number,
+) {
   return async (call: RouteCall) => {
     const { project, endpoint: name } = call.params;
     const endpoint = await call.ctx.governance.endpoint(project, name);
     const op = operation(call, endpoint);
-    const exchange = createExchange(call.res, call.requestId, op.renderError);
+    const exchange = createExchange(call.res, call.requestId, op.renderError, statusOf);
     const readBody = async () =>
       withEndpointModel(await readJsonBody(call.req, call.ctx.config.server.body_limit_bytes), endpoint);
     return handleModelRequest(exchange, call.req, readBody, op, endpointContext(call.ctx, project, name, endpoint));

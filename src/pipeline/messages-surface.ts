@@ -1,0 +1,101 @@
+import type { Accountant } from '../accounting/accountant.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
+import type { MessagesEventEncoder } from '../protocol/anthropic-messages/encode-events.ts';
+import type { CanonicalEvent } from '../protocol/canonical/events.ts';
+import type { Usage } from '../protocol/canonical/usage.ts';
+import type { MessagesRelayItem } from '../providers/types.ts';
+import { CanonicalSurface, type StreamSurface } from './run-stream.ts';
+
+/** The Messages event surface over canonical events (every provider but Anthropic, which is relayed). */
+export class MessagesStreamSurface extends CanonicalSurface {
+  private readonly encoder: MessagesEventEncoder;
+
+  constructor(encoder: MessagesEventEncoder, accountant: Accountant) {
+    super(accountant);
+    this.encoder = encoder;
+  }
+
+  get complete(): boolean {
+    return this.encoder.finished;
+  }
+
+  protected render(event: CanonicalEvent): string {
+    return this.encoder.encode(event);
+  }
+
+  /**
+   * `message_start` with the input usage known when the upstream answered: the provider's when
+   * its first read reported it (Anthropic-style upstreams, Bedrock's metadata comes last), else
+   * sluice's own count of the prompt (the figure the final usage keeps if none is reported).
+   */
+  async opening(signal: AbortSignal): Promise<string> {
+    const reported = this.accountant.reportedUsage;
+    const usage: Usage =
+      reported && reported.inputTokens > 0
+        ? reported
+        : { inputTokens: await this.accountant.inputTokens(signal), outputTokens: 0, source: 'estimated' };
+    return this.encoder.start(usage);
+  }
+
+  async closing(signal: AbortSignal): Promise<string> {
+    return this.encoder.closing(await this.accountant.usage(signal));
+  }
+
+  /** Anthropic's `event: error` carries no usage: the ledger has it. */
+  async failureFrames(error: GatewayError): Promise<string> {
+    return this.encoder.failure(error);
+  }
+
+  errorFrames(error: GatewayError): string {
+    return this.encoder.failure(error);
+  }
+}
+
+/**
+ * A Messages stream relayed from Anthropic: the upstream's frames go out as they came; the events
+ * decoded beside them feed the accountant. A failure the upstream reported (`event: error`) has
+ * reached the client already; one of the stream itself (cut, undecodable) gets sluice's own frame.
+ */
+export class MessagesRelaySurface implements StreamSurface<MessagesRelayItem> {
+  failure: GatewayError | null = null;
+  complete = false;
+  /** The upstream's end is its connection closing (after message_stop). */
+  readonly ended = false;
+  private readonly accountant: Accountant;
+  private readonly encoder: MessagesEventEncoder;
+  private told = false;
+
+  /** `encoder` only renders sluice's own error frame. */
+  constructor(accountant: Accountant, encoder: MessagesEventEncoder) {
+    this.accountant = accountant;
+    this.encoder = encoder;
+  }
+
+  encode(item: MessagesRelayItem): string {
+    if ('text' in item) return item.text;
+    const { event } = item;
+    this.accountant.observe(event);
+    if (event.type === 'finish') this.complete = true;
+    if (event.type === 'error') {
+      this.failure = event.error;
+      this.told = item.told === true;
+    }
+    return '';
+  }
+
+  async opening(): Promise<string> {
+    return '';
+  }
+
+  async closing(): Promise<string> {
+    return '';
+  }
+
+  async failureFrames(error: GatewayError): Promise<string> {
+    return this.errorFrames(error);
+  }
+
+  errorFrames(error: GatewayError): string {
+    return this.told ? '' : this.encoder.failure(error);
+  }
+}

@@ -1,0 +1,142 @@
+import { errors } from '../../errors/catalog.ts';
+import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
+import { createSseFramer } from '../../protocol/sse/parse-upstream.ts';
+import type { UpstreamClient } from '../../upstream/http-client.ts';
+import { readText } from '../http-provider.ts';
+import { checkModelId, modelIdRules } from '../model-id.ts';
+import type { MessagesRelay, MessagesRelayItem, RelayCallContext, StreamDecoder } from '../types.ts';
+import { ANTHROPIC_VERSION, type AnthropicTarget } from './build-request.ts';
+import { decodeAnthropicResponse } from './decode-response.ts';
+import { createAnthropicFrameDecoder } from './decode-stream.ts';
+import { mapAnthropicError, PROVIDER } from './map-error.ts';
+
+/**
+ * POST /v1/messages (and count_tokens) relayed to Anthropic: the client's body with the upstream
+ * model name, and the stream's bytes back as they came, so prompt caching, betas and block types
+ * sluice does not know keep working. The frames are still decoded alongside, for accounting.
+ */
+export function createMessagesRelay(target: AnthropicTarget, client: UpstreamClient): MessagesRelay {
+  const base = target.baseUrl.replace(/\/+$/, '');
+
+  async function send(path: string, body: Record<string, unknown>, stream: boolean, ctx: RelayCallContext) {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: stream ? 'text/event-stream' : 'application/json',
+      'anthropic-version': ANTHROPIC_VERSION,
+      ...target.headers,
+    };
+    // The client's betas join the config's (both are comma-separated lists Anthropic accepts).
+    if (ctx.beta) headers['anthropic-beta'] = headers['anthropic-beta'] ? `${headers['anthropic-beta']},${ctx.beta}` : ctx.beta;
+    if (target.apiKey) headers['x-api-key'] = target.apiKey;
+    const res = await client.send(PROVIDER, { url: `${base}${path}`, headers, body: JSON.stringify(body) }, ctx.signal);
+    ctx.onResponse?.(res.headers);
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      throw mapAnthropicError(res.statusCode, res.headers, await readText(res.body, PROVIDER, ctx.signal));
+    }
+    return res;
+  }
+
+  async function json(res: Awaited<ReturnType<typeof send>>, ctx: RelayCallContext): Promise<Record<string, unknown>> {
+    const text = await readText(res.body, PROVIDER, ctx.signal);
+    try {
+      const value: unknown = JSON.parse(text);
+      if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    } catch {
+      // reported below
+    }
+    throw errors.malformed(PROVIDER, `response body is not a JSON object: ${text.slice(0, 200)}`);
+  }
+
+  return {
+    async stream(body, model, ctx) {
+      checkModelId(PROVIDER, model, modelIdRules.body);
+      const res = await send('/v1/messages', { ...body, model, stream: true }, true, ctx);
+      return res.body.decode(createMessagesRelayDecoder());
+    },
+    async complete(body, model, ctx) {
+      checkModelId(PROVIDER, model, modelIdRules.body);
+      const { stream: _stream, ...rest } = body;
+      const message = await json(await send('/v1/messages', { ...rest, model }, false, ctx), ctx);
+      return { message, events: accountedEvents(message) };
+    },
+    async countTokens(body, model, ctx) {
+      checkModelId(PROVIDER, model, modelIdRules.body);
+      const answer = await json(await send('/v1/messages/count_tokens', { ...body, model }, false, ctx), ctx);
+      const count = answer.input_tokens;
+      if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
+        throw errors.malformed(PROVIDER, 'count_tokens answered without an input_tokens count.');
+      }
+      return count;
+    },
+  };
+}
+
+/**
+ * What the accountant reads from a relayed message. The client gets the message as it came even
+ * when sluice cannot read it (a shape newer than its schema): the usage is then counted locally.
+ */
+function accountedEvents(message: Record<string, unknown>): CanonicalEvent[] {
+  try {
+    return decodeAnthropicResponse(message);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Each read: its whole frames' text as it came, then what those frames mean as canonical events.
+ * A frame cut by a read boundary waits for its end: the client gets whole frames (sluice writes
+ * each frame with an `id:` line, sse-writer.ts). An `event: error` the upstream sent is marked
+ * told (relayed already); a stream that breaks is not.
+ */
+export function createMessagesRelayDecoder(): StreamDecoder<MessagesRelayItem> {
+  const text = new TextDecoder('utf-8');
+  const frames = createAnthropicFrameDecoder();
+  let out: MessagesRelayItem[] = [];
+  let pending = '';
+  let broken = false;
+  const framer = createSseFramer({
+    onFrame: (frame) => {
+      const events: CanonicalEvent[] = [];
+      frames.frame(frame, events);
+      const told = frame.event === 'error';
+      for (const event of events) out.push(told && event.type === 'error' ? { event, told } : { event });
+    },
+    onInvalid: (detail) => {
+      if (broken) return;
+      broken = true;
+      out.push({ event: { type: 'error', error: errors.malformed(PROVIDER, detail) } });
+    },
+  });
+  const take = (read: string): MessagesRelayItem[] => {
+    const items = read ? [{ text: read }, ...out] : out;
+    out = [];
+    return items;
+  };
+  return {
+    push(bytes) {
+      pending += text.decode(bytes, { stream: true });
+      const cut = frameEnd(pending);
+      const whole = pending.slice(0, cut);
+      pending = pending.slice(cut);
+      if (!broken) framer.push(bytes);
+      return take(whole);
+    },
+    end() {
+      const rest = pending + text.decode();
+      pending = '';
+      if (!broken) framer.end();
+      return take(rest);
+    },
+  };
+}
+
+/** Where the last whole frame of `text` ends (a blank line, in any of SSE's line endings); 0 for none. */
+function frameEnd(text: string): number {
+  let end = 0;
+  for (const blank of ['\n\n', '\r\n\r\n', '\r\r']) {
+    const at = text.lastIndexOf(blank);
+    if (at !== -1) end = Math.max(end, at + blank.length);
+  }
+  return end;
+}

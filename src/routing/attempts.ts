@@ -1,0 +1,32 @@
+import type { GatewayError } from '../errors/gateway-error.ts';
+import type { Candidate } from './plan.ts';
+
+/** One target tried for a request, as the ledger keeps it (GET /v1/requests/{id}: `attempts`). */
+export interface Attempt {
+  provider: string;
+  model: string;
+  /** The upstream's HTTP status (200 for a stream that failed inside), null when it was never reached. */
+  status: number | null;
+  /** sluice's error code; null for the attempt that answered. */
+  errorCode: string | null;
+  /** Why the next target was tried (errors/fallback-policy.ts, `ttft_timeout`); null when none was. */
+  fallbackReason: string | null;
+  /** From the attempt's start to its first output, or to its failure. */
+  latencyMs: number;
+}
+
+/** The attempts of one request, in order; written with its ledger record. */
+export class AttemptLog {
+  readonly attempts: Attempt[] = [];
+
+  succeeded(candidate: Candidate, latencyMs: number): void {
+    const { provider, model } = candidate.target;
+    this.attempts.push({ provider, model, status: 200, errorCode: null, fallbackReason: null, latencyMs });
+  }
+
+  failed(candidate: Candidate, error: GatewayError, acknowledged: boolean, reason: string | null, latencyMs: number): void {
+    const { provider, model } = candidate.target;
+    const status = error.upstreamStatus ?? (acknowledged ? 200 : null);
+    this.attempts.push({ provider, model, status, errorCode: error.code, fallbackReason: reason, latencyMs });
+  }
+}

@@ -1,0 +1,55 @@
+import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
+import type { CanonicalEvent, FallbackEvent } from '../protocol/canonical/events.ts';
+import { type AttemptContext, TargetAttempt } from './attempt-target.ts';
+import type { Candidate } from './plan.ts';
+
+/** The non-streaming call of one candidate (the adapter's `complete`, with the target's params). */
+export type CompleteOnce = (candidate: Candidate, signal: AbortSignal) => Promise<CanonicalEvent[]>;
+
+/**
+ * A non-streamed request over a route: the candidates in order until one answers, falling back on
+ * what the fallback policy allows (a refusal, or an error in the answer); a bad request is
+ * returned at once. Resolves to the answer's events, led by a `fallback` event per switch, or
+ * rejects with the last failure. The TTFT timeout is a stream setting: a whole answer is
+ * bounded by the request's deadline only.
+ */
+export async function routedComplete(
+  ctx: AttemptContext,
+  complete: CompleteOnce,
+  onFallback: (event: FallbackEvent) => void,
+): Promise<CanonicalEvent[]> {
+  const switches: FallbackEvent[] = [];
+  for (let index = 0; ; index++) {
+    const candidate = ctx.candidates[index];
+    const attempt = new TargetAttempt({ ...candidate, ttftTimeoutMs: 0 }, ctx);
+    let failure: GatewayError;
+    let events: CanonicalEvent[] | undefined;
+    try {
+      events = await complete(candidate, attempt.signal);
+      attempt.acknowledged = true;
+      const error = events.find((e) => e.type === 'error');
+      if (!error) {
+        attempt.succeeded(ctx);
+        return [...switches, ...events];
+      }
+      failure = error.error;
+    } catch (err) {
+      failure = toGatewayError(ctx.signal.aborted ? ctx.signal.reason : err);
+    }
+    const reason = attempt.failed(failure, ctx);
+    if (reason === null || index + 1 >= ctx.candidates.length) {
+      // The answer's own error event stays in the events, as it would unrouted.
+      if (events) return [...switches, ...events];
+      throw failure;
+    }
+    const to = ctx.candidates[index + 1].target;
+    const event: FallbackEvent = {
+      type: 'fallback',
+      from: { provider: candidate.target.provider, model: candidate.target.model },
+      to: { provider: to.provider, model: to.model },
+      reason,
+    };
+    switches.push(event);
+    onFallback(event);
+  }
+}

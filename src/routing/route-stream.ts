@@ -1,0 +1,131 @@
+import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
+import type { CanonicalEvent, FallbackEvent } from '../protocol/canonical/events.ts';
+import type { EventBatches } from '../providers/types.ts';
+import { type AttemptContext, TargetAttempt, ttftTimeout } from './attempt-target.ts';
+import type { Candidate } from './plan.ts';
+
+/** Starts the upstream stream of one candidate (the adapter's `stream`, with the target's params). */
+export type StartStream = (candidate: Candidate, signal: AbortSignal) => Promise<EventBatches>;
+
+/**
+ * Events that show the attempt is answering: output, but also a finish or the end marker (an
+ * empty answer is an answer). `start` and `usage` (Anthropic's message_start) are not: they are
+ * held until the attempt answers, and dropped with it if it fails.
+ */
+function answers(event: CanonicalEvent): boolean {
+  return event.type !== 'start' && event.type !== 'usage' && event.type !== 'error';
+}
+
+/**
+ * The `open` of runStream over a route: tries the candidates in order until one answers, and
+ * falls back only before that (connect errors, 408/429/5xx, an error event or a reset before any
+ * output, no first output within the target's TTFT timeout). Resolves once a target accepted the
+ * request; what it read before the answer is held (empty batches go on, so the idle timer sees
+ * the activity), then goes out in one batch led by a `fallback` event per switch. After the first
+ * output every failure is the stream's (an error frame): the model is never switched mid-answer.
+ * `onFallback` is told each switch at once, so the accountant names the target even when every
+ * one fails and no frame is sent.
+ */
+export function routedStream(
+  ctx: AttemptContext,
+  start: StartStream,
+  onFallback: (event: FallbackEvent) => void,
+): (signal: AbortSignal) => Promise<AsyncIterable<CanonicalEvent[]>> {
+  return async () => {
+    const switches: FallbackEvent[] = [];
+    let index = 0;
+
+    /** The next candidate whose upstream accepts the request; throws the last refusal. */
+    const connect = async (): Promise<{ attempt: TargetAttempt; batches: AsyncIterator<CanonicalEvent[]> }> => {
+      for (;;) {
+        const attempt = new TargetAttempt(ctx.candidates[index], ctx);
+        try {
+          const batches = await start(attempt.candidate, attempt.signal);
+          attempt.acknowledged = true;
+          return { attempt, batches: batches[Symbol.asyncIterator]() };
+        } catch (err) {
+          if (!(await fallBack(attempt, err))) throw errorOf(attempt, err);
+        }
+      }
+    };
+
+    /** Records the failure; moves to the next candidate when the policy and the plan allow. */
+    const fallBack = async (attempt: TargetAttempt, err: unknown): Promise<boolean> => {
+      const error = errorOf(attempt, err);
+      const reason = attempt.failed(error, ctx);
+      if (reason === null || index + 1 >= ctx.candidates.length) return false;
+      index++;
+      const from = attempt.candidate.target;
+      const to = ctx.candidates[index].target;
+      const event: FallbackEvent = {
+        type: 'fallback',
+        from: { provider: from.provider, model: from.model },
+        to: { provider: to.provider, model: to.model },
+        reason,
+      };
+      switches.push(event);
+      onFallback(event);
+      return true;
+    };
+
+    const errorOf = (attempt: TargetAttempt, err: unknown): GatewayError =>
+      attempt.timedOut && !ctx.signal.aborted ? ttftTimeout(attempt.candidate) : toGatewayError(err);
+
+    let current = await connect();
+
+    async function* batches(): AsyncGenerator<CanonicalEvent[]> {
+      const held: CanonicalEvent[] = [];
+      let committed = false;
+      try {
+        while (!committed) {
+          let step: IteratorResult<CanonicalEvent[]>;
+          try {
+            step = await current.batches.next();
+          } catch (err) {
+            void current.batches.return?.().catch(() => {});
+            if (!(await fallBack(current.attempt, err))) throw errorOf(current.attempt, err);
+            held.length = 0;
+            current = await connect();
+            continue;
+          }
+          if (step.done) {
+            // Ended without a word: let the stream's own checks say what that is (truncated).
+            current.attempt.dispose();
+            if (held.length) yield [...switches, ...held];
+            return;
+          }
+          const batch = step.value;
+          const first = batch.find((e) => answers(e) || e.type === 'error');
+          if (first?.type === 'error') {
+            void current.batches.return?.().catch(() => {});
+            if (await fallBack(current.attempt, first.error)) {
+              held.length = 0;
+              current = await connect();
+              continue;
+            }
+            // The last candidate's own error event: the stream ends on it as it would unrouted.
+            yield [...held, ...batch];
+            return;
+          }
+          if (!first) {
+            held.push(...batch);
+            yield [];
+            continue;
+          }
+          committed = true;
+          current.attempt.succeeded(ctx);
+          yield [...switches, ...held, ...batch];
+        }
+        for (;;) {
+          const step = await current.batches.next();
+          if (step.done) return;
+          yield step.value;
+        }
+      } finally {
+        current.attempt.dispose();
+        await current.batches.return?.();
+      }
+    }
+    return batches();
+  };
+}
