@@ -46,6 +46,13 @@ describe('sluice check', () => {
     await upstream.close();
   });
 
+  it('--help says what is checked and what the exit codes mean', async () => {
+    const r = await sluiceCheck(['--help']);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /^Usage: sluice check <file\|url\|->/);
+    assert.match(r.stdout, /Exit code: 0 conforming, 1 violations found, 2 the stream could not be read/);
+  });
+
   it('a conforming recording: one line, exit 0', async () => {
     const r = await sluiceCheck([fixturePath('openai-chat/gpt4o-parallel-tool-calls.sse')]);
     assert.equal(r.code, 0, r.stderr);
