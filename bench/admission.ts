@@ -6,7 +6,6 @@
  * same calls for a caller without a tier. Sequential (one at a time: the latency of one
  * admission) and 32 at a time (what a busy gateway sees: Redis commands pipelined).
  */
-import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ledgerRecord } from '../test/helpers/ledger-records.ts';
 import { PricingRegistry } from '../src/accounting/pricing.ts';
@@ -15,6 +14,7 @@ import { LimitsAndBudgets } from '../src/governance/admit.ts';
 import type { AdmissionRequest, Caller } from '../src/pipeline/admit.ts';
 import type { ResolvedModel } from '../src/providers/registry.ts';
 import { openDatabase } from '../src/store/open-database.ts';
+import { BENCH_PRICES, BENCH_TIER, benchRedisPrefix, deleteBenchKeys } from './governed-tier.ts';
 
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '20000' } } });
 const REQUESTS = Number(values.requests);
@@ -44,19 +44,12 @@ function caller(i: number, tier: string | null): Caller {
 }
 
 async function build(redisUrl: string | undefined) {
+  const prefix = benchRedisPrefix();
   const config = configSchema.parse({
-    pricing: { 'up/gpt-test': { input_mtok: 1, output_mtok: 1 } },
+    pricing: { 'up/gpt-test': BENCH_PRICES },
     // A busy machine must not trip the timeout: a request admitted without Redis would cost nothing here.
-    limits: { redis_url: redisUrl, redis_prefix: `sluice-bench:${randomBytes(4).toString('hex')}:`, redis_timeout_ms: 10_000 },
-    tiers: {
-      bench: {
-        requests_per_minute: 10_000_000,
-        tokens_per_minute: 1_000_000_000,
-        concurrent_requests: 10_000,
-        project: { requests_per_minute: 10_000_000 },
-        budgets: [{ period: 'day', limit_usd: 1_000_000 }],
-      },
-    },
+    limits: { redis_url: redisUrl, redis_prefix: prefix, redis_timeout_ms: 10_000 },
+    tiers: { bench: BENCH_TIER },
   });
   const limits = new LimitsAndBudgets(config, {
     pricing: new PricingRegistry(config.pricing),
@@ -68,7 +61,12 @@ async function build(redisUrl: string | undefined) {
   await limits.start();
   const db = await openDatabase({ path: ':memory:' });
   limits.attachStore(db.db);
-  return { limits, close: async () => (await limits.close(), await db.close()) };
+  const close = async () => {
+    await limits.close();
+    await db.close();
+    if (redisUrl) await deleteBenchKeys(redisUrl, prefix);
+  };
+  return { limits, close };
 }
 
 /** CPU µs and wall µs per admit+settle, `inFlight` at a time. */

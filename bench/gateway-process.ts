@@ -8,17 +8,17 @@
  *
  * Governed requests (bench/README.md "The governed row"): the master key `BENCH_MASTER_KEY`
  * authenticates the plain requests; a key issued through the admin API, on the tier `bench`
- * (every limit and a budget, high enough never to refuse the load), those that go through
+ * (governed-tier.ts: every limit and budgets, never reached), those that go through
  * admission and settlement. With `BENCH_REDIS_URL`, a second gateway in this same process (same
  * JIT state, same CPU account) keeps those limits in Redis, with a key of its own.
  */
-import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@redis/client';
 import { configSchema } from '../src/config/schema.ts';
 import { createGateway, type Gateway } from '../src/server/app.ts';
+import { BENCH_PRICES, BENCH_TIER, benchRedisPrefix, deleteBenchKeys } from './governed-tier.ts';
 import { answerSamples } from './process-sample.ts';
 
 const upstream = process.env.BENCH_UPSTREAM_URL;
@@ -27,19 +27,9 @@ const masterKey = process.env.BENCH_MASTER_KEY;
 if (!upstream || !storePath || !masterKey)
   throw new Error('BENCH_UPSTREAM_URL, BENCH_STORE_PATH and BENCH_MASTER_KEY must be set');
 
-/** Every limit on, none ever reached by the bench's load (a refusal would be a failed request). */
-const BENCH_TIER = {
-  requests_per_minute: 10_000_000,
-  tokens_per_minute: 1_000_000_000,
-  concurrent_requests: 10_000,
-  project: { requests_per_minute: 10_000_000, concurrent_requests: 10_000 },
-  budgets: [
-    { period: 'day', limit_usd: 1_000_000 },
-    { scope: 'project', period: 'month', limit_usd: 10_000_000 },
-  ],
-};
-/** Priced, so that budgets reserve and settle real amounts (an unpriced model costs 0). */
-const PRICES = { input_mtok: 0.15, output_mtok: 0.6 };
+const redisPrefix = benchRedisPrefix();
+/** The models the bench asks for (run.ts), priced. */
+const models = (process.env.BENCH_MODELS ?? '').split(',').filter(Boolean);
 
 function gatewayConfig(path: string, redisUrl: string | undefined) {
   return configSchema.parse({
@@ -48,10 +38,10 @@ function gatewayConfig(path: string, redisUrl: string | undefined) {
     store: { path },
     ledger: { enabled: process.env.BENCH_LEDGER !== 'off' },
     providers: { up: { base_url: `${upstream}/v1`, api_key: 'sk-bench' } },
-    pricing: { 'up/bench-fast': PRICES, 'up/bench-pace-20': PRICES, 'up/bench-pace-5': PRICES },
+    pricing: Object.fromEntries(models.map((model) => [`up/${model}`, BENCH_PRICES])),
     tiers: { bench: BENCH_TIER },
     // A busy machine must not trip the timeout: a request admitted without Redis (fail_open) would cost nothing.
-    limits: { redis_url: redisUrl, redis_prefix: `sluice-bench:${randomBytes(4).toString('hex')}:`, redis_timeout_ms: 10_000 },
+    limits: { redis_url: redisUrl, redis_prefix: redisPrefix, redis_timeout_ms: 10_000 },
   });
 }
 
@@ -107,6 +97,7 @@ async function stop(): Promise<void> {
   stopping = true;
   setTimeout(() => process.exit(0), 3000).unref();
   await Promise.all(gateways.map((g) => g.shutdown(0)));
+  if (redis && redisUrl) await deleteBenchKeys(redisUrl, redisPrefix).catch(() => {});
   process.exit(0);
 }
 

@@ -87,9 +87,12 @@ interface Origins {
   redis?: { origin: string; governedKey: string };
 }
 
+/** The fake upstream reads the pace from the model name (upstream-process.ts). */
+const modelName = (paceMs: number) => (paceMs > 0 ? `bench-pace-${paceMs}` : 'bench-fast');
+
 function comparisons(origins: Origins, paceMs: number, withAnthropic: boolean): ComparisonSpec[] {
   const { upstream, gateway } = origins;
-  const model = paceMs > 0 ? `bench-pace-${paceMs}` : 'bench-fast';
+  const model = modelName(paceMs);
   const specs: ComparisonSpec[] = [
     {
       label: 'OpenAI-compatible upstream',
@@ -276,6 +279,7 @@ async function main(): Promise<number> {
       BENCH_STORE_PATH: join(storeDir, 'sluice.db'),
       BENCH_LEDGER: options.ledger ? 'on' : 'off',
       BENCH_MASTER_KEY: MASTER_KEY,
+      BENCH_MODELS: `${modelName(0)},${modelName(options.paceMs)}`,
       BENCH_REDIS_URL: process.env.REDIS_URL ?? '',
       // Enables sluice's native `anthropic` provider against the fake upstream, where it exists.
       ANTHROPIC_API_KEY: 'sk-ant-bench',
