@@ -134,7 +134,7 @@ describe('budgets: a relayed Responses stream (responses_api: true) is stopped b
   });
 });
 
-describe('a relayed Responses stream the client abandons is billed for the output it received', () => {
+describe('the Responses relay without a budget: what the client left is billed, an upstream 429 is passed on', () => {
   let upstream: FakeUpstream;
   let gw: TestGateway;
   before(async () => {
@@ -165,6 +165,34 @@ describe('a relayed Responses stream the client abandons is billed for the outpu
     assert.equal(row.outcome, 'cancelled');
     assert.ok(row.usage.output_tokens > 0, `output_tokens ${row.usage.output_tokens}`);
     assert.ok(row.cost_usd > row.usage.input_tokens * 0.001, `cost ${row.cost_usd}`);
+  });
+
+  it("an upstream's 429 keeps its Retry-After, x-ratelimit-* and request id (header and ledger)", async () => {
+    upstream.reply({
+      status: 429,
+      headers: {
+        ...JSON_HEADERS,
+        'retry-after': '3',
+        'x-ratelimit-limit-tokens': '30000',
+        'x-ratelimit-remaining-tokens': '0',
+        'x-ratelimit-reset-tokens': '3s',
+        'x-request-id': 'req_relay_429',
+      },
+      body: JSON.stringify({ error: { message: 'Rate limit reached', type: 'tokens', code: 'rate_limit_exceeded' } }),
+    });
+    const res = await fetch(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ model: MODEL, input: 'Hi', stream: true }),
+    });
+    assert.equal(res.status, 429);
+    assert.equal(JSON.parse(await res.text()).error.code, 'rate_limit_exceeded');
+    assert.equal(res.headers.get('retry-after'), '3');
+    assert.equal(res.headers.get('x-ratelimit-remaining-tokens'), '0');
+    assert.equal(res.headers.get('x-ratelimit-reset-tokens'), '3s');
+    assert.equal(res.headers.get('x-upstream-request-id'), 'req_relay_429');
+    const row = await requestRecord(gw, res.headers.get('x-request-id') ?? '');
+    assert.equal(row.upstream_request_id, 'req_relay_429');
   });
 });
 
