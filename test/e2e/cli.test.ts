@@ -85,7 +85,7 @@ describe('the sluice command', () => {
     await refused(
       ['frobnicate'],
       2,
-      /^sluice: unknown command "frobnicate" \(commands: serve, pricing, logs, projects, keys, endpoints\)\. See sluice --help\.$/,
+      /^sluice: unknown command "frobnicate" \(commands: serve, pricing, logs, check, projects, keys, endpoints\)\. See sluice --help\.$/,
     );
   });
 
