@@ -6,6 +6,7 @@ import { callOnce } from './call-once.ts';
 import { completeEvents } from './complete-chat.ts';
 import { MessagesRelaySurface, MessagesStreamSurface } from './messages-surface.ts';
 import type { RunScope } from './model-operation.ts';
+import { capRelayedOutput } from './output-cap.ts';
 import { type RunStreamOptions, runStream, type StreamTimings } from './run-stream.ts';
 
 export interface RunMessagesOptions {
@@ -75,7 +76,8 @@ export async function relayMessages(
       streamOptions(run, options),
     );
   }
-  const outcome = await callOnce(exchange, run.scope, (signal) => relay.complete(body, target.model, call(signal)));
+  const sent = capRelayedOutput(body, run.admission.maxOutputTokens, 'max_tokens');
+  const outcome = await callOnce(exchange, run.scope, (signal) => relay.complete(sent, target.model, call(signal)));
   if (!outcome.ok) return outcome.failure;
   accountant.markAcknowledged();
   for (const event of outcome.value.events) accountant.observe(event);

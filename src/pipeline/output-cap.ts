@@ -15,9 +15,16 @@ export function capOutput(request: CanonicalRequest, cap: number | undefined): C
   return { ...request, max_completion_tokens: cap };
 }
 
-/** The same for a body relayed to an upstream's own Responses API (`max_output_tokens`). */
-export function capRelayedOutput(body: Record<string, unknown>, cap: number | undefined): Record<string, unknown> {
+/**
+ * The same for a body relayed as the client sent it: `max_output_tokens` to an upstream's own
+ * Responses API, `max_tokens` to Anthropic's Messages API.
+ */
+export function capRelayedOutput(
+  body: Record<string, unknown>,
+  cap: number | undefined,
+  field: 'max_output_tokens' | 'max_tokens' = 'max_output_tokens',
+): Record<string, unknown> {
   if (cap === undefined) return body;
-  const own = body.max_output_tokens;
-  return typeof own === 'number' && own <= cap ? body : { ...body, max_output_tokens: cap };
+  const own = body[field];
+  return typeof own === 'number' && own <= cap ? body : { ...body, [field]: cap };
 }

@@ -199,6 +199,8 @@ describe('the Responses relay without a budget: what the client left is billed, 
 describe('budgets: a non-streamed request, which cannot be cut, is capped to what its reservation pays for', () => {
   let upstream: FakeUpstream;
   let gw: TestGateway;
+  /** The same upstream as Anthropic, for the relayed Messages API. */
+  let anthropicGw: TestGateway;
   before(async () => {
     upstream = await startFakeUpstream();
     gw = await startGateway({
@@ -206,9 +208,15 @@ describe('budgets: a non-streamed request, which cannot be cut, is capped to wha
       ...PRICED,
       limits: { reserve_output_tokens: 100 },
     });
+    anthropicGw = await startGateway(
+      { pricing: { 'anthropic/claude-sonnet-4-5': { input_mtok: 1000, output_mtok: 1000 } } },
+      { ANTHROPIC_API_KEY: 'sk-ant-e2e', ANTHROPIC_BASE_URL: upstream.url },
+    );
+    speakAsTestCallers(anthropicGw, [{ scope: 'key', period: 'day', limitUsd: 0.03 }]);
   });
   after(async () => {
     await gw.close();
+    await anthropicGw.close();
     await upstream.close();
   });
 
@@ -251,6 +259,31 @@ describe('budgets: a non-streamed request, which cannot be cut, is capped to wha
     assert.equal(res.status, 429);
     assert.equal(JSON.parse(res.text).error.code, 'insufficient_quota');
     assert.equal(upstream.requests.length, sentBefore);
+  });
+
+  it('relayed Messages (Anthropic): max_tokens is capped the same way', async () => {
+    speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 0.03 }]);
+    upstream.reply({
+      headers: JSON_HEADERS,
+      body: JSON.stringify({
+        id: 'msg_up',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [{ type: 'text', text: 'cut' }],
+        stop_reason: 'max_tokens',
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 23 },
+      }),
+    });
+    const res = await fetch(`${anthropicGw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, 'x-test-key': 'messages-tight' },
+      body: JSON.stringify({ model: 'anthropic/claude-sonnet-4-5', max_tokens: 500, messages: [{ role: 'user', content: 'Hi' }] }),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    const sent = upstream.requests.at(-1)?.json as Record<string, unknown>;
+    assert.equal(sent.max_tokens, 23);
   });
 
   it('relayed Responses: max_output_tokens is capped the same way', async () => {
