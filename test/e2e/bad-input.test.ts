@@ -6,7 +6,8 @@ import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 /**
  * The bad-input table: malformed requests across every route, each answered with a 4xx in the
  * OpenAI error shape (`{"error":{"message","type","param","code"}}`), naming the parameter where
- * there is one, and never a 500. Raw node:http requests, so that bodies and headers reach sluice
+ * there is one, and never a 500. /v1/messages answers in Anthropic's shape
+ * (`{"type":"error","error":{"type","message"}}`), its message naming the parameter. Raw node:http requests, so that bodies and headers reach sluice
  * exactly as written (invalid UTF-8, CR/LF, lying Content-Length...).
  */
 
@@ -27,6 +28,12 @@ interface Case {
 
 const chat = (body: Record<string, unknown>) => ({ model: 'mock/echo', messages: [{ role: 'user', content: 'hi' }], ...body });
 const responses = (body: Record<string, unknown>) => ({ model: 'mock/echo', input: 'hi', ...body });
+const messages = (body: Record<string, unknown>) => ({
+  model: 'mock/echo',
+  max_tokens: 64,
+  messages: [{ role: 'user', content: 'hi' }],
+  ...body,
+});
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
 /** Every typed chat parameter with values of the wrong type or out of range. */
@@ -71,6 +78,23 @@ const responsesFieldCases: [string, unknown[]][] = [
   ['previous_response_id', [42]],
 ];
 
+/** The same for /v1/messages (Anthropic's Messages API). */
+const messagesFieldCases: [string, unknown[]][] = [
+  ['model', [null, 42, '']],
+  ['max_tokens', [null, 0, 1.5, 'x']],
+  ['messages', [null, 'hi', [], [{ role: 'system', content: 'x' }], [{ role: 'user', content: 42 }]]],
+  ['system', [42, [{ type: 'text' }]]],
+  ['temperature', [-0.1, 1.5, 'x']],
+  ['top_p', [2, 'x']],
+  ['top_k', [-1, 1.5]],
+  ['stop_sequences', ['END', [1]]],
+  ['stream', ['yes']],
+  ['tools', ['x', [{ input_schema: {} }]]],
+  ['tool_choice', ['auto', { type: 'sometimes' }, { type: 'tool' }]],
+  ['thinking', [{ type: 'enabled' }, { type: 'enabled', budget_tokens: 100 }, { type: 'enabled', budget_tokens: 4096 }]],
+  ['service_tier', ['fastest']],
+];
+
 const cases: Case[] = [];
 for (const [field, values] of chatFieldCases) {
   for (const value of values) {
@@ -89,7 +113,42 @@ for (const [field, values] of responsesFieldCases) {
   }
 }
 
+for (const [field, values] of messagesFieldCases) {
+  for (const value of values) {
+    cases.push({
+      name: `messages ${field} = ${JSON.stringify(value) ?? String(value)}`,
+      path: '/v1/messages',
+      body: messages({ [field]: value }),
+      status: 400,
+      // A budget not below max_tokens is the budget's fault.
+      param: field === 'thinking' ? 'thinking' : field,
+    });
+  }
+}
+
 cases.push(
+  { name: 'messages: no max_tokens', path: '/v1/messages', body: { model: 'mock/echo', messages: [] }, status: 400, param: 'max_tokens' },
+  {
+    name: 'messages: image without data',
+    path: '/v1/messages',
+    body: messages({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png' } }] }] }),
+    status: 400,
+    param: 'messages',
+  },
+  {
+    name: 'messages: server tool for a mock model',
+    path: '/v1/messages',
+    body: messages({ tools: [{ type: 'web_search_20250305', name: 'web_search' }] }),
+    status: 400,
+    param: 'tools',
+  },
+  { name: 'messages: JSON array', path: '/v1/messages', raw: '[1]', status: 400 },
+  { name: 'messages: truncated JSON', path: '/v1/messages', raw: '{"model":', status: 400 },
+  { name: 'messages: unknown model', path: '/v1/messages', body: messages({ model: 'nope/x' }), status: 404 },
+  { name: 'messages: no key', path: '/v1/messages', body: messages({}), headers: { authorization: '' }, status: 401 },
+  { name: 'messages: text/plain', path: '/v1/messages', body: messages({}), headers: { 'content-type': 'text/plain' }, status: 415 },
+  { name: 'count_tokens: no messages', path: '/v1/messages/count_tokens', body: { model: 'mock/echo' }, status: 400, param: 'messages' },
+  { name: 'count_tokens: unknown model', path: '/v1/messages/count_tokens', body: messages({ model: 'nope/x' }), status: 404 },
   // Missing fields.
   { name: 'chat: no model', body: { messages: [{ role: 'user', content: 'hi' }] }, status: 400, param: 'model' },
   { name: 'chat: no messages', body: { model: 'mock/echo' }, status: 400, param: 'messages' },
@@ -304,6 +363,15 @@ describe('the bad-input table', () => {
       const answer = await send(new URL(gw.url), c);
       assert.notEqual(answer.status, 500, `never a 500: ${answer.body.slice(0, 300)}`);
       assert.equal(answer.status, c.status, answer.body.slice(0, 300));
+      if (c.path?.startsWith('/v1/messages')) {
+        const anthropic = JSON.parse(answer.body) as { type: string; error: { type: string; message: string } };
+        assert.equal(anthropic.type, 'error');
+        assert.equal(typeof anthropic.error.type, 'string');
+        assert.ok(anthropic.error.message.length > 0);
+        if (c.param) assert.ok(anthropic.error.message.includes(c.param), anthropic.error.message);
+        assert.ok(answer.headers['x-request-id'], 'every answer carries X-Request-ID');
+        return;
+      }
       const body = JSON.parse(answer.body) as { error: { message: string; type: string; param: string | null; code: string } };
       assert.equal(typeof body.error.message, 'string');
       assert.ok(body.error.message.length > 0);
