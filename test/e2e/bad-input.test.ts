@@ -6,9 +6,10 @@ import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 /**
  * The bad-input table: malformed requests across every route, each answered with a 4xx in the
  * OpenAI error shape (`{"error":{"message","type","param","code"}}`), naming the parameter where
- * there is one, and never a 500. /v1/messages answers in Anthropic's shape
- * (`{"type":"error","error":{"type","message"}}`), its message naming the parameter. Raw node:http requests, so that bodies and headers reach sluice
- * exactly as written (invalid UTF-8, CR/LF, lying Content-Length...).
+ * there is one, and never a 500; /v1/messages answers in Anthropic's shape
+ * (`{"type":"error","error":{"type","message"}}`), its message naming the parameter. Raw
+ * node:http requests, so that bodies and headers reach sluice exactly as written (invalid UTF-8,
+ * CR/LF, lying Content-Length...).
  */
 
 const KEY = 'sk-master-bad-input';
