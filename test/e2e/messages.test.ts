@@ -4,6 +4,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { parseSse, rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
 
 const MASTER = 'sk-master-messages';
+const APP = 'https://app.example';
 
 /** The official Anthropic SDK pointed at sluice: base URL the gateway's origin, key in x-api-key. */
 const anthropic = (gw: TestGateway, apiKey = MASTER) => new Anthropic({ baseURL: gw.url, apiKey, maxRetries: 0, timeout: 20_000 });
@@ -24,7 +25,7 @@ const weatherTool = {
 describe('/v1/messages with the mock provider, through @anthropic-ai/sdk', () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startGateway({ auth: { master_key: MASTER } });
+    gw = await startGateway({ auth: { master_key: MASTER }, server: { cors_origins: [APP] } });
   });
   after(() => gw.close());
 
@@ -147,5 +148,15 @@ describe('/v1/messages with the mock provider, through @anthropic-ai/sdk', () =>
     const count = await anthropic(gw).messages.countTokens({ model: 'mock/echo', messages: [{ role: 'user', content: 'hello there' }] });
     assert.ok(count.input_tokens > 0);
     assert.equal((count as unknown as { estimated?: boolean }).estimated, true);
+  });
+
+  it("lets a browser page send the Anthropic SDK's headers (CORS preflight)", async () => {
+    const headers = 'anthropic-dangerous-direct-browser-access,anthropic-version,content-type,x-api-key,x-stainless-lang';
+    const res = await fetch(`${gw.url}/v1/messages`, {
+      method: 'OPTIONS',
+      headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': headers },
+    });
+    assert.equal(res.status, 204);
+    assert.equal(res.headers.get('access-control-allow-headers'), headers.split(',').join(', '));
   });
 });

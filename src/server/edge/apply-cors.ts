@@ -5,13 +5,18 @@ import { errors } from '../../errors/catalog.ts';
  * Request headers a browser page may send: what the openai SDK sends from a browser
  * (openai-node `buildHeaders`: Accept, Content-Type, Authorization, X-Stainless-* (lang, os,
  * arch, runtime, retry count, timeout, helper method), OpenAI-Organization / OpenAI-Project when
- * set, OpenAI-Beta on beta resources), sluice's own, and Anthropic-style `x-api-key`.
+ * set, OpenAI-Beta on beta resources), sluice's own, and what the Anthropic SDK sends to
+ * /v1/messages (`x-api-key`, `anthropic-version`, `anthropic-beta`, and from a browser
+ * `anthropic-dangerous-direct-browser-access`).
  */
 const ALLOWED_HEADERS = new Set([
   'accept',
   'authorization',
   'content-type',
   'x-api-key',
+  'anthropic-version',
+  'anthropic-beta',
+  'anthropic-dangerous-direct-browser-access',
   'x-sluice-profile',
   'openai-beta',
   'openai-organization',
