@@ -273,6 +273,8 @@ async function main(): Promise<number> {
   process.on('exit', () => rmSync(storeDir, { recursive: true, force: true }));
   const gateway = await startChild<GatewayReady>('./gateway-process.ts', {
     core: pinning.gatewayCore,
+    // Two gateways and a key each, on one core of a machine that may be busy: seconds, not milliseconds.
+    readyTimeoutMs: 60_000,
     env: {
       ...process.env,
       BENCH_UPSTREAM_URL: upstreamOrigin,
