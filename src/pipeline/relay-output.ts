@@ -81,12 +81,16 @@ export class RelayOutput {
   private readonly items: Item[] = [];
   /** Deltas parsed by measure(), read again by follow() for the same frame. */
   private readonly parsed = new WeakMap<SseFrame, DeltaEvent>();
+  /** The lifecycle start (response.created, .in_progress) in the last read measured. */
+  private starts: SseFrame[] = [];
 
   /** UTF-8 bytes of model output in a read's frames. */
   measure(frames: readonly SseFrame[]): number {
     let bytes = 0;
+    this.starts = [];
     for (const frame of frames) {
       const type = frame.event ?? typeOf(frame.data);
+      if (type === 'response.created' || type === 'response.in_progress') this.starts.push(frame);
       if (!type || !OUTPUT_DELTAS.has(type)) continue;
       const event = this.read(frame);
       if (typeof event?.delta === 'string') bytes += Buffer.byteLength(event.delta, 'utf8');
@@ -165,6 +169,14 @@ export class RelayOutput {
         return { type: 'tool-call-delta', choice: 0, index: e.output_index ?? 0, arguments: delta };
     }
     return undefined;
+  }
+
+  /**
+   * The lifecycle start of the read a budget stop refused: when it was the stream's first read
+   * (a grant that pays for the prompt alone), the client still gets the response it ends.
+   */
+  get refusedStart(): readonly SseFrame[] {
+    return this.starts;
   }
 
   /** How the upstream's terminal event ended the output, for the ledger. */

@@ -101,6 +101,7 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
 
   async closing(signal: AbortSignal): Promise<string> {
     if (!this.stopping) return '';
+    const start = this.relayed === 0 ? this.output.refusedStart.map((frame) => this.encode({ frame })).join('') : '';
     const usage = await this.accountant.usage(signal);
     const { frames, output } = this.output.close(this.emit);
     const response = {
@@ -114,7 +115,7 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
     this.complete = true;
     this.terminalRelayed = true;
     this.finalResponse = response;
-    return frames + this.emit('response.incomplete', { response });
+    return start + frames + this.emit('response.incomplete', { response });
   }
 
   /** The accountant sees the output (a stream cut short is billed for it) and how the upstream ended it. */

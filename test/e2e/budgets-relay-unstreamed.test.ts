@@ -108,6 +108,23 @@ describe('budgets: a relayed Responses stream (responses_api: true) is stopped b
     assert.ok(row.cost_usd > 0.03 && row.cost_usd <= 0.055, `cost ${row.cost_usd}`);
   });
 
+  it('a grant that pays for the prompt alone still opens the response it ends (one upstream read)', async () => {
+    // $0.0075: the 7-token prompt fits, its first delta does not.
+    speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 0.0075 }]);
+    upstream.reply({ body: responsesSse(['tokens. tokens. ']) });
+    const res = await fetch(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, 'x-test-key': 'relay-prompt-only' },
+      body: JSON.stringify({ model: MODEL, input: 'Hi', stream: true }),
+    });
+    const { events, terminal } = checkResponsesStream(await res.text(), { upstream: true });
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['response.created', 'response.in_progress', 'response.incomplete'],
+    );
+    assert.deepEqual(terminal.response.output, []);
+  });
+
   it('the openai SDK reads the stopped stream to its response.incomplete', async () => {
     speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 0.05 }]);
     upstream.reply({ pieces: framesOf(responsesSse(Array.from({ length: 60 }, () => 'tokens. '))), delayMs: 5 });
