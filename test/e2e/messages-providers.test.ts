@@ -358,12 +358,13 @@ describe('/v1/messages translated for Bedrock', () => {
     assert.equal(reasoning?.reasoningText?.signature, SONNET4_SIGNATURE);
   });
 
-  it('streams text and a tool call, accounted as the messages surface', async () => {
+  it('streams text and a tool call, keeps cache_control as a cache point, accounted as the messages surface', async () => {
     upstream.reply({ headers: EVENTSTREAM, body: bedrockBody('bedrock/converse-tool-use-claude3-sonnet.b64'), randomSplit: { seed: 13 } });
     const message = await anthropic(gw)
       .messages.stream({
         model: MODEL,
         max_tokens: 512,
+        system: [{ type: 'text', text: 'You report the weather.', cache_control: { type: 'ephemeral' } }],
         tools: [{ name: 'get_weather', input_schema: { type: 'object' as const } }],
         messages: [{ role: 'user', content: 'Weather in Barcelona?' }],
       })
@@ -373,6 +374,8 @@ describe('/v1/messages translated for Bedrock', () => {
       { type: 'tool_use', id: 'tooluse_yypYDr71TwCwByoyao4-Vg', name: 'get_weather', input: { location: 'Barcelona' } },
     ]);
     assert.equal(message.stop_reason, 'tool_use');
+    // cache_control is honoured on Bedrock: a cache point after the marked block.
+    assert.deepEqual((last().json as { system: unknown }).system, [{ text: 'You report the weather.' }, { cachePoint: { type: 'default' } }]);
     const row = await rowOf(gw, message);
     assert.deepEqual([row.surface, row.provider, row.usage.input_tokens, row.usage.output_tokens], ['messages', 'bedrock', 236, 58]);
   });

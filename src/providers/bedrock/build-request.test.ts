@@ -241,6 +241,39 @@ describe('bedrock request: mapping', () => {
     });
   });
 
+  it("turns Anthropic's cache_control into cache points after the marked block or message", () => {
+    const ephemeral = { type: 'ephemeral' };
+    const got = body({
+      messages: [
+        {
+          role: 'system',
+          content: [
+            { type: 'text', text: 'Long rules.', cache_control: ephemeral },
+            { type: 'text', text: 'Today.' },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'A long document.', cache_control: ephemeral },
+            { type: 'text', text: 'Q?' },
+          ],
+        },
+        { role: 'assistant', content: 'A.', cache_control: ephemeral },
+        { role: 'user', content: 'Next?' },
+      ],
+    });
+    const point = { cachePoint: { type: 'default' } };
+    assert.deepEqual(got.system, [{ text: 'Long rules.' }, point, { text: 'Today.' }]);
+    assert.deepEqual(got.messages, [
+      { role: 'user', content: [{ text: 'A long document.' }, point, { text: 'Q?' }] },
+      { role: 'assistant', content: [{ text: 'A.' }, point] },
+      { role: 'user', content: [{ text: 'Next?' }] },
+    ]);
+    const bad = { messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'forever' } }] }] };
+    assert.equal(rejection(bad)[0], 'messages[0].content[0].cache_control');
+  });
+
   it('sends the reasoning back as a signed thinking block before the turn it belongs to', () => {
     const sent = body(
       {

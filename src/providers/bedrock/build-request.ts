@@ -4,7 +4,7 @@ import type { UpstreamRequest } from '../../upstream/http-client.ts';
 import { functionTools } from '../function-tools.ts';
 import { checkModelId, modelIdRules } from '../model-id.ts';
 import { claudeHasNativeJsonSchema, rejectReservedToolName, responseFormatTool } from '../response-format-tool.ts';
-import { type ConverseBlock, type ConverseMessage, convertMessages } from './convert-messages.ts';
+import { type ConverseBlock, type ConverseMessage, convertMessages, type SystemBlock } from './convert-messages.ts';
 
 export interface BedrockTarget {
   /** `https://bedrock-runtime.{region}.amazonaws.com` or an override. */
@@ -15,7 +15,7 @@ export interface BedrockTarget {
 
 export interface ConverseBody {
   messages: ConverseMessage[];
-  system?: { text: string }[];
+  system?: SystemBlock[];
   inferenceConfig: { maxTokens?: number; temperature?: number; topP?: number; stopSequences?: string[] };
   toolConfig?: { tools: { toolSpec: ToolSpec }[]; toolChoice?: Record<string, object> };
   additionalModelRequestFields?: { thinking: { type: 'enabled'; budget_tokens: number } };

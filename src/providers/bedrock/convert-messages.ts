@@ -8,7 +8,12 @@ export type ConverseBlock =
   | { image: { format: string; source: { bytes: string } } }
   | { toolUse: { toolUseId: string; name: string; input: unknown } }
   | { toolResult: { toolUseId: string; content: { text: string }[] } }
-  | { reasoningContent: { reasoningText: { text: string; signature: string } } };
+  | { reasoningContent: { reasoningText: { text: string; signature: string } } }
+  | CachePoint;
+
+/** A prompt-caching checkpoint: the prefix up to it is cached (Converse "Prompt caching"). */
+export type CachePoint = { cachePoint: { type: 'default' } };
+export type SystemBlock = { text: string } | CachePoint;
 
 export interface ConverseMessage {
   role: 'user' | 'assistant';
@@ -16,7 +21,7 @@ export interface ConverseMessage {
 }
 
 export interface ConverseConversation {
-  system: { text: string }[];
+  system: SystemBlock[];
   messages: ConverseMessage[];
 }
 
@@ -34,10 +39,11 @@ const imageFormats: Record<string, string> = {
  * anywhere in a chat request; Converse has one top-level system list, so they are collected there
  * in order. Converse rejects two messages of the same role in a row, and tool results travel as
  * `toolResult` blocks of a user message, so adjacent messages of one role (the results of one
- * parallel tool turn, a user message after them) are merged into one.
+ * parallel tool turn, a user message after them) are merged into one. Anthropic's `cache_control`
+ * (on a text part, or on a whole message: its last block) becomes a `cachePoint` after that block.
  */
 export function convertMessages(messages: CanonicalMessage[]): ConverseConversation {
-  const system: { text: string }[] = [];
+  const system: SystemBlock[] = [];
   const out: ConverseMessage[] = [];
   const append = (role: ConverseMessage['role'], blocks: ConverseBlock[]) => {
     if (blocks.length === 0) return;
@@ -46,18 +52,22 @@ export function convertMessages(messages: CanonicalMessage[]): ConverseConversat
     else out.push({ role, content: blocks });
   };
   messages.forEach((m, i) => {
+    const cached = <B>(blocks: B[]): (B | CachePoint)[] => withCachePoint(blocks, m, `messages[${i}]`);
     switch (m.role) {
       case 'system':
-        for (const text of texts(m.content)) if (text) system.push({ text });
+        system.push(...cached(systemBlocks(m.content, i)));
         return;
       case 'user':
-        append('user', userBlocks(m.content, i));
+        append('user', cached(userBlocks(m.content, i)));
         return;
       case 'assistant':
-        append('assistant', assistantBlocks(m, i));
+        append('assistant', cached(assistantBlocks(m, i)));
         return;
       case 'tool':
-        append('user', [{ toolResult: { toolUseId: m.tool_call_id, content: texts(m.content).map((text) => ({ text })) } }]);
+        append(
+          'user',
+          cached([{ toolResult: { toolUseId: m.tool_call_id, content: texts(m.content).map((text) => ({ text })) } }]),
+        );
         return;
       case 'function':
         throw errors.invalidRequest(
@@ -69,19 +79,44 @@ export function convertMessages(messages: CanonicalMessage[]): ConverseConversat
   return { system, messages: out };
 }
 
+/** `cache_control` on a message or part: `{"type":"ephemeral"}` (a ttl is Anthropic's alone, and ignored here). */
+function wantsCache(holder: object, param: string): boolean {
+  const value = (holder as { cache_control?: unknown }).cache_control;
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'object' || (value as { type?: unknown }).type !== 'ephemeral') {
+    throw errors.invalidRequest('cache_control must be {"type": "ephemeral"} with an optional "ttl".', `${param}.cache_control`);
+  }
+  return true;
+}
+
+const CACHE_POINT: CachePoint = { cachePoint: { type: 'default' } };
+
+/** The message's blocks with a cache point after the last one when the message asks to be cached. */
+function withCachePoint<B>(blocks: B[], message: object, param: string): (B | CachePoint)[] {
+  return blocks.length > 0 && wantsCache(message, param) ? [...blocks, CACHE_POINT] : blocks;
+}
+
+function systemBlocks(content: Extract<CanonicalMessage, { role: 'system' }>['content'], i: number): SystemBlock[] {
+  if (typeof content === 'string') return content ? [{ text: content }] : [];
+  return content.flatMap((part, j): SystemBlock[] => {
+    if (!part.text) return [];
+    return wantsCache(part, `messages[${i}].content[${j}]`) ? [{ text: part.text }, CACHE_POINT] : [{ text: part.text }];
+  });
+}
+
 function texts(content: string | { text: string }[]): string[] {
   return typeof content === 'string' ? [content] : content.map((p) => p.text);
 }
 
 function userBlocks(content: Extract<CanonicalMessage, { role: 'user' }>['content'], i: number): ConverseBlock[] {
   if (typeof content === 'string') return [{ text: content }];
-  return content.map((part, j): ConverseBlock => {
+  return content.flatMap((part, j): ConverseBlock[] => {
     const param = `messages[${i}].content[${j}]`;
     switch (part.type) {
       case 'text':
-        return { text: part.text };
+        return wantsCache(part, param) ? [{ text: part.text }, CACHE_POINT] : [{ text: part.text }];
       case 'image_url':
-        return { image: imageBlock(part.image_url.url, `${param}.image_url.url`) };
+        return [{ image: imageBlock(part.image_url.url, `${param}.image_url.url`) }];
       default:
         throw errors.invalidRequest(
           `Bedrock Converse does not take \`${part.type}\` content parts through sluice.`,
