@@ -1,3 +1,5 @@
+import type { Attempt } from '../routing/attempts.ts';
+
 /** One row per request, whatever way it ended. Times are epoch milliseconds. */
 export interface LedgerRecord {
   requestId: string;
@@ -41,4 +43,6 @@ export interface LedgerRecord {
   upstreamRequestId?: string | null;
   /** `void`: the caller's tier does not bill abandoned streams, so cost_usd is 0 whatever was generated. */
   billing?: 'void' | null;
+  /** Every target tried, in order, when routing chose one (src/routing/attempts.ts); null before routing ran. */
+  attempts?: Attempt[] | null;
 }

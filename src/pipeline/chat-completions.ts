@@ -5,6 +5,15 @@ import { chatToCanonical } from '../protocol/openai-chat/to-canonical.ts';
 import { completeChat } from './complete-chat.ts';
 import type { ModelOperation } from './model-operation.ts';
 import { streamChat } from './stream-chat.ts';
+import { readRequestRouting } from '../routing/request-routing.ts';
+import type { CanonicalRequest } from '../protocol/canonical/request.ts';
+
+/** `models` is sluice's to route on (readRequestRouting): it is not passed on to an upstream. */
+function withoutModels(request: CanonicalRequest): CanonicalRequest {
+  if (request.extra?.models === undefined) return request;
+  const { models: _models, ...extra } = request.extra;
+  return { ...request, extra: Object.keys(extra).length ? extra : undefined };
+}
 
 /** Stream settings a project's endpoint sets in place of the config's `stream` section. */
 export type StreamOverrides = Partial<Pick<Config['stream'], 'profile' | 'usage' | 'error_style'>>;
@@ -19,11 +28,14 @@ export function chatCompletions(profile: 'openai' | 'accounting' | undefined, ov
     renderError: renderErrorBody,
     parse(body, ctx) {
       const chat = parseChatRequest(body);
-      const request = chatToCanonical(chat);
+      const routing = readRequestRouting(chat);
+      const request = withoutModels(chatToCanonical(chat));
       const stream = { ...ctx.config.stream, ...overrides };
       const streamed = chat.stream === true;
       return {
         model: chat.model,
+        fallbacks: routing.fallbacks,
+        stickyKey: routing.stickyKey,
         prepare: async () => ({
           request,
           streamed,

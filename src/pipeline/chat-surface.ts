@@ -5,6 +5,7 @@ import {
   type AccountingIdentity,
   accountingTail,
   type LimitWarning,
+  providerFallbackFrame,
   rateLimitWarningFrame,
   usageStartFrame,
 } from '../protocol/openai-chat/accounting-frames.ts';
@@ -14,7 +15,7 @@ import { CanonicalSurface } from './run-stream.ts';
 /** The chat.completion.chunk surface, in the openai or accounting profile. */
 export class ChatStreamSurface extends CanonicalSurface {
   private readonly encoder: ChatChunkEncoder;
-  private readonly identity: AccountingIdentity;
+  private identity: AccountingIdentity;
   private readonly accounting: boolean;
   private readonly warning: LimitWarning | undefined;
 
@@ -31,6 +32,12 @@ export class ChatStreamSurface extends CanonicalSurface {
   }
 
   protected render(event: CanonicalEvent): string {
+    if (event.type === 'fallback') {
+      // Routing moved to another target before the first token: the frames name the one used.
+      this.identity = { ...this.identity, provider: event.to.provider, model: event.to.model };
+      this.encoder.encode(event);
+      return this.accounting ? providerFallbackFrame(this.identity.requestId, event) : '';
+    }
     return this.encoder.encode(event);
   }
 

@@ -5,6 +5,7 @@ import { encodeCompletion } from '../protocol/openai-chat/encode-completion.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import { callOnce } from './call-once.ts';
 import type { RunScope } from './model-operation.ts';
+import { completeRouted } from './routed-calls.ts';
 import { capOutput } from './output-cap.ts';
 
 /**
@@ -18,9 +19,7 @@ export async function completeEvents(
   const { exchange, accountant, target } = run;
   const requestId = exchange.requestId;
   const sent = capOutput(request, run.admission.maxOutputTokens);
-  const outcome = await callOnce(exchange, run.scope, (signal) =>
-    target.adapter.complete(sent, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }),
-  );
+  const outcome = await callOnce(exchange, run.scope, completeRouted(run, sent));
   if (!outcome.ok) return { failure: outcome.failure };
   accountant.markAcknowledged();
   for (const event of outcome.value) accountant.observe(event);

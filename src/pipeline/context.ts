@@ -1,5 +1,6 @@
 import type { Config } from '../config/schema.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
+import type { Router } from '../routing/router.ts';
 import type { ResponsesStore } from '../store/responses-store.ts';
 import type { Admit, Authenticate } from './admit.ts';
 import type { RequestScope } from './request-scope.ts';
@@ -9,6 +10,8 @@ import type { AccountingDeps } from './request-accounting.ts';
 export interface PipelineContext {
   config: Config;
   registry: ProviderRegistry;
+  /** The resolve step: a model name (a route, an alias, provider/model, a bare id) to the targets to try. */
+  router: Router;
   /** Open request scopes, so that a shutdown can end them after the drain time. */
   scopes: Set<RequestScope>;
   accounting: AccountingDeps;

@@ -11,6 +11,8 @@ import type { PipelineContext } from './context.ts';
 import type { Exchange } from './exchange.ts';
 import type { ModelOperation } from './model-operation.ts';
 import { RequestScope } from './request-scope.ts';
+import { AttemptLog } from '../routing/attempts.ts';
+import type { Candidate } from '../routing/plan.ts';
 import { createAccountant, finalizeRecord } from './request-accounting.ts';
 
 /**
@@ -34,6 +36,7 @@ export async function handleModelRequest(
   let admission: Admission | undefined;
   let scope: RequestScope | undefined;
   let failure: GatewayError | null = null;
+  const attempts = new AttemptLog();
   try {
     caller = await ctx.authenticate(req);
     const body = await readBody();
@@ -41,7 +44,10 @@ export async function handleModelRequest(
     if (tooDeep) throw errors.invalidRequest(`${tooDeep} is nested more than ${MAX_JSON_DEPTH} levels deep.`, tooDeep);
     const parsed = operation.parse(body, ctx, caller);
     model = parsed.model;
-    const target = ctx.registry.resolve(model);
+    // Resolve is routing: the targets to try, healthy ones first (src/routing).
+    const candidates = ctx.router.order(ctx.router.plan(model, parsed.fallbacks), { stickyKey: parsed.stickyKey });
+    refuseDisallowedFallbacks(caller, candidates);
+    const target = candidates[0].target;
     const prepared = await parsed.prepare(target, ctx);
     admission = await ctx.admit({
       requestId: exchange.requestId,
@@ -69,7 +75,7 @@ export async function handleModelRequest(
       watch: admission.watch,
       scopes: ctx.scopes,
     });
-    failure = await prepared.run({ exchange, scope, accountant, target, ctx, admission });
+    failure = await prepared.run({ exchange, scope, accountant, target, candidates, attempts, ctx, admission });
     if (failure?.code === 'internal_error') logInternalError(ctx.accounting.log, exchange.requestId, failure);
   } catch (err) {
     failure = toGatewayError(err);
@@ -99,6 +105,7 @@ export async function handleModelRequest(
       try {
         let record = await settled;
         if (scope?.upstreamRequestId) record = { ...record, upstreamRequestId: scope.upstreamRequestId };
+        if (attempts.attempts.length > 0) record = { ...record, attempts: attempts.attempts };
         try {
           // The admission may amend the record (an abandoned stream its tier does not bill).
           record = admission?.settle(record) ?? record;
@@ -109,6 +116,19 @@ export async function handleModelRequest(
         ctx.settling.delete(requestId);
       }
     }
+  }
+}
+
+/**
+ * A key's allowed models hold for every target the request may reach: the route's targets come
+ * with the route's name (allowed with it), but a name in the request's own `models` is checked
+ * like the model itself, so a fallback list cannot reach around the key's list.
+ */
+function refuseDisallowedFallbacks(caller: Caller, candidates: readonly Candidate[]): void {
+  const allowed = caller.allowedModels;
+  if (!allowed) return;
+  for (const c of candidates) {
+    if (!allowed.includes(c.via) && !allowed.includes(c.key)) throw errors.modelNotAllowed(c.via);
   }
 }
 

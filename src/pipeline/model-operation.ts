@@ -3,6 +3,8 @@ import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { ResolvedModel } from '../providers/registry.ts';
+import type { AttemptLog } from '../routing/attempts.ts';
+import type { Candidate } from '../routing/plan.ts';
 import type { Admission, Caller } from './admit.ts';
 import type { PipelineContext } from './context.ts';
 import type { Exchange } from './exchange.ts';
@@ -25,8 +27,12 @@ export interface ModelOperation {
 }
 
 export interface ParsedRequest {
-  /** The model the client named (alias or provider/model). */
+  /** The model the client named (a route, an alias, provider/model or a bare model id). */
   model: string;
+  /** The request's own fallbacks (OpenRouter's `models`), tried after the route's targets. */
+  fallbacks?: readonly string[];
+  /** What a sticky route hashes to pick a target (prompt_cache_key, else user). */
+  stickyKey?: string;
   /** Builds the canonical request for the resolved target (a relayed surface may keep the body). */
   prepare(target: ResolvedModel, ctx: PipelineContext): Promise<PreparedRequest>;
 }
@@ -40,12 +46,18 @@ export interface PreparedRequest {
   run(run: RunScope): Promise<GatewayError | null>;
 }
 
-/** What a running request has: where to write, its scope, its accountant, its target and its admission. */
+/**
+ * What a running request has: where to write, its scope, its accountant, its target (the first
+ * candidate: what the client is answered as until routing falls back), every candidate in the order
+ * they are tried, the log of their attempts, and its admission.
+ */
 export interface RunScope {
   exchange: Exchange;
   scope: RequestScope;
   accountant: Accountant;
   target: ResolvedModel;
+  candidates: readonly Candidate[];
+  attempts: AttemptLog;
   ctx: PipelineContext;
   admission: Admission;
 }

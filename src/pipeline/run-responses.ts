@@ -9,6 +9,7 @@ import type { ResponsesStore } from '../store/responses-store.ts';
 import { callOnce } from './call-once.ts';
 import { completeEvents } from './complete-chat.ts';
 import type { RunScope } from './model-operation.ts';
+import { openRouted } from './routed-calls.ts';
 import { capRelayedOutput } from './output-cap.ts';
 import { fromResponsesUsage, RelayStreamSurface } from './relay-surface.ts';
 import { ResponsesStreamSurface } from './responses-surface.ts';
@@ -52,7 +53,7 @@ export async function runResponses(
     failure = await runStream(
       exchange,
       run.scope,
-      (signal) => target.adapter.stream(chat, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }),
+      openRouted(run, chat),
       new ResponsesStreamSurface(encoder, accountant),
       streamOptions(run, options),
     );

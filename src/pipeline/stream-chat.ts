@@ -2,6 +2,7 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import { ChatStreamSurface } from './chat-surface.ts';
 import type { RunScope } from './model-operation.ts';
+import { openRouted } from './routed-calls.ts';
 import { runStream, type StreamTimings } from './run-stream.ts';
 
 export interface StreamChatOptions {
@@ -31,11 +32,9 @@ export function streamChat(run: RunScope, request: CanonicalRequest, options: St
     { requestId, provider: target.provider, model: target.model },
     run.admission.warning,
   );
-  return runStream(
-    exchange,
-    run.scope,
-    (signal) => target.adapter.stream(request, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }),
-    surface,
-    { provider: target.provider, timings: options.timings, onAcknowledged: () => accountant.markAcknowledged() },
-  );
+  return runStream(exchange, run.scope, openRouted(run, request), surface, {
+    provider: target.provider,
+    timings: options.timings,
+    onAcknowledged: () => accountant.markAcknowledged(),
+  });
 }

@@ -13,6 +13,7 @@ import { LimitsAndBudgets } from '../governance/admit.ts';
 import type { RequestScope } from '../pipeline/request-scope.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import { createProviderRegistry } from '../providers/registry.ts';
+import { createRouter } from '../routing/router.ts';
 import { type Ledger, ledgerSettings, startLedger } from '../store/open-ledger.ts';
 import { UpstreamClient } from '../upstream/http-client.ts';
 import { createGovernance } from './auth.ts';
@@ -50,9 +51,11 @@ export function createGateway(
   const pricing = new PricingRegistry(config.pricing);
   // Tiers, rate limits, concurrency and budgets: the lifecycle's admit step (README "Tiers, limits and budgets").
   const limits = new LimitsAndBudgets(config, { pricing, log });
+  const registry = createProviderRegistry(config, env, client);
   const context: GatewayContext = {
     config,
-    registry: createProviderRegistry(config, env, client),
+    registry,
+    router: createRouter(config, registry),
     scopes: new Set<RequestScope>(),
     settling: new Map(),
     authenticate: governance.authenticate,

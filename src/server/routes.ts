@@ -60,6 +60,14 @@ const health = ({ res, ctx }: RouteCall) => sendJson(res, 200, { status: 'ok', p
 export const routes: readonly Route[] = [
   { method: 'GET', path: '/healthz', auth: 'open', handle: health },
   { method: 'GET', path: '/health', auth: 'open', handle: health },
+  // Route targets' breakers, cooldowns and TTFT averages, as this instance sees them (README "Routes and fallback").
+  {
+    method: 'GET',
+    path: '/healthz/providers',
+    auth: 'key',
+    handle: ({ res, ctx, requestId }) =>
+      sendJson(res, 200, { object: 'list', scope: 'instance', data: ctx.router.healthView() }, { 'X-Request-ID': requestId }),
+  },
   { method: 'POST', path: '/v1/chat/completions', auth: 'model', handle: modelRoute((call) => chatCompletions(profileOf(call))) },
   { method: 'POST', path: '/v1/responses', auth: 'model', handle: modelRoute(() => createResponse) },
   // Anthropic's Messages API (README "/v1/messages"): `base_url` is the gateway's origin for the Anthropic SDKs.

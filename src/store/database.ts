@@ -37,6 +37,8 @@ export interface LedgerTable {
   upstream_error_code: string | null;
   /** `void` when the tier did not bill an abandoned stream (migration 0006). */
   billing: string | null;
+  /** JSON: the targets a routed request tried (migration 0008). */
+  attempts: string | null;
 }
 
 /** Responses created through sluice, for GET /v1/responses/{id} and previous_response_id. */

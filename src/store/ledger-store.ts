@@ -219,6 +219,7 @@ function toRow(r: LedgerRecord): LedgerTable {
     upstream_error_type: r.upstreamErrorType ?? null,
     upstream_error_code: r.upstreamErrorCode ?? null,
     billing: r.billing ?? null,
+    attempts: r.attempts ? JSON.stringify(r.attempts) : null,
   };
 }
 
@@ -255,5 +256,6 @@ function fromRow(row: Selectable<LedgerTable>): LedgerRecord {
     upstreamErrorType: row.upstream_error_type,
     upstreamErrorCode: row.upstream_error_code,
     billing: row.billing as LedgerRecord['billing'],
+    attempts: row.attempts ? (JSON.parse(row.attempts) as LedgerRecord['attempts']) : null,
   };
 }

@@ -203,6 +203,15 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('ledger').dropColumn('upstream_error_type').execute();
     },
   },
+  /** Every target a routed request tried (src/routing/attempts.ts), as JSON text: read with its row, never queried. */
+  '0008_ledger_attempts': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').addColumn('attempts', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').dropColumn('attempts').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

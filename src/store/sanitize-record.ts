@@ -63,6 +63,7 @@ export function sanitizeRecord(input: LedgerRecord): { record: LedgerRecord; cha
     upstreamErrorType: nullableText(r.upstreamErrorType ?? null, TEXT_CAPS.name),
     upstreamErrorCode: nullableText(r.upstreamErrorCode ?? null, TEXT_CAPS.name),
     billing: nullableText(r.billing ?? null, TEXT_CAPS.label) as LedgerRecord['billing'],
+    attempts: storableAttempts(r.attempts),
   };
   const changed: string[] = [];
   for (const key in record) {
@@ -101,6 +102,7 @@ export function setAsideRecord(record: LedgerRecord, reason: string): LedgerReco
     upstreamErrorType: maybe(record.upstreamErrorType ?? null),
     upstreamErrorCode: maybe(record.upstreamErrorCode ?? null),
     billing: record.billing === 'void' ? 'void' : null,
+    attempts: null,
     prompt: null,
     completion: null,
   };
@@ -123,6 +125,29 @@ export function storableText(value: unknown, cap: number): string {
 
 function nullableText(value: unknown, cap: number): string | null {
   return value === null || value === undefined ? null : storableText(value, cap);
+}
+
+/** A routed request tries a handful of targets; more is not a record worth keeping whole. */
+const MAX_ATTEMPTS = 16;
+
+/** The attempts as the column keeps them (JSON text): each field of its type and capped; the same array when it was clean. */
+function storableAttempts(value: unknown): LedgerRecord['attempts'] {
+  if (!Array.isArray(value)) return null;
+  let changed = value.length > MAX_ATTEMPTS;
+  const clean = value.slice(0, MAX_ATTEMPTS).map((item: unknown) => {
+    const a = (item ?? {}) as Record<string, unknown>;
+    const out = {
+      provider: storableText(a.provider, TEXT_CAPS.name),
+      model: storableText(a.model, TEXT_CAPS.name),
+      status: a.status === null ? null : int4(a.status),
+      errorCode: nullableText(a.errorCode, TEXT_CAPS.name),
+      fallbackReason: nullableText(a.fallbackReason, TEXT_CAPS.label),
+      latencyMs: int4(a.latencyMs) ?? 0,
+    };
+    for (const key of Object.keys(out) as (keyof typeof out)[]) if (out[key] !== a[key]) changed = true;
+    return out;
+  });
+  return changed ? clean : (value as LedgerRecord['attempts']);
 }
 
 function int4(value: unknown): number | null {

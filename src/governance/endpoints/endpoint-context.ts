@@ -3,6 +3,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { PipelineContext } from '../../pipeline/context.ts';
 import type { StreamOverrides } from '../../pipeline/chat-completions.ts';
 import type { ProviderRegistry, ResolvedModel } from '../../providers/registry.ts';
+import type { Router } from '../../routing/router.ts';
 import type { Endpoint } from '../keys/governance-store.ts';
 
 /**
@@ -32,6 +33,7 @@ export function endpointContext<C extends PipelineContext>(
       return caller;
     },
     registry: endpoint ? withDefaultModel(ctx.registry, endpoint.model, viaEndpoint) : ctx.registry,
+    router: endpoint ? withDefaultRoute(ctx.router, endpoint.model, viaEndpoint) : ctx.router,
     admit(request) {
       if (!endpoint || !viaEndpoint.has(request.target)) return ctx.admit(request);
       return ctx.admit({ ...request, target: { ...request.target, requested: endpoint.model } });
@@ -51,6 +53,30 @@ function withDefaultModel(registry: ProviderRegistry, model: string, viaEndpoint
       const target = { ...registry.resolve(model), requested };
       viaEndpoint.add(target);
       return target;
+    },
+  };
+}
+
+/**
+ * The resolve step of an endpoint's request: a name that is a route, an alias or provider/model
+ * is used as on /v1; any other (a bare id that a provider might serve too) means the endpoint's
+ * model, which may itself be a route.
+ */
+function withDefaultRoute(router: Router, model: string, viaEndpoint: WeakSet<ResolvedModel>): Router {
+  return {
+    ...router,
+    plan(requested, fallbacks) {
+      if (requested.includes('/') || router.isPublicName(requested)) {
+        try {
+          return router.plan(requested, fallbacks);
+        } catch (err) {
+          if (!(err instanceof GatewayError) || err.code !== 'model_not_found' || err.param !== 'model') throw err;
+        }
+      }
+      const plan = router.plan(model, fallbacks);
+      const primary = plan.primary.map((c) => ({ ...c, target: { ...c.target, requested } }));
+      for (const c of primary) viaEndpoint.add(c.target);
+      return { ...plan, requested, primary };
     },
   };
 }

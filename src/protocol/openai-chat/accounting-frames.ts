@@ -1,3 +1,4 @@
+import type { FallbackEvent } from '../canonical/events.ts';
 import type { Usage } from '../canonical/usage.ts';
 import { dataFrame, namedFrame } from '../sse/frames.ts';
 
@@ -45,6 +46,25 @@ export function rateLimitWarningFrame(id: AccountingIdentity, w: LimitWarning): 
       limit: w.limit,
       remaining: w.remaining,
       reset_ms: w.resetMs,
+    }),
+  );
+}
+
+/**
+ * Sent when routing retried on another target before the first token (reference/accounting-events.txt:
+ * "the gateway transparently retried on a different provider"), before the first content frame.
+ */
+export function providerFallbackFrame(requestId: string, e: FallbackEvent): string {
+  return namedFrame(
+    'provider_fallback',
+    JSON.stringify({
+      type: 'provider_fallback',
+      request_id: requestId,
+      from_provider: e.from.provider,
+      from_model: e.from.model,
+      provider: e.to.provider,
+      model: e.to.model,
+      reason: e.reason,
     }),
   );
 }

@@ -89,6 +89,8 @@ export const responsesRequestSchema = z.strictObject({
   user: z.string().optional(),
   // Accepted because they change nothing sluice does: it never truncates, and it always streams usage.
   truncation: z.literal('disabled').nullable().optional(),
+  /** Fallbacks in the OpenRouter way, read by routing (src/routing/request-routing.ts), never sent upstream. */
+  models: z.array(z.string()).optional(),
   include: z.array(z.string()).nullable().optional(),
   service_tier: z.string().nullable().optional(),
   stream_options: z.looseObject({}).nullable().optional(),

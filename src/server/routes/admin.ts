@@ -22,7 +22,7 @@ import type { RouteCall } from '../route-table.ts';
  * reach of the pages its operator visits (edge/check-content-type.ts).
  */
 function deps(ctx: GatewayContext): ManageDeps {
-  return { governance: ctx.governance, tiers: Object.keys(ctx.config.tiers), resolveModel: (name) => ctx.registry.resolve(name) };
+  return { governance: ctx.governance, tiers: Object.keys(ctx.config.tiers), resolveModel: (name) => ctx.router.plan(name) };
 }
 
 function body(call: RouteCall): Promise<unknown> {
