@@ -33,8 +33,10 @@ export async function handleCountTokens(
     const caller = await ctx.authenticate(req);
     const body = await readBody();
     const parsed = parseCountTokensRequest(body);
-    const target = ctx.registry.resolve(parsed.model);
-    refuseDisallowed(caller, target.requested, `${target.provider}/${target.model}`);
+    // The target the request would try first (a route's healthiest, an alias's, provider/model).
+    const [first] = ctx.router.order(ctx.router.plan(parsed.model));
+    refuseDisallowed(caller, first.via, first.key);
+    const { target } = first;
     const call = { signal, requestId };
     const relay = target.adapter.messages;
     if (relay) {
@@ -59,8 +61,8 @@ export async function handleCountTokens(
   }
 }
 
-/** The key's allowed models hold here too: a count reveals whether the model exists. */
-function refuseDisallowed(caller: Caller, requested: string, resolved: string): void {
+/** The key's allowed models hold here too (the name the target came from, or its provider/model). */
+function refuseDisallowed(caller: Caller, via: string, key: string): void {
   const allowed = caller.allowedModels;
-  if (allowed && !allowed.includes(requested) && !allowed.includes(resolved)) throw errors.modelNotAllowed(requested);
+  if (allowed && !allowed.includes(via) && !allowed.includes(key)) throw errors.modelNotAllowed(via);
 }

@@ -3,7 +3,6 @@ import { chatCompletions } from '../pipeline/chat-completions.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { createResponse } from '../pipeline/create-response.ts';
 import { createMessage } from '../pipeline/messages.ts';
-import { handleCountTokens } from '../pipeline/messages-count-tokens.ts';
 import { anthropicErrorStatus } from '../protocol/anthropic-messages/errors.ts';
 import { createExchange } from '../pipeline/exchange.ts';
 import { handleModelRequest } from '../pipeline/handle-model-request.ts';
@@ -24,6 +23,7 @@ import {
 import { handleListModels } from './routes/models.ts';
 import { handleGetRequest, handleListRequests } from './routes/requests.ts';
 import { endpointModelRoute } from './routes/endpoints.ts';
+import { countTokensRoute, endpointCountTokensRoute } from './routes/messages-count-tokens.ts';
 import { handleGetResponse } from './routes/responses.ts';
 
 /**
@@ -72,13 +72,7 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/v1/responses', auth: 'model', handle: modelRoute(() => createResponse) },
   // Anthropic's Messages API (README "/v1/messages"): `base_url` is the gateway's origin for the Anthropic SDKs.
   { method: 'POST', path: '/v1/messages', auth: 'model', handle: modelRoute(messagesOperation, anthropicErrorStatus) },
-  {
-    method: 'POST',
-    path: '/v1/messages/count_tokens',
-    auth: 'model',
-    handle: ({ req, res, requestId, ctx }) =>
-      handleCountTokens(req, res, requestId, () => readJsonBody(req, ctx.config.server.body_limit_bytes), ctx),
-  },
+  { method: 'POST', path: '/v1/messages/count_tokens', auth: 'model', handle: countTokensRoute },
   // A project's endpoints: `base_url=https://…/{project}/{endpoint}/v1` (README "Keys, projects and endpoints").
   {
     method: 'POST',
@@ -93,6 +87,7 @@ export const routes: readonly Route[] = [
     auth: 'model',
     handle: endpointModelRoute(messagesOperation, anthropicErrorStatus),
   },
+  { method: 'POST', path: '/{project}/{endpoint}/v1/messages/count_tokens', auth: 'model', handle: endpointCountTokensRoute },
   {
     method: 'GET',
     path: '/v1/responses/',

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
+import { adminCall, projectWithKey } from '../helpers/admin-client.ts';
 import { parseSse, rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
 
 const MASTER = 'sk-master-messages';
@@ -158,5 +159,37 @@ describe('/v1/messages with the mock provider, through @anthropic-ai/sdk', () =>
     });
     assert.equal(res.status, 204);
     assert.equal(res.headers.get('access-control-allow-headers'), headers.split(',').join(', '));
+  });
+});
+
+describe("/v1/messages on a project's endpoint, with a gateway-issued key", () => {
+  const PROJECT = 'proj_messages';
+  let gw: TestGateway;
+  let key: string;
+  let narrowKey: string;
+  before(async () => {
+    gw = await startGateway({ auth: { master_key: MASTER }, model_list: [{ model_name: 'fast', model: 'mock/echo' }] });
+    key = (await projectWithKey(gw.url, MASTER, PROJECT)).key;
+    narrowKey = (await projectWithKey(gw.url, MASTER, PROJECT, { models: ['fast'] })).key;
+    assert.equal((await adminCall(gw.url, MASTER, 'POST', '/admin/endpoints', { project: PROJECT, name: 'claude-code', model: 'fast' })).status, 201);
+  });
+  after(() => gw.close());
+
+  it("the SDK with base URL /{project}/{endpoint}: a bare model name means the endpoint's model, counted there too", async () => {
+    const client = new Anthropic({ baseURL: `${gw.url}/${PROJECT}/claude-code`, apiKey: key, maxRetries: 0 });
+    const message = await client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(message.model, 'claude-sonnet-4-5');
+    assert.deepEqual(message.content, [{ type: 'text', text: 'You said: hi' }]);
+    const count = await client.messages.countTokens({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }] });
+    assert.ok(count.input_tokens > 0);
+  });
+
+  it("a key's allowed models hold for counting too: 403 permission_error", async () => {
+    const client = new Anthropic({ baseURL: gw.url, apiKey: narrowKey, maxRetries: 0 });
+    assert.ok((await client.messages.countTokens({ model: 'fast', messages: [{ role: 'user', content: 'hi' }] })).input_tokens > 0);
+    await assert.rejects(
+      client.messages.countTokens({ model: 'mock/reasoning', messages: [{ role: 'user', content: 'hi' }] }),
+      (err: unknown) => err instanceof Anthropic.APIError && err.status === 403 && err.type === 'permission_error',
+    );
   });
 });
