@@ -161,6 +161,20 @@ const configObject = z.strictObject({
       profile: z.enum(['openai', 'accounting']).default('openai'),
       /** Adds `cost_usd` and `estimated` to the openai profile's usage object (strict clients may reject them). */
       usage_extensions: z.boolean().default(false),
+      /** Resumable streams (README "Resuming a stream"): recent streams' frames are kept for GET /v1/streams/{id}. */
+      resume: z
+        .strictObject({
+          enabled: z.boolean().default(false),
+          /** At most this many streams are kept (the oldest goes first). */
+          buffer_streams: z.number().int().positive().default(1_000),
+          /** At most this many bytes of frames (64 MiB), over every kept stream (one stream larger than this is not kept). */
+          buffer_bytes: z.number().int().positive().default(67_108_864),
+          /** A stream is kept this long after its last frame. */
+          ttl_s: seconds.default(300),
+          /** A stream whose client went away goes on this long (then is cancelled), so that the client can resume it. */
+          grace_s: seconds.default(30),
+        })
+        .prefault({}),
     })
     .prefault({}),
   responses: z

@@ -116,6 +116,22 @@ export const errors = {
       param,
       message: param ? `Previous response with id '${id}' not found.` : `No response with id '${id}'.`,
     }),
+  streamNotFound: (id: string) =>
+    new GatewayError({
+      code: 'stream_not_found',
+      status: 404,
+      type: 'not_found_error',
+      param: 'request_id',
+      message: `No resumable stream with id ${id} (resuming needs stream.resume.enabled, and a stream that started here).`,
+    }),
+  streamExpired: (id: string, why: string) =>
+    new GatewayError({
+      code: 'stream_expired',
+      status: 410,
+      type: 'not_found_error',
+      param: 'request_id',
+      message: `The stream ${id} is no longer kept for resuming: ${why}.`,
+    }),
   methodNotAllowed: (method: string, path: string) =>
     new GatewayError({
       code: 'method_not_allowed',

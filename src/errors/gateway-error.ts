@@ -40,6 +40,8 @@ export const ERROR_CODES = [
   'request_not_found',
   'response_not_found',
   'previous_response_not_found',
+  'stream_not_found',
+  'stream_expired',
   'context_length_exceeded',
   // Keys, projects, limits and budgets.
   'missing_api_key',

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
+import type { StreamRecording } from '../resume/stream-buffer.ts';
 
 /**
  * One HTTP request/response as the pipeline sees it: where to write, under which request id, and
@@ -13,6 +14,18 @@ export interface Exchange {
   sendJson(status: number, body: unknown): void;
   /** The HTTP error for `error`, unless a response has already started (then a no-op). */
   sendError(error: GatewayError): void;
+  /** Set when streams are resumable (stream.resume, README "Resuming a stream"). */
+  readonly resume?: Resumable;
+}
+
+/**
+ * A stream that a client which lost its connection can resume: its frames are recorded (the SSE
+ * writer records them, once the caller's project has claimed the recording), and a disconnect
+ * cancels the stream after `graceMs` instead of at once, so that it goes on for the resume.
+ */
+export interface Resumable {
+  recording: StreamRecording;
+  graceMs: number;
 }
 
 /**

@@ -39,6 +39,8 @@ export async function handleModelRequest(
   const attempts = new AttemptLog();
   try {
     caller = await ctx.authenticate(req);
+    // A resumable stream is resumed by its caller's project only (README "Resuming a stream").
+    exchange.resume?.recording.claim(caller.projectId);
     const body = await readBody();
     const tooDeep = findTooDeep(body);
     if (tooDeep) throw errors.invalidRequest(`${tooDeep} is nested more than ${MAX_JSON_DEPTH} levels deep.`, tooDeep);
@@ -73,6 +75,7 @@ export async function handleModelRequest(
       deadlineError: admission.deadline?.error,
       idleTimeoutMs: admission.idleTimeoutMs,
       watch: admission.watch,
+      disconnectGraceMs: prepared.streamed ? exchange.resume?.graceMs : undefined,
       scopes: ctx.scopes,
     });
     failure = await prepared.run({ exchange, scope, accountant, target, candidates, attempts, ctx, admission });

@@ -11,6 +11,12 @@ export interface RequestScopeOptions {
   idleTimeoutMs?: number;
   /** The budget's check on a running stream (Admission.watch). */
   watch?: (outputBytes: number) => boolean | Promise<boolean>;
+  /**
+   * `cancel` on a resumable stream (stream.resume.grace_s): the upstream is aborted this long after
+   * the client left instead of at once, so that the stream goes on, recorded, for the client to
+   * resume (README "Resuming a stream"). 0 or absent: at once.
+   */
+  disconnectGraceMs?: number;
   /** Every open scope, so that a shutdown can end them after the drain time. */
   scopes: Set<RequestScope>;
 }
@@ -30,6 +36,8 @@ export class RequestScope {
   private readonly res: ServerResponse;
   private readonly scopes: Set<RequestScope>;
   private readonly deadlineTimer: NodeJS.Timeout | undefined;
+  private readonly graceMs: number;
+  private graceTimer: NodeJS.Timeout | undefined;
 
   constructor(res: ServerResponse, options: RequestScopeOptions) {
     this.res = res;
@@ -37,6 +45,7 @@ export class RequestScope {
     this.signal = this.controller.signal;
     this.idleTimeoutMs = options.idleTimeoutMs;
     this.watch = options.watch;
+    this.graceMs = options.disconnectGraceMs ?? 0;
     if (options.deadlineMs > 0) {
       const deadlineError = options.deadlineError ?? (() => errors.deadline(options.deadlineMs / 1000));
       this.deadlineTimer = setTimeout(() => this.abort(deadlineError()), options.deadlineMs);
@@ -52,6 +61,7 @@ export class RequestScope {
   /** Ends the scope's life: no timer and no registration left behind. */
   dispose(): void {
     clearTimeout(this.deadlineTimer);
+    clearTimeout(this.graceTimer);
     this.res.off('close', this.onClose);
     this.scopes.delete(this);
   }
@@ -69,6 +79,9 @@ export class RequestScope {
   };
 
   private onClose = (): void => {
-    if (!this.res.writableFinished) this.abort(errors.cancelled('The client closed the connection.'));
+    if (this.res.writableFinished) return;
+    const left = errors.cancelled('The client closed the connection.');
+    if (this.graceMs > 0) this.graceTimer ??= setTimeout(() => this.abort(left), this.graceMs);
+    else this.abort(left);
   };
 }

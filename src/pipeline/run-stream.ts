@@ -141,6 +141,7 @@ export async function runStream<T>(
     requestId: exchange.requestId,
     contentType: options.contentType,
     heartbeatMs: options.timings.heartbeatMs,
+    recording: exchange.resume?.recording,
   });
   let idle: NodeJS.Timeout | undefined;
   let opened = false;

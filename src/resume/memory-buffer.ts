@@ -92,9 +92,8 @@ export class MemoryStreamBuffer implements StreamBuffer {
 
   async start(): Promise<void> {}
 
-  async close(): Promise<void> {
-    for (const [id] of this.kept) this.drop(id, 'the gateway shut down');
-  }
+  /** Nothing to let go of: a live resume ends with its stream, which the shutdown ends. */
+  async close(): Promise<void> {}
 
   recording(requestId: string): StreamRecording {
     let projectId: string | null = null;

@@ -12,6 +12,7 @@ export interface StreamBuffer {
   /** A stream by request id, as a resume finds it. */
   find(requestId: string): Promise<StreamLookup>;
   start(): Promise<void>;
+  /** At shutdown: ends the resumes served from another instance's stream, and lets go of Redis. */
   close(): Promise<void>;
 }
 

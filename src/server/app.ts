@@ -13,6 +13,7 @@ import { LimitsAndBudgets } from '../governance/admit.ts';
 import type { RequestScope } from '../pipeline/request-scope.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import { createProviderRegistry } from '../providers/registry.ts';
+import { createStreamBuffer } from '../resume/create-buffer.ts';
 import { createRouter } from '../routing/router.ts';
 import { type Ledger, ledgerSettings, startLedger } from '../store/open-ledger.ts';
 import { UpstreamClient } from '../upstream/http-client.ts';
@@ -71,6 +72,7 @@ export function createGateway(
     ledgerStore: undefined,
     responsesStore: undefined,
     governance,
+    streams: createStreamBuffer(config, log),
   };
   let ledger: Ledger | undefined;
 
@@ -145,7 +147,7 @@ export function createGateway(
     server,
     context,
     async listen() {
-      await Promise.all([openLedger(), loadTokenCounters(), limits.start()]);
+      await Promise.all([openLedger(), loadTokenCounters(), limits.start(), context.streams?.start()]);
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen({ port: config.server.port, host: config.server.host, backlog: config.server.backlog }, () => {
@@ -162,6 +164,8 @@ export function createGateway(
         await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, deadline - Date.now()))));
       }
       for (const scope of context.scopes) scope.abort(errors.shuttingDown());
+      // Resumes served from another instance's stream would hold their connections open.
+      const streamsClosed = context.streams?.close();
       // Ended streams close their keep-alive sockets once idle.
       const idleSweep = setInterval(() => {
         server.closeIdleConnections();
@@ -169,6 +173,7 @@ export function createGateway(
       }, 20);
       await closed;
       clearInterval(idleSweep);
+      await streamsClosed;
       for (let waited = 0; inFlight > 0 && waited < 5_000; waited += 10) await new Promise((r) => setTimeout(r, 10));
       await client.close();
       // Every record of every finished request reaches the store before we exit, within

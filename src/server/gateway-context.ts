@@ -1,5 +1,6 @@
 import type { Governance } from '../governance/keys/governance.ts';
 import type { PipelineContext } from '../pipeline/context.ts';
+import type { StreamBuffer } from '../resume/stream-buffer.ts';
 import type { LedgerStore } from '../store/ledger-store.ts';
 
 /** What the routes share: the pipeline's context plus what only the HTTP edge reads. */
@@ -9,4 +10,6 @@ export interface GatewayContext extends PipelineContext {
   ledgerStore: LedgerStore | undefined;
   /** Projects, gateway-issued keys and endpoints (the admin API, endpoint routes). */
   governance: Governance;
+  /** Recent streams' frames for GET /v1/streams/{id} (stream.resume); undefined when resuming is off. */
+  streams: StreamBuffer | undefined;
 }

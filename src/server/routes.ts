@@ -25,6 +25,7 @@ import { handleGetRequest, handleListRequests } from './routes/requests.ts';
 import { endpointModelRoute } from './routes/endpoints.ts';
 import { countTokensRoute, endpointCountTokensRoute } from './routes/messages-count-tokens.ts';
 import { handleGetResponse } from './routes/responses.ts';
+import { handleResumeStream, resumable } from './routes/streams.ts';
 
 /**
  * A model endpoint: the HTTP edge hands the exchange and the body reader to the lifecycle.
@@ -33,7 +34,7 @@ import { handleGetResponse } from './routes/responses.ts';
 function modelRoute(operation: (call: RouteCall) => ModelOperation, statusOf?: (error: GatewayError) => number) {
   return (call: RouteCall) => {
     const op = operation(call);
-    const exchange = createExchange(call.res, call.requestId, op.renderError, statusOf);
+    const exchange = { ...createExchange(call.res, call.requestId, op.renderError, statusOf), resume: resumable(call) };
     const readBody = () => readJsonBody(call.req, call.ctx.config.server.body_limit_bytes);
     return handleModelRequest(exchange, call.req, readBody, op, call.ctx);
   };
@@ -95,6 +96,8 @@ export const routes: readonly Route[] = [
     auth: 'key',
     handle: ({ res, ctx, param, requestId, caller }) => handleGetResponse(res, ctx, param, requestId, caller),
   },
+  // Resuming a stream after a lost connection, with Last-Event-ID (README "Resuming a stream").
+  { method: 'GET', path: '/v1/streams/', param: 'request_id', auth: 'key', handle: handleResumeStream },
   {
     method: 'GET',
     path: '/v1/requests',

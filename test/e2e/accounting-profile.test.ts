@@ -8,6 +8,7 @@ import { bedrockBody, expectedBedrockEvents } from '../helpers/bedrock-fixtures.
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { openAIPayloads, openAIStreamBody, readFixture } from '../helpers/fixtures.ts';
 import { geminiPayloads } from '../helpers/gemini-fixtures.ts';
+import { withEventIds } from '../helpers/event-ids.ts';
 import { rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
 
 /*
@@ -123,13 +124,13 @@ function contentFrames(s: StreamIdentity, events: CanonicalEvent[]): string {
 
 /** The successful body: usage_start, content, finish, cache_hit if cached input, usage_final, response.done, [DONE]. */
 function successBody(s: StreamIdentity, events: CanonicalEvent[], startInput: number, totals: Totals, latencyMs: number): string {
-  return (
+  return withEventIds(
     frames.usageStart(s, startInput) +
-    contentFrames(s, events) +
-    (totals.cached > 0 ? frames.cacheHit(s, totals.cached) : '') +
-    frames.usageFinal(s, totals, latencyMs) +
-    frames.responseDone(s, totals) +
-    DONE
+      contentFrames(s, events) +
+      (totals.cached > 0 ? frames.cacheHit(s, totals.cached) : '') +
+      frames.usageFinal(s, totals, latencyMs) +
+      frames.responseDone(s, totals) +
+      DONE,
   );
 }
 
@@ -398,7 +399,9 @@ describe('accounting profile, byte for byte', () => {
       const id = res.headers.get('x-request-id');
       assert.equal(
         text,
-        named('usage_start', { type: 'usage_start', request_id: id, provider: 'openai', model: 'gpt-4o-mini', input_tokens: COUNTED_INPUT }),
+        withEventIds(
+          named('usage_start', { type: 'usage_start', request_id: id, provider: 'openai', model: 'gpt-4o-mini', input_tokens: COUNTED_INPUT }),
+        ),
       );
     } finally {
       clearTimeout(timeout);
@@ -417,7 +420,9 @@ describe('accounting profile, byte for byte', () => {
     assert.match(upstreamError.message, /^Tool call validation failed/);
     assert.equal(
       res.text,
-      frames.usageStart(s, COUNTED_INPUT) + contentFrames(s, openAIFamilyEvents(recording)) + frames.error(s, upstreamError.message) + DONE,
+      withEventIds(
+        frames.usageStart(s, COUNTED_INPUT) + contentFrames(s, openAIFamilyEvents(recording)) + frames.error(s, upstreamError.message) + DONE,
+      ),
     );
   });
 
@@ -428,10 +433,12 @@ describe('accounting profile, byte for byte', () => {
     const words: CanonicalEvent[] = ['This ', 'answer ', 'will ', 'not ', 'finish'].map((text) => ({ type: 'text', choice: 0, text }));
     assert.equal(
       res.text,
-      frames.usageStart(s, COUNTED_INPUT) +
-        contentFrames(s, words) +
-        frames.error(s, 'The mock provider failed mid-stream, as mock/error always does.') +
-        DONE,
+      withEventIds(
+        frames.usageStart(s, COUNTED_INPUT) +
+          contentFrames(s, words) +
+          frames.error(s, 'The mock provider failed mid-stream, as mock/error always does.') +
+          DONE,
+      ),
     );
   });
 });
@@ -459,7 +466,7 @@ describe('accounting profile chosen in the config', () => {
 
   it('lets a request ask for the plain openai profile with X-Sluice-Profile: openai', async () => {
     const res = await rawStream(gw.url, chatBody('mock/echo'), { 'x-sluice-profile': 'openai' });
-    assert.ok(res.text.startsWith('data: {"id":"chatcmpl-'));
+    assert.ok(res.text.startsWith('id: 1\ndata: {"id":"chatcmpl-'));
     assert.ok(!/usage_start|usage_final|"type":|response\.done|cost_usd/.test(res.text));
     assert.ok(res.text.endsWith(DONE));
   });

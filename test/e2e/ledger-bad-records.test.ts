@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { rawStream, requestRecord, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
+import { parseSse, rawStream, requestRecord, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
 import { createTestSchema, noPostgres, type TestSchema } from '../helpers/postgres.ts';
 
 /**
@@ -129,8 +129,8 @@ for (const engine of ENGINES) {
           `usage:${JSON.stringify({ prompt_tokens: promptTokens, completion_tokens: 2, total_tokens: 3 })}`,
         );
         // The client sees a number too, never what the upstream sent.
-        const usageFrame = text.split('\n\n').find((f) => f.includes('"usage":{'));
-        const usage = JSON.parse(usageFrame?.slice(6) ?? '{}').usage;
+        const usageFrame = parseSse(text).frames.find((f) => f.data.includes('"usage":{'));
+        const usage = JSON.parse(usageFrame?.data ?? '{}').usage;
         assert.deepEqual(usage, { prompt_tokens: stored, completion_tokens: 2, total_tokens: stored + 2 });
         const row = await assertLedgerKeepsGoing(id);
         assert.equal(row.usage.input_tokens, stored);

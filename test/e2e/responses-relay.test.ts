@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { APIError } from 'openai';
+import { withEventIds } from '../helpers/event-ids.ts';
 import { parseSse, rawStream, requestRecord, upstreamConfig, useUpstreamGateway } from '../helpers/gateway.ts';
 import { asSent } from '../helpers/responses-client.ts';
 import { checkResponsesStream, type TerminalResponse } from '../helpers/responses-grammar.ts';
@@ -42,7 +43,7 @@ describe('relay: a provider with its own Responses API (responses_api: true)', (
       assert.equal(raw.headers.get('content-type'), SSE_UTF8);
       // The recordings are framed `event:` + `data:` + blank line, as sluice frames: byte for byte,
       // except for the sequence numbers the older recordings lack (relay-grammar.ts).
-      assert.equal(raw.text, `${numbered(body)}data: [DONE]\n\n`);
+      assert.equal(raw.text, withEventIds(`${numbered(body)}data: [DONE]\n\n`));
       checkResponsesStream(raw.text, { upstream: true });
 
       const sent = upstream.requests.at(-1)!;
@@ -99,7 +100,7 @@ describe('relay: a provider with its own Responses API (responses_api: true)', (
     const head = body.slice(0, body.indexOf('event: response.output_item.added'));
     upstream.reply({ body: head, after: 'reset' });
     const raw = await rawStream(gw.url, { model: MODEL, input: 'hi', stream: true }, {}, '/v1/responses');
-    assert.ok(raw.text.startsWith(head));
+    assert.ok(raw.text.startsWith(withEventIds(head)));
     const { events, terminal } = checkResponsesStream(raw.text, { upstream: true });
     const created = lastResponse(head.slice(0, head.indexOf('event: response.in_progress')));
     const message = 'Could not complete the request to up: other side closed (UND_ERR_SOCKET)';

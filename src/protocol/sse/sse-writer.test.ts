@@ -46,7 +46,7 @@ describe('SseWriter', () => {
     assert.equal(response.headers['x-request-id'], 'req-1');
     assert.equal(response.headers['x-accel-buffering'], 'no');
     writer.finish('');
-    assert.equal(await one.body(), `data: 1\n\n${DONE_FRAME}`);
+    assert.equal(await one.body(), `id: 1\ndata: 1\n\nid: 2\n${DONE_FRAME}`);
   });
 
   it('takes the content type it is given (the Responses surface adds a charset)', async () => {
@@ -66,7 +66,7 @@ describe('SseWriter', () => {
     assert.equal(writes.at(-1), HEARTBEAT_FRAME);
     writer.finish('');
     const body = await one.body();
-    assert.match(body, /^(: heartbeat\n\n)+data: 1\n\n(: heartbeat\n\n)+data: \[DONE\]\n\n$/);
+    assert.match(body, /^(: heartbeat\n\n)+id: 1\ndata: 1\n\n(: heartbeat\n\n)+id: 2\ndata: \[DONE\]\n\n$/);
   });
 
   it('no heartbeat after the end', async () => {
@@ -75,7 +75,7 @@ describe('SseWriter', () => {
     writer.finish('');
     await one.body();
     await sleep(30);
-    assert.deepEqual(writes, ['data: 1\n\n']);
+    assert.deepEqual(writes, ['id: 1\ndata: 1\n\n']);
   });
 
   it('finish: the last frames and [DONE] in the one write that ends the response; nothing after it', async () => {
@@ -87,15 +87,15 @@ describe('SseWriter', () => {
     writer.write('data: 3\n\n');
     writer.finish('data: 4\n\n');
     writer.fail('data: 5\n\n');
-    assert.deepEqual(writes, ['data: 1\n\n']);
-    assert.equal(await one.body(), `data: 1\n\ndata: 2\n\n${DONE_FRAME}`);
+    assert.deepEqual(writes, ['id: 1\ndata: 1\n\n']);
+    assert.equal(await one.body(), `id: 1\ndata: 1\n\nid: 2\ndata: 2\n\nid: 3\n${DONE_FRAME}`);
   });
 
   it('fail: the error frames, then [DONE] (the headers first when nothing was sent)', async () => {
     const writer = new SseWriter(one.res, { requestId: 'req-1', heartbeatMs: 0 });
     writer.fail('data: {"error":{}}\n\n');
     assert.equal((await one.response).headers['content-type'], 'text/event-stream');
-    assert.equal(await one.body(), `data: {"error":{}}\n\n${DONE_FRAME}`);
+    assert.equal(await one.body(), `id: 1\ndata: {"error":{}}\n\nid: 2\n${DONE_FRAME}`);
   });
 
   it('dispose writes nothing and stops the heartbeat: the response is free for an HTTP error', async () => {
@@ -111,6 +111,60 @@ describe('SseWriter', () => {
     assert.equal(response.statusCode, 503);
     assert.equal(response.headers['content-type'], 'application/json');
     assert.equal(await one.body(), '{"error":{"code":"x"}}');
+  });
+
+  describe('event ids', () => {
+    it('every frame of a write gets its own id, counting on across writes; comments get none', async () => {
+      const writer = new SseWriter(one.res, { requestId: 'req-1', heartbeatMs: 0 });
+      writer.write('data: a\n\nevent: e\ndata: b\n\n: note\n\ndata: c\n\n');
+      writer.write('data: d\n\n');
+      writer.finish('data: e\n\n');
+      assert.equal(
+        await one.body(),
+        'id: 1\ndata: a\n\nid: 2\nevent: e\ndata: b\n\n: note\n\nid: 3\ndata: c\n\nid: 4\ndata: d\n\n' + `id: 5\ndata: e\n\nid: 6\n${DONE_FRAME}`,
+      );
+    });
+
+    it('records what it writes, as written, from the headers to [DONE]', async () => {
+      const recorded: string[] = [];
+      const recording = {
+        start: (type: string) => recorded.push(`start ${type}`),
+        record: (frames: string, lastId: number) => recorded.push(`${lastId}|${frames}`),
+        end: () => recorded.push('end'),
+      };
+      const writer = new SseWriter(one.res, { requestId: 'req-1', heartbeatMs: 0, recording });
+      writer.write('data: a\n\ndata: b\n\n');
+      writer.finish('data: c\n\n');
+      const body = await one.body();
+      assert.deepEqual(recorded, [
+        'start text/event-stream',
+        '2|id: 1\ndata: a\n\nid: 2\ndata: b\n\n',
+        `4|id: 3\ndata: c\n\nid: 4\n${DONE_FRAME}`,
+        'end',
+      ]);
+      assert.equal(body, recorded[1].slice(2) + recorded[2].slice(2));
+    });
+
+    it('with a recording, outlives its client: not ended, not congested, and it records to the end', async () => {
+      const recorded: string[] = [];
+      const recording = { start: () => {}, record: (frames: string) => recorded.push(frames), end: () => recorded.push('end') };
+      const writer = new SseWriter(one.res, { requestId: 'req-1', heartbeatMs: 5, recording });
+      writer.write(FLOOD);
+      assert.equal(writer.congested, true);
+      const drained = writer.waitForDrain(new AbortController().signal);
+      one.disconnect();
+      await once(one.res, 'close');
+      assert.equal(await settled(drained), true);
+      assert.equal(writer.ended, false);
+      assert.equal(writer.congested, false);
+      const before = writes.length;
+      writer.write('data: after\n\n');
+      await sleep(20);
+      writer.finish('');
+      assert.equal(writes.length, before, 'nothing more goes to the socket, not even a heartbeat');
+      assert.deepEqual(recorded.slice(1), ['id: 2\ndata: after\n\n', `id: 3\n${DONE_FRAME}`, 'end']);
+      assert.equal(writer.ended, true);
+    });
   });
 
   describe('waitForDrain', () => {
@@ -133,7 +187,8 @@ describe('SseWriter', () => {
       await drained;
       assert.equal(writer.congested, false);
       writer.finish('');
-      assert.equal((await one.body()).length, FLOOD.length + DONE_FRAME.length);
+      // FLOOD has no blank line: it is one frame, with one id line.
+      assert.equal((await one.body()).length, 'id: 1\n'.length + FLOOD.length + 'id: 2\n'.length + DONE_FRAME.length);
     });
 
     it('resolves when its signal aborts (a deadline, a shutdown), and at once for an aborted signal', async () => {

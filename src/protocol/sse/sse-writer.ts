@@ -7,6 +7,22 @@ export interface SseWriterOptions {
   contentType?: string;
   /** Comment frame after this long without output (also before the first frame). 0 disables. */
   heartbeatMs: number;
+  /** Where the frames are also kept, so that a client that lost its connection can resume (src/resume/). */
+  recording?: FrameRecording;
+}
+
+/**
+ * A resumable stream's copy of its frames. While it is set, the stream outlives its client: after
+ * a disconnect the frames go on being recorded (the request's scope bounds how long, with
+ * stream.resume.grace_s), so that the client can fetch them with `Last-Event-ID`.
+ */
+export interface FrameRecording {
+  /** The headers went out: the stream exists from now on. */
+  start(contentType: string): void;
+  /** The frames of one write, each with its `id:` line; `lastId` is the id of the last one. */
+  record(frames: string, lastId: number): void;
+  /** Nothing follows (called once, after `[DONE]` or when the stream was abandoned). */
+  end(): void;
 }
 
 /**
@@ -14,6 +30,10 @@ export interface SseWriterOptions {
  * first heartbeat, so that a failure before any output is still an HTTP error), heartbeats while
  * the stream is quiet, one write per call, back-pressure, and the guaranteed `[DONE]` at the end.
  * Timeouts and cancellation belong to the request's scope (pipeline/request-scope.ts).
+ *
+ * Every frame gets an `id:` line, the frame's number in its stream (1, 2, 3, ...; `[DONE]`
+ * included, comments not): the `Last-Event-ID` a client sends to resume (README "Resuming a
+ * stream"). A write may hold several frames, each ending at a blank line; each gets its own id.
  */
 export class SseWriter {
   private readonly res: ServerResponse;
@@ -21,6 +41,10 @@ export class SseWriter {
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private committedFlag = false;
   private endedFlag = false;
+  /** The client went away while a recording goes on. */
+  private clientGone = false;
+  /** The id of the last frame written. */
+  private lastId = 0;
   private drainWaiters: (() => void)[] = [];
 
   constructor(res: ServerResponse, options: SseWriterOptions) {
@@ -43,19 +67,22 @@ export class SseWriter {
 
   /** True while the client socket is over its high-water mark: stop reading the upstream. */
   get congested(): boolean {
-    return this.res.writableNeedDrain;
+    return !this.clientGone && this.res.writableNeedDrain;
   }
 
   write(frames: string): void {
     if (this.endedFlag || frames.length === 0) return;
     if (!this.committedFlag) this.commit();
-    this.res.write(frames);
+    const numbered = this.number(frames);
+    this.options.recording?.record(numbered, this.lastId);
+    if (this.clientGone) return;
+    this.res.write(numbered);
     this.heartbeatTimer?.refresh();
   }
 
   /** Resolves when the client has taken the buffered frames, has gone, or `signal` aborts. */
   waitForDrain(signal: AbortSignal): Promise<void> {
-    if (!this.res.writableNeedDrain || this.endedFlag || signal.aborted) return Promise.resolve();
+    if (!this.congested || this.endedFlag || signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         signal.removeEventListener('abort', done);
@@ -79,14 +106,44 @@ export class SseWriter {
   /** Stops the heartbeat without writing (the failure became an HTTP error instead). */
   dispose(): void {
     clearTimeout(this.heartbeatTimer);
+    if (this.committedFlag && !this.endedFlag) this.options.recording?.end();
     this.endedFlag = true;
     this.releaseWaiters();
   }
 
+  /**
+   * Gives each frame of `frames` its `id:` line. On the hot path (every upstream read): one
+   * indexOf per frame and string concatenation. Measured with a micro-benchmark (frames built from
+   * JSON.stringify and joined with +=, as a surface does, then written to a stub that UTF-8-encodes
+   * them as the socket does), best of 15 runs on the shared 2-core machine: a one-frame write
+   * 1.05 -> 1.35 us, a 20-frame write 13.9 -> 25.2 us, building the frames included. That is
+   * about 0.3 us per frame for a usual one-token read, under 1% of a streamed request's CPU;
+   * `npm run bench -- --duration 5 --rounds 1` could not tell it apart from its noise here.
+   */
+  private number(frames: string): string {
+    const first = frames.indexOf('\n\n');
+    // The usual write, one frame (a read of one token): no slicing.
+    if (first === frames.length - 2 && frames.charCodeAt(0) !== COLON) return 'id: ' + ++this.lastId + '\n' + frames;
+    let numbered = '';
+    let start = 0;
+    while (start < frames.length) {
+      const blank = frames.indexOf('\n\n', start);
+      const end = blank === -1 ? frames.length : blank + 2;
+      // A comment (`: ...`) is not an event: it gets no id, as heartbeats get none.
+      if (frames.charCodeAt(start) !== COLON) numbered += 'id: ' + ++this.lastId + '\n';
+      numbered += frames.slice(start, end);
+      start = end;
+    }
+    return numbered;
+  }
+
   private commit(): void {
     this.committedFlag = true;
+    const contentType = this.options.contentType ?? 'text/event-stream';
+    this.options.recording?.start(contentType);
+    if (this.clientGone) return;
     this.res.writeHead(200, {
-      'Content-Type': this.options.contentType ?? 'text/event-stream',
+      'Content-Type': contentType,
       'Cache-Control': 'no-cache',
       Connection: 'keep-alive',
       'X-Request-ID': this.options.requestId,
@@ -102,7 +159,13 @@ export class SseWriter {
     if (!this.committedFlag) this.commit();
     this.endedFlag = true;
     clearTimeout(this.heartbeatTimer);
-    if (!this.res.destroyed) this.res.end(last);
+    const numbered = this.number(last);
+    const recording = this.options.recording;
+    if (recording) {
+      recording.record(numbered, this.lastId);
+      recording.end();
+    }
+    if (!this.res.destroyed) this.res.end(numbered);
     this.releaseWaiters();
   }
 
@@ -113,7 +176,7 @@ export class SseWriter {
   };
 
   private onHeartbeat = (): void => {
-    if (this.endedFlag) return;
+    if (this.endedFlag || this.clientGone) return;
     if (!this.committedFlag) this.commit();
     this.res.write(HEARTBEAT_FRAME);
     this.heartbeatTimer?.refresh();
@@ -121,9 +184,13 @@ export class SseWriter {
 
   private onClose = (): void => {
     if (!this.res.writableFinished) {
-      this.endedFlag = true;
       clearTimeout(this.heartbeatTimer);
+      // A recorded stream goes on without its client, for the client to resume; else it ends here.
+      if (this.options.recording && !this.endedFlag) this.clientGone = true;
+      else this.endedFlag = true;
     }
     this.releaseWaiters();
   };
 }
+
+const COLON = 0x3a;

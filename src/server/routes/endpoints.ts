@@ -6,6 +6,7 @@ import { handleModelRequest } from '../../pipeline/handle-model-request.ts';
 import type { ModelOperation } from '../../pipeline/model-operation.ts';
 import { readJsonBody } from '../http-io.ts';
 import type { RouteCall } from '../route-table.ts';
+import { resumable } from './streams.ts';
 
 /**
  * A model route of a project's endpoint, `/{project}/{endpoint}/v1/...`: the same lifecycle as
@@ -20,7 +21,7 @@ export function endpointModelRoute(
     const { project, endpoint: name } = call.params;
     const endpoint = await call.ctx.governance.endpoint(project, name);
     const op = operation(call, endpoint);
-    const exchange = createExchange(call.res, call.requestId, op.renderError, statusOf);
+    const exchange = { ...createExchange(call.res, call.requestId, op.renderError, statusOf), resume: resumable(call) };
     const readBody = async () =>
       withEndpointModel(await readJsonBody(call.req, call.ctx.config.server.body_limit_bytes), endpoint);
     return handleModelRequest(exchange, call.req, readBody, op, endpointContext(call.ctx, project, name, endpoint));
