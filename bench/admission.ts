@@ -1,10 +1,12 @@
 /**
  * What the admit step of a governed request costs: `npx node bench/admission.ts [--requests N]`.
- * Runs admit + settle for a key on a tier with every limit on (requests and tokens per minute,
- * concurrency) and a daily budget, in memory and (with REDIS_URL) in Redis, and prints the CPU
- * per request of this process (the gateway's share; Redis's own CPU is not counted) against the
- * same calls for a caller without a tier. Sequential (one at a time: the latency of one
- * admission) and 32 at a time (what a busy gateway sees: Redis commands pipelined).
+ * Runs admit + settle alone for a key on the governed row's tier (governed-tier.ts: requests and
+ * tokens per minute and concurrency, per key and per project, a key's daily and a project's
+ * monthly budget), in memory and (with REDIS_URL) in Redis, and prints the CPU per request of
+ * this process (the gateway's share; Redis's own CPU is not counted) against the same calls for a
+ * caller without a tier. Sequential (one at a time: the latency of one admission) and 32 at a
+ * time (what a busy gateway sees: Redis commands pipelined). `npm run bench`'s governed row
+ * measures the same end to end, around real streams, where a few µs are within the noise.
  */
 import { parseArgs } from 'node:util';
 import { ledgerRecord } from '../test/helpers/ledger-records.ts';
@@ -114,7 +116,7 @@ async function report(name: string, redisUrl: string | undefined): Promise<void>
   await close();
 }
 
-console.log(`admission cost, ${REQUESTS} requests per run, ${KEYS} keys, every limit and a daily budget on`);
+console.log(`admission cost, ${REQUESTS} requests per run, ${KEYS} keys, the governed tier of npm run bench (governed-tier.ts)`);
 await report('memory', undefined);
 if (process.env.REDIS_URL) await report('redis', process.env.REDIS_URL);
 else console.log('redis   skipped: REDIS_URL not set');

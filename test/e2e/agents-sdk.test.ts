@@ -32,7 +32,9 @@ describe('@openai/agents against mock/tools', () => {
       });
       const openAIClient = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'unused', maxRetries: 0 });
       const runner = new Runner({ modelProvider: new OpenAIProvider({ openAIClient, useResponses }) });
-      const agent = new Agent({ name: 'weather', instructions: 'Use the tool.', model: 'mock/tools', tools: [lookup] });
+      // The settings the SDK's users set routinely, which /v1/responses used to refuse.
+      const modelSettings = { truncation: 'auto' as const, providerData: { prompt_cache_key: 'agent-1', safety_identifier: 'user-1' } };
+      const agent = new Agent({ name: 'weather', instructions: 'Use the tool.', model: 'mock/tools', tools: [lookup], modelSettings });
       const result = await runner.run(agent, 'What is the weather in Paris?', { maxTurns: 3 });
       assert.deepEqual(calls, ['Paris']);
       assert.equal(result.finalOutput, 'The tool returned: 18 degrees celsius in Paris');

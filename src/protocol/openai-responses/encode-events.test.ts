@@ -37,11 +37,16 @@ function response(status: string, output: unknown[], extra: Record<string, unkno
     reasoning: { effort: null, summary: null },
     store: true,
     temperature: null,
-    text: { format: { type: 'text' } },
+    text: { format: { type: 'text' }, verbosity: 'medium' },
     tool_choice: 'auto',
     tools: [],
     top_p: null,
+    top_logprobs: null,
+    max_tool_calls: null,
     truncation: 'disabled',
+    background: false,
+    prompt_cache_key: null,
+    safety_identifier: null,
     usage: status === 'in_progress' ? null : wireUsage,
     user: null,
     metadata: {},
@@ -64,8 +69,8 @@ const finish = (reason: 'stop' | 'length' | 'tool_calls' | 'content_filter'): Ca
  * Encodes a canonical stream and ends it as the surface does (closing, or failure), checks the
  * wire against the grammar, and gives back every event parsed.
  */
-function encode(events: CanonicalEvent[], end: { error: GatewayError } | null = null): Record<string, unknown>[] {
-  const encoder = new ResponsesEventEncoder(identity);
+function encode(events: CanonicalEvent[], end: { error: GatewayError } | null = null, asked = request): Record<string, unknown>[] {
+  const encoder = new ResponsesEventEncoder({ ...identity, request: asked });
   let wire = events.map((e) => encoder.encode(e)).join('');
   wire += end ? encoder.failure(end.error, usage) : encoder.closing(usage);
   const { events: parsed } = checkResponsesStream(`${wire}data: [DONE]\n\n`);
@@ -325,5 +330,28 @@ describe('ResponsesEventEncoder', () => {
       { type: 'response.output_item.done', sequence_number: 9, output_index: 0, item },
       { type: 'response.completed', sequence_number: 10, response: response('completed', [item]) },
     ]);
+  });
+
+  it('max_tool_calls: the calls past the limit are left out, as OpenAI ignores them', () => {
+    const events = [call(0, 'call_a', 'f'), args(0, '{}'), call(1, 'call_b', 'g'), args(1, '{"x":1}'), finish('tool_calls')];
+    const wire = encode(events, null, { ...request, max_tool_calls: 1 });
+    const terminal = wire.at(-1) as { response: { output: { call_id: string }[]; max_tool_calls: number } };
+    assert.deepEqual(
+      terminal.response.output.map((item) => item.call_id),
+      ['call_a'],
+    );
+    assert.equal(terminal.response.max_tool_calls, 1);
+    assert.equal(
+      wire.some((e) => JSON.stringify(e).includes('call_b')),
+      false,
+    );
+  });
+
+  it("logprobs ride on the output_text deltas and the part's done, as the provider gave them", () => {
+    const logprob = { token: 'Hi', logprob: -0.1, bytes: [72, 105], top_logprobs: [{ token: 'Hi', logprob: -0.1, bytes: [72, 105] }] };
+    const wire = encode([{ type: 'text', choice: 0, text: 'Hi', logprobs: [logprob] }, finish('stop')]);
+    const delta = wire.find((e) => e.type === 'response.output_text.delta');
+    const done = wire.find((e) => e.type === 'response.output_text.done');
+    assert.deepEqual([delta?.logprobs, done?.logprobs], [[logprob], [logprob]]);
   });
 });

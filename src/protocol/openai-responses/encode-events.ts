@@ -1,6 +1,6 @@
 import { errorObject } from '../../errors/render.ts';
 import type { GatewayError } from '../../errors/gateway-error.ts';
-import type { CanonicalEvent, UrlCitation } from '../canonical/events.ts';
+import type { CanonicalEvent, TokenLogprob, UrlCitation } from '../canonical/events.ts';
 import type { FinishReason } from '../canonical/finish-reason.ts';
 import type { Usage } from '../canonical/usage.ts';
 import { namedFrame } from '../sse/frames.ts';
@@ -40,7 +40,7 @@ export class ResponsesEventEncoder {
     if ('choice' in event && event.choice !== 0) return '';
     switch (event.type) {
       case 'text':
-        return event.text ? this.start() + this.messageDelta('output_text', event.text) : '';
+        return event.text ? this.start() + this.messageDelta('output_text', event.text, event.logprobs) : '';
       case 'refusal':
         return event.text ? this.start() + this.messageDelta('refusal', event.text) : '';
       case 'annotation':
@@ -48,9 +48,9 @@ export class ResponsesEventEncoder {
       case 'reasoning':
         return this.start() + this.reasoningDelta(event.text, event.signature);
       case 'tool-call-start':
-        return this.start() + this.callStart(event.index, event.id, event.name);
+        return this.overCallLimit(event.index) ? '' : this.start() + this.callStart(event.index, event.id, event.name);
       case 'tool-call-delta':
-        return this.callDelta(event.index, event.arguments);
+        return this.overCallLimit(event.index) ? '' : this.callDelta(event.index, event.arguments);
       case 'finish':
         this.finish ??= event.reason;
         return '';
@@ -124,11 +124,21 @@ export class ResponsesEventEncoder {
     return { frames: this.event('response.output_item.added', { output_index: index, item: announced }), index };
   }
 
-  private messageDelta(kind: 'output_text' | 'refusal', text: string): string {
+  /**
+   * `max_tool_calls`, which sluice enforces: OpenAI ignores the calls past the limit, so they are
+   * left out of the response (canonical calls are numbered from 0 in the order they start).
+   */
+  private overCallLimit(index: number): boolean {
+    const max = this.identity.request.max_tool_calls;
+    return max != null && index >= max;
+  }
+
+  private messageDelta(kind: 'output_text' | 'refusal', text: string, logprobs: TokenLogprob[] = []): string {
     const { frames, where, part } = this.openPart(kind);
     if (part.type === 'output_text') {
       part.text += text;
-      return frames + this.event('response.output_text.delta', { ...where, delta: text, logprobs: [] });
+      part.logprobs.push(...logprobs);
+      return frames + this.event('response.output_text.delta', { ...where, delta: text, logprobs });
     }
     part.refusal += text;
     return frames + this.event('response.refusal.delta', { ...where, delta: text });
@@ -189,7 +199,7 @@ export class ResponsesEventEncoder {
     m.part = null;
     const done =
       part.type === 'output_text'
-        ? this.event('response.output_text.done', { ...where, text: part.text, logprobs: [] })
+        ? this.event('response.output_text.done', { ...where, text: part.text, logprobs: part.logprobs })
         : this.event('response.refusal.done', { ...where, refusal: part.refusal });
     return done + this.event('response.content_part.done', { ...where, part: { ...part } });
   }

@@ -23,5 +23,24 @@ export function parseResponsesRequest(body: unknown): ResponsesRequest {
   }
   const result = responsesRequestSchema.safeParse(body);
   if (!result.success) throw schemaError(result.error);
+  rejectHostedChoice(result.data.tool_choice);
   return result.data;
+}
+
+/** A tool_choice naming a hosted tool (or allowing one) is refused like the tool itself. */
+function rejectHostedChoice(choice: ResponsesRequest['tool_choice']): void {
+  if (choice === undefined || typeof choice === 'string' || choice.type === 'function') return;
+  if (choice.type === 'allowed_tools') {
+    const { tools } = choice as { tools: { type: string }[] };
+    const i = tools.findIndex((t) => t.type !== 'function');
+    if (i < 0) return;
+    throw errors.invalidRequest(
+      `Tool type '${tools[i].type}' is not supported: sluice serves function tools only.`,
+      `tool_choice.tools[${i}].type`,
+    );
+  }
+  throw errors.invalidRequest(
+    `tool_choice '${choice.type}' names a tool sluice does not serve (function tools only).`,
+    'tool_choice',
+  );
 }

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 
 /**
- * The /v1/responses body. Strict: a field sluice would silently ignore is a 400 naming it, so a
- * client never believes a hosted tool or a background run happened when it did not.
+ * The /v1/responses body: every parameter of OpenAI's Responses API (the openai SDK's
+ * ResponseCreateParamsBase), and nothing else. Strict: an unknown field is a 400 naming it. What
+ * each parameter does on a translated target is to-canonical.ts's business; the few that sluice
+ * cannot honour there and whose absence would change the answer (a hosted tool, a background run,
+ * a stored prompt or conversation) are refused by unhonoured.ts, never silently ignored.
  */
 const inputText = z.object({ type: z.literal('input_text'), text: z.string() });
 const inputImage = z.object({
@@ -50,6 +53,21 @@ const functionTool = z.strictObject({
   strict: z.boolean().nullable().optional(),
 });
 
+/** Several tools named at once: the model may call only those (`mode: required`: one of them). */
+const allowedTools = z.strictObject({
+  type: z.literal('allowed_tools'),
+  mode: z.enum(['auto', 'required']),
+  tools: z.array(z.looseObject({ type: z.string(), name: z.string().optional() })),
+});
+
+const toolChoice = z.union([
+  z.enum(['none', 'auto', 'required']),
+  z.object({ type: z.literal('function'), name: z.string() }),
+  allowedTools,
+  // A hosted tool's choice (web_search_preview, mcp, custom, shell, ...): refused like the tool.
+  z.looseObject({ type: z.string() }),
+]);
+
 const textFormat = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text') }),
   z.object({ type: z.literal('json_object') }),
@@ -67,9 +85,9 @@ export const responsesRequestSchema = z.strictObject({
   input: z.union([z.string(), z.array(inputItem)]),
   instructions: z.string().nullable().optional(),
   tools: z.array(functionTool).optional(),
-  tool_choice: z
-    .union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), name: z.string() })])
-    .optional(),
+  tool_choice: toolChoice.optional(),
+  /** Enforced by sluice: calls past the limit are left out of the response. */
+  max_tool_calls: z.number().int().nonnegative().nullable().optional(),
   parallel_tool_calls: z.boolean().nullable().optional(),
   max_output_tokens: z.number().int().positive().nullable().optional(),
   temperature: z.number().min(0).max(2).nullable().optional(),
@@ -78,22 +96,48 @@ export const responsesRequestSchema = z.strictObject({
     .strictObject({
       effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).nullable().optional(),
       summary: z.enum(['auto', 'concise', 'detailed']).nullable().optional(),
+      generate_summary: z.enum(['auto', 'concise', 'detailed']).nullable().optional(),
+      context: z.enum(['auto', 'current_turn', 'all_turns']).nullable().optional(),
+      mode: z.string().nullable().optional(),
     })
     .nullable()
     .optional(),
-  text: z.strictObject({ format: textFormat.optional(), verbosity: z.string().optional() }).optional(),
+  text: z
+    .strictObject({ format: textFormat.optional(), verbosity: z.enum(['low', 'medium', 'high']).nullable().optional() })
+    .optional(),
   metadata: z.record(z.string(), z.string()).nullable().optional(),
   stream: z.boolean().nullable().optional(),
   store: z.boolean().nullable().optional(),
   previous_response_id: z.string().nullable().optional(),
   user: z.string().optional(),
-  // Accepted because they change nothing sluice does: it never truncates, and it always streams usage.
-  truncation: z.literal('disabled').nullable().optional(),
-  /** Fallbacks in the OpenRouter way, read by routing (src/routing/request-routing.ts), never sent upstream. */
-  models: z.array(z.string()).optional(),
+  /** Used with `include: ["message.output_text.logprobs"]`, where the target has logprobs. */
+  top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
   include: z.array(z.string()).nullable().optional(),
   service_tier: z.string().nullable().optional(),
   stream_options: z.looseObject({}).nullable().optional(),
+  // Forwarded to OpenAI-compatible upstreams (Chat Completions has them too); hints elsewhere.
+  prompt_cache_key: z.string().nullable().optional(),
+  prompt_cache_retention: z.string().nullable().optional(),
+  prompt_cache_options: z.looseObject({}).nullable().optional(),
+  safety_identifier: z.string().nullable().optional(),
+  // Harmless to accept: sluice never truncates the input (`auto` lets OpenAI drop the oldest items
+  // of an overlong one instead of failing; a translated target fails it as it would have), and an
+  // image compression policy is an optimisation.
+  truncation: z.enum(['auto', 'disabled']).nullable().optional(),
+  image: z.looseObject({}).nullable().optional(),
+  // OpenAI's own services: refused on translated targets when asked for (unhonoured.ts).
+  background: z.boolean().nullable().optional(),
+  conversation: z
+    .union([z.string(), z.looseObject({ id: z.string() })])
+    .nullable()
+    .optional(),
+  prompt: z.looseObject({ id: z.string() }).nullable().optional(),
+  moderation: z.looseObject({ model: z.string() }).nullable().optional(),
+  context_management: z
+    .array(z.looseObject({ type: z.string() }))
+    .nullable()
+    .optional(),
+  access_programs: z.looseObject({ cyber: z.string().optional() }).nullable().optional(),
 });
 
 export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;

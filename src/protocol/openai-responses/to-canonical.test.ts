@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { CanonicalMessage } from '../canonical/request.ts';
+import type { CanonicalFunctionTool, CanonicalMessage } from '../canonical/request.ts';
 import { parseResponsesRequest } from './parse-request.ts';
 import { responsesToCanonical } from './to-canonical.ts';
+import { refuseUnhonoured } from './unhonoured.ts';
 
 /** The client's body through the door (schema) and into the canonical request. */
 const convert = (body: Record<string, unknown>, history: CanonicalMessage[] = []) => responsesToCanonical(parseResponsesRequest(body), history);
@@ -188,11 +190,27 @@ describe('responsesToCanonical', () => {
         /Tool type 'file_search' is not supported/,
       );
     });
-    it('background', () => {
-      rejects({ model: 'up/m', input: 'Go', background: true }, 'background', /^Unsupported parameter: 'background'\.$/);
+    it('a tool_choice naming a hosted tool, or allowing one', () => {
+      rejects({ model: 'up/m', input: 'Go', tool_choice: { type: 'web_search_preview' } }, 'tool_choice', /web_search_preview/);
+      rejects(
+        {
+          model: 'up/m',
+          input: 'Go',
+          tool_choice: {
+            type: 'allowed_tools',
+            mode: 'auto',
+            tools: [
+              { type: 'function', name: 'f' },
+              { type: 'mcp', server_label: 's' },
+            ],
+          },
+        },
+        'tool_choice.tools[1].type',
+        /Tool type 'mcp'/,
+      );
     });
     it('an unknown field', () => {
-      rejects({ model: 'up/m', input: 'Go', prompt: { id: 'pmpt_1' } }, 'prompt', /^Unsupported parameter: 'prompt'\.$/);
+      rejects({ model: 'up/m', input: 'Go', promt: { id: 'pmpt_1' } }, 'promt', /^Unsupported parameter: 'promt'\.$/);
     });
     it('an unknown nested field (it would otherwise be dropped without a word)', () => {
       rejects(
@@ -212,5 +230,124 @@ describe('responsesToCanonical', () => {
     it('a missing input', () => {
       rejects({ model: 'up/m' }, 'input', /Invalid value for 'input'/);
     });
+  });
+});
+
+/**
+ * Every parameter of the Responses API, as the openai SDK declares them (ResponseCreateParamsBase
+ * in node_modules/openai/resources/responses/responses.d.ts), with a value a client sends.
+ */
+const everyParameter: Record<string, unknown> = {
+  access_programs: { cyber: 'standard' },
+  background: false,
+  context_management: null,
+  conversation: null,
+  image: { context_compression: 'auto' },
+  include: ['reasoning.encrypted_content'],
+  input: 'Go',
+  instructions: 'Be brief.',
+  max_output_tokens: 100,
+  max_tool_calls: 2,
+  metadata: { team: 'a' },
+  model: 'up/m',
+  moderation: null,
+  parallel_tool_calls: true,
+  previous_response_id: null,
+  prompt: null,
+  prompt_cache_key: 'tenant-1',
+  prompt_cache_options: { ttl: '30m' },
+  prompt_cache_retention: '24h',
+  reasoning: { effort: 'low', summary: 'auto', generate_summary: null, context: 'auto', mode: 'standard' },
+  safety_identifier: 'user-hash',
+  service_tier: 'auto',
+  store: false,
+  stream: true,
+  stream_options: { include_obfuscation: false },
+  temperature: 1,
+  text: { format: { type: 'text' }, verbosity: 'low' },
+  tool_choice: 'auto',
+  tools: [{ type: 'function', name: 'f', parameters: { type: 'object' }, strict: true }],
+  top_logprobs: 3,
+  top_p: 1,
+  truncation: 'auto',
+  user: 'u-1',
+};
+
+describe('every Responses API parameter', () => {
+  it('the schema knows each one the openai SDK declares', () => {
+    const declared = readFileSync(new URL('../../../node_modules/openai/resources/responses/responses.d.ts', import.meta.url), 'utf8');
+    const base = /export interface ResponseCreateParamsBase \{([\s\S]*?)\n\}/.exec(declared)![1];
+    const names = [...base.matchAll(/^ {4}([a-z_]+)\??:/gm)].map((m) => m[1]).sort();
+    assert.deepEqual(Object.keys(everyParameter).sort(), names);
+    parseResponsesRequest(everyParameter);
+  });
+
+  it('the hints reach an OpenAI-compatible upstream under their Chat Completions names; the rest changes nothing', () => {
+    const chat = convert(everyParameter);
+    assert.deepEqual(chat.extra, {
+      prompt_cache_key: 'tenant-1',
+      prompt_cache_retention: '24h',
+      prompt_cache_options: { ttl: '30m' },
+      safety_identifier: 'user-hash',
+      verbosity: 'low',
+    });
+    // Logprobs only when the output is to include them.
+    assert.equal(chat.logprobs, undefined);
+    assert.equal(chat.top_logprobs, undefined);
+    const withLogprobs = convert({ ...everyParameter, include: ['message.output_text.logprobs'] });
+    assert.deepEqual([withLogprobs.logprobs, withLogprobs.top_logprobs], [true, 3]);
+  });
+
+  it('max_tool_calls: 0 is tool_choice none; allowed_tools offers the tools it names, in its mode', () => {
+    const tools = [
+      { type: 'function', name: 'a' },
+      { type: 'function', name: 'b' },
+    ];
+    assert.equal(convert({ model: 'up/m', input: 'Go', tools, tool_choice: 'required', max_tool_calls: 0 }).tool_choice, 'none');
+    const allowed = convert({
+      model: 'up/m',
+      input: 'Go',
+      tools,
+      tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'b' }] },
+    });
+    assert.deepEqual(
+      allowed.tools?.map((t) => (t as CanonicalFunctionTool).function.name),
+      ['b'],
+    );
+    assert.equal(allowed.tool_choice, 'required');
+  });
+});
+
+describe('unhonoured: OpenAI services a translated target cannot give', () => {
+  const refused = (extra: Record<string, unknown>, dropParams = false) => {
+    try {
+      refuseUnhonoured(parseResponsesRequest({ model: 'anthropic/x', input: 'Go', ...extra }), 'anthropic', dropParams);
+      return null;
+    } catch (err) {
+      assert.ok(err instanceof GatewayError);
+      assert.equal(err.status, 400);
+      return err.param;
+    }
+  };
+
+  it('a 400 naming each, unless drop_params', () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ background: true }, 'background'],
+      [{ conversation: 'conv_1' }, 'conversation'],
+      [{ conversation: { id: 'conv_1' } }, 'conversation'],
+      [{ prompt: { id: 'pmpt_1', version: '2' } }, 'prompt'],
+      [{ moderation: { model: 'omni-moderation-latest' } }, 'moderation'],
+      [{ context_management: [{ type: 'compaction', compact_threshold: 1000 }] }, 'context_management'],
+      [{ access_programs: { cyber: 'daybreak_blue' } }, 'access_programs.cyber'],
+    ];
+    for (const [extra, param] of cases) {
+      assert.equal(refused(extra), param, param);
+      assert.equal(refused(extra, true), null, `${param} under drop_params`);
+    }
+  });
+
+  it('their harmless values pass', () => {
+    assert.equal(refused(everyParameter), null);
+    assert.equal(refused({ background: null, context_management: [], access_programs: {} }), null);
   });
 });

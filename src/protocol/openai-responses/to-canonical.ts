@@ -71,8 +71,13 @@ function userContent(content: Extract<ResponsesInputItem, { role: string }>['con
 
 /**
  * The whole Responses request as a canonical request, after the stored conversation it continues.
- * `stream` is the surface's; fields with no canonical meaning (store, include, truncation, ...)
- * are the surface's too.
+ * `stream` is the surface's; fields with no canonical meaning (store, truncation, background:
+ * false, ...) are the surface's too. The prompt-cache hints, `safety_identifier` and
+ * `text.verbosity` ride in `extra`, so an OpenAI-compatible upstream gets them under the names
+ * Chat Completions gives them (native providers do without a hint). Logprobs are asked for when
+ * the client includes them in the output (`include: ["message.output_text.logprobs"]`);
+ * `max_tool_calls: 0` is `tool_choice: "none"` (a larger limit is enforced on the output, see
+ * encode-events.ts); `allowed_tools` narrows the tools offered to the ones it names.
  */
 export function responsesToCanonical(request: ResponsesRequest, history: readonly CanonicalMessage[]): CanonicalRequest {
   const input: ResponsesInputItem[] =
@@ -83,18 +88,20 @@ export function responsesToCanonical(request: ResponsesRequest, history: readonl
   messages.push(...history, ...itemsToMessages(input));
   const canonical: CanonicalRequest = { model: request.model, messages };
   if (request.tools) {
-    canonical.tools = request.tools.map((t) => ({
-      type: 'function' as const,
-      function: {
-        name: t.name,
-        ...(t.description ? { description: t.description } : {}),
-        ...(t.parameters ? { parameters: t.parameters } : {}),
-        ...(t.strict != null ? { strict: t.strict } : {}),
-      },
-    }));
+    const allowed = allowedTools(request.tool_choice);
+    canonical.tools = request.tools
+      .filter((t) => !allowed || allowed.has(t.name))
+      .map((t) => ({
+        type: 'function' as const,
+        function: {
+          name: t.name,
+          ...(t.description ? { description: t.description } : {}),
+          ...(t.parameters ? { parameters: t.parameters } : {}),
+          ...(t.strict != null ? { strict: t.strict } : {}),
+        },
+      }));
   }
-  const choice = request.tool_choice;
-  if (choice) canonical.tool_choice = typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+  applyToolChoice(request, canonical);
   if (request.parallel_tool_calls != null) canonical.parallel_tool_calls = request.parallel_tool_calls;
   if (request.max_output_tokens != null) canonical.max_completion_tokens = request.max_output_tokens;
   if (request.temperature != null) canonical.temperature = request.temperature;
@@ -102,6 +109,16 @@ export function responsesToCanonical(request: ResponsesRequest, history: readonl
   if (request.reasoning?.effort) canonical.reasoning_effort = request.reasoning.effort;
   if (request.metadata) canonical.metadata = request.metadata;
   if (request.user) canonical.user = request.user;
+  if (request.include?.includes('message.output_text.logprobs')) {
+    canonical.logprobs = true;
+    if (request.top_logprobs != null) canonical.top_logprobs = request.top_logprobs;
+  }
+  const extra: Record<string, unknown> = {};
+  for (const key of ['prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'safety_identifier'] as const) {
+    if (request[key] != null) extra[key] = request[key];
+  }
+  if (request.text?.verbosity != null) extra.verbosity = request.text.verbosity;
+  if (Object.keys(extra).length > 0) canonical.extra = extra;
   const format = request.text?.format;
   if (format?.type === 'json_object') canonical.response_format = { type: 'json_object' };
   if (format?.type === 'json_schema') {
@@ -116,4 +133,22 @@ export function responsesToCanonical(request: ResponsesRequest, history: readonl
     };
   }
   return canonical;
+}
+
+/** The tools an `allowed_tools` choice names (undefined: no such choice, every tool is offered). */
+function allowedTools(choice: ResponsesRequest['tool_choice']): Set<string | undefined> | undefined {
+  if (typeof choice !== 'object' || choice.type !== 'allowed_tools') return undefined;
+  return new Set((choice as { tools: { name?: string }[] }).tools.map((t) => t.name));
+}
+
+/** tool_choice as a mode or a function (allowed_tools: its mode), and max_tool_calls: 0 as none. */
+function applyToolChoice(request: ResponsesRequest, canonical: CanonicalRequest): void {
+  const choice = request.tool_choice;
+  if (typeof choice === 'string') canonical.tool_choice = choice;
+  else if (choice?.type === 'function' && typeof choice.name === 'string') {
+    canonical.tool_choice = { type: 'function', function: { name: choice.name } };
+  } else if (choice?.type === 'allowed_tools') {
+    canonical.tool_choice = (choice as { mode: 'auto' | 'required' }).mode;
+  }
+  if (request.max_tool_calls === 0 && canonical.tools?.length) canonical.tool_choice = 'none';
 }

@@ -415,3 +415,10 @@ describe('anthropic request: response_format', () => {
     rejects({ messages: hi, tools: [{ type: 'function', function: { name: 'sluice_structured_output' } }] }, 'tools[0].function.name');
   });
 });
+
+describe('anthropic request: safety_identifier', () => {
+  it('is metadata.user_id when no user is named', () => {
+    assert.deepEqual(body({ messages: hi, safety_identifier: 'hash-1' }).metadata, { user_id: 'hash-1' });
+    assert.deepEqual(body({ messages: hi, safety_identifier: 'hash-1', user: 'u-2' }).metadata, { user_id: 'u-2' });
+  });
+});

@@ -39,7 +39,10 @@ export function buildAnthropicRequest(
   const format = anthropicResponseFormat(request, model, thinking, unsupported);
   if (format.output_config) body.output_config = format.output_config;
   Object.assign(body, convertTools(request, thinking, unsupported, format.answerTool));
-  const userId = request.user ?? request.metadata?.user_id;
+  // OpenAI's safety_identifier (not modelled, so in `extra`) names the end user for abuse
+  // detection, which is what Anthropic's user_id is for.
+  const safety = request.extra?.safety_identifier;
+  const userId = request.user ?? request.metadata?.user_id ?? (typeof safety === 'string' ? safety : undefined);
   if (userId) body.metadata = { user_id: userId };
   const tier = serviceTier(request.service_tier, unsupported);
   if (tier) body.service_tier = tier;
