@@ -120,6 +120,24 @@ function ledgerStoreContract(name: string, site: () => Promise<StoreSite>, skip:
         finishReason: 'length',
         prompt: 'Ünïcödé prompt: 日本語, emoji 👩‍💻, RTL שלום, combining é',
         completion: `${'🦀'.repeat(1000)} end`,
+        attempts: [
+          {
+            provider: 'bedrock',
+            model: 'claude-ünï',
+            status: null,
+            errorCode: 'upstream_connection_error',
+            fallbackReason: 'connection_error',
+            latencyMs: 3,
+          },
+          {
+            provider: 'anthropic',
+            model: 'claude-sonnet-4-5',
+            status: 529,
+            errorCode: 'upstream_overloaded',
+            fallbackReason: null,
+            latencyMs: 2_000,
+          },
+        ],
       });
       const sparse = ledgerRecord({
         requestId: 'req_sparse',

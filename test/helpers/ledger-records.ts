@@ -34,6 +34,7 @@ export function ledgerRecord(overrides: Partial<LedgerRecord> = {}): LedgerRecor
     billing: null,
     upstreamErrorType: null,
     upstreamErrorCode: null,
+    attempts: null,
     ...overrides,
   };
 }
