@@ -86,8 +86,8 @@ async function run(command: Command, args: string[]): Promise<void> {
       );
       if (values.help) return console.log(usage.check);
       if (positionals.length !== 1) throw new UsageError('sluice check: name one stream: a file, a URL, or - for stdin.');
-      if (values.kind !== undefined && values.kind !== 'chat' && values.kind !== 'responses') {
-        throw new UsageError(`sluice check: --kind is chat or responses, not "${values.kind}".`);
+      if (values.kind !== undefined && values.kind !== 'chat' && values.kind !== 'responses' && values.kind !== 'messages') {
+        throw new UsageError(`sluice check: --kind is chat, responses or messages, not "${values.kind}".`);
       }
       const { check } = await import('./check.ts');
       process.exitCode = await check({

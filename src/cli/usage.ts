@@ -6,7 +6,7 @@ Usage:
   sluice serve [--port N] [--host H] [--config FILE]
   sluice pricing <provider/model|alias> [--input N] [--output N] [--cached N] [--config FILE]
   sluice logs [--follow] [--url URL] [--limit N] [--model M] [--provider P] [--outcome ok|error|cancelled]
-  sluice check <file|url|-> [--json] [--kind chat|responses] [--data body.json] [--key K]
+  sluice check <file|url|-> [--json] [--kind chat|responses|messages] [--data body.json] [--key K]
   sluice projects create|list ...
   sluice keys create|list|revoke|rotate ...
   sluice endpoints create|list ...
@@ -47,7 +47,7 @@ Prints the recent requests of a running gateway from its request log (oldest fir
   -h, --help       this help
 The gateway's master key is read from SLUICE_MASTER_KEY.`,
 
-  check: `Usage: sluice check <file|url|-> [--json] [--kind chat|responses] [--data body.json] [--key K]
+  check: `Usage: sluice check <file|url|-> [--json] [--kind chat|responses|messages] [--data body.json] [--key K]
 
 Checks a chat-completions or Responses stream (SSE) against the stream contract and prints every
 violation with its frame number: role first, one stable id, tool-call indexes with id and name on
@@ -58,7 +58,7 @@ exactly one terminal event. \`: heartbeat\` comments, \`id:\` lines and x_ vendo
   <url>            fetched with GET, or POSTed the JSON in --data; its answer must be a stream
   --data FILE      POST this request body (it must ask for "stream": true)
   --key K          sent as Authorization: Bearer K (SLUICE_API_KEY)
-  --kind K         chat or responses, instead of telling them apart from the first frames
+  --kind K         chat, responses or messages, instead of telling them apart from the first frames
   --json           print {source, kind, frames, conforming, violations: [{frame, rule, message}]}
   -h, --help       this help
 Exit code: 0 conforming, 1 violations found, 2 the stream could not be read (or a bad command line).`,

@@ -59,6 +59,15 @@ describe('sluice check', () => {
     assert.match(r.stdout, /gpt4o-parallel-tool-calls\.sse: chat completions stream, 8 frames: conforming\n$/);
   });
 
+  it('an Anthropic Messages recording is told apart and conforms; --kind messages says so too', async () => {
+    const path = fixturePath('anthropic/parallel-tool-use.sse');
+    const r = await sluiceCheck([path]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /parallel-tool-use\.sse: Anthropic Messages stream, \d+ frames: conforming\n$/);
+    const forced = await sluiceCheck(['--kind', 'messages', path]);
+    assert.equal(forced.code, 0, forced.stderr);
+  });
+
   it('violations: each with its frame and rule, exit 1; --json for scripts', async () => {
     const path = file('cut.sse', [role(), text('Hi'), text('!')].join(''));
     const human = await sluiceCheck([path]);
@@ -126,7 +135,7 @@ describe('sluice check', () => {
         /answered HTTP 401/,
       ],
       [[], /^sluice check: name one stream: a file, a URL, or - for stdin\. See sluice check --help\.$/],
-      [['--kind', 'other', '-'], /^sluice check: --kind is chat or responses, not "other"/],
+      [['--kind', 'other', '-'], /^sluice check: --kind is chat, responses or messages, not "other"/],
     ];
     for (const [args, pattern] of cases) {
       const r = await sluiceCheck(args);
