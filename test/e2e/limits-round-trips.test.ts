@@ -130,7 +130,8 @@ describe('Redis round trips of the limits and budgets', { skip: noRedis }, () =>
         ) > 0,
       );
     } finally {
-      await direct.keys(`${prefix}*`).then((keys) => keys.length > 0 && direct.del(keys));
+      const left = await direct.keys(`${prefix}*`);
+      if (left.length > 0) await direct.del(left);
       direct.destroy();
     }
   });
