@@ -301,7 +301,13 @@ describe('resumable streams in Redis: another instance serves the resume', () =>
     // One store for both, so that a key created on one is known on the other.
     dir = mkdtempSync(join(tmpdir(), 'sluice-resume-'));
     const store = { path: join(dir, 'sluice.db') };
-    const config = { ...upstreamConfig(upstream.url), auth: { master_key: MASTER }, limits, store, stream: { resume: { enabled: true } } };
+    const config = {
+      ...upstreamConfig(upstream.url),
+      auth: { master_key: MASTER },
+      limits,
+      store,
+      stream: { resume: { enabled: true, ttl_s: 2 } },
+    };
     first = await startGateway(config);
     second = await startGateway(config);
   });
@@ -336,5 +342,19 @@ describe('resumable streams in Redis: another instance serves the resume', () =>
     await res.text();
     assert.equal((await resume(second.url, other.key, requestId, 0)).status, 404);
     assert.equal((await resume(second.url, MASTER, 'nosuchstream0000000b', 0)).status, 404);
+  });
+
+  it('another instance answers 410 for a stream that expired in Redis', async (t) => {
+    if (!redisUrl) return t.skip('REDIS_URL is not set: the Redis-backed buffer is not tested');
+    const res = await post(first.url, MASTER);
+    const requestId = res.headers.get('x-request-id')!;
+    await res.text();
+    // Redis expires the stream's keys ttl_s (2 s) after its last write.
+    await sleep(3_500);
+    const gone = await resume(second.url, MASTER, requestId, 0);
+    assert.equal(gone.status, 410);
+    const body = (await gone.json()) as any;
+    assert.equal(body.error.code, 'stream_expired');
+    assert.match(body.error.message, /ttl_s/);
   });
 });
