@@ -1,5 +1,9 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
-import { MessagesEventEncoder, type MessageIdentity } from '../protocol/anthropic-messages/encode-events.ts';
+import {
+  MESSAGES_SSE_DIALECT,
+  MessagesEventEncoder,
+  type MessageIdentity,
+} from '../protocol/anthropic-messages/encode-events.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { MessagesRelay } from '../providers/types.ts';
 import { callOnce } from './call-once.ts';
@@ -22,6 +26,7 @@ function streamOptions(run: RunScope, options: RunMessagesOptions): RunStreamOpt
   return {
     provider: run.target.provider,
     timings: options.timings,
+    dialect: MESSAGES_SSE_DIALECT,
     onAcknowledged: () => run.accountant.markAcknowledged(),
   };
 }

@@ -2,7 +2,7 @@ import type { Accountant } from '../accounting/accountant.ts';
 import { errors } from '../errors/catalog.ts';
 import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
-import { SseWriter } from '../protocol/sse/sse-writer.ts';
+import { type SseDialect, SseWriter } from '../protocol/sse/sse-writer.ts';
 import type { Exchange } from './exchange.ts';
 import type { RequestScope } from './request-scope.ts';
 import { streamEnd } from './stream-end.ts';
@@ -121,6 +121,8 @@ export interface RunStreamOptions {
   provider: string;
   timings: StreamTimings;
   contentType?: string;
+  /** The surface API's keep-alive and end marker (sse-writer.ts); OpenAI's by default. */
+  dialect?: SseDialect;
   /** The upstream acknowledged the request (2xx). */
   onAcknowledged?: () => void;
 }
@@ -140,6 +142,7 @@ export async function runStream<T>(
   const writer = new SseWriter(exchange.res, {
     requestId: exchange.requestId,
     contentType: options.contentType,
+    dialect: options.dialect,
     heartbeatMs: options.timings.heartbeatMs,
     recording: exchange.resume?.recording,
   });

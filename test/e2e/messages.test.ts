@@ -145,6 +145,28 @@ describe('/v1/messages with the mock provider, through @anthropic-ai/sdk', () =>
     );
   });
 
+  it('keeps a quiet stream alive with ping events, and ends at message_stop without [DONE]', async () => {
+    const quiet = await startGateway({ auth: { master_key: MASTER }, stream: { heartbeat_s: 0.1 } });
+    try {
+      const raw = await rawStream(
+        quiet.url,
+        { model: 'mock/slow', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'a b' }] },
+        { 'x-api-key': MASTER },
+        '/v1/messages',
+      );
+      assert.equal(raw.status, 200);
+      const { frames, comments } = parseSse(raw.text);
+      assert.deepEqual(comments, []);
+      const pings = frames.filter((f) => f.event === 'ping');
+      assert.ok(pings.length > 0, 'pings while the mock waits between tokens');
+      for (const ping of pings) assert.deepEqual(JSON.parse(ping.data), { type: 'ping' });
+      assert.equal(frames.at(-1)?.event, 'message_stop');
+      assert.ok(!raw.text.includes('[DONE]'));
+    } finally {
+      await quiet.close();
+    }
+  });
+
   it('counts tokens locally for a provider without a count endpoint, flagged as an estimate', async () => {
     const count = await anthropic(gw).messages.countTokens({ model: 'mock/echo', messages: [{ role: 'user', content: 'hello there' }] });
     assert.ok(count.input_tokens > 0);

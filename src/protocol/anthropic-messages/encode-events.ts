@@ -2,6 +2,7 @@ import type { GatewayError } from '../../errors/gateway-error.ts';
 import type { CanonicalEvent, FinishEvent } from '../canonical/events.ts';
 import type { Usage } from '../canonical/usage.ts';
 import { namedFrame } from '../sse/frames.ts';
+import type { SseDialect } from '../sse/sse-writer.ts';
 import { anthropicErrorBody } from './errors.ts';
 
 /** What a Messages response says about itself: sluice's id, the model as the client named it. */
@@ -59,6 +60,9 @@ export function stopReasonOf(finish: FinishEvent | null): StopReason {
 
 /** Anthropic's keep-alive: the SDKs skip it, as they skip comments. */
 export const PING_FRAME = namedFrame('ping', '{"type":"ping"}');
+
+/** A Messages stream is kept alive with `ping` and ends at `message_stop` (or `error`): no `[DONE]`. */
+export const MESSAGES_SSE_DIALECT: SseDialect = { keepAlive: PING_FRAME, done: '' };
 
 /**
  * Canonical events -> the Messages stream's content block events, and the same state for a whole

@@ -69,6 +69,21 @@ describe('SseWriter', () => {
     assert.match(body, /^(: heartbeat\n\n)+id: 1\ndata: 1\n\n(: heartbeat\n\n)+id: 2\ndata: \[DONE\]\n\n$/);
   });
 
+  it("a dialect's own keep-alive and end marker (Anthropic's: ping events, and nothing after the last event)", async () => {
+    const ping = 'event: ping\ndata: {"type":"ping"}\n\n';
+    const writer = new SseWriter(one.res, { requestId: 'req-1', heartbeatMs: 5, dialect: { keepAlive: ping, done: '' } });
+    await one.response;
+    writer.write('event: a\ndata: {}\n\n');
+    const before = writes.length;
+    while (writes.length === before) await sleep(5);
+    writer.finish('event: b\ndata: {}\n\n');
+    const body = await one.body();
+    assert.match(
+      body,
+      /^(event: ping\ndata: \{"type":"ping"\}\n\n)+id: 1\nevent: a\ndata: \{\}\n\n(event: ping\n[^\n]+\n\n)+id: 2\nevent: b\ndata: \{\}\n\n$/,
+    );
+  });
+
   it('no heartbeat after the end', async () => {
     const writer = new SseWriter(one.res, { requestId: 'req-1', heartbeatMs: 5 });
     writer.write('data: 1\n\n');

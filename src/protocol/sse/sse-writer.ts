@@ -9,7 +9,21 @@ export interface SseWriterOptions {
   heartbeatMs: number;
   /** Where the frames are also kept, so that a client that lost its connection can resume (src/resume/). */
   recording?: FrameRecording;
+  /** The keep-alive and the end marker of the surface's API; OpenAI's (`: heartbeat`, `data: [DONE]`) by default. */
+  dialect?: SseDialect;
 }
+
+/**
+ * What an API sends to keep a quiet stream alive and after its last event: OpenAI-style streams a
+ * comment and `data: [DONE]`; Anthropic's Messages API a `ping` event and nothing (its stream ends
+ * at `message_stop`).
+ */
+export interface SseDialect {
+  keepAlive: string;
+  done: string;
+}
+
+const OPENAI_DIALECT: SseDialect = { keepAlive: HEARTBEAT_FRAME, done: DONE_FRAME };
 
 /**
  * A resumable stream's copy of its frames. While it is set, the stream outlives its client: after
@@ -93,14 +107,18 @@ export class SseWriter {
     });
   }
 
-  /** Normal end: the last frames, then `[DONE]`. */
+  /** Normal end: the last frames, then `[DONE]` (the dialect's end marker). */
   finish(frames: string): void {
-    if (!this.endedFlag) this.close(frames + DONE_FRAME);
+    if (!this.endedFlag) this.close(frames + this.dialect.done);
   }
 
-  /** Failure after the stream started: the surface's error frames, then `[DONE]`. */
+  /** Failure after the stream started: the surface's error frames, then `[DONE]` (the dialect's end marker). */
   fail(errorFrames: string): void {
-    if (!this.endedFlag) this.close(errorFrames + DONE_FRAME);
+    if (!this.endedFlag) this.close(errorFrames + this.dialect.done);
+  }
+
+  private get dialect(): SseDialect {
+    return this.options.dialect ?? OPENAI_DIALECT;
   }
 
   /** Stops the heartbeat without writing (the failure became an HTTP error instead). */
@@ -178,7 +196,7 @@ export class SseWriter {
   private onHeartbeat = (): void => {
     if (this.endedFlag || this.clientGone) return;
     if (!this.committedFlag) this.commit();
-    this.res.write(HEARTBEAT_FRAME);
+    this.res.write(this.dialect.keepAlive);
     this.heartbeatTimer?.refresh();
   };
 
