@@ -6,6 +6,7 @@ import { configSchema } from '../../src/config/schema.ts';
 import { createGateway, type Gateway } from '../../src/server/app.ts';
 import { openDatabase } from '../../src/store/open-database.ts';
 import { adminQuery, createTestSchema, noPostgres, type TestSchema } from '../helpers/postgres.ts';
+import { tapStreams } from '../helpers/stream-tap.ts';
 import { startTcpProxy, type TcpProxy, viaProxy } from '../helpers/tcp-proxy.ts';
 
 /** A gateway on the proxied Postgres whose log lines the test reads. */
@@ -19,6 +20,7 @@ async function gatewayVia(url: string, config: Record<string, unknown> = {}) {
     ledger: { flush_interval_ms: 10, batch_size: 8, ...(config.ledger as object) },
   });
   const gateway: Gateway = createGateway(parsed, {}, (m) => logs.push(m));
+  tapStreams(gateway.server); // its streams are checked like startGateway's (stream-tap.ts)
   const { port } = await gateway.listen();
   return { gateway, logs, url: `http://127.0.0.1:${port}` };
 }

@@ -7,6 +7,7 @@ import { createGateway, type Gateway } from '../../src/server/app.ts';
 import { openDatabase } from '../../src/store/open-database.ts';
 import { adminCall, chatWith, projectWithKey } from '../helpers/admin-client.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
+import { tapStreams } from '../helpers/stream-tap.ts';
 
 const MASTER = 'sk-master-never-logged-4f1c9a';
 const PEPPER = 'pepper-never-logged-77b2';
@@ -55,6 +56,7 @@ describe('no key, hash or provider secret appears in logs, errors or the request
       providers: { up: { base_url: `${upstream.url}/v1`, api_key: PROVIDER_KEY } },
     });
     gateway = createGateway(config, {}, (line) => said.push(line));
+    tapStreams(gateway.server); // its streams are checked like startGateway's (stream-tap.ts)
     const address = await gateway.listen();
     url = `http://127.0.0.1:${address.port}`;
   });
