@@ -188,3 +188,27 @@ describe('structured output on Bedrock through real clients', () => {
     assert.equal(await result.finishReason, 'stop');
   });
 });
+
+describe('structured output on Gemini through real clients', () => {
+  const { upstream, gw } = useUpstreamGateway((url) => ({ env: { GEMINI_API_KEY: 'AIza-e2e', GEMINI_BASE_URL: url } }));
+  const sent = () => upstream.requests.at(-1)!.json as Record<string, any>;
+  const json = JSON.stringify(answer);
+  /** Gemini's streamed answer: JSON text in two chunks, then STOP with usage. */
+  const chunk = (text: string, finishReason?: string) =>
+    `data: ${JSON.stringify({
+      candidates: [{ content: { role: 'model', parts: [{ text }] }, ...(finishReason && { finishReason }) }],
+      ...(finishReason && { usageMetadata: { promptTokenCount: 8, candidatesTokenCount: 12, totalTokenCount: 20 } }),
+    })}\r\n\r\n`;
+
+  it('Vercel AI SDK streamObject: responseMimeType and responseJsonSchema, the JSON streamed as content', async () => {
+    upstream.reply({ body: chunk(json.slice(0, 12)) + chunk(json.slice(12), 'STOP') });
+    const sdk = createOpenAICompatible({ name: 'sluice', baseURL: `${gw.url}/v1`, apiKey: 'unused', supportsStructuredOutputs: true });
+    const result = streamObject({ model: sdk.chatModel('google/gemini-2.5-flash'), schema: place, prompt: 'Where is Berlin?' });
+    for await (const _ of result.partialObjectStream);
+    assert.deepEqual(await result.object, answer);
+    assert.equal(await result.finishReason, 'stop');
+    const config = sent().generationConfig;
+    assert.equal(config.responseMimeType, 'application/json');
+    assert.deepEqual(Object.keys(config.responseJsonSchema.properties), ['latitude', 'longitude']);
+  });
+});
