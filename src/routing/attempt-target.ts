@@ -39,11 +39,12 @@ export class TargetAttempt {
   /** The TTFT timer fired (the attempt's own abort may also be its abandonment after a failure). */
   private expired = false;
 
-  constructor(candidate: Candidate, ctx: AttemptContext) {
+  /** `last`: no candidate follows, so a TTFT timeout would only fail a request that may still be answered. */
+  constructor(candidate: Candidate, ctx: AttemptContext, last: boolean) {
     this.candidate = candidate;
     this.signal = AbortSignal.any([ctx.signal, this.controller.signal]);
     ctx.health.begin(candidate.key);
-    if (candidate.ttftTimeoutMs > 0) {
+    if (candidate.ttftTimeoutMs > 0 && !last) {
       this.timer = setTimeout(() => {
         this.expired = true;
         this.controller.abort(ttftTimeout(candidate));
@@ -65,13 +66,15 @@ export class TargetAttempt {
 
   /**
    * The attempt failed before any output: recorded, scored, its upstream abandoned. Returns why
-   * the next candidate may be tried, or null when it may not (the failure is the request's).
+   * the next candidate is tried, or null when it is not (the failure is the request's): the
+   * policy said no, or `hasNext` is false (the target's health still counts the failure).
    */
-  failed(error: GatewayError, ctx: AttemptContext): string | null {
+  failed(error: GatewayError, ctx: AttemptContext, hasNext: boolean): string | null {
     clearTimeout(this.timer);
     const timedOut = this.timedOut && !ctx.signal.aborted;
-    const reason = ctx.signal.aborted ? null : timedOut ? 'ttft_timeout' : fallbackReason(error);
-    if (reason !== null) {
+    const cause = ctx.signal.aborted ? null : timedOut ? 'ttft_timeout' : fallbackReason(error);
+    const reason = hasNext ? cause : null;
+    if (cause !== null) {
       ctx.health.failed(this.candidate.key, error.code);
       const wait = error.status === 429 ? retryAfterMs(error.headers) : null;
       if (wait !== null) ctx.health.coolDown(this.candidate.key, wait);

@@ -21,7 +21,8 @@ export async function routedComplete(
   const switches: FallbackEvent[] = [];
   for (let index = 0; ; index++) {
     const candidate = ctx.candidates[index];
-    const attempt = new TargetAttempt({ ...candidate, ttftTimeoutMs: 0 }, ctx);
+    const hasNext = index + 1 < ctx.candidates.length;
+    const attempt = new TargetAttempt({ ...candidate, ttftTimeoutMs: 0 }, ctx, !hasNext);
     let failure: GatewayError;
     let events: CanonicalEvent[] | undefined;
     try {
@@ -36,8 +37,8 @@ export async function routedComplete(
     } catch (err) {
       failure = toGatewayError(ctx.signal.aborted ? ctx.signal.reason : err);
     }
-    const reason = attempt.failed(failure, ctx);
-    if (reason === null || index + 1 >= ctx.candidates.length) {
+    const reason = attempt.failed(failure, ctx, hasNext);
+    if (reason === null) {
       // The answer's own error event stays in the events, as it would unrouted.
       if (events) return [...switches, ...events];
       throw failure;

@@ -74,7 +74,7 @@ describe('routedStream', () => {
     const batches = nonEmpty(await drain(await routedStream(ctx, start, onFallback)(ctx.signal)));
     assert.deepEqual(started, ['a/m', 'b/n']);
     assert.deepEqual(
-      batches[0].map((e) => e.type),
+      batches.flat().map((e) => e.type),
       ['fallback', 'start', 'text', 'finish'],
     );
     assert.deepEqual(
@@ -164,6 +164,27 @@ describe('routedStream', () => {
         [null, null],
       ],
     );
+  });
+
+  it("with nothing left to fall back to, nothing is held: the upstream's first event goes on at once", async () => {
+    const { ctx, onFallback } = setup([candidate('a/m', 50)]);
+    const { start } = scripted({ 'a/m': [[{ type: 'start' }], [text('hi'), finish]] });
+    const batches = await drain(await routedStream(ctx, start, onFallback)(ctx.signal));
+    assert.deepEqual(
+      batches.map((b) => b.map((e) => e.type)),
+      [['start'], ['text', 'finish']],
+    );
+  });
+
+  it('a stream that ends without a word falls back too', async () => {
+    const { ctx, onFallback, log } = setup([candidate('a/m'), candidate('b/n')]);
+    const { start } = scripted({ 'a/m': [[{ type: 'start' }]], 'b/n': [[text('ok'), finish]] });
+    const batches = nonEmpty(await drain(await routedStream(ctx, start, onFallback)(ctx.signal)));
+    assert.deepEqual(
+      batches.flat().map((e) => e.type),
+      ['fallback', 'text', 'finish'],
+    );
+    assert.deepEqual(log.attempts[0].fallbackReason, 'stream_failed');
   });
 
   it('a 429 with Retry-After cools its target down', async () => {

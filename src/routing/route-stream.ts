@@ -1,3 +1,4 @@
+import { errors } from '../errors/catalog.ts';
 import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent, FallbackEvent } from '../protocol/canonical/events.ts';
 import type { EventBatches } from '../providers/types.ts';
@@ -34,11 +35,12 @@ export function routedStream(
   return async () => {
     const switches: FallbackEvent[] = [];
     let index = 0;
+    const isLast = () => index + 1 >= ctx.candidates.length;
 
     /** The next candidate whose upstream accepts the request; throws the last refusal. */
     const connect = async (): Promise<{ attempt: TargetAttempt; batches: AsyncIterator<CanonicalEvent[]> }> => {
       for (;;) {
-        const attempt = new TargetAttempt(ctx.candidates[index], ctx);
+        const attempt = new TargetAttempt(ctx.candidates[index], ctx, isLast());
         try {
           const batches = await start(attempt.candidate, attempt.signal);
           attempt.acknowledged = true;
@@ -52,8 +54,8 @@ export function routedStream(
     /** Records the failure; moves to the next candidate when the policy and the plan allow. */
     const fallBack = async (attempt: TargetAttempt, err: unknown): Promise<boolean> => {
       const error = errorOf(attempt, err);
-      const reason = attempt.failed(error, ctx);
-      if (reason === null || index + 1 >= ctx.candidates.length) return false;
+      const reason = attempt.failed(error, ctx, !isLast());
+      if (reason === null) return false;
       index++;
       const from = attempt.candidate.target;
       const to = ctx.candidates[index].target;
@@ -74,47 +76,64 @@ export function routedStream(
     let current = await connect();
 
     async function* batches(): AsyncGenerator<CanonicalEvent[]> {
-      const held: CanonicalEvent[] = [];
-      let committed = false;
+      let held: CanonicalEvent[] = [];
+      /** What waited for an answer (the switches, the held events), handed on once. */
+      const pending = (batch: CanonicalEvent[]): CanonicalEvent[] => {
+        const out = [...switches, ...held, ...batch];
+        switches.length = 0;
+        held = [];
+        return out;
+      };
       try {
-        while (!committed) {
+        for (;;) {
           let step: IteratorResult<CanonicalEvent[]>;
           try {
             step = await current.batches.next();
           } catch (err) {
             void current.batches.return?.().catch(() => {});
             if (!(await fallBack(current.attempt, err))) throw errorOf(current.attempt, err);
-            held.length = 0;
+            held = [];
             current = await connect();
             continue;
           }
           if (step.done) {
-            // Ended without a word: let the stream's own checks say what that is (truncated).
-            current.attempt.dispose();
-            if (held.length) yield [...switches, ...held];
+            // Ended without a word: another target may do better; the last one's stream ends as
+            // it would unrouted (the stream's own checks call it truncated). Nothing is held on
+            // the last candidate.
+            const truncated = errors.truncated(current.attempt.candidate.target.provider);
+            if (await fallBack(current.attempt, truncated)) {
+              held = [];
+              current = await connect();
+              continue;
+            }
             return;
           }
           const batch = step.value;
           const first = batch.find((e) => answers(e) || e.type === 'error');
           if (first?.type === 'error') {
-            void current.batches.return?.().catch(() => {});
             if (await fallBack(current.attempt, first.error)) {
-              held.length = 0;
+              void current.batches.return?.().catch(() => {});
+              held = [];
               current = await connect();
               continue;
             }
-            // The last candidate's own error event: the stream ends on it as it would unrouted.
-            yield [...held, ...batch];
+            // The last candidate's own error event: the stream ends on it as it would unrouted (an
+            // HTTP error when nothing was sent; the accountant was told the switches already).
+            yield batch;
             return;
           }
-          if (!first) {
+          if (first) {
+            current.attempt.succeeded(ctx);
+            yield pending(batch);
+            break;
+          }
+          // Nothing to fall back to: the stream goes on as it would unrouted (usage_start with
+          // the upstream's first event). Else held, with an empty batch as a sign of life.
+          if (isLast()) yield pending(batch);
+          else {
             held.push(...batch);
             yield [];
-            continue;
           }
-          committed = true;
-          current.attempt.succeeded(ctx);
-          yield [...switches, ...held, ...batch];
         }
         for (;;) {
           const step = await current.batches.next();
