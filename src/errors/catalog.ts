@@ -132,6 +132,16 @@ export const errors = {
       param: 'request_id',
       message: `The stream ${id} is no longer kept for resuming: ${why}.`,
     }),
+  streamBufferUnavailable: () =>
+    new GatewayError({
+      code: 'stream_buffer_unavailable',
+      status: 503,
+      type: 'server_error',
+      message:
+        'The stream is not on this instance and Redis, where the other instances keep theirs, is unavailable; try again shortly.',
+      headers: { 'retry-after': '1' },
+      retryable: true,
+    }),
   methodNotAllowed: (method: string, path: string) =>
     new GatewayError({
       code: 'method_not_allowed',

@@ -42,6 +42,7 @@ export const ERROR_CODES = [
   'previous_response_not_found',
   'stream_not_found',
   'stream_expired',
+  'stream_buffer_unavailable',
   'context_length_exceeded',
   // Keys, projects, limits and budgets.
   'missing_api_key',

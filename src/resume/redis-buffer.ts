@@ -1,4 +1,5 @@
-import { RedisLink } from '../governance/limits/redis-link.ts';
+import { errors } from '../errors/catalog.ts';
+import { type Redis, RedisLink, RedisUnavailable } from '../governance/limits/redis-link.ts';
 import { MemoryStreamBuffer } from './memory-buffer.ts';
 import type { BufferLimits, KeptStream, StreamBuffer, StreamLookup, StreamRecording } from './stream-buffer.ts';
 import { framesFrom } from './stream-buffer.ts';
@@ -70,7 +71,7 @@ export class RedisStreamBuffer implements StreamBuffer {
       const elements = pending;
       pending = [];
       const state = dropped ? 'dropped' : ended ? 'ended' : 'live';
-      this.link.send('mirror a stream', async (redis) => {
+      this.mirror(async (redis) => {
         const writes: Promise<unknown>[] = [];
         if (dropped) writes.push(redis.del(`${key}:frames`));
         else if (elements.length > 0) writes.push(redis.rPush(`${key}:frames`, elements), redis.expire(`${key}:frames`, ttlS));
@@ -91,7 +92,7 @@ export class RedisStreamBuffer implements StreamBuffer {
       start: (contentType) => {
         local.start(contentType);
         const project = projectId ?? '';
-        this.link.send('mirror a stream', async (redis) => {
+        this.mirror(async (redis) => {
           await Promise.all([
             redis.hSet(key, { project, type: contentType, state: 'live' }),
             redis.expire(key, ttlS),
@@ -116,9 +117,28 @@ export class RedisStreamBuffer implements StreamBuffer {
     };
   }
 
+  /**
+   * A write to the mirror, not awaited. Its failure is not logged one by one: the link logs when
+   * Redis goes away and when it is back, and the streams meanwhile are served by their instance.
+   */
+  private mirror(work: (redis: Redis) => Promise<unknown>): void {
+    this.link.run(work).catch(() => {});
+  }
+
   async find(requestId: string): Promise<StreamLookup> {
     const here = await this.local.find(requestId);
     if (here.state === 'kept') return here;
+    try {
+      return await this.findInRedis(requestId, here);
+    } catch (err) {
+      if (!(err instanceof RedisUnavailable)) throw err;
+      // What this instance knows still holds; a stream it never had may be in Redis: a 503, not a 404.
+      if (here.state === 'gone') return here;
+      throw errors.streamBufferUnavailable();
+    }
+  }
+
+  private async findInRedis(requestId: string, here: StreamLookup): Promise<StreamLookup> {
     const key = this.prefix + requestId;
     const [meta, gone] = await this.link.run((redis) => Promise.all([redis.hGetAll(key), redis.get(`${key}:gone`)]));
     if (!meta.state) {

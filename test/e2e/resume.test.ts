@@ -6,6 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { projectWithKey } from '../helpers/admin-client.ts';
 import { type FakeUpstream, prng, startFakeUpstream } from '../helpers/fake-upstream.ts';
+import { configSchema } from '../../src/config/schema.ts';
+import { createGateway } from '../../src/server/app.ts';
 import { startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
 
 const MASTER = 'sk-master-resume-test';
@@ -356,5 +358,38 @@ describe('resumable streams in Redis: another instance serves the resume', () =>
     const body = (await gone.json()) as any;
     assert.equal(body.error.code, 'stream_expired');
     assert.match(body.error.message, /ttl_s/);
+  });
+});
+
+describe('resumable streams with Redis down', () => {
+  it('a Redis that is unreachable costs the mirror, not the stream: local resumes work, an id this instance never had is a 503', async () => {
+    const upstream = await startFakeUpstream();
+    upstream.reply({ headers: { 'content-type': 'text/event-stream' }, pieces: longStream() });
+    const logs: string[] = [];
+    // Port 1 on loopback: nothing listens there, so every connection attempt is refused.
+    const config = configSchema.parse({
+      ...upstreamConfig(upstream.url),
+      server: { port: 0, host: '127.0.0.1' },
+      store: { path: ':memory:' },
+      auth: { master_key: MASTER },
+      limits: { redis_url: 'redis://127.0.0.1:1' },
+      stream: { resume: { enabled: true } },
+    });
+    const gateway = createGateway(config, {}, (message) => logs.push(message));
+    const url = `http://127.0.0.1:${(await gateway.listen()).port}`;
+    const gw = { url, close: () => gateway.shutdown(0) };
+    try {
+      const res = await post(gw.url, MASTER);
+      const text = await res.text();
+      assert.ok(text.endsWith('data: [DONE]\n\n'));
+      assert.equal(await (await resume(gw.url, MASTER, res.headers.get('x-request-id')!, 0)).text(), text);
+      const elsewhere = await resume(gw.url, MASTER, 'nosuchstream0000000c', 0);
+      assert.equal(elsewhere.status, 503);
+      assert.equal(((await elsewhere.json()) as any).error.code, 'stream_buffer_unavailable');
+      assert.ok(logs.length <= 2, `Redis being down is logged once, not per write: ${logs.join(' | ')}`);
+    } finally {
+      await gw.close();
+      await upstream.close();
+    }
   });
 });
