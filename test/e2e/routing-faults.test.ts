@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type FakeUpstream, type RecordedRequest, startFakeUpstream, type UpstreamReply } from '../helpers/fake-upstream.ts';
+import { adminCall, chatWith, projectWithKey } from '../helpers/admin-client.ts';
 import { parseSse, rawStream, requestRecord, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { recordedFrames, recordedText } from './faults-support.ts';
 
@@ -339,5 +340,72 @@ describe('routes: fallback before the first token, health, stickiness', () => {
     const spread = new Set<string>();
     for (let i = 0; i < 12; i++) spread.add((await stream('sticky', { prompt_cache_key: `conversation-${i}` })).record.provider);
     assert.equal(spread.size, 2, 'different keys spread over both targets');
+  });
+});
+
+describe('routes with keys: endpoints, allowed models, the Responses surface', () => {
+  const MASTER = 'sk-master-routing-test';
+  let b: FakeUpstream;
+  let gw: TestGateway;
+  let key: Record<string, any>;
+
+  before(async () => {
+    b = await startFakeUpstream();
+    b.reply((req: RecordedRequest) => ((req.json as { stream?: boolean }).stream ? ok : completion));
+    gw = await startGateway({
+      auth: { master_key: MASTER },
+      providers: {
+        b: { base_url: `${b.url}/v1`, api_key: 'sk-upstream' },
+        down: { base_url: `http://127.0.0.1:${await closedPort()}/v1`, api_key: 'sk-upstream' },
+      },
+      stream: { heartbeat_s: 0 },
+      routes: { chain: route(['down/m-chain', 'b/m-chain']) },
+    });
+    key = await projectWithKey(gw.url, MASTER, 'proj_routes', { models: ['chain'] });
+    const created = await adminCall(gw.url, MASTER, 'POST', '/admin/endpoints', { project: 'proj_routes', name: 'assistant', model: 'chain' });
+    assert.equal(created.status, 201, created.text);
+  });
+  after(async () => {
+    await gw.close();
+    await b.close();
+  });
+
+  const record = async (requestId: string) => (await adminCall(gw.url, MASTER, 'GET', `/v1/requests/${requestId}`)).body;
+
+  it("an endpoint's default model may be a route: a bare name there goes through it, fallback included", async () => {
+    const res = await chatWith(gw.url, key.key, { model: 'llama-3.1-8b' }, '/proj_routes/assistant/v1/chat/completions');
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.model, 'llama-3.1-8b');
+    const row = await record(res.requestId);
+    assert.deepEqual(
+      attemptsOf(row).map((x) => x[0]),
+      ['down', 'b'],
+    );
+  });
+
+  it("a key allowed a route may use it, but the request's own models cannot reach around its list", async () => {
+    const allowed = await chatWith(gw.url, key.key, { model: 'chain' });
+    assert.equal(allowed.status, 200, allowed.text);
+    const around = await chatWith(gw.url, key.key, { model: 'chain', models: ['b/m-other'] });
+    assert.equal(around.status, 403);
+    assert.equal(around.body.error.code, 'model_not_allowed');
+  });
+
+  it('the Responses surface falls back the same way, before its first event', async () => {
+    const res = await fetch(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${MASTER}` },
+      body: JSON.stringify({ model: 'chain', input: 'hi', stream: true }),
+    });
+    const body = await res.text();
+    assert.equal(res.status, 200);
+    assert.match(body, /event: response\.completed/);
+    assert.ok(!body.includes('provider_fallback'));
+    const row = await record(res.headers.get('x-request-id') ?? '');
+    assert.deepEqual(
+      attemptsOf(row).map((x) => x[0]),
+      ['down', 'b'],
+    );
+    assert.equal(row.surface, 'responses');
   });
 });
