@@ -204,9 +204,20 @@ export const errors = {
       fallbackable: true,
       cause,
     }),
-  /** Over a per-minute or concurrency limit of the caller's tier (governance/limits); the headers say when to retry. */
+  /**
+   * Over a per-minute or concurrency limit of the caller's tier (governance/limits); the headers say
+   * when to retry. Typed `rate_limit_exceeded` as OpenAI types its own limit refusals; an
+   * upstream's 429 keeps the type it was mapped to (upstream-error.ts).
+   */
   rateLimited: (message: string, headers: Record<string, string>) =>
-    new GatewayError({ code: 'rate_limit_exceeded', status: 429, type: 'rate_limit_error', message, headers, retryable: true }),
+    new GatewayError({
+      code: 'rate_limit_exceeded',
+      status: 429,
+      type: 'rate_limit_exceeded',
+      message,
+      headers,
+      retryable: true,
+    }),
   /**
    * A USD budget is spent: 429 `insufficient_quota`, as OpenAI answers an exhausted quota. Retrying
    * does not help until the period ends, so `x-should-retry: false` stops the openai SDK's retries.

@@ -8,6 +8,7 @@ export type OpenAIErrorType =
   | 'permission_error'
   | 'not_found_error'
   | 'rate_limit_error'
+  | 'rate_limit_exceeded'
   | 'insufficient_quota'
   | 'server_error'
   | 'upstream_error'

@@ -50,7 +50,7 @@ describe('limits: requests per minute, tokens per minute, concurrency', () => {
     assert.equal(refused.status, 429);
     const body = JSON.parse(refused.text) as { error: { type: string; code: string; message: string } };
     assert.equal(body.error.code, 'rate_limit_exceeded');
-    assert.equal(body.error.type, 'rate_limit_error');
+    assert.equal(body.error.type, 'rate_limit_exceeded');
     assert.match(
       body.error.message,
       /^Rate limit reached for key k1 on requests per min \(RPM\): Limit 5, Used 5, Requested 1\. Please try again in /,
