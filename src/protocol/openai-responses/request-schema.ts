@@ -11,7 +11,7 @@ const inputText = z.object({ type: z.literal('input_text'), text: z.string() });
 const inputImage = z.object({
   type: z.literal('input_image'),
   image_url: z.string().min(1),
-  detail: z.enum(['auto', 'low', 'high']).optional(),
+  detail: z.enum(['auto', 'low', 'high', 'original']).optional(),
 });
 const outputText = z.looseObject({ type: z.literal('output_text'), text: z.string() });
 const refusalPart = z.object({ type: z.literal('refusal'), refusal: z.string() });
@@ -51,6 +51,15 @@ const functionTool = z.strictObject({
   description: z.string().nullable().optional(),
   parameters: z.record(z.string(), z.unknown()).nullable().optional(),
   strict: z.boolean().nullable().optional(),
+  // Accepted and not needed: sluice offers every tool up front (no tool search), the client calls
+  // it directly, and the output schema only describes what the client sends back.
+  defer_loading: z.boolean().optional(),
+  allowed_callers: z
+    .array(z.enum(['direct', 'programmatic']))
+    .nullable()
+    .optional(),
+  async: z.boolean().optional(),
+  output_schema: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 
 /** Several tools named at once: the model may call only those (`mode: required`: one of them). */

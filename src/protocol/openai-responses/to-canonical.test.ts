@@ -282,6 +282,34 @@ describe('every Responses API parameter', () => {
     parseResponsesRequest(everyParameter);
   });
 
+  it('a function tool takes every field the SDK declares (FunctionTool); the ones sluice needs not are left out', () => {
+    const declared = readFileSync(new URL('../../../node_modules/openai/resources/responses/responses.d.ts', import.meta.url), 'utf8');
+    const body = /export interface FunctionTool \{([\s\S]*?)\n\}/.exec(declared)![1];
+    const tool = {
+      type: 'function',
+      name: 'f',
+      description: 'F.',
+      parameters: { type: 'object' },
+      strict: true,
+      allowed_callers: ['direct'],
+      async: false,
+      defer_loading: true,
+      output_schema: { type: 'string' },
+    };
+    assert.deepEqual(Object.keys(tool).sort(), [...body.matchAll(/^ {4}([a-z_]+)\??:/gm)].map((m) => m[1]).sort());
+    assert.deepEqual(convert({ model: 'up/m', input: 'Go', tools: [tool] }).tools, [
+      { type: 'function', function: { name: 'f', description: 'F.', parameters: { type: 'object' }, strict: true } },
+    ]);
+  });
+
+  it("an image's `original` detail is the provider's default", () => {
+    const chat = convert({
+      model: 'up/m',
+      input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'https://x/i.png', detail: 'original' }] }],
+    });
+    assert.deepEqual(chat.messages[0].content, [{ type: 'image_url', image_url: { url: 'https://x/i.png' } }]);
+  });
+
   it('the hints reach an OpenAI-compatible upstream under their Chat Completions names; the rest changes nothing', () => {
     const chat = convert(everyParameter);
     assert.deepEqual(chat.extra, {

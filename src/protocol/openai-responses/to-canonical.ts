@@ -64,7 +64,11 @@ function userContent(content: Extract<ResponsesInputItem, { role: string }>['con
   if (typeof content === 'string') return content;
   return content.map((p) =>
     p.type === 'input_image'
-      ? { type: 'image_url' as const, image_url: { url: p.image_url, ...(p.detail ? { detail: p.detail } : {}) } }
+      ? {
+          type: 'image_url' as const,
+          // `original` (full resolution) has no chat counterpart: the provider's default then.
+          image_url: { url: p.image_url, ...(p.detail && p.detail !== 'original' ? { detail: p.detail } : {}) },
+        }
       : { type: 'text' as const, text: p.type === 'refusal' ? p.refusal : p.text },
   );
 }
