@@ -5,7 +5,7 @@ import { anthropicPayloads, anthropicStreamBody } from '../helpers/anthropic-fix
 import { bedrockBody, SONNET4_SIGNATURE } from '../helpers/bedrock-fixtures.ts';
 import { openAIStreamBody, readFixture } from '../helpers/fixtures.ts';
 import { parseSse, rawStream, requestRecord, type TestGateway, useUpstreamGateway } from '../helpers/gateway.ts';
-import { geminiPayloads, geminiStreamBody } from '../helpers/gemini-fixtures.ts';
+import { geminiPayloads, geminiResponseOf, geminiStreamBody } from '../helpers/gemini-fixtures.ts';
 
 /**
  * POST /v1/messages through the official Anthropic SDK, for every native provider, on recorded
@@ -300,6 +300,20 @@ describe('/v1/messages translated for Gemini', () => {
     assert.deepEqual([row.surface, row.provider], ['messages', 'google']);
   });
 
+  it('answers without stream from generateContent: the signed call as thinking and tool_use blocks', async () => {
+    const name = 'gemini/function-call-thought-signature-2.5-flash.sse';
+    upstream.reply({ headers: JSON_TYPE, body: JSON.stringify(geminiResponseOf(name)) });
+    const message = await anthropic(gw).messages.create({ model: 'google/gemini-2.5-flash', max_tokens: 1024, tools: [tool], messages: [question] });
+    assert.match(last().url, /:generateContent$/);
+    assert.deepEqual(
+      message.content.map((b) => b.type),
+      ['thinking', 'tool_use'],
+    );
+    assert.equal((message.content[0] as Anthropic.ThinkingBlock).signature, geminiPayloads(name)[0].candidates[0].content.parts[0].thoughtSignature);
+    assert.equal(message.stop_reason, 'tool_use');
+    assert.deepEqual([message.usage.input_tokens, message.usage.output_tokens], [103, 73]);
+  });
+
   it("counts tokens with Gemini's countTokens", async () => {
     upstream.reply({ headers: JSON_TYPE, body: JSON.stringify({ totalTokens: 77 }) });
     const count = await anthropic(gw).messages.countTokens({ model: 'google/gemini-2.5-flash', system: 'Be brief.', messages: [question] });
@@ -356,6 +370,39 @@ describe('/v1/messages translated for Bedrock', () => {
     const turn = (last().json as { messages: { role: string; content: Record<string, any>[] }[] }).messages[1];
     const reasoning = turn.content.find((b) => b.reasoningContent)?.reasoningContent;
     assert.equal(reasoning?.reasoningText?.signature, SONNET4_SIGNATURE);
+  });
+
+  it('answers without stream from Converse, cache reads and writes in the usage', async () => {
+    upstream.reply({
+      headers: JSON_TYPE,
+      body: JSON.stringify({
+        output: {
+          message: {
+            role: 'assistant',
+            content: [
+              { reasoningContent: { reasoningText: { text: 'Need the weather tool.', signature: SONNET4_SIGNATURE } } },
+              { toolUse: { toolUseId: 'tooluse_x1', name: 'get_weather', input: { location: 'Barcelona' } } },
+            ],
+          },
+        },
+        stopReason: 'tool_use',
+        usage: { inputTokens: 20, outputTokens: 30, totalTokens: 1250, cacheReadInputTokens: 1000, cacheWriteInputTokens: 200 },
+      }),
+    });
+    const message = await anthropic(gw).messages.create({
+      model: MODEL,
+      max_tokens: 2048,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      tools: [{ name: 'get_weather', input_schema: { type: 'object' as const } }],
+      messages: [{ role: 'user', content: 'Weather in Barcelona?' }],
+    });
+    assert.match(last().url, /\/converse$/);
+    assert.deepEqual(message.content, [
+      { type: 'thinking', thinking: 'Need the weather tool.', signature: SONNET4_SIGNATURE },
+      { type: 'tool_use', id: 'tooluse_x1', name: 'get_weather', input: { location: 'Barcelona' } },
+    ]);
+    assert.equal(message.stop_reason, 'tool_use');
+    assert.deepEqual(message.usage, { input_tokens: 20, output_tokens: 30, cache_read_input_tokens: 1000, cache_creation_input_tokens: 200 });
   });
 
   it('streams text and a tool call, keeps cache_control as a cache point, accounted as the messages surface', async () => {
