@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { projectWithKey } from '../helpers/admin-client.ts';
+import { adminCall, projectWithKey } from '../helpers/admin-client.ts';
 import { type FakeUpstream, prng, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/server/app.ts';
@@ -151,6 +151,10 @@ describe('resumable streams (stream.resume)', () => {
       assert.equal(normalized(run.text, run.requestId), uninterrupted, `seed ${seed}, drops after ${drops.join(', ')} frames`);
       assert.equal(upstream.requests.length, calls + 1, 'the upstream was called once');
       assert.equal(upstream.closedEarly, cut, 'a dropped client did not cut the upstream');
+      // The stream ran to its end within the grace: one request, completed (README "Resuming a stream").
+      const record = (await adminCall(gw.url, MASTER, 'GET', `/v1/requests/${run.requestId}`)).body;
+      assert.equal(record.outcome, 'ok');
+      assert.equal(record.usage.output_tokens, WORDS);
     }
   });
 
