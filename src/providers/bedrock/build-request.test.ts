@@ -405,6 +405,8 @@ describe('bedrock request: mapping', () => {
   it('puts metadata and user into requestMetadata, and maps service tiers', () => {
     const sent = body({ messages: [{ role: 'user', content: 'x' }], metadata: { team: 'search' }, user: 'user-42', service_tier: 'flex' });
     assert.deepEqual(sent.requestMetadata, { team: 'search', user: 'user-42' });
+    const safety = body({ messages: [{ role: 'user', content: 'x' }], safety_identifier: 'hash-1' });
+    assert.deepEqual(safety.requestMetadata, { safety_identifier: 'hash-1' });
     assert.deepEqual(sent.serviceTier, { type: 'flex' });
     assert.equal(body({ messages: [{ role: 'user', content: 'x' }], service_tier: 'auto' }).serviceTier, undefined);
   });

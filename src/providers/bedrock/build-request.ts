@@ -117,6 +117,9 @@ export function buildConverseBody(request: CanonicalRequest, model: string, drop
   const metadata: Record<string, string> = { ...r.metadata };
   // Converse's requestMetadata is what invocation logs can be filtered by: the end user belongs there.
   if (r.user !== undefined && metadata.user === undefined) metadata.user = r.user;
+  // So is OpenAI's safety_identifier (not modelled, so in `extra`): the user for abuse detection.
+  const safety = r.extra?.safety_identifier;
+  if (typeof safety === 'string' && metadata.safety_identifier === undefined) metadata.safety_identifier = safety;
   if (Object.keys(metadata).length > 0) body.requestMetadata = metadata;
 
   const tier = r.service_tier;
