@@ -20,7 +20,14 @@ import {
   retryAfterHeaders,
   tighter,
 } from './limits/rate-limit-headers.ts';
-import { type RateCharge, type RateOutcome, RateWindows } from './limits/rate-windows.ts';
+import {
+  MemoryRateBuckets,
+  type RateBuckets,
+  type RateCharge,
+  type RateOutcome,
+  type RateSettlement,
+} from './limits/rate-buckets.ts';
+import { RedisRateBuckets } from './limits/redis-rate-buckets.ts';
 import { type Redis, RedisLink, RedisUnavailable } from './limits/redis-link.ts';
 import { TierBook, type TierPolicy, tierDisplayName } from './limits/tier-policy.ts';
 
@@ -39,8 +46,8 @@ const NOTHING_TO_SETTLE: Admission = { settle: () => {} };
 
 /**
  * The admit step for tiers, limits and budgets (README "Tiers, limits and budgets"): every model
- * request is charged to its key's and project's per-minute windows (requests, and tokens with the
- * prompt's estimate), takes an in-flight slot and reserves its estimated cost in every budget
+ * request is charged to its key's and project's per-minute token buckets (requests, and tokens with
+ * the prompt's estimate), takes an in-flight slot and reserves its estimated cost in every budget
  * window, all at once (with Redis: one pipelined round trip), or is refused before any output.
  * Its settlement gives back the slot, reconciles the tokens with the real usage and turns the
  * reservation into the real cost.
@@ -54,8 +61,8 @@ export class LimitsAndBudgets {
   private readonly link: RedisLink | undefined;
   private readonly prefix: string;
   private readonly spend: SpendLedger;
-  private readonly memoryRates: RateWindows;
-  private redisRates: { generation: number; rates: RateWindows } | undefined;
+  private readonly memoryRates = new MemoryRateBuckets();
+  private redisRates: { generation: number; rates: RedisRateBuckets } | undefined;
   private readonly slots: ConcurrencySlots;
   private readonly book: BudgetBook;
   private readonly defaultHoldMs: number;
@@ -74,7 +81,6 @@ export class LimitsAndBudgets {
       redisUrl && this.tiers.size > 0
         ? new RedisLink({ url: redisUrl, timeoutMs: config.limits.redis_timeout_ms, log: deps.log })
         : undefined;
-    this.memoryRates = new RateWindows(undefined, this.prefix);
     const link = this.link;
     if (link) {
       const client = () => link.client;
@@ -116,7 +122,7 @@ export class LimitsAndBudgets {
     const plan = this.plan(req, tier, now);
     let checked: Checked;
     try {
-      checked = this.link ? await this.link.run(() => this.check(plan, requestId)) : await this.check(plan, requestId);
+      checked = this.link ? await this.link.run(() => this.check(plan, requestId, now)) : await this.check(plan, requestId, now);
     } catch (err) {
       if (!(err instanceof RedisUnavailable)) throw err;
       if (tier?.redisUnavailable === 'fail_closed') throw errors.limitsUnavailable();
@@ -206,8 +212,8 @@ export class LimitsAndBudgets {
   }
 
   /** Every limit and the budget at once; what one refused is given back by the others. */
-  private async check(plan: Plan, requestId: string): Promise<Checked> {
-    const rates = plan.charges.length > 0 ? this.rates().consume(plan.charges) : undefined;
+  private async check(plan: Plan, requestId: string, now: number): Promise<Checked> {
+    const rates = plan.charges.length > 0 ? this.rates().consume(plan.charges, now) : undefined;
     const slots = plan.claims.length > 0 ? this.slots.acquire(plan.claims, requestId, plan.holdMs) : undefined;
     const budget = plan.budget
       ? this.book.reserve(plan.budget.windows, requestId, plan.budget.want, plan.budget.min, plan.holdMs)
@@ -221,8 +227,8 @@ export class LimitsAndBudgets {
     const failed = [r, s, b].find((x): x is PromiseRejectedResult => x.status === 'rejected');
     const refused = checked.rates?.ok === false || checked.slots?.ok === false || checked.budget?.ok === false;
     if (failed || refused) {
-      // Give back what was taken (rate windows give back their own on a refusal).
-      if (checked.rates?.ok) for (const c of plan.charges) void this.adjust(c, -c.points);
+      // Give back what was taken (the rate buckets take nothing when one of them refuses).
+      if (checked.rates?.ok) this.reconcileRates(plan.charges.map((charge) => ({ charge, used: 0, chargedAt: now })));
       if (checked.slots?.ok) this.slots.release(plan.claims, requestId);
       if (plan.budget && checked.budget?.ok) this.book.settle(plan.budget.windows, requestId, 0);
       // With Redis, the link turns any failure into RedisUnavailable (the tier's policy applies).
@@ -252,8 +258,8 @@ export class LimitsAndBudgets {
       const state = rates.states[rates.refused];
       const what = charge.kind === 'requests' ? 'requests per min (RPM)' : 'tokens per min (TPM)';
       throw errors.rateLimited(
-        `Rate limit reached for ${charge.subject.replace(':', ' ')} on ${what}: Limit ${state.limit}, Used ${Math.min(rates.used, state.limit)}, Requested ${charge.points}. Please try again in ${formatResetDuration(state.resetMs)}.`,
-        { ...headers, ...retryAfterHeaders(state.resetMs) },
+        `Rate limit reached for ${charge.subject.replace(':', ' ')} on ${what}: Limit ${state.limit}, Used ${Math.min(rates.used, state.limit)}, Requested ${charge.points}. Please try again in ${formatResetDuration(rates.retryAfterMs)}.`,
+        { ...headers, ...retryAfterHeaders(rates.retryAfterMs) },
       );
     }
     const slots = checked.slots;
@@ -323,13 +329,8 @@ export class LimitsAndBudgets {
   ): LedgerRecord | void {
     if (plan.claims.length > 0) this.slots.release(plan.claims, requestId);
     const used = record.inputTokens + record.outputTokens;
-    for (const c of plan.charges) {
-      if (c.kind !== 'tokens') continue;
-      const delta = used - c.points;
-      // A refund into a later window than the one charged would hand out tokens never used there.
-      if (delta < 0 && this.now() - admittedAt > 60_000) continue;
-      void this.adjust(c, delta);
-    }
+    const tokens = plan.charges.filter((c) => c.kind === 'tokens' && c.points !== used);
+    if (tokens.length > 0) this.reconcileRates(tokens.map((charge) => ({ charge, used, chargedAt: admittedAt })));
     const voided = tier?.abandoned === 'void' && record.outcome === 'cancelled';
     if (plan.budget) this.book.settle(plan.budget.windows, requestId, voided ? 0 : toNanos(record.costUsd));
     // The budget ended the answer: a stream it stopped, or a non-streamed one that ran into its cap.
@@ -344,24 +345,19 @@ export class LimitsAndBudgets {
     return amended;
   }
 
-  private adjust(charge: RateCharge, delta: number): Promise<unknown> | void {
-    if (delta === 0) return;
-    if (this.link) {
-      this.link.send('reconcile the tokens per minute', () => this.rates().adjust(charge, delta));
-      return;
-    }
-    return this.memoryRates
-      .adjust(charge, delta)
-      .catch((err: Error) => this.log(`limits: could not reconcile tokens: ${err.message}`));
+  /** Charges given back or reconciled with the real usage: one script in Redis, fire and forget. */
+  private reconcileRates(settlements: RateSettlement[]): void {
+    if (this.link) this.link.send('reconcile the per-minute limits', async () => this.rates().reconcile(settlements, this.now()));
+    else this.memoryRates.reconcile(settlements, this.now());
   }
 
-  /** The rate windows on the current Redis connection (rebuilt after a reconnect), else in memory. */
-  private rates(): RateWindows {
+  /** The rate buckets on the current Redis connection (rebuilt after a reconnect), else in memory. */
+  private rates(): RateBuckets {
     const link = this.link;
     const client = link?.client;
     if (!link || !client) return this.memoryRates;
     if (this.redisRates?.generation !== link.generation)
-      this.redisRates = { generation: link.generation, rates: new RateWindows(client, this.prefix) };
+      this.redisRates = { generation: link.generation, rates: new RedisRateBuckets(client, this.prefix) };
     return this.redisRates.rates;
   }
 }

@@ -125,11 +125,17 @@ describe('two instances share one Postgres and one Redis', { skip }, () => {
         ids.push(res.headers.get('x-request-id') ?? '');
       }
     };
+    const started = Date.now();
     await Promise.all(Array.from({ length: 10 }, worker));
+    // The bucket holds LIMIT and refills at LIMIT a minute: what it refilled while the load ran may pass too.
+    const refilled = Math.floor((LIMIT * (Date.now() - started)) / 60_000);
     const ok = statuses.filter((s) => s === 200).length;
     const limited = statuses.filter((s) => s === 429).length;
     assert.equal(ok + limited, REQUESTS, `statuses: ${[...new Set(statuses)]}`);
-    assert.ok(Math.abs(ok - LIMIT) <= LIMIT * 0.02, `${ok} admitted for a limit of ${LIMIT}`);
+    assert.ok(
+      ok >= LIMIT - LIMIT * 0.02 && ok <= LIMIT + refilled + LIMIT * 0.02,
+      `${ok} admitted for a limit of ${LIMIT} (${refilled} refilled during the load)`,
+    );
 
     // Both stop (and flush their ledgers); then every request has exactly one row.
     await Promise.all(instances.map(stopInstance));
