@@ -1,4 +1,5 @@
 import type { Redis } from '../limits/redis-link.ts';
+import { RedisScript } from '../limits/redis-script.ts';
 import type { BudgetBook, ReserveOutcome } from './budget-book.ts';
 import type { BudgetWindow } from './budget-windows.ts';
 import type { SpendLedger } from './spend-ledger.ts';
@@ -19,7 +20,7 @@ const PRUNE_AT = 1_024;
  * the window in Redis already): the script writes that spend only where Redis has none, so the
  * first request of a window makes the same one round trip as the others.
  */
-const RESERVE = `
+const RESERVE = new RedisScript(`
 local now = tonumber(ARGV[1])
 local id = ARGV[2]
 local want = tonumber(ARGV[3])
@@ -61,9 +62,9 @@ for i = 1, n do
   redis.call('PEXPIREAT', z, ARGV[4 + 3 * i])
 end
 return {'ok', grant}
-`;
+`);
 
-const SETTLE = `
+const SETTLE = new RedisScript(`
 local id = ARGV[1]
 local cost = tonumber(ARGV[2])
 for i = 1, #KEYS / 2 do
@@ -77,7 +78,7 @@ for i = 1, #KEYS / 2 do
   if cost > 0 and redis.call('HEXISTS', h, 'spent') == 1 then redis.call('HINCRBY', h, 'spent', cost) end
 end
 return 1
-`;
+`);
 
 export class RedisBudgetBook implements BudgetBook {
   private readonly redis: () => Redis | undefined;
@@ -112,7 +113,7 @@ export class RedisBudgetBook implements BudgetBook {
       const client = this.redis();
       if (!client) throw new Error('Redis is not connected');
       const now = this.now();
-      const reply = (await client.eval(RESERVE, {
+      const reply = (await RESERVE.run(client, {
         keys: this.keys(windows),
         arguments: [
           String(now),
@@ -147,7 +148,7 @@ export class RedisBudgetBook implements BudgetBook {
   settle(windows: readonly BudgetWindow[], id: string, costNanos: number): void {
     for (const w of windows) this.spend.add(w, costNanos);
     this.send('settle a budget reservation', (client) =>
-      client.eval(SETTLE, { keys: this.keys(windows), arguments: [id, String(Math.round(costNanos))] }),
+      SETTLE.run(client, { keys: this.keys(windows), arguments: [id, String(Math.round(costNanos))] }),
     );
   }
 

@@ -1,4 +1,5 @@
 import type { Redis } from './redis-link.ts';
+import { RedisScript } from './redis-script.ts';
 
 /** One in-flight limit a request takes a slot of: its key's or its project's. */
 export interface SlotClaim {
@@ -50,7 +51,7 @@ export class MemorySlots implements ConcurrencySlots {
  * crashed instance's slots lapse on their own, while live ones are released at once.
  * Check-and-take is one Lua script over every claim, so two instances never both take the last slot.
  */
-const ACQUIRE = `
+const ACQUIRE = new RedisScript(`
 local now = tonumber(ARGV[1])
 local n = #KEYS
 local counts = {}
@@ -69,12 +70,12 @@ for i = 1, n do
   counts[i] = counts[i] + 1
 end
 return {1, 0, unpack(counts)}
-`;
+`);
 
-const RELEASE = `
+const RELEASE = new RedisScript(`
 for i = 1, #KEYS do redis.call('ZREM', KEYS[i], ARGV[1]) end
 return 1
-`;
+`);
 
 export class RedisSlots implements ConcurrencySlots {
   private readonly redis: () => Redis | undefined;
@@ -98,7 +99,7 @@ export class RedisSlots implements ConcurrencySlots {
     const client = this.redis();
     if (!client) throw new Error('Redis is not connected');
     const now = this.now();
-    const reply = (await client.eval(ACQUIRE, {
+    const reply = (await ACQUIRE.run(client, {
       keys: claims.map((c) => this.key(c)),
       arguments: [String(now), String(now + ttlMs), requestId, ...claims.map((c) => String(c.limit))],
     })) as number[];
@@ -110,7 +111,7 @@ export class RedisSlots implements ConcurrencySlots {
     // One command whatever the claims (a MULTI of ZREMs is four): each command costs ~15 us of
     // CPU here even pipelined (bench/admission.ts).
     this.send('release a concurrency slot', (client) =>
-      client.eval(RELEASE, { keys: claims.map((c) => this.key(c)), arguments: [requestId] }),
+      RELEASE.run(client, { keys: claims.map((c) => this.key(c)), arguments: [requestId] }),
     );
   }
 
