@@ -1,6 +1,6 @@
 import { errors } from '../../errors/catalog.ts';
 import { schemaError } from '../schema-errors.ts';
-import { type MessagesRequest, messagesRequestSchema } from './request-schema.ts';
+import { type MessagesEnabledThinking, type MessagesRequest, messagesRequestSchema } from './request-schema.ts';
 
 /** POST /v1/messages/count_tokens: the Messages body without what only generation needs (`max_tokens`). */
 const countTokensSchema = messagesRequestSchema.extend({ max_tokens: messagesRequestSchema.shape.max_tokens.optional() });
@@ -19,6 +19,11 @@ export function parseCountTokensRequest(body: unknown): MessagesRequest {
   return { ...result.data, max_tokens: result.data.max_tokens ?? 1 };
 }
 
+/** The thinking budget of `thinking: {type: "enabled"}` (its schema checked it), else undefined. */
+export function enabledBudget(req: MessagesRequest): number | undefined {
+  return req.thinking?.type === 'enabled' ? (req.thinking as MessagesEnabledThinking).budget_tokens : undefined;
+}
+
 /** Validates a parsed JSON body; throws a 400 GatewayError naming the first offending field. */
 export function parseMessagesRequest(body: unknown): MessagesRequest {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -28,7 +33,7 @@ export function parseMessagesRequest(body: unknown): MessagesRequest {
   if (!result.success) throw schemaError(result.error);
   const req = result.data;
   if (req.messages.length === 0) throw errors.invalidRequest('messages: at least one message is required.', 'messages');
-  const budget = req.thinking?.type === 'enabled' ? req.thinking.budget_tokens : undefined;
+  const budget = enabledBudget(req);
   if (budget !== undefined && budget >= req.max_tokens) {
     throw errors.invalidRequest('`max_tokens` must be greater than `thinking.budget_tokens`.', 'thinking.budget_tokens');
   }

@@ -84,10 +84,9 @@ const toolChoice = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('none') }),
 ]);
 
-const thinking = z.discriminatedUnion('type', [
-  z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int().min(1024) }),
-  z.looseObject({ type: z.literal('disabled') }),
-]);
+/** `enabled` with its budget, or `disabled`; a newer mode (adaptive thinking) is Anthropic's to judge. */
+const enabledThinking = z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int().min(1024) });
+const thinking = byType({ enabled: enabledThinking, disabled: z.looseObject({}) });
 
 export const messagesRequestSchema = z.looseObject({
   model: z.string().min(1),
@@ -109,6 +108,7 @@ export const messagesRequestSchema = z.looseObject({
 export type MessagesRequest = z.infer<typeof messagesRequestSchema>;
 export type MessagesContentBlock = z.infer<typeof contentBlock>;
 export type MessagesTextBlock = z.infer<typeof textBlock>;
+export type MessagesEnabledThinking = z.infer<typeof enabledThinking>;
 /** The blocks sluice translates, as validated (byType checked the block against its schema). */
 export type MessagesImageBlock = z.infer<typeof imageBlock>;
 export type MessagesDocumentBlock = z.infer<typeof documentBlock>;

@@ -121,6 +121,8 @@ describe('messagesToCanonical', () => {
     );
     assert.equal(convert(server, { dropParams: true, keepCacheControl: false }).tools, undefined);
     assert.equal(refusal(() => convert({ messages: [{ role: 'user', content: 'q' }], container: 'c-1' })).param, 'container');
+    const adaptive = { messages: [{ role: 'user', content: 'q' }], thinking: { type: 'adaptive' } };
+    assert.equal(refusal(() => convert(adaptive)).param, 'thinking.type');
     const fileImage = { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'f' } }] }] };
     assert.equal(refusal(() => convert(fileImage)).param, 'messages[0].content[0].source');
   });

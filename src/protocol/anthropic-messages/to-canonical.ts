@@ -9,6 +9,7 @@ import type {
   CanonicalUserPart,
   ReasoningEffort,
 } from '../canonical/request.ts';
+import { enabledBudget } from './parse-request.ts';
 import {
   type MessagesContentBlock,
   type MessagesDocumentBlock,
@@ -80,7 +81,11 @@ export function messagesToCanonical(req: MessagesRequest, options: ToCanonicalOp
   if (req.stop_sequences?.length) out.stop = req.stop_sequences;
   if (req.metadata?.user_id) out.user = req.metadata.user_id;
   if (req.service_tier) out.service_tier = req.service_tier === 'standard_only' ? 'default' : 'auto';
-  if (req.thinking?.type === 'enabled') out.reasoning_effort = effortOf(req.thinking.budget_tokens);
+  const budget = enabledBudget(req);
+  if (budget !== undefined) out.reasoning_effort = effortOf(budget);
+  else if (req.thinking && req.thinking.type !== 'disabled') {
+    refuse('thinking.type', `thinking of type '${req.thinking.type}' is only available with Anthropic models.`);
+  }
   const tools = toolsOf(req, refuse);
   if (tools.length > 0) out.tools = tools;
   const choice = req.tool_choice;
