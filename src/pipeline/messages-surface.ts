@@ -51,6 +51,8 @@ export class MessagesStreamSurface extends CanonicalSurface {
   }
 }
 
+const MESSAGE_STOP = /^event: message_stop\r?$|"type":\s*"message_stop"/m;
+
 /**
  * A Messages stream relayed from Anthropic: the upstream's frames go out as they came; the events
  * decoded beside them feed the accountant. A failure the upstream reported (`event: error`) has
@@ -72,10 +74,14 @@ export class MessagesRelaySurface implements StreamSurface<MessagesRelayItem> {
   }
 
   encode(item: MessagesRelayItem): string {
-    if ('text' in item) return item.text;
+    if ('text' in item) {
+      // The message is whole at message_stop (the relay passes whole frames): a stream cut after
+      // message_delta is still a truncated one, which gets sluice's error frame.
+      if (MESSAGE_STOP.test(item.text)) this.complete = true;
+      return item.text;
+    }
     const { event } = item;
     this.accountant.observe(event);
-    if (event.type === 'finish') this.complete = true;
     if (event.type === 'error') {
       this.failure = event.error;
       this.told = item.told === true;

@@ -154,6 +154,28 @@ describe('/v1/messages relayed to Anthropic', () => {
     assert.deepEqual(last().json, { model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'Hi' }] });
   });
 
+  it("ends a relayed stream cut before message_stop with sluice's error event; one the upstream failed, with the upstream's alone", async () => {
+    const whole = anthropicStreamBody('anthropic/text-haiku45.sse').toString('utf8');
+    const cut = whole.slice(0, whole.indexOf('event: message_stop'));
+    upstream.reply({ headers: SSE, body: cut });
+    const body = { model: 'anthropic/claude-haiku-4-5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hi' }] };
+    const truncated = await rawStream(gw.url, body, {}, '/v1/messages');
+    const last = parseSse(truncated.text).frames.at(-1)!;
+    assert.equal(last.event, 'error');
+    assert.equal(JSON.parse(last.data).error.type, 'api_error');
+    const row = await requestRecord(gw, truncated.headers.get('x-request-id')!);
+    assert.deepEqual([row.outcome, row.error.code], ['error', 'upstream_stream_truncated']);
+
+    const overloaded = 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
+    upstream.reply({ headers: SSE, body: cut.slice(0, cut.indexOf('event: content_block_start')) + overloaded });
+    const failed = await rawStream(gw.url, body, {}, '/v1/messages');
+    const errors = parseSse(failed.text).frames.filter((f) => f.event === 'error');
+    assert.deepEqual(
+      errors.map((f) => f.data),
+      ['{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'],
+    );
+  });
+
   it("answers an upstream refusal before the stream with Anthropic's own status and type", async () => {
     upstream.reply({
       status: 529,
