@@ -30,7 +30,7 @@ export interface ProviderRegistry {
    */
   servingProviders(model: string): string[];
   /**
-   * Every addressable model: aliases first, then `provider/model` for each enabled provider's
+   * Every addressable model: aliases and routes first, then `provider/model` for each enabled provider's
    * models (an OpenAI-compatible upstream's own list, the pricing registry's for a native
    * provider, the config's `models`, the mock's scenarios). Never rejects.
    */
@@ -152,6 +152,11 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
       );
       const out: { id: string; owned_by: string }[] = [];
       for (const [alias, target] of aliases) out.push({ id: alias, owned_by: target.slice(0, target.indexOf('/')) });
+      // A route is a public name like an alias; it is owned by its first target's provider.
+      for (const [name, route] of Object.entries(config.routes)) {
+        const first = route.targets[0].model;
+        out.push({ id: name, owned_by: first.slice(0, first.indexOf('/')) });
+      }
       for (const { name, models } of lists) for (const model of models) out.push({ id: `${name}/${model}`, owned_by: name });
       return out;
     },

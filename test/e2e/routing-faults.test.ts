@@ -53,6 +53,9 @@ const completion: UpstreamReply = {
 };
 const sse = (text: string): UpstreamReply => ({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: text });
 
+/** A request's JSON body (none for GET /v1/models). */
+const bodyOf = (req: RecordedRequest) => (req.json ?? {}) as { model?: string; stream?: boolean };
+
 /** What upstream `a` answers, per model id (the model names the case). */
 const aReplies: Record<string, UpstreamReply> = {
   'm-429': {
@@ -88,18 +91,18 @@ describe('routes: fallback before the first token, health, stickiness', () => {
   let a: FakeUpstream;
   let b: FakeUpstream;
   let gw: TestGateway;
-  const modelsAt = (up: FakeUpstream) => up.requests.map((r) => (r.json as { model: string }).model);
+  const modelsAt = (up: FakeUpstream) => up.requests.map((r) => bodyOf(r).model);
 
   before(async () => {
     a = await startFakeUpstream();
     b = await startFakeUpstream();
     a.reply((req: RecordedRequest) => {
-      const model = (req.json as { model: string }).model;
+      const model = bodyOf(req).model;
       if (model === 'm-breaker') return breakerFails ? aReplies['m-503'] : ok;
-      return aReplies[model] ?? ok;
+      return (model && aReplies[model]) || ok;
     });
     // A whole answer when asked for one, else the recorded stream.
-    b.reply((req: RecordedRequest) => ((req.json as { stream?: boolean }).stream ? ok : completion));
+    b.reply((req: RecordedRequest) => (bodyOf(req).stream ? ok : completion));
     const key = { api_key: 'sk-upstream' };
     gw = await startGateway({
       providers: {
@@ -301,7 +304,7 @@ describe('routes: fallback before the first token, health, stickiness', () => {
   it("a target's params replace the client's", async () => {
     const res = await stream('tuned', { temperature: 1.5, max_tokens: 999 });
     assert.equal(res.record.provider, 'b');
-    const sent = b.requests.findLast((r) => (r.json as { model: string }).model === 'm-params')?.json as Record<string, unknown>;
+    const sent = b.requests.findLast((r) => bodyOf(r).model === 'm-params')?.json as Record<string, unknown>;
     assert.deepEqual([sent.temperature, sent.max_tokens], [0.1, 64]);
   });
 
@@ -313,7 +316,7 @@ describe('routes: fallback before the first token, health, stickiness', () => {
       ['down', 'b'],
     );
     assert.equal(res.record.requested_model, 'down/m-own');
-    const sent = b.requests.findLast((r) => (r.json as { model: string }).model === 'm-own')?.json as Record<string, unknown>;
+    const sent = b.requests.findLast((r) => bodyOf(r).model === 'm-own')?.json as Record<string, unknown>;
     assert.equal(sent.models, undefined);
   });
 
@@ -331,6 +334,11 @@ describe('routes: fallback before the first token, health, stickiness', () => {
     const error = JSON.parse(ambiguous.text).error;
     assert.equal(error.code, 'model_not_found');
     assert.match(error.message, /a\/at-both, b\/at-both/);
+  });
+
+  it('GET /v1/models lists the routes beside the aliases', async () => {
+    const ids = (await gw.client.models.list()).data.map((m) => m.id);
+    assert.ok(ids.includes('refused') && ids.includes('sticky'));
   });
 
   it('sticky: the same prompt_cache_key goes to the same target', async () => {
@@ -351,7 +359,7 @@ describe('routes with keys: endpoints, allowed models, the Responses surface', (
 
   before(async () => {
     b = await startFakeUpstream();
-    b.reply((req: RecordedRequest) => ((req.json as { stream?: boolean }).stream ? ok : completion));
+    b.reply((req: RecordedRequest) => (bodyOf(req).stream ? ok : completion));
     gw = await startGateway({
       auth: { master_key: MASTER },
       providers: {
