@@ -109,7 +109,7 @@ export const faultCases: FaultCase[] = [
     ],
   },
   {
-    fault: 'graceful shutdown (drain, then server_shutting_down)',
+    fault: 'graceful shutdown (drain, then cancelled)',
     asserts: ALL,
     tests: [
       { file: 'test/e2e/faults-shutdown.test.ts', name: 'stops accepting, lets a stream finish' },

@@ -169,6 +169,15 @@ export class Accountant {
     return counted > reported.outputTokens ? { ...reported, outputTokens: counted, source: 'estimated' } : reported;
   }
 
+  /**
+   * The usage of a request that failed, as its record will say: nothing when the upstream never
+   * accepted the request (a 4xx/5xx, or never reached, consumed and bills nothing: charging the
+   * counted prompt would overstate the spend of every 429), else the final usage so far.
+   */
+  failedUsage(signal?: AbortSignal): Promise<Usage> {
+    return this.acknowledged ? this.usage(signal) : Promise.resolve({ inputTokens: 0, outputTokens: 0, source: 'provider' });
+  }
+
   /** Cost of the final usage (computed once: the stream's last frame and the record share it). */
   cost(usage: Usage): { costUsd: number; priceKnown: boolean } {
     if (this.costed && this.costed.usage === usage) return this.costed;
@@ -209,10 +218,7 @@ export class Accountant {
 
   async finalize(error: GatewayError | null): Promise<LedgerRecord> {
     const end = this.now();
-    // An upstream that refused the request (a 4xx/5xx, or never reached) consumed and bills
-    // nothing: charging the counted prompt would overstate the spend of every 429.
-    const usage: Usage =
-      error && !this.acknowledged ? { inputTokens: 0, outputTokens: 0, source: 'provider' } : await this.usage();
+    const usage = error ? await this.failedUsage() : await this.usage();
     // Whatever of the output is still in the counting line is not needed any more.
     this.output.close();
     const { costUsd, priceKnown } = this.cost(usage);

@@ -66,6 +66,8 @@ const tierSchema = z.strictObject({
   abandoned_streams: z.enum(['bill_generated', 'void']).default('bill_generated'),
   /** With Redis unreachable: admit without the shared limits, or refuse with 503. */
   redis_unavailable: z.enum(['fail_open', 'fail_closed']).default('fail_open'),
+  /** Replaces stream.on_disconnect for this tier's streams. */
+  on_disconnect: z.enum(['cancel', 'drain']).optional(),
 });
 
 /** Request parameters a route target sets in place of the client's (README "Routes and fallback"). */
@@ -161,6 +163,11 @@ const configObject = z.strictObject({
       profile: z.enum(['openai', 'accounting']).default('openai'),
       /** Adds `cost_usd` and `estimated` to the openai profile's usage object (strict clients may reject them). */
       usage_extensions: z.boolean().default(false),
+      /**
+       * A client that leaves a stream: `cancel` aborts the upstream at once; `drain` reads it to its
+       * end (within the deadline) so that its usage is exact, then records it (README "Disconnect policy").
+       */
+      on_disconnect: z.enum(['cancel', 'drain']).default('cancel'),
       /** Resumable streams (README "Resuming a stream"): recent streams' frames are kept for GET /v1/streams/{id}. */
       resume: z
         .strictObject({

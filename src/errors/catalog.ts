@@ -167,9 +167,15 @@ export const errors = {
       retryable: true,
     }),
   cancelled: (why: string) => new GatewayError({ code: 'cancelled', status: 499, type: 'cancelled', message: why }),
+  /**
+   * A request still running when the drain time of a shutdown ran out: a server cancellation, so
+   * `cancelled` (reference/chat-streaming-full.txt: "client disconnect or server cancellation"),
+   * of type server_error (the client did not leave: the ledger's outcome is `error`, and a tier's
+   * abandoned_streams policy, which is about clients that leave, does not apply).
+   */
   shuttingDown: () =>
     new GatewayError({
-      code: 'server_shutting_down',
+      code: 'cancelled',
       status: 503,
       type: 'server_error',
       message: 'sluice is shutting down; the stream was ended before it finished.',

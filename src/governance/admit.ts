@@ -306,15 +306,16 @@ export class LimitsAndBudgets {
     return best;
   }
 
-  private tierTimes(tier: TierPolicy | undefined): Pick<Admission, 'deadline' | 'idleTimeoutMs'> {
+  private tierTimes(tier: TierPolicy | undefined): Pick<Admission, 'deadline' | 'idleTimeoutMs' | 'onDisconnect'> {
     if (!tier) return {};
-    const times: Pick<Admission, 'deadline' | 'idleTimeoutMs'> = {};
+    const times: Pick<Admission, 'deadline' | 'idleTimeoutMs' | 'onDisconnect'> = {};
     if (tier.deadlineMs !== undefined) {
       const seconds = tier.deadlineMs / 1000;
       const name = tierDisplayName(tier.name);
       times.deadline = { ms: tier.deadlineMs, error: () => errors.tierDeadline(name, seconds) };
     }
     if (tier.idleTimeoutMs !== undefined) times.idleTimeoutMs = tier.idleTimeoutMs;
+    if (tier.onDisconnect !== undefined) times.onDisconnect = tier.onDisconnect;
     return times;
   }
 

@@ -60,6 +60,8 @@ export interface Admission {
   deadline?: { ms: number; error: () => GatewayError };
   /** The tier's stream idle timeout, in place of stream.idle_timeout_s (ms; 0: none). */
   idleTimeoutMs?: number;
+  /** The tier's disconnect policy for a stream, in place of stream.on_disconnect. */
+  onDisconnect?: 'cancel' | 'drain';
   /** The accounting profile's `rate_limit_warning`: the caller is within 10% of a per-minute limit. */
   warning?: RateLimitWarning;
   /**

@@ -54,7 +54,22 @@ export class ChatStreamSurface extends CanonicalSurface {
     return this.encoder.usageFrame(usage, costUsd);
   }
 
-  failureFrames(error: GatewayError): string {
+  /**
+   * The usage chunk so far (openai profile, when the client gets usage), then the error frame. The
+   * accounting profile sends no usage_final on a failure (reference/accounting-events.txt: the
+   * error frame comes in its place), so its error frame carries the usage so far itself.
+   */
+  async failureFrames(error: GatewayError, signal: AbortSignal | undefined): Promise<string> {
+    const usage = await this.accountant.failedUsage(signal);
+    const { costUsd } = this.accountant.cost(usage);
+    if (this.accounting) {
+      const latencyMs = Date.now() - this.accountant.startedAt;
+      return this.encoder.errorFrame(error, { usage, costUsd, latencyMs });
+    }
+    return this.encoder.usageFrame(usage, costUsd) + this.encoder.errorFrame(error);
+  }
+
+  errorFrames(error: GatewayError): string {
     return this.encoder.errorFrame(error);
   }
 }

@@ -75,6 +75,8 @@ export async function handleModelRequest(
       deadlineError: admission.deadline?.error,
       idleTimeoutMs: admission.idleTimeoutMs,
       watch: admission.watch,
+      // A client leaving a stream may let it drain (README "Disconnect policy"); any other request is cancelled.
+      onDisconnect: prepared.streamed ? (admission.onDisconnect ?? ctx.config.stream.on_disconnect) : 'cancel',
       disconnectGraceMs: prepared.streamed ? exchange.resume?.graceMs : undefined,
       scopes: ctx.scopes,
     });

@@ -3,8 +3,8 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 import { errorObject } from '../errors/render.ts';
 import { upstreamHttpError } from '../errors/upstream-error.ts';
 import { normalizeTokenCounts, type Usage } from '../protocol/canonical/usage.ts';
-import { responsesUsage } from '../protocol/openai-responses/response-object.ts';
 import { normalizeRelayedFrame } from '../protocol/openai-responses/relay-grammar.ts';
+import { responsesUsage } from '../protocol/openai-responses/response-object.ts';
 import { dataFrame, namedFrame } from '../protocol/sse/frames.ts';
 import type { SseFrame } from '../protocol/sse/parse-upstream.ts';
 import type { RelayItem } from '../providers/types.ts';
@@ -61,6 +61,11 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
   private readonly output = new RelayOutput();
   /** The budget stopped the stream: the closing ends it as incomplete. */
   private stopping = false;
+  /**
+   * The upstream's terminal event when it carried no usage (`"usage":null` in OpenAI's
+   * response.failed): held back, it goes out last with the usage so far, what the ledger records.
+   */
+  private unpriced: HeldTerminal | null = null;
 
   constructor(accountant: Accountant, provider: string) {
     this.accountant = accountant;
@@ -79,6 +84,7 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
     if (type === 'response.created') this.readCreated(data);
     if (type) this.followOutput(type, item.frame);
     this.relayed++;
+    if (this.unpriced) return '';
     return type ? namedFrame(type, data) : dataFrame(data);
   }
 
@@ -100,6 +106,8 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
   }
 
   async closing(signal: AbortSignal): Promise<string> {
+    const held = this.unpriced;
+    if (held) return this.priced(held, await this.accountant.usage(signal));
     if (!this.stopping) return '';
     const start = this.relayed === 0 ? this.output.refusedStart.map((frame) => this.encode({ frame })).join('') : '';
     const usage = await this.accountant.usage(signal);
@@ -135,19 +143,44 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
    * The stream broke before the upstream's terminal event: `error` (unless the upstream sent one)
    * then response.failed for the upstream's response, numbered after its events, as OpenAI ends a
    * failed stream (fixtures/openai-responses/failed-insufficient-quota.jsonl); the openai SDK raises
-   * on `error`. Items the upstream left open stay open: the relay does not follow them.
+   * on `error`. Items the upstream left open are closed as incomplete before them. Either
+   * response.failed carries the usage so far.
    */
-  failureFrames(error: GatewayError): string {
+  async failureFrames(error: GatewayError, signal: AbortSignal | undefined): Promise<string> {
+    const held = this.unpriced;
+    if (held) return this.priced(held, await this.accountant.failedUsage(signal));
     if (this.terminalRelayed) return '';
+    return this.failedFrames(error, await this.accountant.failedUsage(signal));
+  }
+
+  errorFrames(error: GatewayError): string {
+    if (this.unpriced) return this.priced(this.unpriced, null);
+    if (this.terminalRelayed) return '';
+    return this.failedFrames(error, null);
+  }
+
+  private failedFrames(error: GatewayError, usage: Usage | null): string {
     const reported = this.upstreamError ?? error;
-    let frames = '';
-    const event = (type: string, fields: Record<string, unknown>) =>
-      namedFrame(type, JSON.stringify({ type, sequence_number: this.relayed++, ...fields }));
-    if (!this.upstreamError) {
-      frames += event('error', { error: errorObject(error) });
-    }
-    const response = { ...this.created, status: 'failed', error: { code: reported.code, message: reported.message } };
-    return frames + event('response.failed', { response });
+    // The items the upstream left open are closed first, as incomplete: every `added` has its `done`.
+    const { frames: closed, output } = this.output.close(this.emit);
+    const frames = this.upstreamError ? '' : this.emit('error', { error: errorObject(error) });
+    const response = {
+      ...this.created,
+      status: 'failed',
+      error: { code: reported.code, message: reported.message },
+      output,
+      usage: usage ? responsesUsage(usage) : null,
+    };
+    return closed + frames + this.emit('response.failed', { response });
+  }
+
+  /** The held terminal event, with the usage so far in place of the upstream's null. */
+  private priced(held: HeldTerminal, usage: Usage | null): string {
+    const { type, body } = held;
+    this.unpriced = null;
+    const response = { ...body.response, usage: usage ? responsesUsage(usage) : null };
+    this.finalResponse = response;
+    return namedFrame(type, JSON.stringify({ ...body, response }));
   }
 
   private readCreated(data: string): void {
@@ -176,6 +209,7 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
     this.complete = true;
     this.terminalRelayed = true;
     this.finalResponse = response ?? null;
+    if (response && !response.usage) this.unpriced = { type, body: { ...body, response } };
     if (type === 'response.failed') {
       this.failure =
         this.toError(response?.error) ??
@@ -191,3 +225,6 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
 }
 
 type UpstreamError = { message?: string; code?: string | null };
+
+/** A terminal event of the upstream's, parsed. */
+type HeldTerminal = { type: string; body: { response: Record<string, unknown> } };

@@ -53,6 +53,23 @@ describe('RequestScope', () => {
     scope.dispose();
   });
 
+  it('`drain`: a client that closes the connection aborts nothing; clientLeft says `cancelled`', async () => {
+    const scope = new RequestScope(one.res, { deadlineMs: 0, onDisconnect: 'drain', scopes: new Set() });
+    one.disconnect();
+    await once(one.res, 'close');
+    assert.equal(scope.signal.aborted, false);
+    assert.deepEqual([scope.clientLeft?.code, scope.clientLeft?.status], ['cancelled', 499]);
+    scope.dispose();
+  });
+
+  it('`drain`: the deadline still aborts the signal', () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    const scope = new RequestScope(one.res, { deadlineMs: 1_000, onDisconnect: 'drain', scopes: new Set() });
+    mock.timers.tick(1_000);
+    assert.equal(reasonOf(scope).code, 'timeout');
+    scope.dispose();
+  });
+
   it('a response that finished does not abort it when its connection closes', async () => {
     const scope = new RequestScope(one.res, { deadlineMs: 0, scopes: new Set() });
     one.res.end('ok');

@@ -12,6 +12,11 @@ export interface RequestScopeOptions {
   /** The budget's check on a running stream (Admission.watch). */
   watch?: (outputBytes: number) => boolean | Promise<boolean>;
   /**
+   * A client that leaves: `cancel` (default) aborts the upstream at once; `drain` lets the stream
+   * read the upstream to its end (within the deadline) so that its usage is exact.
+   */
+  onDisconnect?: 'cancel' | 'drain';
+  /**
    * `cancel` on a resumable stream (stream.resume.grace_s): the upstream is aborted this long after
    * the client left instead of at once, so that the stream goes on, recorded, for the client to
    * resume (README "Resuming a stream"). 0 or absent: at once.
@@ -24,7 +29,8 @@ export interface RequestScopeOptions {
 /**
  * What one model request owns while it runs, streamed or not: the abort signal that reaches the
  * upstream call, the deadline, and the client's disconnect (which aborts the upstream at once, so
- * a client that leaves stops the spending). The reason of the abort is the request's failure.
+ * a client that leaves stops the spending, unless the policy is `drain`). The reason of the abort
+ * is the request's failure.
  */
 export class RequestScope {
   readonly signal: AbortSignal;
@@ -32,12 +38,18 @@ export class RequestScope {
   readonly watch: ((outputBytes: number) => boolean | Promise<boolean>) | undefined;
   /** The upstream's own request id (x-request-id, request-id, x-amzn-requestid), for support tickets. */
   upstreamRequestId: string | undefined;
+  /**
+   * `drain` only: the client closed the connection before its response ended. Nothing was aborted;
+   * the stream reads on to the upstream's end, and this is the request's failure.
+   */
+  clientLeft: GatewayError | null = null;
+  private readonly drains: boolean;
+  private readonly graceMs: number;
+  private graceTimer: NodeJS.Timeout | undefined;
   private readonly controller = new AbortController();
   private readonly res: ServerResponse;
   private readonly scopes: Set<RequestScope>;
   private readonly deadlineTimer: NodeJS.Timeout | undefined;
-  private readonly graceMs: number;
-  private graceTimer: NodeJS.Timeout | undefined;
 
   constructor(res: ServerResponse, options: RequestScopeOptions) {
     this.res = res;
@@ -45,6 +57,7 @@ export class RequestScope {
     this.signal = this.controller.signal;
     this.idleTimeoutMs = options.idleTimeoutMs;
     this.watch = options.watch;
+    this.drains = options.onDisconnect === 'drain';
     this.graceMs = options.disconnectGraceMs ?? 0;
     if (options.deadlineMs > 0) {
       const deadlineError = options.deadlineError ?? (() => errors.deadline(options.deadlineMs / 1000));
@@ -81,7 +94,11 @@ export class RequestScope {
   private onClose = (): void => {
     if (this.res.writableFinished) return;
     const left = errors.cancelled('The client closed the connection.');
-    if (this.graceMs > 0) this.graceTimer ??= setTimeout(() => this.abort(left), this.graceMs);
-    else this.abort(left);
+    if (!this.drains) {
+      if (this.graceMs > 0) this.graceTimer ??= setTimeout(() => this.abort(left), this.graceMs);
+      else this.abort(left);
+    }
+    // A response sluice had already ended (its last bytes still in flight) was not left.
+    else if (!this.res.writableEnded) this.clientLeft ??= left;
   };
 }

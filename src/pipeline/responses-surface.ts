@@ -29,7 +29,12 @@ export class ResponsesStreamSurface extends CanonicalSurface {
     return this.encoder.closing(await this.accountant.usage(signal));
   }
 
-  failureFrames(error: GatewayError): string {
+  /** `error`, then response.failed carrying the usage so far (what the ledger records). */
+  async failureFrames(error: GatewayError, signal: AbortSignal | undefined): Promise<string> {
+    return this.encoder.failure(error, await this.accountant.failedUsage(signal));
+  }
+
+  errorFrames(error: GatewayError): string {
     return this.encoder.failure(error, this.accountant.reportedUsage);
   }
 }

@@ -59,8 +59,19 @@ class FakeSurface implements StreamSurface<Item> {
     return 'data: closing\n\n';
   }
 
-  failureFrames(error: GatewayError): string {
+  /** Set to make failureFrames throw, as a usage or pricing bug would. */
+  usageBroken = false;
+  /** The signal each failureFrames call was given (undefined once the scope was aborted). */
+  readonly failureSignals: (AbortSignal | undefined)[] = [];
+
+  async failureFrames(error: GatewayError, signal: AbortSignal | undefined): Promise<string> {
     this.calls.push(`failureFrames ${error.code}`);
+    this.failureSignals.push(signal);
+    if (this.usageBroken) throw new Error('no price for this usage');
+    return `data: usage so far\n\n${this.errorFrames(error)}`;
+  }
+
+  errorFrames(error: GatewayError): string {
     return `data: {"error":"${error.code}"}\n\n`;
   }
 }
@@ -136,6 +147,9 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 
 const QUIET_TIMINGS: StreamTimings = { heartbeatMs: 0, idleTimeoutMs: 0 };
 
+/** The frames without their `id:` lines: the writer numbers them (sse-writer.test.ts), the loop decides what they are. */
+const withoutIds = (text: string): string => text.replace(/^id: \d+\n/gm, '');
+
 describe('runStream', () => {
   let one: OneResponse;
   let scope: RequestScope;
@@ -151,11 +165,11 @@ describe('runStream', () => {
     const write = res.write.bind(res) as (chunk: string) => boolean;
     const end = res.end.bind(res) as (chunk?: string) => typeof res;
     res.write = ((chunk: string) => {
-      writes.push(chunk);
+      writes.push(withoutIds(chunk));
       return write(chunk);
     }) as typeof res.write;
     res.end = ((chunk?: string) => {
-      writes.push(`end ${chunk ?? ''}`);
+      writes.push(`end ${withoutIds(chunk ?? '')}`);
       return end(chunk);
     }) as typeof res.end;
     scope = new RequestScope(res, { deadlineMs: 0, scopes: new Set() });
@@ -191,7 +205,7 @@ describe('runStream', () => {
       assert.equal(response.statusCode, 200);
       assert.equal(response.headers['content-type'], 'text/event-stream');
       assert.equal(response.headers['x-request-id'], 'req-1');
-      assert.equal(await one.body(), `: opening\n\ndata: a\n\ndata: b\n\ndata: finish\n\ndata: closing\n\n${DONE_FRAME}`);
+      assert.equal(withoutIds(await one.body()), `: opening\n\ndata: a\n\ndata: b\n\ndata: finish\n\ndata: closing\n\n${DONE_FRAME}`);
     });
 
     it('an empty read sends nothing; the opening goes with the first item even when it has no frames of its own', async () => {
@@ -221,7 +235,11 @@ describe('runStream', () => {
       source.send(text('a'));
       source.send(text('b'), { error: failure }, text('c'));
       assert.equal(await result, failure);
-      assert.deepEqual(writes, [': opening\n\ndata: a\n\n', 'data: b\n\n', `end data: {"error":"upstream_malformed_stream"}\n\n${DONE_FRAME}`]);
+      assert.deepEqual(writes, [
+        ': opening\n\ndata: a\n\n',
+        'data: b\n\n',
+        `end data: usage so far\n\ndata: {"error":"upstream_malformed_stream"}\n\n${DONE_FRAME}`,
+      ]);
       assert.deepEqual(surface.calls, [
         'encode a',
         'opening',
@@ -263,7 +281,10 @@ describe('runStream', () => {
       source.send(text('a'));
       source.fail(failure);
       assert.equal(await result, failure);
-      assert.deepEqual(writes, [': opening\n\ndata: a\n\n', `end data: {"error":"upstream_connection_error"}\n\n${DONE_FRAME}`]);
+      assert.deepEqual(writes, [
+        ': opening\n\ndata: a\n\n',
+        `end data: usage so far\n\ndata: {"error":"upstream_connection_error"}\n\n${DONE_FRAME}`,
+      ]);
     });
 
     it('a source that ends without a finish is a truncated stream', async () => {
@@ -273,7 +294,10 @@ describe('runStream', () => {
       const failure = await result;
       assert.equal(failure?.code, 'upstream_stream_truncated');
       assert.match(failure?.message ?? '', /The up stream ended/);
-      assert.deepEqual(writes, [': opening\n\ndata: a\n\n', `end data: {"error":"upstream_stream_truncated"}\n\n${DONE_FRAME}`]);
+      assert.deepEqual(writes, [
+        ': opening\n\ndata: a\n\n',
+        `end data: usage so far\n\ndata: {"error":"upstream_stream_truncated"}\n\n${DONE_FRAME}`,
+      ]);
     });
   });
 
@@ -282,7 +306,7 @@ describe('runStream', () => {
       const result = run();
       source.send(text('a'), FINISH, END);
       // The client has its whole response while the upstream is still open.
-      assert.equal(await one.body(), `: opening\n\ndata: a\n\ndata: finish\n\ndata: closing\n\n${DONE_FRAME}`);
+      assert.equal(withoutIds(await one.body()), `: opening\n\ndata: a\n\ndata: finish\n\ndata: closing\n\n${DONE_FRAME}`);
       assert.deepEqual(writes, [`end : opening\n\ndata: a\n\ndata: finish\n\ndata: closing\n\n${DONE_FRAME}`]);
       source.send(text('late'));
       source.end();
@@ -314,7 +338,10 @@ describe('runStream', () => {
       source.send(text('b'), END);
       const failure = await result;
       assert.equal(failure?.code, 'upstream_stream_truncated');
-      assert.deepEqual(writes, [': opening\n\ndata: a\n\n', `end data: b\n\ndata: {"error":"upstream_stream_truncated"}\n\n${DONE_FRAME}`]);
+      assert.deepEqual(writes, [
+        ': opening\n\ndata: a\n\n',
+        `end data: b\n\ndata: usage so far\n\ndata: {"error":"upstream_stream_truncated"}\n\n${DONE_FRAME}`,
+      ]);
       assert.deepEqual(surface.calls.slice(-3), ['encode b', 'encode end', 'failureFrames upstream_stream_truncated']);
     });
 
@@ -323,7 +350,10 @@ describe('runStream', () => {
       source.send(text('b'), END);
       assert.equal((await result)?.code, 'upstream_stream_truncated');
       assert.equal((await one.response).statusCode, 200);
-      assert.equal(await one.body(), `: opening\n\ndata: b\n\ndata: {"error":"upstream_stream_truncated"}\n\n${DONE_FRAME}`);
+      assert.equal(
+        withoutIds(await one.body()),
+        `: opening\n\ndata: b\n\ndata: usage so far\n\ndata: {"error":"upstream_stream_truncated"}\n\n${DONE_FRAME}`,
+      );
     });
   });
 
@@ -340,6 +370,78 @@ describe('runStream', () => {
     assert.equal(source.closed, true);
   });
 
+  describe('the failure frames (usage so far, then the error)', () => {
+    it("are built under the scope's signal while it runs", async () => {
+      const result = run();
+      source.send(text('a'));
+      source.fail(errors.connection('up', 'socket hang up'));
+      await result;
+      assert.deepEqual(surface.failureSignals, [scope.signal]);
+    });
+
+    it('are built without the aborted signal after a timeout: the usage is counted, not cut short', async () => {
+      const result = run({ timings: { heartbeatMs: 0, idleTimeoutMs: 40 } });
+      source.send(text('a'));
+      assert.equal((await result)?.code, 'stream_idle_timeout');
+      assert.deepEqual(surface.failureSignals, [undefined]);
+    });
+
+    it('a usage that cannot be had leaves the error frame alone, then [DONE]', async () => {
+      surface.usageBroken = true;
+      const result = run();
+      source.send(text('a'));
+      source.fail(errors.connection('up', 'socket hang up'));
+      assert.equal((await result)?.code, 'upstream_connection_error');
+      assert.equal(writes.at(-1), `end data: {"error":"upstream_connection_error"}\n\n${DONE_FRAME}`);
+    });
+  });
+
+  describe('the `drain` disconnect policy', () => {
+    beforeEach(() => {
+      scope.dispose();
+      scope = new RequestScope(one.res, { deadlineMs: 0, onDisconnect: 'drain', scopes: new Set() });
+    });
+
+    it('a client that leaves: the upstream is read to its end, every item seen by the surface, nothing written; the failure is `cancelled`', async () => {
+      const result = run();
+      source.send(text('a'));
+      await until(() => source.reads === 2, 'the loop waits for its second read');
+      one.disconnect();
+      await until(() => scope.clientLeft !== null, 'the scope sees the client leave');
+      source.send(text('b'));
+      source.send(text('c'), FINISH);
+      source.end();
+      const failure = await result;
+      assert.equal(failure?.code, 'cancelled');
+      assert.equal(failure, scope.clientLeft);
+      assert.equal(scope.signal.aborted, false);
+      assert.equal(source.drained, true);
+      assert.deepEqual(surface.calls, ['encode a', 'opening', 'encode b', 'encode c', 'encode finish']);
+      assert.deepEqual(writes, [': opening\n\ndata: a\n\n']);
+    });
+
+    it('the deadline still ends the reading: the upstream is cut, the failure is still the client leaving', async () => {
+      const result = run();
+      source.send(text('a'));
+      await until(() => source.reads === 2, 'the loop waits for its second read');
+      one.disconnect();
+      await until(() => scope.clientLeft !== null, 'the scope sees the client leave');
+      scope.abort(errors.deadline(1));
+      assert.equal((await result)?.code, 'cancelled');
+      assert.equal(source.closed, true);
+      assert.equal(source.drained, false);
+    });
+
+    it('a client that stays gets the same stream as under `cancel`', async () => {
+      const result = run();
+      source.send(text('a'), FINISH);
+      source.end();
+      assert.equal(await result, null);
+      assert.equal(withoutIds(await one.body()), `: opening\n\ndata: a\n\ndata: finish\n\ndata: closing\n\n${DONE_FRAME}`);
+      assert.equal(scope.clientLeft, null);
+    });
+  });
+
   describe('the idle timeout', () => {
     it('upstream silence after it answered ends the stream with stream_idle_timeout', async () => {
       const result = run({ timings: { heartbeatMs: 0, idleTimeoutMs: 40 } });
@@ -347,7 +449,7 @@ describe('runStream', () => {
       const failure = await result;
       assert.equal(failure?.code, 'stream_idle_timeout');
       assert.equal(scope.signal.reason, failure);
-      assert.deepEqual(writes, [': opening\n\ndata: a\n\n', `end data: {"error":"stream_idle_timeout"}\n\n${DONE_FRAME}`]);
+      assert.deepEqual(writes, [': opening\n\ndata: a\n\n', `end data: usage so far\n\ndata: {"error":"stream_idle_timeout"}\n\n${DONE_FRAME}`]);
     });
 
     it("the tier's idle timeout (on the scope) wins over the surface's", async () => {
@@ -411,7 +513,7 @@ describe('runStream', () => {
       one.read();
       await until(() => state.reads > stalled + 2, 'reading resumes');
       scope.abort(errors.shuttingDown());
-      assert.equal((await result)?.code, 'server_shutting_down');
+      assert.equal((await result)?.message, errors.shuttingDown().message);
     });
 
     it('an abort while waiting for the client stops reading at once and ends the stream with its error', async () => {
@@ -420,11 +522,11 @@ describe('runStream', () => {
       const stalled = await untilStalled(state);
       scope.abort(errors.shuttingDown());
       const failure = await result;
-      assert.equal(failure?.code, 'server_shutting_down');
+      assert.deepEqual([failure?.code, failure?.type], ['cancelled', 'server_error']);
       assert.equal(state.reads, stalled);
       assert.equal(state.closed, true);
-      assert.deepEqual(surface.calls.slice(-1), ['failureFrames server_shutting_down']);
-      assert.equal(writes.at(-1), `end data: {"error":"server_shutting_down"}\n\n${DONE_FRAME}`);
+      assert.deepEqual(surface.calls.slice(-1), ['failureFrames cancelled']);
+      assert.equal(writes.at(-1), `end data: usage so far\n\ndata: {"error":"cancelled"}\n\n${DONE_FRAME}`);
     });
   });
 });

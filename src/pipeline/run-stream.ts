@@ -24,8 +24,14 @@ export interface StreamSurface<T> {
   opening(signal: AbortSignal): Promise<string>;
   /** Frames between the last item and `[DONE]` on success (usage, terminal event). */
   closing(signal: AbortSignal): Promise<string>;
-  /** Frames for a failure after the stream started (before `[DONE]`). */
-  failureFrames(error: GatewayError): string;
+  /**
+   * Frames for a failure after the stream started, before `[DONE]`: the usage so far where the
+   * surface reports usage, then the error. `signal` bounds a local count of the usage (undefined
+   * once the scope is aborted: the count's own bound, ~1 s, applies).
+   */
+  failureFrames(error: GatewayError, signal: AbortSignal | undefined): Promise<string>;
+  /** The error's frames alone, when the usage so far could not be had (a usage or pricing bug). */
+  errorFrames(error: GatewayError): string;
   /**
    * UTF-8 bytes of model output in a read's items, what a budget watch prices before the read is
    * encoded (the relay reads its output deltas for it). A surface without it is held to its
@@ -54,7 +60,8 @@ export abstract class CanonicalSurface implements StreamSurface<CanonicalEvent> 
   abstract readonly complete: boolean;
   abstract opening(signal: AbortSignal): Promise<string>;
   abstract closing(signal: AbortSignal): Promise<string>;
-  abstract failureFrames(error: GatewayError): string;
+  abstract failureFrames(error: GatewayError, signal: AbortSignal | undefined): Promise<string>;
+  abstract errorFrames(error: GatewayError): string;
   protected abstract render(event: CanonicalEvent): string;
 
   encode(event: CanonicalEvent): string {
@@ -130,7 +137,11 @@ export interface RunStreamOptions {
 /**
  * The one streaming loop every surface shares: opens the source with the scope's abort signal,
  * writes each upstream read's frames in one write, pauses reading while the client is congested,
- * and ends every exit path as `streamEnd` decides. Returns the failure, if any, for the ledger.
+ * and ends every exit path as `streamEnd` decides: a failed stream's last frames are its usage so
+ * far, its error, then `[DONE]`, like a finished one's are its usage then `[DONE]`. A client that
+ * leaves under the `drain` policy (RequestScope) does not stop the reading: the upstream is read
+ * to its end, every item still seen by the surface (so by the accountant), nothing written.
+ * Returns the failure, if any, for the ledger.
  */
 export async function runStream<T>(
   exchange: Exchange,
@@ -218,7 +229,7 @@ export async function runStream<T>(
       }
       // One write per upstream read: the frames of a read leave together.
       writer.write(frames);
-      if (failure || writer.ended) break;
+      if (failure || (writer.ended && !scope.clientLeft)) break;
       if (writer.congested) {
         await writer.waitForDrain(scope.signal);
         // Woken by an abort (shutdown, deadline) rather than a drain: stop reading at once.
@@ -234,6 +245,12 @@ export async function runStream<T>(
     clearTimeout(drainTimer);
     if (idle) clearTimeout(idle);
   }
+  // `drain`: the client left, and the upstream was read to its end (or to the deadline, or the
+  // budget): the usage is whole, and the request failed as the client's cancellation.
+  if (scope.clientLeft) {
+    writer.dispose();
+    return scope.clientLeft;
+  }
   if (stopped && !failure) return null;
   if (scope.signal.aborted && !failure && !finishedEarly) failure = toGatewayError(scope.signal.reason);
 
@@ -248,13 +265,27 @@ export async function runStream<T>(
       end = writer.committed || held !== '' ? 'fail' : 'http-error';
     }
   }
-  if (end === 'fail' && failure) writer.fail(held + surface.failureFrames(failure));
+  if (end === 'fail' && failure) writer.fail(held + (await failureFrames(surface, failure, scope)));
   else if (end !== 'finish') {
     writer.dispose();
     if (end === 'http-error' && failure) exchange.sendError(failure);
   }
   // Whatever happened to the upstream after its end marker, the client's response was complete.
   return finishedEarly ? null : failure;
+}
+
+/**
+ * The failure's last frames. The usage so far is counted under the scope's signal while it runs,
+ * and under the count's own bound once it was aborted (a timeout, a shutdown): the frames of a
+ * stream that timed out still carry its usage. A usage that cannot be had (a usage or pricing bug,
+ * which the ledger's settlement logs) leaves the error frame alone.
+ */
+async function failureFrames<T>(surface: StreamSurface<T>, failure: GatewayError, scope: RequestScope): Promise<string> {
+  try {
+    return await surface.failureFrames(failure, scope.signal.aborted ? undefined : scope.signal);
+  } catch {
+    return surface.errorFrames(failure);
+  }
 }
 
 /**

@@ -9,7 +9,7 @@ import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.t
 import { openAIPayloads, openAIStreamBody, readFixture } from '../helpers/fixtures.ts';
 import { geminiPayloads } from '../helpers/gemini-fixtures.ts';
 import { withEventIds } from '../helpers/event-ids.ts';
-import { rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { rawStream, requestRecord, startGateway, type TestGateway } from '../helpers/gateway.ts';
 
 /*
  * The accounting profile (reference/accounting-events.txt), byte for byte: the whole body is
@@ -91,8 +91,45 @@ const frames = {
         usage: { prompt_tokens: u.input, completion_tokens: u.output, total_tokens: u.input + u.output },
       },
     })}\n\n`,
-  error: (s: StreamIdentity, message: string) => `data: ${json({ type: 'error', data: message, provider: s.provider })}\n\n`,
+  /** In place of usage_final, so with its usage so far; sluice's code, and the upstream's own beside it. */
+  error: (s: StreamIdentity, message: string, code: string, soFar: SoFar, upstream?: Record<string, unknown>) =>
+    `data: ${json({
+      type: 'error',
+      data: message,
+      provider: s.provider,
+      code,
+      ...(upstream ? { upstream } : {}),
+      input_tokens: soFar.input,
+      output_tokens: soFar.output,
+      cost_usd: soFar.cost,
+      latency_ms: soFar.latencyMs,
+      estimated: soFar.estimated,
+    })}\n\n`,
 };
+
+/** A failed stream's usage so far, as its error frame says it. */
+interface SoFar {
+  input: number;
+  output: number;
+  cost: number;
+  estimated: boolean;
+  latencyMs: number;
+}
+
+/**
+ * The usage so far of a failed stream is the ledger's (counted: the output tokens of a cut stream
+ * are not known in advance); latency_ms is checked against the test's clock.
+ */
+async function soFarOf(gw: TestGateway, res: { headers: Headers; text: string }, startedAt: number): Promise<SoFar> {
+  const row = await requestRecord(gw, res.headers.get('x-request-id') ?? '');
+  return {
+    input: row.usage.input_tokens,
+    output: row.usage.output_tokens,
+    cost: row.cost_usd,
+    estimated: row.usage.estimated,
+    latencyMs: latencyOf(res.text, startedAt),
+  };
+}
 
 interface Totals {
   input: number;
@@ -418,10 +455,16 @@ describe('accounting profile, byte for byte', () => {
     const s = identityOf(res, 'groq/openai/gpt-oss-120b', openAIEnvelope(recording), startedAt);
     const upstreamError = JSON.parse(openAIPayloads(recording).at(-1)?.data ?? '{}').error;
     assert.match(upstreamError.message, /^Tool call validation failed/);
+    const soFar = await soFarOf(gw, res, startedAt);
+    assert.equal(soFar.input, COUNTED_INPUT);
+    const said = { status: 400, type: 'invalid_request_error', code: 'tool_use_failed' };
     assert.equal(
       res.text,
       withEventIds(
-        frames.usageStart(s, COUNTED_INPUT) + contentFrames(s, openAIFamilyEvents(recording)) + frames.error(s, upstreamError.message) + DONE,
+        frames.usageStart(s, COUNTED_INPUT) +
+          contentFrames(s, openAIFamilyEvents(recording)) +
+          frames.error(s, upstreamError.message, 'invalid_request', soFar, said) +
+          DONE,
       ),
     );
   });
@@ -431,12 +474,17 @@ describe('accounting profile, byte for byte', () => {
     const res = await rawStream(gw.url, chatBody('mock/error'), ACCOUNTING);
     const s = identityOf(res, 'mock/error', { serviceTier: null, fingerprint: 'sluice-mock' }, startedAt);
     const words: CanonicalEvent[] = ['This ', 'answer ', 'will ', 'not ', 'finish'].map((text) => ({ type: 'text', choice: 0, text }));
+    const soFar = await soFarOf(gw, res, startedAt);
     assert.equal(
       res.text,
       withEventIds(
         frames.usageStart(s, COUNTED_INPUT) +
           contentFrames(s, words) +
-          frames.error(s, 'The mock provider failed mid-stream, as mock/error always does.') +
+          frames.error(s, 'The mock provider failed mid-stream, as mock/error always does.', 'upstream_error', soFar, {
+            status: null,
+            type: null,
+            code: 'mock_failure',
+          }) +
           DONE,
       ),
     );

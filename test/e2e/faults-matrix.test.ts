@@ -299,7 +299,7 @@ describe('fault matrix: shutdown with 1,000 open streams', () => {
   });
 
   it(
-    `gateway.shutdown (what SIGTERM runs) ends ${STREAMS} open streams with server_shutting_down, closes every upstream, writes ${STREAMS} rows`,
+    `gateway.shutdown (what SIGTERM runs) ends ${STREAMS} open streams with cancelled (a server cancellation), closes every upstream, writes ${STREAMS} rows`,
     { timeout: 60_000 },
     async () => {
       // A file, not :memory:, so the rows can be read after the shutdown closed the store.
@@ -323,7 +323,7 @@ describe('fault matrix: shutdown with 1,000 open streams', () => {
       for (const result of results) {
         assert.equal(result.status, 200);
         expectValidFrames(result.text);
-        assert.equal(contentOf(expectErrorThenDone(result.text, 'server_shutting_down').chunks), headText);
+        assert.equal(contentOf(expectErrorThenDone(result.text, 'cancelled').chunks), headText);
       }
       assert.ok(took < 10_000, `shutdown took ${took} ms`);
       await upstream.waitForEarlyClose(5000, closed + STREAMS);
@@ -339,7 +339,7 @@ describe('fault matrix: shutdown with 1,000 open streams', () => {
           error_code: string;
         }[];
         assert.equal(rows.length, STREAMS, 'one row per stream');
-        assert.ok(rows.every((r) => ids.has(r.request_id) && r.outcome === 'error' && r.error_code === 'server_shutting_down'));
+        assert.ok(rows.every((r) => ids.has(r.request_id) && r.outcome === 'error' && r.error_code === 'cancelled'));
       } finally {
         db.close();
         rmSync(dir, { recursive: true, force: true });

@@ -33,7 +33,7 @@ describe('graceful shutdown', () => {
     await upstream.close();
   });
 
-  it('stops accepting, lets a stream finish within the drain time, ends the other with server_shutting_down', async () => {
+  it('stops accepting, lets a stream finish within the drain time, ends the other with `cancelled` (a server cancellation)', async () => {
     const gw = await startGateway({
       ...upstreamConfig(upstream.url),
       stream: { heartbeat_s: 0, idle_timeout_s: 5, deadline_s: 10 },
@@ -58,7 +58,7 @@ describe('graceful shutdown', () => {
 
     const cut = await slow;
     assert.equal(cut.status, 200);
-    const { chunks: partial, error } = expectErrorThenDone(cut.text, 'server_shutting_down');
+    const { chunks: partial, error } = expectErrorThenDone(cut.text, 'cancelled');
     assert.equal(error.type, 'server_error');
     assert.ok(recordedText().startsWith(contentOf(partial)));
     assert.notEqual(contentOf(partial), recordedText());
@@ -82,7 +82,7 @@ describe('graceful shutdown', () => {
     const res = await pending;
     assert.equal(res.status, 503);
     const body = (await res.json()) as { error: { code: string; type: string } };
-    assert.deepEqual([body.error.code, body.error.type], ['server_shutting_down', 'server_error']);
+    assert.deepEqual([body.error.code, body.error.type], ['cancelled', 'server_error']);
     await shutdown;
     await upstream.waitForEarlyClose(2000, closed + 1);
   });

@@ -31,6 +31,26 @@ function numbered(body: string): string {
   });
 }
 
+/** A ledger record's usage as a Responses `usage` object (response-object.ts: responsesUsage). */
+function responsesUsageOf(usage: Record<string, number>): Record<string, unknown> {
+  return {
+    input_tokens: usage.input_tokens,
+    input_tokens_details: { cached_tokens: usage.cached_input_tokens },
+    output_tokens: usage.output_tokens,
+    output_tokens_details: { reasoning_tokens: usage.reasoning_tokens },
+    total_tokens: usage.input_tokens + usage.output_tokens,
+  };
+}
+
+/**
+ * The body with its terminal event's `"usage":null` (the failed recording's) replaced by the usage
+ * so far, which sluice puts there (README "How a stream ends"): the ledger's.
+ */
+function withUsageSoFar(body: string, usage: Record<string, number>): string {
+  const at = body.lastIndexOf('"usage":null');
+  return `${body.slice(0, at)}"usage":${JSON.stringify(responsesUsageOf(usage))}${body.slice(at + '"usage":null'.length)}`;
+}
+
 describe('relay: a provider with its own Responses API (responses_api: true)', () => {
   const { upstream, gw } = useUpstreamGateway((url) => ({ config: upstreamConfig(url, { responses_api: true }) }));
 
@@ -41,9 +61,6 @@ describe('relay: a provider with its own Responses API (responses_api: true)', (
       const raw = await rawStream(gw.url, { model: MODEL, input: 'hi', stream: true }, {}, '/v1/responses');
       assert.equal(raw.status, 200);
       assert.equal(raw.headers.get('content-type'), SSE_UTF8);
-      // The recordings are framed `event:` + `data:` + blank line, as sluice frames: byte for byte,
-      // except for the sequence numbers the older recordings lack (relay-grammar.ts).
-      assert.equal(raw.text, withEventIds(`${numbered(body)}data: [DONE]\n\n`));
       checkResponsesStream(raw.text, { upstream: true });
 
       const sent = upstream.requests.at(-1)!;
@@ -52,6 +69,11 @@ describe('relay: a provider with its own Responses API (responses_api: true)', (
 
       const u = recorded.usage;
       const record = await requestRecord(gw, raw.headers.get('x-request-id')!);
+      // The recordings are framed `event:` + `data:` + blank line, as sluice frames: byte for byte,
+      // except for the sequence numbers the older recordings lack (relay-grammar.ts), and the usage
+      // so far in a terminal event that had none.
+      const relayed = u ? numbered(body) : withUsageSoFar(numbered(body), record.usage);
+      assert.equal(raw.text, withEventIds(`${relayed}data: [DONE]\n\n`));
       assert.deepEqual(
         { surface: record.surface, outcome: record.outcome, usage: u && record.usage },
         {
@@ -108,7 +130,13 @@ describe('relay: a provider with its own Responses API (responses_api: true)', (
       { type: 'error', sequence_number: 2, error: { type: 'upstream_error', code: 'upstream_connection_error', message, param: null } },
       { ...terminal, sequence_number: 3 },
     ]);
-    assert.deepEqual(terminal.response, { ...created, status: 'failed', error: { code: 'upstream_connection_error', message } });
+    const record = await requestRecord(gw, raw.headers.get('x-request-id')!);
+    assert.deepEqual(terminal.response, {
+      ...created,
+      status: 'failed',
+      error: { code: 'upstream_connection_error', message },
+      usage: responsesUsageOf(record.usage),
+    });
 
     // Cut inside an item: the frames so far as sent, and the SDK raises with the cause.
     const mid = body.slice(0, body.lastIndexOf('event: response.output_text.delta'));

@@ -28,6 +28,8 @@ export interface TierPolicy {
   abandoned: 'bill_generated' | 'void';
   /** What Redis being unreachable means for this tier's requests. */
   redisUnavailable: 'fail_open' | 'fail_closed';
+  /** A stream the client left: abort the upstream, or read it to its end; undefined: the config's. */
+  onDisconnect: 'cancel' | 'drain' | undefined;
   /** Any per-minute or concurrency limit at all (else the limiters are skipped). */
   limited: boolean;
 }
@@ -54,6 +56,7 @@ export function compileTier(name: string, tier: TierConfig): TierPolicy {
     budgets: tier.budgets.map((b) => ({ scope: b.scope, period: b.period, limitUsd: b.limit_usd })),
     abandoned: tier.abandoned_streams,
     redisUnavailable: tier.redis_unavailable,
+    onDisconnect: tier.on_disconnect,
     limited: any(key) || any(project),
   };
 }

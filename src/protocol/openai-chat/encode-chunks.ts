@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
-import { renderStreamError } from '../../errors/render.ts';
+import { errorObject, renderStreamError } from '../../errors/render.ts';
 import type { CanonicalEvent, TokenLogprob } from '../canonical/events.ts';
 import { toOpenAIUsage, type Usage } from '../canonical/usage.ts';
 import { dataFrame, namedFrame } from '../sse/frames.ts';
@@ -25,6 +25,13 @@ export interface ChatChunkEncoderOptions {
   provider: string;
   /** openai profile: add `cost_usd` and `estimated` to the usage object. */
   usageExtensions: boolean;
+}
+
+/** A failed stream's usage so far, as the accounting profile's error frame carries it. */
+export interface UsageSoFar {
+  usage: Usage;
+  costUsd: number;
+  latencyMs: number;
 }
 
 /** The flat fields of an accounting-profile frame: what kind of delta, and its text. */
@@ -145,9 +152,30 @@ export class ChatChunkEncoder {
     return dataFrame(`${this.getPrefix()}"choices":[],"usage":${JSON.stringify(body)}}`);
   }
 
-  errorFrame(error: GatewayError): string {
+  /**
+   * The error frame: `{"error":{message,type,code}}` with what the upstream said in `upstream`
+   * (errors/render.ts). The accounting profile's is flat (reference/accounting-events.txt), with
+   * sluice's `code`, the upstream's `upstream`, and the usage so far when given, in usage_final's
+   * fields: that profile sends no usage_final on a failure.
+   */
+  errorFrame(error: GatewayError, soFar?: UsageSoFar): string {
     if (this.accounting) {
-      return dataFrame(JSON.stringify({ type: 'error', data: error.message, provider: this.options.provider }));
+      const frame: Record<string, unknown> = {
+        type: 'error',
+        data: error.message,
+        provider: this.options.provider,
+        code: error.code,
+      };
+      const { upstream } = errorObject(error);
+      if (upstream) frame.upstream = upstream;
+      if (soFar) {
+        frame.input_tokens = soFar.usage.inputTokens;
+        frame.output_tokens = soFar.usage.outputTokens;
+        frame.cost_usd = soFar.costUsd;
+        frame.latency_ms = soFar.latencyMs;
+        frame.estimated = soFar.usage.source === 'estimated';
+      }
+      return dataFrame(JSON.stringify(frame));
     }
     const json = renderStreamError(error);
     return this.options.errorStyle === 'event' ? namedFrame('error', json) : dataFrame(json);
