@@ -83,6 +83,14 @@ describe('HealthBook', () => {
     assert.equal(health.score('a/m'), 200);
   });
 
+  it('tracks a bounded number of targets: names a client makes up cannot grow it without end', () => {
+    const { health } = book();
+    for (let i = 0; i < 5000; i++) health.succeeded(`up/model-${i}`, 10);
+    const view = health.view();
+    assert.equal(view.length, 1024);
+    assert.equal(view.at(-1)?.target, 'up/model-4999');
+  });
+
   it('shows known and tried targets, with the last failures', () => {
     const { health } = book();
     health.failed('a/m', 'rate_limit_exceeded');

@@ -19,6 +19,13 @@ export interface HealthSettings {
 /** How many recent failures a target keeps for GET /healthz/providers. */
 const RECENT = 5;
 
+/**
+ * How many targets are tracked: any `provider/model` a client names is a target, so the oldest
+ * tracked one is forgotten past this (it starts again as healthy, which is where it would be
+ * after a quiet while anyway).
+ */
+const MAX_TARGETS = 1024;
+
 interface TargetState {
   consecutiveFailures: number;
   openedAt: number | null;
@@ -49,6 +56,7 @@ export class HealthBook {
   private state(key: string): TargetState {
     let s = this.targets.get(key);
     if (!s) {
+      if (this.targets.size >= MAX_TARGETS) this.targets.delete(this.targets.keys().next().value as string);
       s = { consecutiveFailures: 0, openedAt: null, probeAt: null, ttftEwmaMs: null, cooldownUntil: null, recent: [] };
       this.targets.set(key, s);
     }
