@@ -10,6 +10,7 @@ import { callOnce } from './call-once.ts';
 import { completeEvents } from './complete-chat.ts';
 import { MessagesRelaySurface, MessagesStreamSurface } from './messages-surface.ts';
 import type { RunScope } from './model-operation.ts';
+import { openRouted } from './routed-calls.ts';
 import { capRelayedOutput } from './output-cap.ts';
 import { type RunStreamOptions, runStream, type StreamTimings } from './run-stream.ts';
 
@@ -37,14 +38,14 @@ export async function runMessages(
   request: CanonicalRequest,
   options: RunMessagesOptions,
 ): Promise<GatewayError | null> {
-  const { accountant, exchange, target } = run;
-  const requestId = exchange.requestId;
+  const { accountant, exchange } = run;
   const encoder = new MessagesEventEncoder(identityOf(run));
   if (options.streamed) {
     return runStream(
       exchange,
       run.scope,
-      (signal) => target.adapter.stream(request, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }),
+      // Over the request's candidates, as chat streams are: a route falls back before the first output.
+      openRouted(run, request),
       new MessagesStreamSurface(encoder, accountant),
       streamOptions(run, options),
     );

@@ -26,7 +26,11 @@ const weatherTool = {
 describe('/v1/messages with the mock provider, through @anthropic-ai/sdk', () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startGateway({ auth: { master_key: MASTER }, server: { cors_origins: [APP] } });
+    gw = await startGateway({
+      auth: { master_key: MASTER },
+      server: { cors_origins: [APP] },
+      routes: { steady: { targets: [{ model: 'mock/unavailable' }, { model: 'mock/echo' }] } },
+    });
   });
   after(() => gw.close());
 
@@ -142,6 +146,20 @@ describe('/v1/messages with the mock provider, through @anthropic-ai/sdk', () =>
         .messages.stream({ model: 'mock/error', max_tokens: 50, messages: [{ role: 'user', content: 'x' }] })
         .finalMessage(),
       (err: unknown) => err instanceof Anthropic.APIError && err.type === 'api_error',
+    );
+  });
+
+  it("follows a route's fallback before the first output, streamed and not", async () => {
+    const client = anthropic(gw);
+    const request = { model: 'steady', max_tokens: 64, messages: [{ role: 'user' as const, content: 'hello' }] };
+    const streamed = await client.messages.stream(request).finalMessage();
+    assert.deepEqual(streamed.content, [{ type: 'text', text: 'You said: hello' }]);
+    const whole = await client.messages.create(request);
+    assert.deepEqual(whole.content, [{ type: 'text', text: 'You said: hello' }]);
+    const row = await ledgerRow(gw, streamed.id);
+    assert.deepEqual(
+      row.attempts.map((a: { provider: string; model: string }) => `${a.provider}/${a.model}`),
+      ['mock/unavailable', 'mock/echo'],
     );
   });
 
