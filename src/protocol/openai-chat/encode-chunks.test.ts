@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../canonical/events.ts';
 import { ChatChunkEncoder, type ChatChunkEncoderOptions } from './encode-chunks.ts';
 
@@ -59,6 +60,53 @@ describe('ChatChunkEncoder: citations', () => {
       out.map((c) => c.choices[0].finish_reason),
       [null, 'stop'],
     );
+  });
+});
+
+describe('ChatChunkEncoder: the error frame', () => {
+  const error = new GatewayError({
+    code: 'upstream_error',
+    status: 502,
+    type: 'upstream_error',
+    message: 'boom',
+    upstreamStatus: 500,
+    upstreamType: 'server_error',
+    upstreamCode: 'overloaded',
+  });
+  const errorOf = (frame: string) => JSON.parse(frame.slice('data: '.length));
+
+  it("openai profile: sluice's type and code, the upstream's own beside them", () => {
+    assert.deepEqual(errorOf(new ChatChunkEncoder(options).errorFrame(error)), {
+      error: {
+        message: 'boom',
+        type: 'upstream_error',
+        code: 'upstream_error',
+        upstream: { status: 500, type: 'server_error', code: 'overloaded' },
+      },
+    });
+  });
+
+  it("accounting profile: flat, with the usage so far in usage_final's fields, naming the provider routing fell back to", () => {
+    const encoder = new ChatChunkEncoder({ ...options, profile: 'accounting' });
+    encoder.encode({
+      type: 'fallback',
+      from: { provider: 'openrouter', model: 'a' },
+      to: { provider: 'groq', model: 'b' },
+      reason: 'rate_limited',
+    });
+    const usage = { inputTokens: 12, outputTokens: 3, source: 'estimated' as const };
+    assert.deepEqual(errorOf(encoder.errorFrame(error, { usage, costUsd: 0.5, latencyMs: 40 })), {
+      type: 'error',
+      data: 'boom',
+      provider: 'groq',
+      code: 'upstream_error',
+      upstream: { status: 500, type: 'server_error', code: 'overloaded' },
+      input_tokens: 12,
+      output_tokens: 3,
+      cost_usd: 0.5,
+      latency_ms: 40,
+      estimated: true,
+    });
   });
 });
 

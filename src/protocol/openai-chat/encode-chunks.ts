@@ -55,7 +55,8 @@ export class ChatChunkEncoder {
   private prefix: string | undefined;
   private readonly suffix: string;
   private readonly accounting: boolean;
-  /** Changes when routing falls back to another provider before the first token. */
+  /** The provider the frames name: changes when routing falls back to another before the first token. */
+  private provider: string;
   private providerJson: string;
   private serviceTier: string | null = null;
   private systemFingerprint: string | null = null;
@@ -63,6 +64,7 @@ export class ChatChunkEncoder {
   constructor(options: ChatChunkEncoderOptions) {
     this.options = options;
     this.accounting = options.profile === 'accounting';
+    this.provider = options.provider;
     this.providerJson = JSON.stringify(options.provider);
     // The accounting profile reports usage in its own frames, never in chunks.
     this.suffix = options.includeUsage && !this.accounting ? '],"usage":null}' : ']}';
@@ -132,6 +134,7 @@ export class ChatChunkEncoder {
         return `${role}${this.frame(choice, this.accounting ? `"type":"finish","provider":${this.providerJson},"finish_reason":"${event.reason}",` : '')}`;
       }
       case 'fallback':
+        this.provider = event.to.provider;
         this.providerJson = JSON.stringify(event.to.provider);
         return '';
       case 'usage':
@@ -163,7 +166,7 @@ export class ChatChunkEncoder {
       const frame: Record<string, unknown> = {
         type: 'error',
         data: error.message,
-        provider: this.options.provider,
+        provider: this.provider,
         code: error.code,
       };
       const { upstream } = errorObject(error);
