@@ -18,6 +18,7 @@ describe('Anthropic-shaped errors', () => {
       [upstreamHttpError({ provider: 'google', status: 503, message: 'Overloaded.' }), 'overloaded_error', 529],
       [upstreamHttpError({ provider: 'openai', status: 504, message: 'Slow.' }), 'timeout_error', 504],
       [errors.truncated('openai'), 'api_error', 500],
+      [errors.shuttingDown(), 'overloaded_error', 529],
       [errors.methodNotAllowed('GET', '/v1/messages'), 'invalid_request_error', 405],
     ] as const;
     for (const [error, type, status] of cases) {

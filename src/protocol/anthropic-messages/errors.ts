@@ -29,6 +29,8 @@ export function anthropicErrorType(error: GatewayError): AnthropicErrorType {
   }
   switch (error.code) {
     case 'upstream_overloaded':
+    // A shutdown past its drain time (catalog.ts: shuttingDown); a client's own cancellation never reaches it.
+    case 'cancelled':
     case 'server_shutting_down':
     case 'limits_unavailable':
     case 'key_store_unavailable':
