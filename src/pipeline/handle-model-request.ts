@@ -49,6 +49,7 @@ export async function handleModelRequest(
     // Resolve is routing: the targets to try, healthy ones first (src/routing).
     const candidates = ctx.router.order(ctx.router.plan(model, parsed.fallbacks), { stickyKey: parsed.stickyKey });
     refuseDisallowedFallbacks(caller, candidates);
+    attempts.candidates = candidates.length;
     const target = candidates[0].target;
     const prepared = await parsed.prepare(target, ctx);
     admission = await ctx.admit({
@@ -110,7 +111,8 @@ export async function handleModelRequest(
       try {
         let record = await settled;
         if (scope?.upstreamRequestId) record = { ...record, upstreamRequestId: scope.upstreamRequestId };
-        if (attempts.attempts.length > 0) record = { ...record, attempts: attempts.attempts };
+        const tried = attempts.forRecord();
+        if (tried) record = { ...record, attempts: tried };
         try {
           // The admission may amend the record (an abandoned stream its tier does not bill).
           record = admission?.settle(record) ?? record;

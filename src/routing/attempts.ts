@@ -18,6 +18,16 @@ export interface Attempt {
 /** The attempts of one request, in order; written with its ledger record. */
 export class AttemptLog {
   readonly attempts: Attempt[] = [];
+  /** How many targets the request could have tried (set once routing planned it). */
+  candidates = 0;
+
+  /**
+   * What the ledger keeps: every attempt when routing had a choice (a route, or the request's own
+   * `models`); null for a request with one target, whose record already says everything.
+   */
+  forRecord(): Attempt[] | null {
+    return this.candidates > 1 && this.attempts.length > 0 ? this.attempts : null;
+  }
 
   succeeded(candidate: Candidate, latencyMs: number): void {
     const { provider, model } = candidate.target;

@@ -52,15 +52,17 @@ export function recordJson(r: LedgerRecord): Record<string, unknown> {
     finish_reason: r.finishReason,
     upstream_request_id: r.upstreamRequestId ?? null,
     billing: r.billing ?? null,
-    attempts:
-      r.attempts?.map((a) => ({
+    // Only when routing had a choice (a route, or the request's own models).
+    ...(r.attempts && {
+      attempts: r.attempts.map((a) => ({
         provider: a.provider,
         model: a.model,
         status: a.status,
         error_code: a.errorCode,
         fallback_reason: a.fallbackReason,
         latency_ms: a.latencyMs,
-      })) ?? null,
+      })),
+    }),
     prompt: r.prompt,
     completion: r.completion,
   };
