@@ -247,6 +247,24 @@ describe('anthropic stream decoder on synthetic streams', () => {
     );
   });
 
+  it('makes up the id of a tool_use block whose id is empty, and fails the stream on one without a name', () => {
+    const toolStart = (id: string, name: string) =>
+      frame({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id, name, input: {} } });
+    const [, , started] = decodeText(messageStart + toolStart('', 'get_weather'));
+    assert.equal(started?.type, 'tool-call-start');
+    assert.match((started as { id: string }).id, /^call_[\w-]{16}$/);
+
+    const events = decodeText(
+      messageStart +
+        toolStart('toolu_1', '') +
+        frame({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{}' } }),
+    );
+    assert.deepEqual(
+      events.map((e) => (e.type === 'error' ? e.error.code : e.type)),
+      ['start', 'usage', 'upstream_malformed_stream'],
+    );
+  });
+
   it('reports a rate limit error before any output as a 429', () => {
     const [event] = decodeText(frame({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }));
     assert.equal(event.type, 'error');

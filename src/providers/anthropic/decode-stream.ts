@@ -5,6 +5,7 @@ import { createSseStreamDecoder, type SseFrameDecoder } from '../sse-decoder.ts'
 import type { StreamDecoder } from '../types.ts';
 import { RESPONSE_FORMAT_TOOL } from '../response-format-tool.ts';
 import { anthropicFinishReason } from './finish-reason.ts';
+import { generateCallId } from '../openai-compatible/decode-chunk.ts';
 import { anthropicStreamError, PROVIDER } from './map-error.ts';
 import { checkPayload } from '../upstream-schema.ts';
 import { type AnthropicContentBlock, type AnthropicStreamPayload, streamPayloadSchema } from './payload-schema.ts';
@@ -30,8 +31,15 @@ export class AnthropicEventDecoder {
   private answered = false;
   private usage: AnthropicUsage = {};
   private finished = false;
+  private broken = false;
+
+  /** True once an event could not be translated (an error event was emitted): ignore the rest. */
+  get failed(): boolean {
+    return this.broken;
+  }
 
   decode(payload: AnthropicStreamPayload, out: CanonicalEvent[]): void {
+    if (this.broken) return;
     switch (payload.type) {
       case 'message_start': {
         const message = payload.message;
@@ -96,9 +104,22 @@ export class AnthropicEventDecoder {
           this.tools.set(index, { toolIndex: -1, sawArguments: false, answer: true });
           break;
         }
+        // A call without a name cannot be answered (the client has no tool to run); one without an
+        // id still can, as long as it gets one to match its result against.
+        if (!block.name) {
+          this.broken = true;
+          out.push({ type: 'error', error: errors.malformed(PROVIDER, 'tool_use block without a name') });
+          break;
+        }
         const tool = { toolIndex: this.nextToolIndex++, sawArguments: false, answer: false };
         this.tools.set(index, tool);
-        out.push({ type: 'tool-call-start', choice: 0, index: tool.toolIndex, id: block.id ?? '', name: block.name ?? '' });
+        out.push({
+          type: 'tool-call-start',
+          choice: 0,
+          index: tool.toolIndex,
+          id: block.id || generateCallId(),
+          name: block.name,
+        });
         break;
       }
       // Server tool blocks (web search, code execution) only answer tools sluice never sends.
@@ -168,7 +189,7 @@ export function createAnthropicFrameDecoder(): SseFrameDecoder {
       // The `event:` line and the payload's `type` agree; the payload is the one documented as required.
       if (typed.type === undefined && frame.event) typed.type = frame.event;
       events.decode(typed, out);
-      if (typed.type === 'error') failed = true;
+      if (typed.type === 'error' || events.failed) failed = true;
     },
     end() {
       // A stream that ends without message_delta has no finish: the pipeline reports it truncated.

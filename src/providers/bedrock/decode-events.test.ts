@@ -89,6 +89,19 @@ describe('ConverseStream event decoder', () => {
     assert.equal(error.type === 'error' && error.error.code, 'upstream_malformed_stream');
   });
 
+  it('makes up the id of a toolUse block whose id is empty, and fails the stream on one without a name', () => {
+    const toolStart = (toolUseId: string, name: string) => ({
+      type: 'contentBlockStart',
+      payload: { contentBlockIndex: 0, start: { toolUse: { toolUseId, name } } },
+    });
+    const [, started] = run([{ type: 'messageStart', payload: {} }, toolStart('', 'get_time')]);
+    assert.equal(started?.type, 'tool-call-start');
+    assert.match((started as { id: string }).id, /^call_[\w-]{16}$/);
+
+    const [, error] = run([{ type: 'messageStart', payload: {} }, toolStart('tooluse_1', '')]);
+    assert.equal(error?.type === 'error' && error.error.code, 'upstream_malformed_stream');
+  });
+
   it('exceptions become errors with the status they stand for and the message kept', () => {
     const cases: [string, number, string][] = [
       ['throttlingException', 429, 'rate_limit_exceeded'],

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { errors } from '../../errors/catalog.ts';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
+import { generateCallId } from '../openai-compatible/decode-chunk.ts';
 import { RESPONSE_FORMAT_TOOL } from '../response-format-tool.ts';
 import { checkPayload } from '../upstream-schema.ts';
 import { bedrockFinishReason } from './finish-reason.ts';
@@ -95,9 +96,20 @@ export function createConverseEventDecoder(provider: string): ConverseEventDecod
             tools.set(s.contentBlockIndex ?? -1, { index: -1, sawInput: false, answer: true });
             return false;
           }
+          // A call without a name cannot be answered; one without an id gets one to match its result against.
+          if (!tool.name) {
+            out.push({ type: 'error', error: errors.malformed(provider, 'toolUse block without a name') });
+            return true;
+          }
           const block = { index: nextToolIndex++, sawInput: false, answer: false };
           tools.set(s.contentBlockIndex ?? -1, block);
-          out.push({ type: 'tool-call-start', choice: 0, index: block.index, id: tool.toolUseId ?? '', name: tool.name ?? '' });
+          out.push({
+            type: 'tool-call-start',
+            choice: 0,
+            index: block.index,
+            id: tool.toolUseId || generateCallId(),
+            name: tool.name,
+          });
           return false;
         }
         case 'contentBlockDelta': {

@@ -56,4 +56,16 @@ describe('decodeBedrockResponse', () => {
     assert.deepEqual(rest, []);
     assert.equal(event.type === 'error' && event.error.code, 'upstream_malformed_stream');
   });
+
+  it('makes up an empty tool call id; a tool call without a name is a malformed-response error', () => {
+    const body = (toolUseId: string, name: string) => ({
+      output: { message: { role: 'assistant', content: [{ toolUse: { toolUseId, name, input: {} } }] } },
+      stopReason: 'tool_use',
+    });
+    const started = decodeBedrockResponse(body('', 'get_time'), 'bedrock').find((e) => e.type === 'tool-call-start');
+    assert.match((started as { id: string }).id, /^call_[\w-]{16}$/);
+    const [event, ...rest] = decodeBedrockResponse(body('tooluse_1', ''), 'bedrock');
+    assert.deepEqual(rest, []);
+    assert.equal(event.type === 'error' && event.error.code, 'upstream_malformed_stream');
+  });
 });

@@ -1,4 +1,6 @@
+import { errors } from '../../errors/catalog.ts';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
+import { generateCallId } from '../openai-compatible/decode-chunk.ts';
 import { bedrockFinishReason } from './finish-reason.ts';
 import { RESPONSE_FORMAT_TOOL } from '../response-format-tool.ts';
 import { checkPayload } from '../upstream-schema.ts';
@@ -28,8 +30,10 @@ export function decodeBedrockResponse(body: unknown, provider: string): Canonica
       out.push({ type: 'text', choice: 0, text: JSON.stringify(block.toolUse.input ?? {}) });
     } else if (block.toolUse) {
       const { toolUseId, name, input } = block.toolUse;
+      // A call without a name cannot be answered; one without an id gets one to match its result against.
+      if (!name) return [{ type: 'error', error: errors.malformed(provider, 'toolUse block without a name') }];
       const index = calls++;
-      out.push({ type: 'tool-call-start', choice: 0, index, id: toolUseId ?? '', name: name ?? '' });
+      out.push({ type: 'tool-call-start', choice: 0, index, id: toolUseId || generateCallId(), name });
       out.push({ type: 'tool-call-delta', choice: 0, index, arguments: JSON.stringify(input ?? {}) });
     }
   }

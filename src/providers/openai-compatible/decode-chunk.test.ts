@@ -119,3 +119,22 @@ describe('regression: an upstream could inject JSON through choices[].index', ()
     }
   });
 });
+
+// Hostile upstreams (the stream conformance tap): a call needs a name to be answered, and an id to match its result.
+describe('tool calls without an id or a name', () => {
+  it('makes up an id for a call whose first delta has an empty one', () => {
+    const [start] = decode([delta({ tool_calls: [{ index: 0, id: '', function: { name: 'f', arguments: '' } }] })]);
+    assert.equal(start?.type, 'tool-call-start');
+    assert.match((start as { id: string }).id, /^call_[\w-]{16}$/);
+  });
+
+  it('ends the stream as malformed on a first delta with an empty or missing name, and reads nothing after it', () => {
+    for (const fn of [{ name: '', arguments: '' }, { arguments: '{}' }]) {
+      const events = decode([delta({ tool_calls: [{ index: 0, id: 'call_1', function: fn }] }, 'tool_calls'), delta({ content: 'ignored' })]);
+      assert.deepEqual(
+        events.map((e) => (e.type === 'error' ? e.error.code : e.type)),
+        ['upstream_malformed_stream'],
+      );
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { errors } from '../../errors/catalog.ts';
 import type { CanonicalEvent, TokenLogprob } from '../../protocol/canonical/events.ts';
 import { normalizeFinishReason } from '../../protocol/canonical/finish-reason.ts';
 import { checkPayload } from '../upstream-schema.ts';
@@ -72,7 +73,8 @@ export class ChunkDecoder {
       });
     }
     const choices = chunk.choices;
-    if (choices) for (const choice of choices) this.decodeChoice(choice, out);
+    if (choices) for (const choice of choices) if (!this.broken) this.decodeChoice(choice, out);
+    if (this.broken) return;
     const usage = chunk.usage ?? chunk.x_groq?.usage;
     if (usage) out.push({ type: 'usage', usage: convertOpenAIFamilyUsage(usage) });
     if (chunk.error) out.push({ type: 'error', error: streamErrorFrom(this.options.provider, chunk) });
@@ -117,6 +119,7 @@ export class ChunkDecoder {
         out.push({ type: 'refusal', choice, text: delta.refusal, logprobs: nonEmpty(c.logprobs?.refusal) });
       }
       if (delta.tool_calls) for (const call of delta.tool_calls) this.toolCall(choice, state, call, out);
+      if (this.broken) return;
       if (delta.annotations) for (const a of delta.annotations) annotation(choice, a, out);
     }
     if (c.finish_reason && !state.finished) {
@@ -161,6 +164,7 @@ export class ChunkDecoder {
   }
 
   private toolCall(choice: number, state: ChoiceState, call: ChunkToolCall, out: CanonicalEvent[]): void {
+    if (this.broken) return;
     const id = call.id || undefined;
     let slot: CallSlot | undefined;
     if (call.index !== undefined && call.index !== null) {
@@ -172,9 +176,16 @@ export class ChunkDecoder {
       slot = state.lastCall;
     }
     if (!slot) {
+      // A call without a name cannot be answered (the client has no tool to run): the stream is broken.
+      const name = call.function?.name;
+      if (!name) {
+        this.broken = true;
+        out.push({ type: 'error', error: errors.malformed(this.options.provider, 'tool call without a function name') });
+        return;
+      }
       slot = { id: id ?? generateCallId(), index: this.nextCallIndex++ };
       state.calls.set(call.index ?? slot.id, slot);
-      out.push({ type: 'tool-call-start', choice, index: slot.index, id: slot.id, name: call.function?.name ?? '' });
+      out.push({ type: 'tool-call-start', choice, index: slot.index, id: slot.id, name });
     }
     state.lastCall = slot;
     const args = call.function?.arguments;
