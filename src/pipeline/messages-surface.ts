@@ -52,6 +52,8 @@ export class MessagesStreamSurface extends CanonicalSurface {
 }
 
 const MESSAGE_STOP = /^event: message_stop\r?$|"type":\s*"message_stop"/m;
+/** The frames that open and close content blocks, in the field order Anthropic writes them. */
+const BLOCK_EDGE = /"type":\s*"(message_start|content_block_start|content_block_stop)"(?:,\s*"index":\s*(\d+))?/g;
 
 /**
  * A Messages stream relayed from Anthropic: the upstream's frames go out as they came; the events
@@ -66,8 +68,12 @@ export class MessagesRelaySurface implements StreamSurface<MessagesRelayItem> {
   private readonly accountant: Accountant;
   private readonly encoder: MessagesEventEncoder;
   private told = false;
+  /** What the relayed frames opened, which a budget stop must close. */
+  private started = false;
+  private openBlock: number | null = null;
+  private stopping = false;
 
-  /** `encoder` only renders sluice's own error frame. */
+  /** `encoder` renders sluice's own frames: an error, or the end of a message its budget stopped. */
   constructor(accountant: Accountant, encoder: MessagesEventEncoder) {
     this.accountant = accountant;
     this.encoder = encoder;
@@ -78,6 +84,7 @@ export class MessagesRelaySurface implements StreamSurface<MessagesRelayItem> {
       // The message is whole at message_stop (the relay passes whole frames): a stream cut after
       // message_delta is still a truncated one, which gets sluice's error frame.
       if (MESSAGE_STOP.test(item.text)) this.complete = true;
+      this.followBlocks(item.text);
       return item.text;
     }
     const { event } = item;
@@ -93,15 +100,68 @@ export class MessagesRelaySurface implements StreamSurface<MessagesRelayItem> {
     return '';
   }
 
-  async closing(): Promise<string> {
-    return '';
+  /** A budget stop's message_delta (stop_reason max_tokens, the usage so far) and message_stop. */
+  async closing(signal: AbortSignal): Promise<string> {
+    if (!this.stopping) return '';
+    this.encoder.encode({ type: 'finish', choice: 0, reason: 'length' });
+    return this.encoder.closing(await this.accountant.usage(signal));
   }
 
   async failureFrames(error: GatewayError): Promise<string> {
     return this.errorFrames(error);
   }
 
+  /** The output bytes of a read, from the events decoded beside its frames: what a budget watch prices. */
+  measure(items: readonly MessagesRelayItem[]): number {
+    let bytes = 0;
+    for (const item of items) if ('event' in item) bytes += outputBytes(item.event);
+    return bytes;
+  }
+
+  /**
+   * The budget ends the message before this read: the block the relayed frames left open stops
+   * (and a message whose message_start was in this very read starts, as sluice's).
+   */
+  stop(): string {
+    this.stopping = true;
+    let frames = '';
+    if (!this.started) {
+      const usage = this.accountant.reportedUsage ?? { inputTokens: 0, outputTokens: 0, source: 'estimated' as const };
+      frames += this.encoder.start(usage);
+    }
+    if (this.openBlock !== null) {
+      const stop = { type: 'content_block_stop', index: this.openBlock };
+      frames += `event: content_block_stop\ndata: ${JSON.stringify(stop)}\n\n`;
+    }
+    this.openBlock = null;
+    return frames;
+  }
+
+  private followBlocks(text: string): void {
+    for (const [, type, index] of text.matchAll(BLOCK_EDGE)) {
+      if (type === 'message_start') this.started = true;
+      else if (type === 'content_block_start') this.openBlock = Number(index);
+      else this.openBlock = null;
+    }
+  }
+
   errorFrames(error: GatewayError): string {
     return this.told ? '' : this.encoder.failure(error);
+  }
+}
+
+/** The UTF-8 bytes of model output an event carries. */
+function outputBytes(event: CanonicalEvent): number {
+  switch (event.type) {
+    case 'text':
+    case 'reasoning':
+    case 'refusal':
+      return Buffer.byteLength(event.text, 'utf8');
+    case 'tool-call-start':
+      return Buffer.byteLength(event.name, 'utf8');
+    case 'tool-call-delta':
+      return Buffer.byteLength(event.arguments, 'utf8');
+    default:
+      return 0;
   }
 }
