@@ -13,7 +13,7 @@ export interface LedgerRecord {
   model: string;
   /** What the client named (alias or provider/model). */
   requestedModel: string;
-  surface: 'chat' | 'responses' | 'messages';
+  surface: 'chat' | 'responses' | 'messages' | 'embeddings';
   streamed: boolean;
   inputTokens: number;
   cachedInputTokens: number;

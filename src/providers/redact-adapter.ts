@@ -40,6 +40,7 @@ export function redactAdapter(adapter: ProviderAdapter, redact: Redact): Provide
   if (adapter.responses) wrapped.responses = redactRelay(adapter.responses, redact, clean);
   if (adapter.messages) wrapped.messages = redactMessagesRelay(adapter.messages, redact, clean);
   if (adapter.countTokens) wrapped.countTokens = guard(clean)(adapter.countTokens.bind(adapter));
+  if (adapter.embed) wrapped.embed = guard(clean)(adapter.embed.bind(adapter));
   return wrapped;
 }
 

@@ -31,6 +31,28 @@ export interface ProviderAdapter {
   messages?: MessagesRelay;
   /** The prompt's tokens as the provider counts them, where it has an endpoint for it (Gemini's countTokens). */
   countTokens?(request: CanonicalRequest, model: string, ctx: CallContext): Promise<number>;
+  /** POST /v1/embeddings, where the provider has embedding models (absent: the surface answers 400). */
+  embed?(request: EmbeddingRequest, model: string, ctx: CallContext): Promise<EmbeddingResult>;
+}
+
+/** An OpenAI embeddings request, validated (src/protocol/openai-embeddings). */
+export interface EmbeddingRequest {
+  /** One entry per vector asked for: a text, or token ids (only OpenAI-compatible upstreams take those). */
+  input: string[] | number[][];
+  /** What the client sent as `input` (a string or an array): an OpenAI-compatible upstream gets it as sent. */
+  rawInput: string | string[] | number[] | number[][];
+  encodingFormat: 'float' | 'base64';
+  dimensions?: number;
+  user?: string;
+  /** Fields the client sent beyond OpenAI's (a vLLM or Jina option): relayed to OpenAI-compatible upstreams only. */
+  extra?: Record<string, unknown>;
+}
+
+export interface EmbeddingResult {
+  /** One per input, in input order: floats, or base64 little-endian float32 as the upstream encoded them. */
+  embeddings: (number[] | string)[];
+  /** The input's tokens as the provider counted them; absent when it does not say (sluice counts them). */
+  inputTokens?: number;
 }
 
 /**

@@ -3,6 +3,7 @@ import { chatCompletions } from '../pipeline/chat-completions.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { createResponse } from '../pipeline/create-response.ts';
 import { createMessage } from '../pipeline/messages.ts';
+import { createEmbeddings } from '../pipeline/embeddings.ts';
 import { anthropicErrorStatus } from '../protocol/anthropic-messages/errors.ts';
 import { createExchange } from '../pipeline/exchange.ts';
 import { handleModelRequest } from '../pipeline/handle-model-request.ts';
@@ -74,6 +75,8 @@ export const routes: readonly Route[] = [
   // Anthropic's Messages API (README "/v1/messages"): `base_url` is the gateway's origin for the Anthropic SDKs.
   { method: 'POST', path: '/v1/messages', auth: 'model', handle: modelRoute(messagesOperation, anthropicErrorStatus) },
   { method: 'POST', path: '/v1/messages/count_tokens', auth: 'model', handle: countTokensRoute },
+  // OpenAI's embeddings API over every provider with embedding models (README "Embeddings").
+  { method: 'POST', path: '/v1/embeddings', auth: 'model', handle: modelRoute(() => createEmbeddings) },
   // A project's endpoints: `base_url=https://…/{project}/{endpoint}/v1` (README "Keys, projects and endpoints").
   {
     method: 'POST',
@@ -89,6 +92,12 @@ export const routes: readonly Route[] = [
     handle: endpointModelRoute(messagesOperation, anthropicErrorStatus),
   },
   { method: 'POST', path: '/{project}/{endpoint}/v1/messages/count_tokens', auth: 'model', handle: endpointCountTokensRoute },
+  {
+    method: 'POST',
+    path: '/{project}/{endpoint}/v1/embeddings',
+    auth: 'model',
+    handle: endpointModelRoute(() => createEmbeddings),
+  },
   {
     method: 'GET',
     path: '/v1/responses/',

@@ -7,8 +7,12 @@ import { decodeBedrockResponse } from './decode-response.ts';
 import { createBedrockStreamDecoder } from './decode-stream.ts';
 import { mapBedrockError } from './map-error.ts';
 import { type BedrockAuth, createRequestSigner } from './sign-request.ts';
+import { buildBedrockEmbeddings, decodeBedrockEmbeddings } from './embed.ts';
+import { callEmbeddingsUpstream } from '../embed-call.ts';
 
 const NAME = 'bedrock';
+/** Titan's InvokeModel calls of one request in flight at once (one per input). */
+const TITAN_CONCURRENCY = 8;
 
 export interface BedrockSettings extends BedrockTarget {
   auth: BedrockAuth;
@@ -20,7 +24,7 @@ export interface BedrockSettings extends BedrockTarget {
 /** AWS Bedrock through the Converse API: one request shape for every model Bedrock serves. */
 export function createBedrockProvider(settings: BedrockSettings, client: UpstreamClient): ProviderAdapter {
   const sign = createRequestSigner(settings.auth, settings.now);
-  return createHttpProvider(
+  const adapter = createHttpProvider(
     {
       name: NAME,
       models: settings.models,
@@ -31,6 +35,23 @@ export function createBedrockProvider(settings: BedrockSettings, client: Upstrea
     },
     client,
   );
+  return {
+    ...adapter,
+    // Titan and Cohere embedding models through InvokeModel (Titan: one call per input, a few at a time).
+    async embed(request, model, ctx) {
+      const calls = buildBedrockEmbeddings(request, model, settings);
+      const answers = [];
+      for (let at = 0; at < calls.length; at += TITAN_CONCURRENCY) {
+        const wave = calls.slice(at, at + TITAN_CONCURRENCY);
+        answers.push(
+          ...(await Promise.all(
+            wave.map(async (call) => callEmbeddingsUpstream(NAME, client, await sign(call), ctx, mapBedrockError)),
+          )),
+        );
+      }
+      return decodeBedrockEmbeddings(model, answers, request.input.length);
+    },
+  };
 }
 
 /**

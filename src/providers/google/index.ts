@@ -7,6 +7,8 @@ import { countGeminiTokens } from './count-tokens.ts';
 import { decodeGeminiResponse } from './decode-response.ts';
 import { createGeminiStreamDecoder } from './decode-stream.ts';
 import { mapGoogleError } from './map-error.ts';
+import { buildGeminiEmbeddings, decodeGeminiEmbeddings } from './embed.ts';
+import { callEmbeddingsUpstream } from '../embed-call.ts';
 
 export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 
@@ -29,7 +31,20 @@ export function createGoogleProvider(settings: GoogleSettings, client: UpstreamC
     client,
   );
   // POST /v1/messages/count_tokens asks Gemini's own count (pipeline/messages-count-tokens.ts).
-  return { ...adapter, countTokens: (request, model, ctx) => countGeminiTokens(request, model, ctx, settings, client) };
+  return {
+    ...adapter,
+    countTokens: (request, model, ctx) => countGeminiTokens(request, model, ctx, settings, client),
+    async embed(request, model, ctx) {
+      const { json } = await callEmbeddingsUpstream(
+        settings.name,
+        client,
+        buildGeminiEmbeddings(request, model, settings),
+        ctx,
+        (status, headers, text) => mapGoogleError(settings.name, status, headers, text),
+      );
+      return decodeGeminiEmbeddings(settings.name, json, request.input.length);
+    },
+  };
 }
 
 /**

@@ -8,6 +8,8 @@ import { createOpenAICompatibleFrameDecoder } from './decode-stream.ts';
 import { mapOpenAICompatibleError } from './map-error.ts';
 import { createModelList, type ModelListTimings } from './list-models.ts';
 import { createResponsesRelay } from './relay-responses.ts';
+import { buildOpenAICompatibleEmbeddings, decodeOpenAICompatibleEmbeddings } from './embed.ts';
+import { callEmbeddingsUpstream } from '../embed-call.ts';
 
 export interface OpenAICompatibleSettings extends OpenAICompatibleTarget {
   name: string;
@@ -42,5 +44,16 @@ export function createOpenAICompatibleProvider(
   );
   const listUpstreamModels = createModelList(settings, client, modelListTimings);
   const responses = settings.responsesApi ? createResponsesRelay(settings.name, settings, client) : undefined;
-  return responses ? { ...adapter, responses, listUpstreamModels } : { ...adapter, listUpstreamModels };
+  // POST /v1/embeddings goes to the upstream's own /embeddings.
+  const embed: OpenAICompatibleAdapter['embed'] = async (request, model, ctx) => {
+    const { json } = await callEmbeddingsUpstream(
+      settings.name,
+      client,
+      buildOpenAICompatibleEmbeddings(request, model, settings),
+      ctx,
+      (status, headers, text) => mapOpenAICompatibleError(settings.name, status, headers, text),
+    );
+    return decodeOpenAICompatibleEmbeddings(settings.name, json, request.input.length);
+  };
+  return responses ? { ...adapter, responses, embed, listUpstreamModels } : { ...adapter, embed, listUpstreamModels };
 }
