@@ -7,6 +7,7 @@ import {
   bucketName,
 } from './rate-buckets.ts';
 import type { Redis } from './redis-link.ts';
+import { RedisScript } from './redis-script.ts';
 import type { BucketState } from './token-bucket.ts';
 
 /**
@@ -37,7 +38,7 @@ end
  * take its points (writing nothing), else take them all. Replies the index of the refused charge
  * (1-based, 0 for none) and each bucket's owed and at after the check.
  */
-const CONSUME = `${DRAIN}
+const CONSUME = new RedisScript(`${DRAIN}
 local now = tonumber(ARGV[1])
 local n = #KEYS
 local owed, at = {}, {}
@@ -59,10 +60,10 @@ for i = 1, n do
   reply[2 * i + 1] = string.format('%.0f', at[i])
 end
 return reply
-`;
+`);
 
 /** reconcile() of token-bucket.ts per settlement: ARGV now, then limit, charged, used, chargedAt each. */
-const RECONCILE = `${DRAIN}
+const RECONCILE = new RedisScript(`${DRAIN}
 local now = tonumber(ARGV[1])
 for i = 1, #KEYS do
   local limit, charged = tonumber(ARGV[4 * i - 2]), tonumber(ARGV[4 * i - 1])
@@ -77,7 +78,7 @@ for i = 1, #KEYS do
   store(KEYS[i], limit, o, a)
 end
 return 1
-`;
+`);
 
 /**
  * The buckets in Redis, shared by every instance: one hash {o: owed, a: at} per subject and
@@ -95,7 +96,7 @@ export class RedisRateBuckets implements RateBuckets {
   }
 
   async consume(charges: readonly RateCharge[], now: number): Promise<RateOutcome> {
-    const reply = (await this.redis.eval(CONSUME, {
+    const reply = (await CONSUME.run(this.redis, {
       keys: charges.map((c) => this.key(c)),
       arguments: [String(now), ...charges.flatMap((c) => [String(c.limit), String(c.points)])],
     })) as (number | string)[];
@@ -104,7 +105,7 @@ export class RedisRateBuckets implements RateBuckets {
   }
 
   reconcile(settlements: readonly RateSettlement[], now: number): Promise<unknown> {
-    return this.redis.eval(RECONCILE, {
+    return RECONCILE.run(this.redis, {
       keys: settlements.map((s) => this.key(s.charge)),
       arguments: [
         String(now),
