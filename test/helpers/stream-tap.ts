@@ -1,11 +1,13 @@
 import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import { after } from 'node:test';
-import { createStreamChecker, type StreamChecker, type Violation } from '../../src/protocol/check/check-stream.ts';
+import { readStreamText, SluiceStreamError } from '../../src/client/index.ts';
+import { createStreamChecker, type StreamChecker } from '../../src/protocol/check/check-stream.ts';
 
 /**
  * The stream tap: every `text/event-stream` response a test gateway sends is read by the same
  * checker as `sluice check` (src/protocol/check), and the test file fails when one breaks the
- * stream contract. startGateway (gateway.ts) taps each gateway it starts; fake upstreams are
+ * stream contract; each whole stream the checker passes is then read by sluice/client (src/client),
+ * which must accumulate it or raise the stream's own error frame, nothing else. startGateway (gateway.ts) taps each gateway it starts; fake upstreams are
  * other servers and are never tapped. Nothing in src/ changes: the tap wraps `write` / `end` of
  * each response of the tapped server, before the gateway's own handler runs.
  *
@@ -19,9 +21,10 @@ import { createStreamChecker, type StreamChecker, type Violation } from '../../s
  */
 export const PARTIAL_STREAM_HEADER = 'x-test-partial-stream';
 
+/** A broken rule of the checker, or the client reader's failure (rule `client/read`). */
 interface Finding {
   request: string;
-  violations: Violation[];
+  violations: { frame: number | null; rule: string; message: string }[];
   body: string;
 }
 
@@ -32,6 +35,8 @@ let abandoned = 0;
 
 /** A response's body is kept for the failure message, up to this many characters. */
 const KEEP_BODY = 4000;
+/** Streams longer than this are checked but not read by the client (the soak's, the benches'). */
+const READ_BODY = 8_000_000;
 
 export function tapStreams(server: Server): void {
   server.prependListener('request', watch);
@@ -43,6 +48,8 @@ function watch(req: IncomingMessage, res: ServerResponse): void {
   let checker: StreamChecker | undefined;
   let decided = false;
   let body = '';
+  const whole: string[] = [];
+  let wholeLength = 0;
   // Whether the client closed its side (FIN or reset): a stream cut then is the client's doing;
   // a stream cut without it is the gateway dropping the connection, and is checked as it stands.
   let clientLeft = false;
@@ -71,7 +78,11 @@ function watch(req: IncomingMessage, res: ServerResponse): void {
       if (!checker) return;
       if (!res.writableEnded && clientLeft) return void (abandoned += 1);
       checked += 1;
-      const { violations } = checker.end();
+      const violations: Finding['violations'] = checker.end().violations;
+      if (violations.length === 0 && wholeLength <= READ_BODY) {
+        const failure = readFailure(whole.join(''));
+        if (failure) violations.push({ frame: null, rule: 'client/read', message: failure });
+      }
       if (violations.length > 0) {
         const id = res.getHeader('x-request-id') ?? headerValue(headers, 'x-request-id');
         findings.push({ request: `${request}${id ? ` (X-Request-ID ${String(id)})` : ''}`, violations, body });
@@ -86,6 +97,8 @@ function watch(req: IncomingMessage, res: ServerResponse): void {
         ? chunk
         : Buffer.from(chunk as Uint8Array).toString(typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
     checker.push(text);
+    wholeLength += text.length;
+    if (wholeLength <= READ_BODY) whole.push(text);
     if (body.length < KEEP_BODY) body += text.slice(0, KEEP_BODY - body.length);
   };
 
@@ -105,6 +118,17 @@ function watch(req: IncomingMessage, res: ServerResponse): void {
     take(chunk, rest[0]);
     return end(chunk, ...rest);
   }) as ServerResponse['end'];
+}
+
+/** Why sluice/client could not read a whole stream, or undefined: a stream's own error frame is a reading. */
+function readFailure(text: string): string | undefined {
+  try {
+    readStreamText(text);
+    return undefined;
+  } catch (err) {
+    if (err instanceof SluiceStreamError) return undefined;
+    return `sluice/client could not read it: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`;
+  }
 }
 
 function headerValue(headers: OutgoingHttpHeaders, name: string): unknown {
