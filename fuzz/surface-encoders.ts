@@ -157,6 +157,7 @@ const chatOptions: fc.Arbitrary<ChatChunkEncoderOptions> = fc.record({
   profile: fc.constantFrom('openai' as const, 'accounting' as const),
   provider: fc.constant('up'),
   usageExtensions: fc.boolean(),
+  vendorEvents: fc.constantFrom('drop' as const, 'passthrough' as const),
 });
 
 const SOURCES =

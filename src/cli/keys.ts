@@ -55,6 +55,7 @@ interface EndpointJson {
   stream_profile: string | null;
   usage: string | null;
   error_style: string | null;
+  vendor_events: string | null;
   base_path: string;
 }
 
@@ -182,6 +183,7 @@ export async function runAdminCommand(command: AdminCommand, args: string[], env
         profile: { type: 'string' },
         usage: { type: 'string' },
         'error-style': { type: 'string' },
+        'vendor-events': { type: 'string' },
       });
       if (values.help) return console.log(usage.endpoints);
       for (const flag of ['project', 'name', 'model'] as const) {
@@ -195,6 +197,7 @@ export async function runAdminCommand(command: AdminCommand, args: string[], env
         stream_profile: values.profile,
         usage: values.usage,
         error_style: values['error-style'],
+        vendor_events: values['vendor-events'],
       });
       if (values.json) return printJson(endpoint);
       return console.log(`${connection.url}${endpoint.base_path}`);

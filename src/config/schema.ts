@@ -164,6 +164,11 @@ const configObject = z.strictObject({
       /** Adds `cost_usd` and `estimated` to the openai profile's usage object (strict clients may reject them). */
       usage_extensions: z.boolean().default(false),
       /**
+       * An upstream's `x_*` vendor events among the chunks (research steps, artifacts): dropped, as
+       * strict clients may choke on them, or passed through unchanged and in order.
+       */
+      vendor_events: z.enum(['drop', 'passthrough']).default('drop'),
+      /**
        * A client that leaves a stream: `cancel` aborts the upstream at once; `drain` reads it to its
        * end (within the deadline) so that its usage is exact, then records it (README "Disconnect policy").
        */

@@ -16,7 +16,7 @@ function withoutModels(request: CanonicalRequest): CanonicalRequest {
 }
 
 /** Stream settings a project's endpoint sets in place of the config's `stream` section. */
-export type StreamOverrides = Partial<Pick<Config['stream'], 'profile' | 'usage' | 'error_style'>>;
+export type StreamOverrides = Partial<Pick<Config['stream'], 'profile' | 'usage' | 'error_style' | 'vendor_events'>>;
 
 /**
  * POST /v1/chat/completions, streamed or not. `profile` comes from the X-Sluice-Profile header and
@@ -48,6 +48,7 @@ export function chatCompletions(profile: 'openai' | 'accounting' | undefined, ov
                   errorStyle: stream.error_style,
                   profile: profile ?? stream.profile,
                   usageExtensions: stream.usage_extensions,
+                  vendorEvents: stream.vendor_events,
                 })
               : completeChat(run, request),
         }),

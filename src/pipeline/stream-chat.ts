@@ -11,6 +11,7 @@ export interface StreamChatOptions {
   errorStyle: 'data' | 'event';
   profile: 'openai' | 'accounting';
   usageExtensions: boolean;
+  vendorEvents: 'drop' | 'passthrough';
 }
 
 /** POST /v1/chat/completions with `stream: true`. */
@@ -27,6 +28,7 @@ export function streamChat(run: RunScope, request: CanonicalRequest, options: St
       profile: options.profile,
       provider: target.provider,
       usageExtensions: options.usageExtensions,
+      vendorEvents: options.vendorEvents,
     },
     accountant,
     { requestId, provider: target.provider, model: target.model },

@@ -364,6 +364,7 @@ function encode(events: CanonicalEvent[], label: string): void {
     profile: 'openai',
     provider: 'fuzz',
     usageExtensions: false,
+    vendorEvents: 'passthrough',
   });
   const responses = new ResponsesEventEncoder({ id: 'resp_f', createdAt: 1, model: 'fuzz/m', request: { model: 'fuzz/m', input: 'hi' } });
   let chatWire = '';

@@ -108,6 +108,7 @@ export interface EndpointsTable {
   stream_profile: string | null;
   usage: string | null;
   error_style: string | null;
+  vendor_events: string | null;
   created_at: number;
 }
 

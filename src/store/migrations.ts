@@ -212,6 +212,15 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('ledger').dropColumn('attempts').execute();
     },
   },
+  /** An endpoint's choice for upstream `x_*` vendor events (stream.vendor_events); null keeps the config's. */
+  '0009_endpoint_vendor_events': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('endpoints').addColumn('vendor_events', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('endpoints').dropColumn('vendor_events').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -13,6 +13,7 @@ const ENDPOINT: Endpoint = {
   streamProfile: null,
   usage: 'always',
   errorStyle: null,
+  vendorEvents: null,
   createdAt: 0,
 };
 
@@ -44,6 +45,7 @@ describe('endpointContext', () => {
     assert.deepEqual(withEndpointModel({ model: 'x' }, ENDPOINT), { model: 'x' });
     assert.deepEqual(withEndpointModel([1], ENDPOINT), [1]);
     assert.deepEqual(streamOverrides(ENDPOINT), { usage: 'always' });
+    assert.deepEqual(streamOverrides({ ...ENDPOINT, vendorEvents: 'passthrough' }), { usage: 'always', vendor_events: 'passthrough' });
     assert.deepEqual(streamOverrides(undefined), {});
   });
 });

@@ -94,5 +94,6 @@ export function streamOverrides(endpoint: Endpoint | undefined): StreamOverrides
   if (endpoint?.streamProfile) overrides.profile = endpoint.streamProfile;
   if (endpoint?.usage) overrides.usage = endpoint.usage;
   if (endpoint?.errorStyle) overrides.error_style = endpoint.errorStyle;
+  if (endpoint?.vendorEvents) overrides.vendor_events = endpoint.vendorEvents;
   return overrides;
 }

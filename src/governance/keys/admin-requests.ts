@@ -65,6 +65,7 @@ const createEndpointSchema = z.strictObject({
   stream_profile: z.enum(['openai', 'accounting']).optional(),
   usage: z.enum(['opt_in', 'always']).optional(),
   error_style: z.enum(['data', 'event']).optional(),
+  vendor_events: z.enum(['drop', 'passthrough']).optional(),
 });
 
 export type CreateProject = z.infer<typeof createProjectSchema>;

@@ -133,11 +133,15 @@ function governanceStoreContract(
         streamProfile: 'accounting' as const,
         usage: 'always' as const,
         errorStyle: 'event' as const,
+        vendorEvents: 'passthrough' as const,
         createdAt: 3,
       };
       assert.equal(await store.createEndpoint(e), true);
       assert.equal(await store.createEndpoint({ ...e, model: 'other/x' }), false);
-      assert.equal(await store.createEndpoint({ ...e, projectId: 'proj_b', streamProfile: null, usage: null, errorStyle: null }), true);
+      assert.equal(
+        await store.createEndpoint({ ...e, projectId: 'proj_b', streamProfile: null, usage: null, errorStyle: null, vendorEvents: null }),
+        true,
+      );
       assert.deepEqual(await store.getEndpoint('proj_a', 'chat'), e);
       assert.equal((await store.getEndpoint('proj_b', 'chat'))?.streamProfile, null);
       assert.equal(await store.getEndpoint('proj_a', 'nope'), undefined);

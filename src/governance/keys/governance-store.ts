@@ -39,6 +39,7 @@ export interface Endpoint {
   streamProfile: 'openai' | 'accounting' | null;
   usage: 'opt_in' | 'always' | null;
   errorStyle: 'data' | 'event' | null;
+  vendorEvents: 'drop' | 'passthrough' | null;
   createdAt: number;
 }
 
@@ -187,6 +188,7 @@ export class GovernanceStore {
         stream_profile: e.streamProfile,
         usage: e.usage,
         error_style: e.errorStyle,
+        vendor_events: e.vendorEvents,
         created_at: e.createdAt,
       })
       .onConflict((oc) => oc.columns(['project_id', 'name']).doNothing())
@@ -254,6 +256,7 @@ function endpointOf(row: Selectable<EndpointsTable>): Endpoint {
     streamProfile: row.stream_profile as Endpoint['streamProfile'],
     usage: row.usage as Endpoint['usage'],
     errorStyle: row.error_style as Endpoint['errorStyle'],
+    vendorEvents: row.vendor_events as Endpoint['vendorEvents'],
     createdAt: Number(row.created_at),
   };
 }

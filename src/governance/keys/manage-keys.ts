@@ -125,6 +125,7 @@ export async function createEndpoint(deps: ManageDeps, input: CreateEndpoint): P
     streamProfile: input.stream_profile ?? null,
     usage: input.usage ?? null,
     errorStyle: input.error_style ?? null,
+    vendorEvents: input.vendor_events ?? null,
     createdAt: (deps.now ?? Date.now)(),
   };
   const created = await deps.governance.withStore((store) => store.createEndpoint(endpoint));

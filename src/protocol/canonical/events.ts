@@ -26,7 +26,8 @@ export type CanonicalEvent =
   | UsageEvent
   | ErrorEvent
   | EndEvent
-  | FallbackEvent;
+  | FallbackEvent
+  | VendorEvent;
 
 /** The upstream acknowledged the request. All fields optional: sluice fills its own id and model. */
 export interface StartEvent {
@@ -141,6 +142,16 @@ export interface FallbackEvent {
   to: TargetName;
   /** Why the previous target was left (errors/fallback-policy.ts, or `ttft_timeout`). */
   reason: string;
+}
+
+/**
+ * A vendor's own event inside a Chat Completions stream (a `data:` line whose JSON `type` starts
+ * with `x_`: research steps, artifacts, chat metadata; reference/chat-streaming-full.txt), kept
+ * as the upstream's JSON text so that a surface that passes it on sends the same bytes.
+ */
+export interface VendorEvent {
+  type: 'vendor';
+  data: string;
 }
 
 /** Events that carry model output: the first of these is "the first token". */

@@ -13,6 +13,7 @@ const options: ChatChunkEncoderOptions = {
   profile: 'openai',
   provider: 'openrouter',
   usageExtensions: false,
+  vendorEvents: 'drop',
 };
 
 const cite: CanonicalEvent = {
@@ -122,5 +123,20 @@ describe('regression: an upstream could inject JSON through choices[].index', ()
     const encoder = new ChatChunkEncoder(options);
     const frame = encoder.encode({ type: 'text', choice: 127, text: 'x' });
     assert.equal(JSON.parse(frame.split('\n\n')[0].slice('data: '.length)).choices[0].index, 127);
+  });
+});
+
+describe('ChatChunkEncoder: vendor events', () => {
+  const vendor: CanonicalEvent = { type: 'vendor', data: '{"type":"x_artifact.created","artifact_id":"a1"}' };
+
+  it('drops them by default', () => {
+    assert.equal(new ChatChunkEncoder(options).encode(vendor), '');
+  });
+
+  it("passes them through as the upstream's data line, in both profiles", () => {
+    for (const profile of ['openai', 'accounting'] as const) {
+      const encoder = new ChatChunkEncoder({ ...options, profile, vendorEvents: 'passthrough' });
+      assert.equal(encoder.encode(vendor), 'data: {"type":"x_artifact.created","artifact_id":"a1"}\n\n');
+    }
   });
 });

@@ -25,6 +25,8 @@ export interface ChatChunkEncoderOptions {
   provider: string;
   /** openai profile: add `cost_usd` and `estimated` to the usage object. */
   usageExtensions: boolean;
+  /** An upstream's `x_*` events: left out (strict clients may choke on them) or sent on as they came. */
+  vendorEvents: 'drop' | 'passthrough';
 }
 
 /** A failed stream's usage so far, as the accounting profile's error frame carries it. */
@@ -137,6 +139,8 @@ export class ChatChunkEncoder {
         this.provider = event.to.provider;
         this.providerJson = JSON.stringify(event.to.provider);
         return '';
+      case 'vendor':
+        return this.options.vendorEvents === 'passthrough' ? vendorFrame(event.data) : '';
       case 'usage':
       case 'error':
       case 'end':
@@ -238,4 +242,12 @@ function logprobs(tokens: TokenLogprob[] | undefined, kind: 'content' | 'refusal
   if (!tokens) return 'null';
   const list = JSON.stringify(tokens);
   return kind === 'content' ? `{"content":${list},"refusal":null}` : `{"content":null,"refusal":${list}}`;
+}
+
+/** The vendor event's `data:` line(s) as the upstream sent them (JSON spread over lines stays so). */
+function vendorFrame(data: string): string {
+  return `${data
+    .split('\n')
+    .map((line) => `data: ${line}`)
+    .join('\n')}\n\n`;
 }

@@ -232,3 +232,19 @@ describe('openai-compatible stream endings', () => {
     );
   });
 });
+
+describe('openai-compatible vendor events', () => {
+  it("keeps a data line whose type starts with x_ as a vendor event, in place and as the upstream's text", () => {
+    const vendor = '{"type":"x_research.searching","name":"web_search","arguments":"{\\"query\\":\\"q\\"}"}';
+    const chunk = (content: string) => `data: ${JSON.stringify({ id: 'x', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+    const events = decode([new TextEncoder().encode(`${chunk('A')}data: ${vendor}\n\n${chunk('B')}data: {"type":"other"}\n\n`)]);
+    assert.deepEqual(
+      events.filter((e) => e.type !== 'start'),
+      [
+        { type: 'text', choice: 0, text: 'A', logprobs: undefined },
+        { type: 'vendor', data: vendor },
+        { type: 'text', choice: 0, text: 'B', logprobs: undefined },
+      ],
+    );
+  });
+});

@@ -39,6 +39,10 @@ export function createOpenAICompatibleFrameDecoder(options: ChunkDecoderOptions)
         out.push({ type: 'error', error: errors.malformed(options.provider, `chunk is not an object: ${data.slice(0, 120)}`) });
         return;
       }
+      if (isVendorEvent(parsed)) {
+        out.push({ type: 'vendor', data });
+        return;
+      }
       chunks.decode(parsed, out);
       if (chunks.failed) done = true;
     },
@@ -46,4 +50,10 @@ export function createOpenAICompatibleFrameDecoder(options: ChunkDecoderOptions)
       chunks.end(out);
     },
   };
+}
+
+/** `{"type":"x_research.searching",...}`: a vendor's event among the chunks (chunks have no `type`). */
+function isVendorEvent(payload: object): boolean {
+  const type = (payload as { type?: unknown }).type;
+  return typeof type === 'string' && type.startsWith('x_');
 }
