@@ -26,7 +26,7 @@ export interface ProviderRegistry {
   providers(): string[];
   /**
    * The enabled providers that serve a bare model id (no `provider/`): those whose configured
-   * `models` or whose pricing-registry entry list it, and the mock for its scenarios.
+   * `models` or whose pricing-registry entry list it (never the mock).
    */
   servingProviders(model: string): string[];
   /**
@@ -138,6 +138,8 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
     servingProviders(model) {
       const serving: string[] = [];
       for (const [name, adapter] of adapters) {
+        // The mock is for trying sluice out: `echo` alone is a mistake to report, not mock/echo.
+        if (name === 'mock') continue;
         if (adapter.listModels().includes(model) || knownModelIds(name).has(model)) serving.push(name);
       }
       return serving;
