@@ -159,7 +159,7 @@ describe('how a chat stream ends: the deadline and a shutdown', () => {
   it('the deadline: the usage so far, timeout, [DONE]', async () => {
     const gw = await startGateway({
       ...upstreamConfig(upstream.url),
-      stream: { heartbeat_s: 0, idle_timeout_s: 30, deadline_s: 0.5, usage_extensions: true },
+      stream: { heartbeat_s: 0, idle_timeout_s: 30, deadline_s: 2, usage_extensions: true },
       pricing: PRICING,
     });
     try {
@@ -179,14 +179,23 @@ describe('how a chat stream ends: the deadline and a shutdown', () => {
       pricing: PRICING,
     });
     upstream.reply({ pieces: head, after: 'hang' });
-    const pending = rawStream(gw.url, usageRequest());
-    for (let i = 0; i < 500 && gw.gateway.context.scopes.size === 0; i++) await new Promise((r) => setTimeout(r, 10));
-    // Let the first frames reach the client, so the stream has started when the drain time runs out.
-    await new Promise((r) => setTimeout(r, 100));
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(usageRequest()),
+    });
+    // The stream has started (its first content reached the client) when the drain time runs out.
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('" capital"')) {
+      const { value, done } = await reader.read();
+      assert.equal(done, false, 'the stream ended before its first content');
+      text += new TextDecoder().decode(value);
+    }
     await gw.gateway.shutdown(50);
-    const res = await pending;
-    assert.deepEqual(chatShape(res.text), ['role', ...contents(2), 'usage', 'error cancelled', '[DONE]']);
-    const { usage, error } = tail(res.text);
+    for (let read = await reader.read(); !read.done; read = await reader.read()) text += new TextDecoder().decode(read.value);
+    assert.deepEqual(chatShape(text), ['role', ...contents(2), 'usage', 'error cancelled', '[DONE]']);
+    const { usage, error } = tail(text);
     assert.equal(error?.type, 'server_error');
     assert.ok(usage.completion_tokens > 0);
   });
