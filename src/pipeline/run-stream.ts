@@ -247,7 +247,9 @@ export async function runStream<T>(
   }
   // `drain`: the client left, and the upstream was read to its end (or to the deadline, or the
   // budget): the usage is whole, and the request failed as the client's cancellation.
-  if (scope.clientLeft) {
+  // A recorded stream (stream.resume) is not over for its client, who may resume it: it ends as any
+  // stream does, into its recording (the writer is not ended by the disconnect then).
+  if (scope.clientLeft && writer.ended) {
     writer.dispose();
     return scope.clientLeft;
   }
