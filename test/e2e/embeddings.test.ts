@@ -43,7 +43,11 @@ const f32 = (v: number[]) => v.map((x) => Math.fround(x));
 
 describe('POST /v1/embeddings through the openai SDK', () => {
   const { upstream, gw } = useUpstreamGateway((url) => ({
-    config: upstreamConfig(url),
+    config: {
+      ...upstreamConfig(url),
+      // An embeddings route: its first target is down, Gemini answers.
+      routes: { vectors: { targets: [{ model: 'up/text-embedding-3-large' }, { model: 'google/gemini-embedding-001' }] } },
+    },
     env: {
       GEMINI_API_KEY: 'AIza-e2e',
       GEMINI_BASE_URL: url,
@@ -168,6 +172,20 @@ describe('POST /v1/embeddings through the openai SDK', () => {
     assert.deepEqual(last(upstream).json, { texts: ['sunny day'], input_type: 'search_document' });
     assert.deepEqual(body.data[0].embedding, TITAN);
     assert.equal(record.usage.input_tokens, 6);
+  });
+
+  it('a route falls back to its next target when the first is unavailable, and the row says so', async () => {
+    upstream.reply((req) =>
+      req.url === '/v1/embeddings' ? { status: 503, ...json({ error: { message: 'overloaded', type: 'server_error' } }) } : replyByPath(req),
+    );
+    const { body, record } = await embed({ model: 'vectors', input: 'hello', encoding_format: 'float' });
+    assert.deepEqual(body.data[0].embedding, [0.1, 0.2, 0.3]);
+    assert.equal(last(upstream).url, '/v1beta/models/gemini-embedding-001:embedContent');
+    assert.equal(`${record.provider}/${record.model}`, 'google/gemini-embedding-001');
+    assert.deepEqual(
+      record.attempts.map((a: { provider: string }) => a.provider),
+      ['up', 'google'],
+    );
   });
 
   it('answers 400 naming what cannot be honoured, with a ledger row', async () => {
