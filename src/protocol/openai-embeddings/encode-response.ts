@@ -8,6 +8,12 @@ export function encodeFloat32Base64(values: readonly number[]): string {
   return bytes.toString('base64');
 }
 
+/** The inverse: a base64 vector an upstream sent, as floats, for a client that asked for floats. */
+export function decodeFloat32Base64(text: string): number[] {
+  const bytes = Buffer.from(text, 'base64');
+  return Array.from({ length: Math.floor(bytes.length / 4) }, (_, i) => bytes.readFloatLE(i * 4));
+}
+
 export interface EmbeddingsBody {
   object: 'list';
   data: { object: 'embedding'; index: number; embedding: number[] | string }[];
@@ -16,8 +22,9 @@ export interface EmbeddingsBody {
 }
 
 /**
- * The OpenAI response body. Vectors come as the provider gave them; floats are encoded when the
- * client asked for base64 (only an OpenAI-compatible upstream encodes them itself).
+ * The OpenAI response body, each vector in the encoding the client asked for: floats are encoded
+ * when it asked for base64, and a base64 vector (only an OpenAI-compatible upstream sends one,
+ * when told to or on its own) is decoded when it asked for floats.
  */
 export function encodeEmbeddings(
   embeddings: readonly (number[] | string)[],
@@ -30,9 +37,14 @@ export function encodeEmbeddings(
     data: embeddings.map((vector, index) => ({
       object: 'embedding',
       index,
-      embedding: format === 'base64' && typeof vector !== 'string' ? encodeFloat32Base64(vector) : vector,
+      embedding: inFormat(vector, format),
     })),
     model,
     usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
   };
+}
+
+function inFormat(vector: number[] | string, format: 'float' | 'base64'): number[] | string {
+  if (format === 'base64') return typeof vector === 'string' ? vector : encodeFloat32Base64(vector);
+  return typeof vector === 'string' ? decodeFloat32Base64(vector) : vector;
 }
