@@ -39,6 +39,10 @@ function gatewayConfig(path: string, redisUrl: string | undefined) {
     ledger: { enabled: process.env.BENCH_LEDGER !== 'off' },
     providers: { up: { base_url: `${upstream}/v1`, api_key: 'sk-bench' } },
     pricing: Object.fromEntries(models.map((model) => [`up/${model}`, BENCH_PRICES])),
+    // The routed side (run.ts): a two-target route per model whose first target is healthy.
+    routes: Object.fromEntries(
+      models.map((model) => [`route-${model}`, { targets: [{ model: `up/${model}` }, { model: `up/${model}-fallback` }] }]),
+    ),
     tiers: { bench: BENCH_TIER },
     // A busy machine must not trip the timeout: a request admitted without Redis (fail_open) would cost nothing.
     limits: { redis_url: redisUrl, redis_prefix: redisPrefix, redis_timeout_ms: 10_000 },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type BenchResult, checkTarget, formatReport, governedCost } from './report.ts';
+import { type BenchResult, checkTarget, formatReport, governedCost, routedLines } from './report.ts';
 import type { SideResult } from './stats.ts';
 
 const side = (scale: number, extra: Partial<SideResult> = {}): SideResult => ({
@@ -159,5 +159,18 @@ other processes on the machine used 0.02 cores meanwhile
       after(formatReport(result(comparison(), 'no REDIS_URL (or limits.redis_url) set')))[1],
       'governed, limits in Redis: skipped, no REDIS_URL (or limits.redis_url) set',
     );
+  });
+
+  it('puts the routed side under its comparison: the CPU a two-target route adds over naming the target', () => {
+    const c = {
+      label: 'OpenAI-compatible upstream',
+      direct: side(1),
+      sluice: side(1, { cpuMsPerRequest: 0.5, cpuMsPerRequestBest: 0.48 }),
+      routed: side(1.01, { cpuMsPerRequest: 0.51, cpuMsPerRequestBest: 0.485 }),
+    };
+    assert.deepEqual(routedLines(c), [
+      'two-target route, first target healthy: 0.510 ms CPU/request, +10.0 µs (2.0%) over naming the target (best phases +5.0 µs); TTFT p50 20.2 ms; 1000 requests (0 errors)',
+    ]);
+    assert.deepEqual(routedLines({ ...c, routed: undefined }), []);
   });
 });

@@ -12,6 +12,8 @@ export interface Comparison {
   governed?: SideResult;
   /** The same with the limits in Redis (a second gateway in the same process), when Redis was reachable. */
   governedRedis?: SideResult;
+  /** Through a route of two targets whose first is healthy (the OpenAI-compatible row): what routing adds. */
+  routed?: SideResult;
 }
 
 export interface ModeResult {
@@ -157,6 +159,20 @@ function governedLines(c: Comparison, redisSkipped: string | undefined): string[
   ];
 }
 
+/** What a two-target route adds over naming the target itself, in the same rounds (README "Routes and fallback"). */
+export function routedLines(c: Comparison): string[] {
+  const r = c.routed;
+  if (!r || r.cpuMsPerRequest === undefined || c.sluice.cpuMsPerRequest === undefined) return [];
+  const addedUs = (r.cpuMsPerRequest - c.sluice.cpuMsPerRequest) * 1000;
+  const share = ((r.cpuMsPerRequest / c.sluice.cpuMsPerRequest - 1) * 100).toFixed(1);
+  const bestUs = ((r.cpuMsPerRequestBest ?? Number.NaN) - (c.sluice.cpuMsPerRequestBest ?? Number.NaN)) * 1000;
+  const us = (v: number) => `${v >= 0 ? '+' : '-'}${Math.abs(v).toFixed(1)} µs`;
+  return [
+    `two-target route, first target healthy: ${r.cpuMsPerRequest.toFixed(3)} ms CPU/request, ${us(addedUs)} (${share}%) ` +
+      `over naming the target (best phases ${us(bestUs)}); TTFT p50 ${ms(r.ttft.p50)} ms; ${r.requests} requests (${r.errors} errors)`,
+  ];
+}
+
 function modeHeading(m: ModeResult): string {
   const what =
     m.mode === 'fast'
@@ -173,6 +189,7 @@ function modeHeading(m: ModeResult): string {
     first?.reference && 'reference',
     first?.governed && 'governed',
     first?.governedRedis && 'governed-redis',
+    first?.routed && 'routed',
   ]
     .filter(Boolean)
     .join('/');
@@ -192,7 +209,8 @@ export function formatReport(result: BenchResult): string {
       out.push('', comparisonTable(c));
       out.push(...referenceLines(c));
       out.push(...governedLines(c, result.governedRedisSkipped));
-      for (const side of ['direct', 'sluice', 'reference', 'governed', 'governedRedis'] as const) {
+      out.push(...routedLines(c));
+      for (const side of ['direct', 'sluice', 'reference', 'governed', 'governedRedis', 'routed'] as const) {
         for (const e of c[side]?.errorSamples ?? []) out.push(`  ${side} error: ${e}`);
       }
     }

@@ -39,6 +39,8 @@ interface ComparisonSpec {
   /** Through sluice with a key on a governed tier (the OpenAI-compatible row only): limits in memory, and in Redis. */
   governed?: Target;
   governedRedis?: Target;
+  /** Through sluice by a route of two targets, the first healthy (the OpenAI-compatible row). */
+  routed?: Target;
 }
 
 /** The plain requests' key: the master key, so that only the governed sides go through admission. */
@@ -101,6 +103,8 @@ function comparisons(origins: Origins, paceMs: number, withAnthropic: boolean): 
       reference: openAIChat(origins.reference, `up/${model}`),
       governed: openAIChat(gateway, `up/${model}`, origins.governedKey),
       governedRedis: origins.redis && openAIChat(origins.redis.origin, `up/${model}`, origins.redis.governedKey),
+      // gateway-process.ts routes `route-{model}` to up/{model}, then a second target never needed.
+      routed: openAIChat(gateway, `route-${model}`),
     },
   ];
   if (withAnthropic) {
@@ -183,6 +187,7 @@ async function runMode(
     reference: newSide(),
     governed: newSide(),
     governedRedis: newSide(),
+    routed: newSide(),
   }));
   /** A comparison's sides in the order they run, each with the process in the middle. */
   const sidesOf = (spec: ComparisonSpec) =>
@@ -193,6 +198,7 @@ async function runMode(
         ['reference', spec.reference, children.reference],
         ['governed', spec.governed, children.gateway],
         ['governedRedis', spec.governedRedis, children.gateway],
+        ['routed', spec.routed, children.gateway],
       ] as const
     ).filter((side): side is typeof side & { 1: Target } => side[1] !== undefined);
   let sluiceRequests = 0;
@@ -236,6 +242,7 @@ async function runMode(
     governedRedis: spec.governedRedis
       ? summarize(collected[i].governedRedis.phases, collected[i].governedRedis.usage)
       : undefined,
+    routed: spec.routed ? summarize(collected[i].routed.phases, collected[i].routed.usage) : undefined,
   }));
   const profile = profileFile
     ? summarizeProfile(JSON.parse(readFileSync(profileFile, 'utf8')) as CpuProfile, { top: 25, requests: sluiceRequests })

@@ -34,6 +34,9 @@ describe('npm run bench (a very short run)', () => {
       assert.equal(openAI.governed.errors, 0, `${mode.mode} governed: ${openAI.governed.errorSamples.join('; ')}`);
       if (openAI.governedRedis) assert.equal(openAI.governedRedis.errors, 0, openAI.governedRedis.errorSamples.join('; '));
       else assert.match(result.governedRedisSkipped ?? '', /REDIS_URL|not reachable/);
+      // The routed row: a two-target route whose first target is healthy answers like the target.
+      assert.ok(openAI.routed && openAI.routed.requests > 0 && openAI.routed.cpuMsPerRequest! > 0);
+      assert.equal(openAI.routed.errors, 0, `${mode.mode} routed: ${openAI.routed.errorSamples.join('; ')}`);
     }
     assert.deepEqual(
       result.targets.map((t) => [t.name, t.limitMs, typeof t.measuredMs, typeof t.pass]),
