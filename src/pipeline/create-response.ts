@@ -7,6 +7,7 @@ import { refuseUnhonoured } from '../protocol/openai-responses/unhonoured.ts';
 import type { ResponsesStore } from '../store/responses-store.ts';
 import type { ModelOperation } from './model-operation.ts';
 import { relayResponses, runResponses } from './run-responses.ts';
+import { readRequestRouting } from '../routing/request-routing.ts';
 
 /**
  * POST /v1/responses. An upstream with its own Responses API gets the body as sent (hosted tools
@@ -30,8 +31,11 @@ export const createResponse: ModelOperation = {
       store: raw.store === false ? undefined : responses,
     };
     const deadlineMs = ctx.config.responses.deadline_s * 1000;
+    const routing = readRequestRouting(raw);
     return {
       model,
+      fallbacks: routing.fallbacks,
+      stickyKey: routing.stickyKey,
       async prepare(target) {
         const relay = target.adapter.responses;
         if (relay) {
@@ -44,7 +48,12 @@ export const createResponse: ModelOperation = {
             messages: [{ role: 'user' as const, content: JSON.stringify(raw.input) }],
             max_completion_tokens: typeof raw.max_output_tokens === 'number' ? raw.max_output_tokens : undefined,
           };
-          return { request, streamed: raw.stream === true, deadlineMs, run: (run) => relayResponses(run, raw, relay, options) };
+          return {
+            request,
+            streamed: raw.stream === true,
+            deadlineMs,
+            run: (run) => relayResponses(run, withoutModels(raw), relay, options),
+          };
         }
         const parsed = parseResponsesRequest(raw);
         refuseUnhonoured(parsed, target.provider, ctx.config.providers[target.provider]?.drop_params === true);
@@ -60,6 +69,16 @@ export const createResponse: ModelOperation = {
     };
   },
 };
+
+/**
+ * A relayed request goes to its first target only (the upstream's own events cannot be held back
+ * for a fallback the way canonical ones are), and `models` is sluice's, not the upstream's.
+ */
+function withoutModels(raw: Record<string, unknown>): Record<string, unknown> {
+  if (raw.models === undefined) return raw;
+  const { models: _models, ...rest } = raw;
+  return rest;
+}
 
 async function loadHistory(responses: ResponsesStore | undefined, id: string): Promise<CanonicalMessage[]> {
   const stored = await responses?.get(id);

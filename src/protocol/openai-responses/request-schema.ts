@@ -119,6 +119,8 @@ export const responsesRequestSchema = z.strictObject({
   store: z.boolean().nullable().optional(),
   previous_response_id: z.string().nullable().optional(),
   user: z.string().optional(),
+  /** Fallbacks in the OpenRouter way, read by routing (src/routing/request-routing.ts), never sent upstream. */
+  models: z.array(z.string()).optional(),
   /** Used with `include: ["message.output_text.logprobs"]`, where the target has logprobs. */
   top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
   include: z.array(z.string()).nullable().optional(),
