@@ -399,6 +399,22 @@ describe('routes with keys: endpoints, allowed models, the Responses surface', (
     assert.equal(around.body.error.code, 'model_not_allowed');
   });
 
+  it("a Responses request's own models are its fallbacks too", async () => {
+    const res = await fetch(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${MASTER}` },
+      body: JSON.stringify({ model: 'down/m-resp', models: ['b/m-resp'], input: 'hi' }),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    const json = (await res.json()) as { model: string; status: string };
+    assert.deepEqual([json.model, json.status], ['down/m-resp', 'completed']);
+    const row = await record(res.headers.get('x-request-id') ?? '');
+    assert.deepEqual(
+      attemptsOf(row).map((x) => x[0]),
+      ['down', 'b'],
+    );
+  });
+
   it('the Responses surface falls back the same way, before its first event', async () => {
     const res = await fetch(`${gw.url}/v1/responses`, {
       method: 'POST',
