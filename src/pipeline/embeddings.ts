@@ -50,7 +50,7 @@ async function embed(run: RunScope, request: EmbeddingRequest): Promise<GatewayE
   const outcome = await callOnce(exchange, run.scope, () =>
     routedComplete(
       { candidates: run.candidates, health: run.ctx.router.health, log: run.attempts, signal: run.scope.signal },
-      async (candidate, signal) => {
+      async (candidate, signal, traceHeaders) => {
         const { adapter, provider, model } = candidate.target;
         if (!adapter.embed) {
           throw errors.invalidRequest(
@@ -62,6 +62,7 @@ async function embed(run: RunScope, request: EmbeddingRequest): Promise<GatewayE
           signal,
           requestId: exchange.requestId,
           onResponse: run.scope.upstreamResponded,
+          traceHeaders,
         });
         const events: CanonicalEvent[] = [{ type: 'start' }];
         if (answer.inputTokens !== undefined) {

@@ -19,11 +19,12 @@ export function openRouted(run: RunScope, request: CanonicalRequest): (signal: A
   const requestId = run.exchange.requestId;
   return routedStream(
     attemptContext(run),
-    (candidate, signal) =>
+    (candidate, signal, traceHeaders) =>
       candidate.target.adapter.stream(requestFor(request, candidate), candidate.target.model, {
         signal,
         requestId,
         onResponse: run.scope.upstreamResponded,
+        traceHeaders,
       }),
     (event) => run.accountant.observe(event),
   );
@@ -35,11 +36,12 @@ export function completeRouted(run: RunScope, request: CanonicalRequest): () => 
   return () =>
     routedComplete(
       attemptContext(run),
-      (candidate, signal) =>
+      (candidate, signal, traceHeaders) =>
         candidate.target.adapter.complete(requestFor(request, candidate), candidate.target.model, {
           signal,
           requestId,
           onResponse: run.scope.upstreamResponded,
+          traceHeaders,
         }),
       (event) => run.accountant.observe(event),
     );

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { errors } from '../errors/catalog.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { UpstreamClient, UpstreamRequest } from '../upstream/http-client.ts';
-import { readText } from './http-provider.ts';
+import { readText, withTraceHeaders } from './http-provider.ts';
 import type { CallContext } from './types.ts';
 
 export type MapError = (status: number, headers: IncomingHttpHeaders, text: string) => GatewayError;
@@ -15,7 +15,7 @@ export async function callEmbeddingsUpstream(
   ctx: CallContext,
   mapError: MapError,
 ): Promise<{ json: unknown; headers: IncomingHttpHeaders }> {
-  const res = await client.send(provider, request, ctx.signal);
+  const res = await client.send(provider, withTraceHeaders(request, ctx), ctx.signal);
   ctx.onResponse?.(res.headers);
   const text = await readText(res.body, provider, ctx.signal);
   if (res.statusCode < 200 || res.statusCode >= 300) throw mapError(res.statusCode, res.headers, text);

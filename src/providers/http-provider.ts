@@ -25,7 +25,7 @@ export function createHttpProvider(spec: HttpProviderSpec, client: UpstreamClien
   async function open(request: CanonicalRequest, model: string, stream: boolean, ctx: CallContext) {
     // Every provider's ids are held to the body rule; those that put the id in a URL check more in buildRequest.
     checkModelId(spec.name, model, modelIdRules.body);
-    const res = await client.send(spec.name, await spec.buildRequest(request, model, stream), ctx.signal);
+    const res = await client.send(spec.name, withTraceHeaders(await spec.buildRequest(request, model, stream), ctx), ctx.signal);
     ctx.onResponse?.(res.headers as IncomingHttpHeaders);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const text = await readText(res.body, spec.name, ctx.signal);
@@ -54,6 +54,11 @@ export function createHttpProvider(spec: HttpProviderSpec, client: UpstreamClien
       return readJsonEvents(res, spec, ctx.signal);
     },
   };
+}
+
+/** The attempt's trace context goes upstream with the request (outside any request signature, which names its headers). */
+export function withTraceHeaders(request: UpstreamRequest, ctx: CallContext): UpstreamRequest {
+  return ctx.traceHeaders ? { ...request, headers: { ...request.headers, ...ctx.traceHeaders } } : request;
 }
 
 async function readJsonEvents(res: UpstreamResponse, spec: HttpProviderSpec, signal: AbortSignal): Promise<CanonicalEvent[]> {

@@ -9,6 +9,8 @@ export interface CallContext {
   requestId: string;
   /** Told the upstream's response headers as soon as they arrive, whatever the status (its request id). */
   onResponse?: (headers: IncomingHttpHeaders) => void;
+  /** The upstream attempt's trace context (`traceparent`), sent with the upstream request; absent when tracing is off. */
+  traceHeaders?: Record<string, string>;
 }
 
 /** Canonical events, batched per upstream read (a batch may be empty: it still proves activity). */

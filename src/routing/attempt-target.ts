@@ -34,6 +34,8 @@ export class TargetAttempt {
   private readonly controller = new AbortController();
   readonly signal: AbortSignal;
   private timer: NodeJS.Timeout | undefined;
+  /** Headers the upstream request carries for tracing (its `traceparent`); undefined when tracing is off. */
+  readonly traceHeaders: Record<string, string> | undefined;
   /** The upstream answered 2xx. */
   acknowledged = false;
   /** The TTFT timer fired (the attempt's own abort may also be its abandonment after a failure). */
@@ -44,6 +46,7 @@ export class TargetAttempt {
     this.candidate = candidate;
     this.signal = AbortSignal.any([ctx.signal, this.controller.signal]);
     ctx.health.begin(candidate.key);
+    this.traceHeaders = ctx.log.began(candidate);
     if (candidate.ttftTimeoutMs > 0 && !last) {
       this.timer = setTimeout(() => {
         this.expired = true;

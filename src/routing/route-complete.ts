@@ -3,8 +3,12 @@ import type { CanonicalEvent, FallbackEvent } from '../protocol/canonical/events
 import { type AttemptContext, TargetAttempt } from './attempt-target.ts';
 import type { Candidate } from './plan.ts';
 
-/** The non-streaming call of one candidate (the adapter's `complete`, with the target's params). */
-export type CompleteOnce = (candidate: Candidate, signal: AbortSignal) => Promise<CanonicalEvent[]>;
+/** The non-streaming call of one candidate (the adapter's `complete`, with the target's params and the attempt's trace headers). */
+export type CompleteOnce = (
+  candidate: Candidate,
+  signal: AbortSignal,
+  traceHeaders: Record<string, string> | undefined,
+) => Promise<CanonicalEvent[]>;
 
 /**
  * A non-streamed request over a route: the candidates in order until one answers, falling back on
@@ -26,7 +30,7 @@ export async function routedComplete(
     let failure: GatewayError;
     let events: CanonicalEvent[] | undefined;
     try {
-      events = await complete(candidate, attempt.signal);
+      events = await complete(candidate, attempt.signal, attempt.traceHeaders);
       attempt.acknowledged = true;
       const error = events.find((e) => e.type === 'error');
       if (!error) {

@@ -5,8 +5,12 @@ import type { EventBatches } from '../providers/types.ts';
 import { type AttemptContext, TargetAttempt, ttftTimeout } from './attempt-target.ts';
 import type { Candidate } from './plan.ts';
 
-/** Starts the upstream stream of one candidate (the adapter's `stream`, with the target's params). */
-export type StartStream = (candidate: Candidate, signal: AbortSignal) => Promise<EventBatches>;
+/** Starts the upstream stream of one candidate (the adapter's `stream`, with the target's params and the attempt's trace headers). */
+export type StartStream = (
+  candidate: Candidate,
+  signal: AbortSignal,
+  traceHeaders: Record<string, string> | undefined,
+) => Promise<EventBatches>;
 
 /**
  * Events that show the attempt is answering: output, but also a finish or the end marker (an
@@ -42,7 +46,7 @@ export function routedStream(
       for (;;) {
         const attempt = new TargetAttempt(ctx.candidates[index], ctx, isLast());
         try {
-          const batches = await start(attempt.candidate, attempt.signal);
+          const batches = await start(attempt.candidate, attempt.signal, attempt.traceHeaders);
           attempt.acknowledged = true;
           return { attempt, batches: batches[Symbol.asyncIterator]() };
         } catch (err) {

@@ -1,0 +1,142 @@
+import {
+  type Attributes,
+  type Context,
+  defaultTextMapSetter,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type TextMapPropagator,
+  trace,
+  type Tracer,
+} from '@opentelemetry/api';
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
+import type { Attempt, AttemptWatcher } from '../routing/attempts.ts';
+import type { Candidate } from '../routing/plan.ts';
+
+/** sluice's provider names where the GenAI semantic conventions have a well-known value of their own. */
+const PROVIDER_NAMES: Record<string, string> = { bedrock: 'aws.bedrock', google: 'gcp.gemini' };
+
+function providerName(provider: string): string {
+  return PROVIDER_NAMES[provider] ?? provider;
+}
+
+/**
+ * The spans of one model request: a SERVER span for the request, a CLIENT span per upstream
+ * attempt under it, with the GenAI semantic-convention attributes. Only what the ledger record
+ * holds goes in, never the prompt or the completion.
+ */
+export class RequestTrace implements AttemptWatcher {
+  private readonly tracer: Tracer;
+  private readonly propagator: TextMapPropagator;
+  private readonly span: Span;
+  /** The request span as the attempts' parent (no context manager: handed down explicitly). */
+  private readonly context: Context;
+  private readonly operation: string;
+  /** The attempt that answered: its span stays open until the request ends (usage, finish reason). */
+  private answering: { span: Span; firstChunkMs: number } | undefined;
+  /** The attempt under way, until it answers or fails. */
+  private current: Span | undefined;
+  private attempts = 0;
+  private ended = false;
+
+  constructor(tracer: Tracer, propagator: TextMapPropagator, parent: Context, surface: LedgerRecord['surface']) {
+    this.tracer = tracer;
+    this.propagator = propagator;
+    this.operation = surface === 'embeddings' ? 'embeddings' : 'chat';
+    this.span = tracer.startSpan(
+      this.operation,
+      { kind: SpanKind.SERVER, attributes: { 'gen_ai.operation.name': this.operation, 'sluice.surface': surface } },
+      parent,
+    );
+    this.context = trace.setSpan(ROOT_CONTEXT, this.span);
+  }
+
+  /** An upstream attempt starts: its span, and the headers that carry it upstream (`traceparent`). */
+  began(candidate: Candidate): Record<string, string> {
+    const { provider, model } = candidate.target;
+    this.current = this.tracer.startSpan(
+      `${this.operation} ${model}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'gen_ai.operation.name': this.operation,
+          'gen_ai.provider.name': providerName(provider),
+          'gen_ai.request.model': model,
+          'sluice.attempt': ++this.attempts,
+        },
+      },
+      this.context,
+    );
+    const headers: Record<string, string> = {};
+    this.propagator.inject(trace.setSpan(this.context, this.current), headers, defaultTextMapSetter);
+    return headers;
+  }
+
+  /** The attempt answered (its first output) or failed before any, as the ledger keeps it. */
+  settled(attempt: Attempt): void {
+    const span = this.current;
+    if (!span) return;
+    this.current = undefined;
+    if (attempt.errorCode === null) {
+      this.answering = { span, firstChunkMs: attempt.latencyMs };
+      return;
+    }
+    if (attempt.status !== null) span.setAttribute('http.response.status_code', attempt.status);
+    if (attempt.fallbackReason) span.setAttribute('sluice.fallback_reason', attempt.fallbackReason);
+    fail(span, attempt.errorCode);
+    span.end();
+  }
+
+  /** The request's final record: the request span and the answering attempt's get its outcome. */
+  end(record: LedgerRecord): void {
+    if (this.ended) return;
+    this.ended = true;
+    const outcome = response(record);
+    if (this.answering) {
+      const { span, firstChunkMs } = this.answering;
+      span.setAttributes(outcome);
+      if (record.streamed) span.setAttribute('gen_ai.response.time_to_first_chunk', firstChunkMs / 1000);
+      if (record.outcome !== 'ok') fail(span, record.errorCode ?? record.outcome);
+      span.end();
+    }
+    // An attempt the request's end cut short (the client left while it was under way).
+    if (this.current) {
+      fail(this.current, record.errorCode ?? record.outcome);
+      this.current.end();
+    }
+    this.span.updateName(`${this.operation} ${record.requestedModel}`);
+    this.span.setAttributes({ ...outcome, 'gen_ai.request.model': record.requestedModel, 'sluice.request_id': record.requestId });
+    if (record.streamed && record.ttftMs !== null)
+      this.span.setAttribute('gen_ai.response.time_to_first_chunk', record.ttftMs / 1000);
+    if (record.outcome !== 'ok') fail(this.span, record.errorCode ?? record.outcome);
+    this.span.end();
+  }
+
+  /** Refused before the caller was known (no ledger record): the span says why. */
+  refused(failure: GatewayError): void {
+    if (this.ended) return;
+    this.ended = true;
+    fail(this.span, failure.code);
+    this.span.end();
+  }
+}
+
+/** What the record says of the answer, as GenAI attributes. */
+function response(record: LedgerRecord): Attributes {
+  const attributes: Attributes = {
+    'gen_ai.response.model': record.model,
+    'gen_ai.usage.input_tokens': record.inputTokens,
+    'gen_ai.usage.output_tokens': record.outputTokens,
+    'sluice.outcome': record.outcome,
+  };
+  if (record.provider) attributes['gen_ai.provider.name'] = providerName(record.provider);
+  if (record.finishReason) attributes['gen_ai.response.finish_reasons'] = [record.finishReason];
+  return attributes;
+}
+
+function fail(span: Span, errorType: string): void {
+  span.setAttribute('error.type', errorType);
+  span.setStatus({ code: SpanStatusCode.ERROR });
+}
