@@ -45,4 +45,6 @@ export interface LedgerRecord {
   billing?: 'void' | null;
   /** Every target tried, in order, when routing chose one (src/routing/attempts.ts); null before routing ran. */
   attempts?: Attempt[] | null;
+  /** sluice's own time on the request in ms (pipeline/overhead-clock.ts); null when it never got that far. */
+  overheadMs?: number | null;
 }

@@ -3,7 +3,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from './config-error.ts';
 import { describeIssue } from './describe-issue.ts';
 import { interpolateEnv } from './interpolate-env.ts';
-import { type Config, configSchema } from './schema.ts';
+import { type Config, configSchema, LOG_LEVELS } from './schema.ts';
 
 export interface LoadOptions {
   file?: string;
@@ -32,10 +32,17 @@ export function loadConfig(options: LoadOptions): Config {
   if (env.SLUICE_KEY_PEPPER) config.auth.key_pepper = env.SLUICE_KEY_PEPPER;
   if (env.DATABASE_URL && !config.store.database_url) config.store.database_url = env.DATABASE_URL;
   if (env.REDIS_URL && !config.limits.redis_url) config.limits.redis_url = env.REDIS_URL;
+  if (env.SLUICE_LOG_LEVEL) config.log.level = logLevel(env.SLUICE_LOG_LEVEL);
   if (options.overrides?.host) config.server.host = options.overrides.host;
   if (options.overrides?.port !== undefined)
     config.server.port = portNumber(String(options.overrides.port), `--port ${options.overrides.port}`);
   return config;
+}
+
+function logLevel(text: string): Config['log']['level'] {
+  const level = LOG_LEVELS.find((l) => l === text.trim().toLowerCase());
+  if (!level) throw new ConfigError(`SLUICE_LOG_LEVEL=${text} is not a log level (${LOG_LEVELS.join(', ')}).`);
+  return level;
 }
 
 function portNumber(text: string, source: string): number {

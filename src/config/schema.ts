@@ -98,6 +98,8 @@ const routeSchema = z.strictObject({
   sticky: z.boolean().default(false),
 });
 
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
 const configObject = z.strictObject({
   server: z
     .strictObject({
@@ -280,6 +282,24 @@ const configObject = z.strictObject({
       redis_prefix: z.string().min(1).default('sluice:'),
       /** The output a budget reserves for a request without max_tokens (tokens). */
       reserve_output_tokens: z.number().int().positive().default(4096),
+    })
+    .prefault({}),
+  /** GET /metrics in Prometheus' text format (README "Metrics"). */
+  metrics: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      /** Open to anyone who reaches the port (a scraper without a key); else the master key or an admin key. */
+      public: z.boolean().default(false),
+      /** Distinct unpriced models (and projects) with their own label; later ones are counted as `other`. */
+      max_label_values: z.number().int().positive().default(100),
+    })
+    .prefault({}),
+  /** sluice's own log (README "Logs"): JSON lines on stderr, readable lines on a terminal. */
+  log: z
+    .strictObject({
+      /** SLUICE_LOG_LEVEL sets it too. */
+      level: z.enum(LOG_LEVELS).default('info'),
+      format: z.enum(['auto', 'json', 'pretty']).default('auto'),
     })
     .prefault({}),
 });

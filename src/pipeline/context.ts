@@ -1,3 +1,4 @@
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { Config } from '../config/schema.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Router } from '../routing/router.ts';
@@ -24,4 +25,6 @@ export interface PipelineContext {
   settling: Map<string, Promise<unknown>>;
   authenticate: Authenticate;
   admit: Admit;
+  /** Told every request's final ledger record (metrics, the request's log line); must not throw. */
+  observe?: (record: LedgerRecord) => void;
 }

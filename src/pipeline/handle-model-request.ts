@@ -12,6 +12,7 @@ import type { Exchange } from './exchange.ts';
 import type { ModelOperation } from './model-operation.ts';
 import { RequestScope } from './request-scope.ts';
 import { AttemptLog } from '../routing/attempts.ts';
+import { OverheadClock } from './overhead-clock.ts';
 import type { Candidate } from '../routing/plan.ts';
 import { createAccountant, finalizeRecord } from './request-accounting.ts';
 
@@ -30,6 +31,7 @@ export async function handleModelRequest(
   ctx: PipelineContext,
 ): Promise<void> {
   const startedAt = Date.now();
+  const overhead = new OverheadClock();
   let caller: Caller | undefined;
   let model = '';
   let accountant: Accountant | undefined;
@@ -41,7 +43,7 @@ export async function handleModelRequest(
     caller = await ctx.authenticate(req);
     // A resumable stream is resumed by its caller's project only (README "Resuming a stream").
     exchange.resume?.recording.claim(caller.projectId);
-    const body = await readBody();
+    const body = await overhead.excluding(readBody());
     const tooDeep = findTooDeep(body);
     if (tooDeep) throw errors.invalidRequest(`${tooDeep} is nested more than ${MAX_JSON_DEPTH} levels deep.`, tooDeep);
     const parsed = operation.parse(body, ctx, caller);
@@ -80,12 +82,15 @@ export async function handleModelRequest(
       onDisconnect: prepared.streamed ? (admission.onDisconnect ?? ctx.config.stream.on_disconnect) : 'cancel',
       disconnectGraceMs: prepared.streamed ? exchange.resume?.graceMs : undefined,
       scopes: ctx.scopes,
+      streamed: prepared.streamed,
     });
+    overhead.stop(exchange.res);
     failure = await prepared.run({ exchange, scope, accountant, target, candidates, attempts, ctx, admission });
     if (failure?.code === 'internal_error') logInternalError(ctx.accounting.log, exchange.requestId, failure);
   } catch (err) {
     failure = toGatewayError(err);
     if (failure.code === 'internal_error') logInternalError(ctx.accounting.log, exchange.requestId, err);
+    overhead.stop(exchange.res);
     exchange.sendError(failure);
   } finally {
     scope?.dispose();
@@ -113,11 +118,13 @@ export async function handleModelRequest(
         if (scope?.upstreamRequestId) record = { ...record, upstreamRequestId: scope.upstreamRequestId };
         const tried = attempts.forRecord();
         if (tried) record = { ...record, attempts: tried };
+        record = { ...record, overheadMs: overhead.ms };
         try {
           // The admission may amend the record (an abandoned stream its tier does not bill).
           record = admission?.settle(record) ?? record;
         } finally {
           write(ctx, record);
+          ctx.observe?.(record);
         }
       } finally {
         ctx.settling.delete(requestId);

@@ -24,6 +24,8 @@ export interface RequestScopeOptions {
   disconnectGraceMs?: number;
   /** Every open scope, so that a shutdown can end them after the drain time. */
   scopes: Set<RequestScope>;
+  /** The response is a stream (the open-streams gauge counts these). */
+  streamed?: boolean;
 }
 
 /**
@@ -36,6 +38,7 @@ export class RequestScope {
   readonly signal: AbortSignal;
   readonly idleTimeoutMs: number | undefined;
   readonly watch: ((outputBytes: number) => boolean | Promise<boolean>) | undefined;
+  readonly streamed: boolean;
   /** The upstream's own request id (x-request-id, request-id, x-amzn-requestid), for support tickets. */
   upstreamRequestId: string | undefined;
   /**
@@ -57,6 +60,7 @@ export class RequestScope {
     this.signal = this.controller.signal;
     this.idleTimeoutMs = options.idleTimeoutMs;
     this.watch = options.watch;
+    this.streamed = options.streamed ?? false;
     this.drains = options.onDisconnect === 'drain';
     this.graceMs = options.disconnectGraceMs ?? 0;
     if (options.deadlineMs > 0) {

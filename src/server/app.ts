@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { DestinationStream } from 'pino';
 import { loadTokenCounters } from '../accounting/count-tokens.ts';
 import { PricingRegistry } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
@@ -17,6 +18,9 @@ import { createStreamBuffer } from '../resume/create-buffer.ts';
 import { createRouter } from '../routing/router.ts';
 import { type Ledger, ledgerSettings, startLedger } from '../store/open-ledger.ts';
 import { UpstreamClient } from '../upstream/http-client.ts';
+import { createLogger, type Logger } from '../telemetry/logger.ts';
+import { GatewayMetrics } from '../telemetry/metrics.ts';
+import { logRequest } from '../telemetry/request-line.ts';
 import { createGovernance } from './auth.ts';
 import { answerClientError } from './client-error.ts';
 import type { GatewayContext } from './gateway-context.ts';
@@ -29,6 +33,8 @@ import { routes } from './routes.ts';
 export interface Gateway {
   server: Server;
   context: GatewayContext;
+  /** sluice's structured log (README "Logs"). */
+  logger: Logger;
   listen(): Promise<AddressInfo>;
   /** Stop accepting, let open streams run up to the drain time, then end them with an error frame. */
   shutdown(drainMs?: number): Promise<void>;
@@ -42,8 +48,13 @@ export interface Gateway {
 export function createGateway(
   config: Config,
   env: NodeJS.ProcessEnv = process.env,
-  log: (message: string) => void = (m) => console.error(m),
+  logLine?: (message: string) => void,
+  logDestination?: DestinationStream,
 ): Gateway {
+  const logger = createLogger(config.log, logDestination);
+  // sluice's other lines (the store, Redis, a bug's stack) are warnings in the structured log,
+  // unless the caller collects them itself.
+  const log = logLine ?? ((message: string) => logger.warn(message));
   const client = new UpstreamClient({
     connectTimeoutMs: config.upstream.connect_timeout_s * 1000,
     headersTimeoutMs: config.upstream.headers_timeout_s * 1000,
@@ -53,11 +64,19 @@ export function createGateway(
   // Tiers, rate limits, concurrency and budgets: the lifecycle's admit step (README "Tiers, limits and budgets").
   const limits = new LimitsAndBudgets(config, { pricing, log });
   const registry = createProviderRegistry(config, env, client);
+  const scopes = new Set<RequestScope>();
+  let ledger: Ledger | undefined;
+  const metrics = config.metrics.enabled
+    ? new GatewayMetrics(
+        { openStreams: () => countStreams(scopes), ledger: () => ledger?.writer.stats },
+        config.metrics.max_label_values,
+      )
+    : undefined;
   const context: GatewayContext = {
     config,
     registry,
     router: createRouter(config, registry),
-    scopes: new Set<RequestScope>(),
+    scopes,
     settling: new Map(),
     authenticate: governance.authenticate,
     admit: refuseDisallowedModels(limits.admit),
@@ -73,8 +92,16 @@ export function createGateway(
     responsesStore: undefined,
     governance,
     streams: createStreamBuffer(config, log),
+    metrics,
+    observe(record) {
+      try {
+        metrics?.observe(record);
+        logRequest(logger, record);
+      } catch (err) {
+        logInternalError(log, record.requestId, err);
+      }
+    },
   };
-  let ledger: Ledger | undefined;
 
   /**
    * The store opens before the port does, so the first request already has its ledger; a store
@@ -146,15 +173,28 @@ export function createGateway(
   return {
     server,
     context,
+    logger,
     async listen() {
       await Promise.all([openLedger(), loadTokenCounters(), limits.start(), context.streams?.start()]);
-      return new Promise((resolve, reject) => {
+      const address = await new Promise<AddressInfo>((resolve, reject) => {
         server.once('error', reject);
         server.listen({ port: config.server.port, host: config.server.host, backlog: config.server.backlog }, () => {
           server.off('error', reject);
           resolve(server.address() as AddressInfo);
         });
       });
+      logger.info(
+        {
+          address: address.address,
+          port: address.port,
+          providers: registry.providers(),
+          ledger: config.ledger.enabled ? (config.store.database_url ? 'postgres' : 'sqlite') : 'off',
+          auth: config.auth.master_key ? 'master key' : 'none',
+          metrics: config.metrics.enabled ? (config.metrics.public ? 'public' : 'admin') : 'off',
+        },
+        'sluice listening',
+      );
+      return address;
     },
     async shutdown(drainMs = config.server.drain_timeout_s * 1000) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -183,4 +223,10 @@ export function createGateway(
       await ledger?.close();
     },
   };
+}
+
+function countStreams(scopes: ReadonlySet<RequestScope>): number {
+  let open = 0;
+  for (const scope of scopes) if (scope.streamed) open++;
+  return open;
 }

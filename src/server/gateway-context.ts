@@ -2,6 +2,7 @@ import type { Governance } from '../governance/keys/governance.ts';
 import type { PipelineContext } from '../pipeline/context.ts';
 import type { StreamBuffer } from '../resume/stream-buffer.ts';
 import type { LedgerStore } from '../store/ledger-store.ts';
+import type { GatewayMetrics } from '../telemetry/metrics.ts';
 
 /** What the routes share: the pipeline's context plus what only the HTTP edge reads. */
 export interface GatewayContext extends PipelineContext {
@@ -12,4 +13,6 @@ export interface GatewayContext extends PipelineContext {
   governance: Governance;
   /** Recent streams' frames for GET /v1/streams/{id} (stream.resume); undefined when resuming is off. */
   streams: StreamBuffer | undefined;
+  /** GET /metrics; undefined when metrics.enabled is false. */
+  metrics: GatewayMetrics | undefined;
 }

@@ -22,6 +22,7 @@ import {
   handleRotateKey,
 } from './routes/admin.ts';
 import { handleListModels } from './routes/models.ts';
+import { handleMetrics } from './routes/metrics.ts';
 import { handleGetRequest, handleListRequests } from './routes/requests.ts';
 import { endpointModelRoute } from './routes/endpoints.ts';
 import { countTokensRoute, endpointCountTokensRoute } from './routes/messages-count-tokens.ts';
@@ -62,6 +63,8 @@ const health = ({ res, ctx }: RouteCall) => sendJson(res, 200, { status: 'ok', p
 export const routes: readonly Route[] = [
   { method: 'GET', path: '/healthz', auth: 'open', handle: health },
   { method: 'GET', path: '/health', auth: 'open', handle: health },
+  // Prometheus metrics (README "Metrics"): the handler checks the key unless metrics.public is set.
+  { method: 'GET', path: '/metrics', auth: 'open', handle: handleMetrics },
   // Route targets' breakers, cooldowns and TTFT averages, as this instance sees them (README "Routes and fallback").
   {
     method: 'GET',

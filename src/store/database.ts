@@ -39,6 +39,8 @@ export interface LedgerTable {
   billing: string | null;
   /** JSON: the targets a routed request tried (migration 0008). */
   attempts: string | null;
+  /** sluice's own time on the request, ms (migration 0011). */
+  overhead_ms: number | null;
 }
 
 /** Responses created through sluice, for GET /v1/responses/{id} and previous_response_id. */

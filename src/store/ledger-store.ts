@@ -220,6 +220,7 @@ function toRow(r: LedgerRecord): LedgerTable {
     upstream_error_code: r.upstreamErrorCode ?? null,
     billing: r.billing ?? null,
     attempts: r.attempts ? JSON.stringify(r.attempts) : null,
+    overhead_ms: r.overheadMs ?? null,
   };
 }
 
@@ -257,5 +258,6 @@ function fromRow(row: Selectable<LedgerTable>): LedgerRecord {
     upstreamErrorCode: row.upstream_error_code,
     billing: row.billing as LedgerRecord['billing'],
     attempts: row.attempts ? (JSON.parse(row.attempts) as LedgerRecord['attempts']) : null,
+    overheadMs: row.overhead_ms === null ? null : Number(row.overhead_ms),
   };
 }

@@ -221,6 +221,15 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('endpoints').dropColumn('vendor_events').execute();
     },
   },
+  /** sluice's own time on the request in ms (pipeline/overhead-clock.ts); null on older rows. */
+  '0011_ledger_overhead_ms': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').addColumn('overhead_ms', 'double precision').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').dropColumn('overhead_ms').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

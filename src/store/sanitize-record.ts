@@ -64,6 +64,7 @@ export function sanitizeRecord(input: LedgerRecord): { record: LedgerRecord; cha
     upstreamErrorCode: nullableText(r.upstreamErrorCode ?? null, TEXT_CAPS.name),
     billing: nullableText(r.billing ?? null, TEXT_CAPS.label) as LedgerRecord['billing'],
     attempts: storableAttempts(r.attempts),
+    overheadMs: typeof r.overheadMs === 'number' && r.overheadMs >= 0 && r.overheadMs < 2 ** 31 ? r.overheadMs : null,
   };
   const changed: string[] = [];
   for (const key in record) {

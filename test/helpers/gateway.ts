@@ -10,6 +10,8 @@ export interface TestGateway {
   gateway: Gateway;
   /** The official SDK pointed at sluice, retries off so errors surface at once. */
   client: OpenAI;
+  /** What the gateway logged, one JSON line each (errors are printed to stderr as well). */
+  logs: string[];
   close(): Promise<void>;
 }
 
@@ -21,7 +23,13 @@ export async function startGateway(config: Record<string, unknown> = {}, env: No
     // A throwaway embedded ledger per gateway unless the test names a store.
     store: { path: ':memory:', ...(config.store as object) },
   });
-  const gateway = createGateway(parsed, env);
+  const logs: string[] = [];
+  const gateway = createGateway(parsed, env, undefined, {
+    write(line: string) {
+      logs.push(line);
+      if (/"level":(50|60)/.test(line)) process.stderr.write(line);
+    },
+  });
   // Every stream this gateway sends is checked against the stream contract (stream-tap.ts).
   tapStreams(gateway.server);
   const address = await gateway.listen();
@@ -30,6 +38,7 @@ export async function startGateway(config: Record<string, unknown> = {}, env: No
   return {
     url,
     gateway,
+    logs,
     client: new OpenAI({ baseURL: `${url}/v1`, apiKey, maxRetries: 0, timeout: 20_000 }),
     close: () => gateway.shutdown(0),
   };

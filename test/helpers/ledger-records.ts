@@ -35,6 +35,7 @@ export function ledgerRecord(overrides: Partial<LedgerRecord> = {}): LedgerRecor
     upstreamErrorType: null,
     upstreamErrorCode: null,
     attempts: null,
+    overheadMs: 0.42,
     ...overrides,
   };
 }

@@ -37,6 +37,7 @@ export function recordJson(r: LedgerRecord): Record<string, unknown> {
     price_known: r.priceKnown,
     ttft_ms: r.ttftMs,
     latency_ms: r.latencyMs,
+    overhead_ms: r.overheadMs ?? null,
     upstream_status: r.upstreamStatus,
     outcome: r.outcome,
     error: r.errorCode

@@ -1,0 +1,18 @@
+import { errors } from '../../errors/catalog.ts';
+import type { RouteCall } from '../route-table.ts';
+
+/**
+ * GET /metrics (README "Metrics"): the master key or an admin key, unless `metrics.public` opens it
+ * to a scraper without one; a gateway with metrics off has no such route.
+ */
+export async function handleMetrics({ req, res, ctx }: RouteCall): Promise<void> {
+  const { metrics } = ctx;
+  if (!metrics) throw errors.routeNotFound('GET', '/metrics');
+  if (!ctx.config.metrics.public) {
+    const caller = await ctx.authenticate(req);
+    if (!caller.admin) throw errors.adminRequired();
+  }
+  const text = await metrics.registry.metrics();
+  res.writeHead(200, { 'Content-Type': metrics.registry.contentType, 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}

@@ -1,0 +1,43 @@
+import { Writable } from 'node:stream';
+import pino, { type DestinationStream, type Logger } from 'pino';
+
+export type { Logger } from 'pino';
+
+export interface LogSettings {
+  level: string;
+  /** `auto`: readable lines on a terminal, JSON otherwise. */
+  format: 'auto' | 'json' | 'pretty';
+}
+
+/**
+ * sluice's structured logger (pino): one JSON object per line on stderr, or a short readable
+ * line per entry when stderr is a terminal (a person reading, not a collector). `destination`
+ * replaces stderr (tests read the lines from it).
+ */
+export function createLogger(settings: LogSettings, destination?: DestinationStream): Logger {
+  const options = { level: settings.level, base: undefined };
+  if (destination) return pino(options, destination);
+  const pretty = settings.format === 'pretty' || (settings.format === 'auto' && process.stderr.isTTY === true);
+  // Synchronous: a line written just before process.exit (a failed start, the end of a drain) is not lost.
+  const stderr = pino.destination({ dest: 2, sync: true });
+  return pino(options, pretty ? readable(stderr) : stderr);
+}
+
+const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+
+/** `12:00:01.234 INFO  request ok  request_id=… model=…`: pino's JSON line, reworded for a terminal. */
+function readable(out: DestinationStream): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      try {
+        const { level, time, msg, ...fields } = JSON.parse(chunk.toString()) as Record<string, unknown>;
+        const when = new Date(Number(time)).toISOString().slice(11, 23);
+        const rest = Object.entries(fields).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+        out.write(`${when} ${(LEVELS[Number(level)] ?? String(level)).padEnd(5)} ${String(msg ?? '')}  ${rest.join(' ')}\n`);
+      } catch {
+        out.write(chunk.toString());
+      }
+      done();
+    },
+  });
+}

@@ -1,0 +1,160 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import type { LedgerWriterStats } from '../store/ledger-writer.ts';
+import { BoundedLabels } from './bounded-labels.ts';
+
+export interface MetricsSources {
+  /** Streams being answered now (the open request scopes of streamed requests). */
+  openStreams: () => number;
+  /** The ledger writer's counters; undefined while the ledger is off or not open yet. */
+  ledger: () => LedgerWriterStats | undefined;
+}
+
+const REQUEST_LABELS = ['provider', 'model', 'surface', 'outcome', 'project'] as const;
+const TOKEN_KINDS = [
+  ['input', 'inputTokens'],
+  ['output', 'outputTokens'],
+  ['cached', 'cachedInputTokens'],
+  ['cache_write', 'cacheWriteTokens'],
+  ['reasoning', 'reasoningTokens'],
+] as const;
+/** Seconds: a cached answer in tens of ms up to a long reasoning stream. */
+const TIME_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+/**
+ * The gateway's Prometheus metrics, fed by one call per finished request (its ledger record) and
+ * by gauges read at scrape time. Each gateway has its own registry (tests run several per process).
+ * Labels never carry a key or a request id; models and projects past a bound count as `other`.
+ */
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  private readonly models: BoundedLabels;
+  private readonly projects: BoundedLabels;
+  private readonly requests: Counter<(typeof REQUEST_LABELS)[number]>;
+  private readonly tokens: Counter<'provider' | 'model' | 'surface' | 'project' | 'kind'>;
+  private readonly cost: Counter<'provider' | 'model' | 'surface' | 'project'>;
+  private readonly errors: Counter<'provider' | 'model' | 'surface' | 'type' | 'code'>;
+  private readonly ttft: Histogram<'provider' | 'model' | 'surface'>;
+  private readonly latency: Histogram<'provider' | 'model' | 'surface' | 'outcome'>;
+  private readonly attempts: Counter<'provider' | 'model' | 'result'>;
+  private readonly fallbacks: Counter<'provider' | 'model' | 'reason'>;
+
+  constructor(sources: MetricsSources, maxModels: number) {
+    this.models = new BoundedLabels(maxModels);
+    this.projects = new BoundedLabels(maxModels);
+    const registers = [this.registry];
+    this.requests = new Counter({
+      name: 'sluice_requests_total',
+      help: 'Model requests finished, by outcome (ok, error, cancelled).',
+      labelNames: REQUEST_LABELS,
+      registers,
+    });
+    this.tokens = new Counter({
+      name: 'sluice_tokens_total',
+      help: 'Tokens by kind: input, output, cached (read from the cache), cache_write, reasoning.',
+      labelNames: ['provider', 'model', 'surface', 'project', 'kind'],
+      registers,
+    });
+    this.cost = new Counter({
+      name: 'sluice_cost_usd_total',
+      help: 'Cost in USD at the prices in use (0 for a model without a price).',
+      labelNames: ['provider', 'model', 'surface', 'project'],
+      registers,
+    });
+    this.errors = new Counter({
+      name: 'sluice_errors_total',
+      help: "Requests that failed, by sluice's error type and code.",
+      labelNames: ['provider', 'model', 'surface', 'type', 'code'],
+      registers,
+    });
+    this.ttft = new Histogram({
+      name: 'sluice_time_to_first_token_seconds',
+      help: 'From the request arriving to the first output sent.',
+      labelNames: ['provider', 'model', 'surface'],
+      buckets: TIME_BUCKETS,
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'sluice_request_duration_seconds',
+      help: 'From the request arriving to its response ending.',
+      labelNames: ['provider', 'model', 'surface', 'outcome'],
+      buckets: TIME_BUCKETS,
+      registers,
+    });
+    this.attempts = new Counter({
+      name: 'sluice_upstream_attempts_total',
+      help: 'Upstream calls, by result (ok or the error code); a routed request counts each target it tried.',
+      labelNames: ['provider', 'model', 'result'],
+      registers,
+    });
+    this.fallbacks = new Counter({
+      name: 'sluice_fallbacks_total',
+      help: 'Targets given up for the next one of a route, by the reason of the fallback.',
+      labelNames: ['provider', 'model', 'reason'],
+      registers,
+    });
+    new Gauge({
+      name: 'sluice_open_streams',
+      help: 'Streamed responses being sent now.',
+      registers,
+      collect() {
+        this.set(sources.openStreams());
+      },
+    });
+    new Gauge({
+      name: 'sluice_ledger_queue_depth',
+      help: 'Ledger records waiting to be written to the store.',
+      registers,
+      collect() {
+        this.set(sources.ledger()?.pending ?? 0);
+      },
+    });
+    // Counters kept by the writer itself, read at scrape time (a Gauge, as prom-client's Counter cannot be set).
+    const ledgerCounts = new Gauge({
+      name: 'sluice_ledger_write_failures',
+      help: 'Ledger trouble since start, by kind: failures (insert attempts that failed), dropped (records never written).',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        const stats = sources.ledger();
+        ledgerCounts.set({ kind: 'failures' }, stats?.failures ?? 0);
+        ledgerCounts.set({ kind: 'dropped' }, stats?.dropped ?? 0);
+      },
+    });
+  }
+
+  /** One finished request, from its ledger record. */
+  observe(record: LedgerRecord): void {
+    const provider = record.provider || 'none';
+    const model = this.models.label(`${record.model}`, record.priceKnown) || 'none';
+    const { surface, outcome } = record;
+    const project = record.projectId === null ? '' : this.projects.label(record.projectId);
+    this.requests.inc({ provider, model, surface, outcome, project });
+    for (const [kind, field] of TOKEN_KINDS) {
+      const count = record[field];
+      if (count > 0) this.tokens.inc({ provider, model, surface, project, kind }, count);
+    }
+    if (record.costUsd > 0) this.cost.inc({ provider, model, surface, project }, record.costUsd);
+    if (outcome !== 'ok') {
+      this.errors.inc({ provider, model, surface, type: record.errorType ?? 'unknown', code: record.errorCode ?? 'unknown' });
+    }
+    if (record.ttftMs !== null) this.ttft.observe({ provider, model, surface }, record.ttftMs / 1000);
+    this.latency.observe({ provider, model, surface, outcome }, record.latencyMs / 1000);
+    this.countAttempts(record, provider, model);
+  }
+
+  private countAttempts(record: LedgerRecord, provider: string, model: string): void {
+    if (!record.attempts) {
+      // One target: it was called when it answered anything (a refusal before the call has no status).
+      if (record.upstreamStatus !== null || record.outcome === 'ok') {
+        this.attempts.inc({ provider, model, result: record.outcome === 'ok' ? 'ok' : (record.errorCode ?? 'unknown') });
+      }
+      return;
+    }
+    for (const attempt of record.attempts) {
+      const labels = { provider: attempt.provider, model: this.models.label(attempt.model) };
+      this.attempts.inc({ ...labels, result: attempt.errorCode ?? 'ok' });
+      if (attempt.fallbackReason !== null) this.fallbacks.inc({ ...labels, reason: attempt.fallbackReason });
+    }
+  }
+}
