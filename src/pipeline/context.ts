@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Router } from '../routing/router.ts';
 import type { ResponsesStore } from '../store/responses-store.ts';
+import type { Tracing } from '../telemetry/traces.ts';
 import type { Admit, Authenticate } from './admit.ts';
 import type { RequestScope } from './request-scope.ts';
 import type { AccountingDeps } from './request-accounting.ts';
@@ -27,4 +28,6 @@ export interface PipelineContext {
   admit: Admit;
   /** Told every request's final ledger record (metrics, the request's log line); must not throw. */
   observe?: (record: LedgerRecord) => void;
+  /** OpenTelemetry traces (README "Traces (OpenTelemetry)"); absent when off, so no span is ever made. */
+  tracing?: Tracing;
 }

@@ -38,7 +38,9 @@ export async function handleModelRequest(
   let admission: Admission | undefined;
   let scope: RequestScope | undefined;
   let failure: GatewayError | null = null;
-  const attempts = new AttemptLog();
+  // The request's span and one per upstream attempt, when tracing is on (telemetry/request-trace.ts).
+  const trace = ctx.tracing?.request(req.headers, operation.surface);
+  const attempts = new AttemptLog(trace);
   try {
     caller = await ctx.authenticate(req);
     // A resumable stream is resumed by its caller's project only (README "Resuming a stream").
@@ -98,6 +100,7 @@ export async function handleModelRequest(
       // Refused before the caller was known: anyone can send these, so they are counted per
       // minute and reason (store/rejection-counter.ts) instead of growing the ledger by a row each.
       ctx.accounting.rejections?.count(operation.surface, failure.code);
+      trace?.refused(failure);
     } else {
       const { requestId } = exchange;
       const settled = accountant
@@ -125,6 +128,7 @@ export async function handleModelRequest(
         } finally {
           write(ctx, record);
           ctx.observe?.(record);
+          trace?.end(record);
         }
       } finally {
         ctx.settling.delete(requestId);

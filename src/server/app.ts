@@ -21,6 +21,7 @@ import { UpstreamClient } from '../upstream/http-client.ts';
 import { createLogger, type Logger } from '../telemetry/logger.ts';
 import { GatewayMetrics } from '../telemetry/metrics.ts';
 import { logRequest } from '../telemetry/request-line.ts';
+import { tracingFromEnv } from '../telemetry/traces.ts';
 import { createGovernance } from './auth.ts';
 import { answerClientError } from './client-error.ts';
 import type { GatewayContext } from './gateway-context.ts';
@@ -93,6 +94,8 @@ export function createGateway(
     governance,
     streams: createStreamBuffer(config, log),
     metrics,
+    // Off unless OTEL_EXPORTER_OTLP_ENDPOINT (or the traces one) is set (README "Traces (OpenTelemetry)").
+    tracing: tracingFromEnv(env),
     observe(record) {
       try {
         metrics?.observe(record);
@@ -221,6 +224,8 @@ export function createGateway(
       // Budget spend still in memory goes to the store before the store closes.
       await limits.close();
       await ledger?.close();
+      // The spans of the last requests go out before exit.
+      await context.tracing?.shutdown();
     },
   };
 }
