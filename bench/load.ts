@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { type ClientProtocol, SseProbe } from './sse-probe.ts';
-import { EXPECTED_TEXT, TOKENS } from './upstream-frames.ts';
+import { EXPECTED_TEXT, TOKENS, UNARY_TEXT } from './upstream-frames.ts';
 
 /** One way of asking for the same 20-chunk stream: straight to the fake upstream, or through sluice. */
 export interface Target {
@@ -9,6 +9,8 @@ export interface Target {
   headers: Record<string, string>;
   body: string;
   protocol: ClientProtocol;
+  /** A non-streaming request (the unary mode): the answer is one JSON completion, not a stream. */
+  unary?: boolean;
   /** A response header every answer must carry (a governed request's limit headers: proof it was admitted with its limits). */
   expectHeader?: string;
 }
@@ -59,7 +61,8 @@ export async function runPhase(target: Target, options: PhaseOptions): Promise<P
     while (performance.now() < stopAt && result.errors < MAX_ERRORS) {
       const validate = sent++ % options.validateEvery === 0;
       try {
-        result.timings.push(await streamOnce(target, options.dispatcher, validate));
+        const once = target.unary ? unaryOnce : streamOnce;
+        result.timings.push(await once(target, options.dispatcher, validate));
       } catch (err) {
         result.errors++;
         if (result.errorSamples.length < 5) result.errorSamples.push((err as Error).message);
@@ -112,4 +115,27 @@ export async function streamOnce(target: Target, dispatcher: Dispatcher, validat
     }
   }
   return { ttfb, ttft, total, reads };
+}
+
+/** A non-streaming request: no first token apart from the whole answer, so TTFT is the total. */
+export async function unaryOnce(target: Target, dispatcher: Dispatcher, validate: boolean): Promise<RequestTiming> {
+  const t0 = performance.now();
+  const res = await dispatcher.request({
+    origin: target.origin,
+    path: target.path,
+    method: 'POST',
+    headers: target.headers,
+    body: target.body,
+  });
+  const ttfb = performance.now() - t0;
+  const text = await res.body.text();
+  const total = performance.now() - t0;
+  if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`);
+  if (validate) {
+    const body = JSON.parse(text) as { choices?: { message?: { content?: unknown } }[]; usage?: unknown };
+    if (body.choices?.[0]?.message?.content !== UNARY_TEXT || !body.usage) {
+      throw new Error(`unexpected completion: ${text.slice(0, 300)}`);
+    }
+  }
+  return { ttfb, ttft: total, total, reads: 1 };
 }

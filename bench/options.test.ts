@@ -3,14 +3,16 @@ import { describe, it } from 'node:test';
 import { parseOptions } from './options.ts';
 
 describe('bench options', () => {
-  it('defaults to both modes, 32 and 64 streams, 20 ms pacing, two rounds', () => {
+  it('defaults to every mode, 32 streams fast, 64 then 256 paced, a 1-16-64 unary sweep, 20 ms pacing, two rounds', () => {
     assert.deepEqual(parseOptions([]), {
-      modes: ['fast', 'paced'],
-      concurrency: 32,
-      pacedConcurrency: 64,
+      modes: ['fast', 'paced', 'unary'],
+      concurrency: [32],
+      pacedConcurrency: [64, 256],
+      unaryConcurrency: [1, 16, 64],
       paceMs: 20,
       fastSeconds: 4,
       pacedSeconds: 5,
+      unarySeconds: 3,
       warmupSeconds: 3,
       rounds: 2,
       json: false,
@@ -26,14 +28,28 @@ describe('bench options', () => {
     if (o === 'help') return;
     assert.deepEqual(
       [o.fastSeconds, o.pacedSeconds, o.concurrency, o.modes, o.json, o.pin, o.profileDir, o.ledger],
-      [2, 2, 8, ['paced'], true, false, '/tmp/p', false],
+      [2, 2, [8], ['paced'], true, false, '/tmp/p', false],
+    );
+  });
+
+  it('takes a list of concurrencies, one run of the mode each', () => {
+    const o = parseOptions(['--paced-concurrency', '64, 256', '--concurrency', '1,32']);
+    assert.notEqual(o, 'help');
+    if (o === 'help') return;
+    assert.deepEqual(
+      [o.pacedConcurrency, o.concurrency],
+      [
+        [64, 256],
+        [1, 32],
+      ],
     );
   });
 
   it('refuses nonsense', () => {
     assert.throws(() => parseOptions(['--concurrency', '0']), /--concurrency must be a positive number/);
+    assert.throws(() => parseOptions(['--paced-concurrency', '64,x']), /--paced-concurrency must be a positive number/);
     assert.throws(() => parseOptions(['--rounds', '1.5']), /--rounds must be a positive number/);
-    assert.throws(() => parseOptions(['--modes', 'slow']), /unknown mode 'slow'/);
+    assert.throws(() => parseOptions(['--modes', 'slow']), /unknown mode 'slow' \(fast, paced, unary\)/);
     assert.equal(parseOptions(['--help']), 'help');
   });
 });

@@ -1,13 +1,18 @@
 import { parseArgs } from 'node:util';
 
+export type BenchMode = 'fast' | 'paced' | 'unary';
+
 export interface BenchOptions {
-  modes: ('fast' | 'paced')[];
-  /** Fast mode: closed-loop streams in flight. */
-  concurrency: number;
-  pacedConcurrency: number;
+  modes: BenchMode[];
+  /** Fast mode: closed-loop streams in flight, one measured run of the mode per entry. */
+  concurrency: number[];
+  pacedConcurrency: number[];
+  /** Unary mode: the concurrency sweep (its first entry should be 1: the boards' added latency). */
+  unaryConcurrency: number[];
   paceMs: number;
   fastSeconds: number;
   pacedSeconds: number;
+  unarySeconds: number;
   warmupSeconds: number;
   /** Measured direct+sluice pairs per mode (alternating). */
   rounds: number;
@@ -20,23 +25,30 @@ export interface BenchOptions {
 }
 
 export const USAGE = `npm run bench -- [options]
-  --modes fast,paced        which modes to run (default both)
-  --duration S              seconds per measured phase, both modes (default fast 4, paced 5)
-  --concurrency N           fast mode: streams in flight (default 32)
-  --paced-concurrency N     paced mode: streams in flight (default 64)
-  --pace-ms MS              paced mode: delay between chunks (default 20)
-  --rounds N                direct/sluice pairs per mode, alternating (default 2)
-  --warmup S                warm-up seconds per side per mode (default 3)
-  --json                    print machine-readable results instead of the table
-  --no-pin                  do not pin processes to cores
-  --profile DIR             CPU-profile the gateway's measured phases into DIR and summarize
-  --no-ledger               run the gateway with its ledger off (compare with a default run)`;
+  --modes fast,paced,unary         which modes to run (default all; unary: non-streaming 256-byte completions)
+  --duration S                     seconds per measured phase, every mode (default fast 4, paced 5, unary 3)
+  --concurrency N[,N...]           fast mode: streams in flight, a run per entry (default 32)
+  --paced-concurrency N[,N...]     paced mode: streams in flight, a run per entry (default 64,256)
+  --unary-concurrency N[,N...]     unary mode: the concurrency sweep (default 1,16,64)
+  --pace-ms MS                     paced mode: delay between chunks (default 20)
+  --rounds N                       measured rounds per mode, sides alternating (default 2)
+  --warmup S                       warm-up seconds per side per mode (default 3)
+  --json                           print machine-readable results instead of the table
+  --no-pin                         do not pin processes to cores
+  --profile DIR                    CPU-profile the gateway's measured phases into DIR and summarize
+  --no-ledger                      run the gateway with its ledger off (compare with a default run)`;
 
 function positive(name: string, value: string | undefined, fallback: number, integer = false): number {
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) throw new Error(`--${name} must be a positive number`);
   return n;
+}
+
+/** A comma-separated list of positive integers, e.g. `64,256`. */
+function positiveList(name: string, value: string | undefined, fallback: number[]): number[] {
+  if (value === undefined) return fallback;
+  return value.split(',').map((part) => positive(name, part.trim(), 0, true));
 }
 
 export function parseOptions(argv: string[]): BenchOptions | 'help' {
@@ -47,6 +59,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
       duration: { type: 'string' },
       concurrency: { type: 'string' },
       'paced-concurrency': { type: 'string' },
+      'unary-concurrency': { type: 'string' },
       'pace-ms': { type: 'string' },
       rounds: { type: 'string' },
       warmup: { type: 'string' },
@@ -58,16 +71,20 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     },
   });
   if (values.help) return 'help';
-  const modes = (values.modes ?? 'fast,paced').split(',').map((m) => m.trim());
-  for (const m of modes) if (m !== 'fast' && m !== 'paced') throw new Error(`unknown mode '${m}' (fast, paced)`);
+  const modes = (values.modes ?? 'fast,paced,unary').split(',').map((m) => m.trim());
+  for (const m of modes) {
+    if (m !== 'fast' && m !== 'paced' && m !== 'unary') throw new Error(`unknown mode '${m}' (fast, paced, unary)`);
+  }
   const duration = values.duration === undefined ? undefined : positive('duration', values.duration, 0);
   return {
     modes: modes as BenchOptions['modes'],
-    concurrency: positive('concurrency', values.concurrency, 32, true),
-    pacedConcurrency: positive('paced-concurrency', values['paced-concurrency'], 64, true),
+    concurrency: positiveList('concurrency', values.concurrency, [32]),
+    pacedConcurrency: positiveList('paced-concurrency', values['paced-concurrency'], [64, 256]),
+    unaryConcurrency: positiveList('unary-concurrency', values['unary-concurrency'], [1, 16, 64]),
     paceMs: positive('pace-ms', values['pace-ms'], 20, true),
     fastSeconds: duration ?? 4,
     pacedSeconds: duration ?? 5,
+    unarySeconds: duration ?? 3,
     warmupSeconds: positive('warmup', values.warmup, 3),
     rounds: positive('rounds', values.rounds, 2, true),
     json: values.json === true,

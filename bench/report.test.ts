@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type BenchResult, checkTarget, formatReport, governedCost, routedLines } from './report.ts';
+import { type BenchResult, checkTarget, floorLines, formatReport, governedCost, routedLines, unarySummary } from './report.ts';
 import type { SideResult } from './stats.ts';
 
 const side = (scale: number, extra: Partial<SideResult> = {}): SideResult => ({
@@ -172,5 +172,50 @@ other processes on the machine used 0.02 cores meanwhile
       'two-target route, first target healthy: 0.510 ms CPU/request, +10.0 µs (2.0%) over naming the target (best phases +5.0 µs); TTFT p50 20.2 ms; 1000 requests (0 errors)',
     ]);
     assert.deepEqual(routedLines({ ...c, routed: undefined }), []);
+  });
+
+  it('divides every proxied side by the bare pass-through of the same rounds', () => {
+    const c = {
+      label: 'OpenAI-compatible upstream',
+      direct: side(1),
+      bare: side(1.1, { cpuMsPerRequest: 0.1, peakRssMiB: 60 }),
+      sluice: side(1.5, { cpuMsPerRequest: 0.3 }),
+      reference: side(1.2, { cpuMsPerRequest: 0.2 }),
+    };
+    assert.equal(
+      floorLines(c).join('\n'),
+      `bare pass-through (pipes bytes unchanged): TTFT p50 +2.00 ms over direct, peak RSS 60.0 MiB
+| vs bare pass-through             | CPU ms/req | x bare | req/s | x bare | TTFT p50 | - bare | TTFT p99 | x bare |
+|----------------------------------|-----------:|-------:|------:|-------:|---------:|-------:|---------:|-------:|
+| bare pass-through                |      0.100 |  1.00x |   455 |  1.00x |     22.0 |  +0.00 |     33.0 |  1.00x |
+| reference (parse + re-serialize) |      0.200 |  2.00x |   417 |  0.92x |     24.0 |  +2.00 |     36.0 |  1.09x |
+| sluice                           |      0.300 |  3.00x |   333 |  0.73x |     30.0 |  +8.00 |     45.0 |  1.36x |`,
+    );
+    assert.deepEqual(floorLines({ ...c, bare: undefined }), []);
+  });
+
+  it("reads the unary sweep in the boards' terms: added latency at the lowest concurrency, the best rate per core", () => {
+    const unary = (concurrency: number, bareCpu: number, sluiceCpu: number) => ({
+      mode: 'unary' as const,
+      concurrency,
+      paceMs: 0,
+      phaseSeconds: 3,
+      rounds: 1,
+      comparisons: [
+        {
+          label: 'OpenAI-compatible upstream, non-streaming',
+          direct: side(0.01),
+          bare: side(0.015, { cpuMsPerRequest: bareCpu, loadGenCores: 0.3 }),
+          sluice: side(0.02, { cpuMsPerRequest: sluiceCpu, loadGenCores: 0.4 }),
+        },
+      ],
+    });
+    const u = unarySummary([unary(16, 0.1, 0.25), unary(1, 0.2, 0.5)]);
+    assert.ok(u);
+    assert.equal(u.concurrency, 1);
+    // At concurrency 1 (the sweep's lowest, whatever its order): 420 * (0.02 - 0.015) ms at p50.
+    assert.equal(u.addedMs.p50.toFixed(3), '2.100');
+    assert.deepEqual([u.bare.perCore, u.bare.atConcurrency, u.sluice.perCore, u.sluice.atConcurrency, u.loadGenCores], [10_000, 16, 4000, 16, 0.4]);
+    assert.equal(unarySummary([]), undefined);
   });
 });

@@ -1,10 +1,13 @@
 import type { ProfileSummary } from './profile-summary.ts';
-import type { SideResult } from './stats.ts';
+import type { BenchMode } from './options.ts';
+import type { Percentiles, SideResult } from './stats.ts';
 
 /** The same load straight to the upstream and through sluice (and, on the OpenAI-compatible row, the reference proxy). */
 export interface Comparison {
   label: string;
   direct: SideResult;
+  /** Through bench/bare-proxy-process.ts (pipes bytes unchanged): the floor every proxy's figure is divided by. */
+  bare?: SideResult;
   sluice: SideResult;
   /** Through bench/reference-proxy-process.ts: what a minimal proxy costs on this machine. */
   reference?: SideResult;
@@ -17,7 +20,7 @@ export interface Comparison {
 }
 
 export interface ModeResult {
-  mode: 'fast' | 'paced';
+  mode: BenchMode;
   concurrency: number;
   /** 0 in fast mode. */
   paceMs: number;
@@ -50,6 +53,8 @@ export interface BenchResult {
   gatewayStartRssMiB: number;
   modes: ModeResult[];
   targets: TargetCheck[];
+  /** The unary mode's figures in the public gateway boards' terms, when it ran. */
+  unary?: UnarySummary;
 }
 
 export function checkTarget(name: string, measuredMs: number | undefined, limitMs: number): TargetCheck {
@@ -121,6 +126,112 @@ function referenceLines(c: Comparison): string[] {
   ];
 }
 
+/**
+ * Every proxied side against the bare pass-through of the same rounds (issue 15): CPU per request,
+ * throughput, TTFT p50 added over the bare proxy's, and TTFT p99 as a multiple of its p99.
+ */
+export function floorLines(c: Comparison): string[] {
+  const b = c.bare;
+  if (!b || b.cpuMsPerRequest === undefined) return [];
+  const sides: [string, SideResult | undefined][] = [
+    ['bare pass-through', b],
+    ['reference (parse + re-serialize)', c.reference],
+    ['sluice', c.sluice],
+    ['governed, in memory', c.governed],
+    ['governed, Redis', c.governedRedis],
+    ['routed', c.routed],
+  ];
+  const cpu = (x: SideResult) => x.cpuMsPerRequest ?? Number.NaN;
+  const rows = [
+    ['vs bare pass-through', 'CPU ms/req', 'x bare', 'req/s', 'x bare', 'TTFT p50', '- bare', 'TTFT p99', 'x bare'],
+    ...sides
+      .filter((side): side is [string, SideResult] => side[1] !== undefined)
+      .map(([name, x]) => [
+        name,
+        cpu(x).toFixed(3),
+        ratio(cpu(x), cpu(b)),
+        x.requestsPerSecond.toFixed(0),
+        ratio(x.requestsPerSecond, b.requestsPerSecond),
+        ms(x.ttft.p50),
+        signed(x.ttft.p50 - b.ttft.p50),
+        ms(x.ttft.p99),
+        ratio(x.ttft.p99, b.ttft.p99),
+      ]),
+  ];
+  return [
+    `bare pass-through (pipes bytes unchanged): TTFT p50 ${signed(b.ttft.p50 - c.direct.ttft.p50)} ms over direct, ` +
+      `peak RSS ${(b.peakRssMiB ?? Number.NaN).toFixed(1)} MiB`,
+    table(rows, [false, true, true, true, true, true, true, true, true]),
+  ];
+}
+
+/** A proxy's best request rate per core over the unary sweep: requests per second of its own CPU. */
+export interface PerCoreRate {
+  perCore: number;
+  atConcurrency: number;
+  /** The rate the load actually reached at that concurrency (the proxy's core may not have been saturated). */
+  requestsPerSecond: number;
+}
+
+/** The unary mode in the boards' terms (issue 15): added latency at the lowest concurrency, the best rate per core. */
+export interface UnarySummary {
+  /** The lowest concurrency of the sweep (1 by default), where the added latency is read. */
+  concurrency: number;
+  /** sluice's latency minus the bare pass-through's, p50 and p99 (ms). */
+  addedMs: Percentiles;
+  /** The bare pass-through's latency minus direct's: what the hop itself costs here. */
+  bareOverDirectMs: Percentiles;
+  bare: PerCoreRate;
+  sluice: PerCoreRate;
+  /** The load generator's own CPU, in cores, at its busiest point of the sweep. */
+  loadGenCores: number;
+}
+
+export function unarySummary(modes: ModeResult[]): UnarySummary | undefined {
+  const sweep = modes.filter((m) => m.mode === 'unary' && m.comparisons[0]?.bare);
+  if (sweep.length === 0) return undefined;
+  const lowest = sweep.reduce((a, b) => (b.concurrency < a.concurrency ? b : a));
+  const { direct, bare, sluice } = lowest.comparisons[0];
+  const minus = (a: SideResult, b: SideResult): Percentiles => ({
+    p50: a.total.p50 - b.total.p50,
+    p99: a.total.p99 - b.total.p99,
+  });
+  const best = (pick: (c: Comparison) => SideResult | undefined): PerCoreRate =>
+    sweep
+      .map((m) => {
+        const x = pick(m.comparisons[0]);
+        return {
+          perCore: x?.cpuMsPerRequest ? 1000 / x.cpuMsPerRequest : 0,
+          atConcurrency: m.concurrency,
+          requestsPerSecond: x?.requestsPerSecond ?? 0,
+        };
+      })
+      .reduce((a, b) => (b.perCore > a.perCore ? b : a));
+  return {
+    concurrency: lowest.concurrency,
+    addedMs: minus(sluice, bare as SideResult),
+    bareOverDirectMs: minus(bare as SideResult, direct),
+    bare: best((c) => c.bare),
+    sluice: best((c) => c.sluice),
+    loadGenCores: Math.max(
+      ...sweep.flatMap((m) => [m.comparisons[0].bare, m.comparisons[0].sluice].map((x) => x?.loadGenCores ?? 0)),
+    ),
+  };
+}
+
+function unaryLines(u: UnarySummary): string[] {
+  const us = (v: number) => `${v >= 0 ? '+' : '-'}${Math.abs(v * 1000).toFixed(0)} µs`;
+  const rate = (r: PerCoreRate) =>
+    `${r.perCore.toFixed(0)} req/s per core at concurrency ${r.atConcurrency} (${r.requestsPerSecond.toFixed(0)} req/s reached)`;
+  return [
+    `unary mode, the boards' terms: sluice adds ${us(u.addedMs.p50)} at p50, ${us(u.addedMs.p99)} at p99 over the bare ` +
+      `pass-through at concurrency ${u.concurrency} (the bare hop adds ${us(u.bareOverDirectMs.p50)} / ${us(u.bareOverDirectMs.p99)} over direct)`,
+    `unary mode, best rate per core (requests per second of the proxy's own CPU): bare ${rate(u.bare)}; ` +
+      `sluice ${rate(u.sluice)}, ${ratio(u.sluice.perCore, u.bare.perCore)} the bare pass-through's`,
+    `unary mode: the load generator used up to ${u.loadGenCores.toFixed(2)} cores`,
+  ];
+}
+
 /** What admission and settlement add: CPU per request (µs) and TTFT p50 over the plain sluice side of the same rounds. */
 export function governedCost(
   c: Comparison,
@@ -177,7 +288,9 @@ function modeHeading(m: ModeResult): string {
   const what =
     m.mode === 'fast'
       ? `fast mode (CPU cost): ${m.concurrency} streams in flight, no pacing`
-      : `paced mode (added latency): ${m.concurrency} streams in flight, ${m.paceMs} ms between chunks`;
+      : m.mode === 'paced'
+        ? `paced mode (added latency): ${m.concurrency} streams in flight, ${m.paceMs} ms between chunks`
+        : `unary mode (non-streaming, 256-byte completions): ${m.concurrency} requests in flight`;
   const noise =
     m.otherLoadCores === undefined
       ? ''
@@ -185,6 +298,7 @@ function modeHeading(m: ModeResult): string {
   const first = m.comparisons[0];
   const sides = [
     'direct',
+    first?.bare && 'bare',
     'sluice',
     first?.reference && 'reference',
     first?.governed && 'governed',
@@ -210,11 +324,13 @@ export function formatReport(result: BenchResult): string {
       out.push(...referenceLines(c));
       out.push(...governedLines(c, result.governedRedisSkipped));
       out.push(...routedLines(c));
-      for (const side of ['direct', 'sluice', 'reference', 'governed', 'governedRedis', 'routed'] as const) {
+      out.push(...floorLines(c));
+      for (const side of ['direct', 'bare', 'sluice', 'reference', 'governed', 'governedRedis', 'routed'] as const) {
         for (const e of c[side]?.errorSamples ?? []) out.push(`  ${side} error: ${e}`);
       }
     }
   }
+  if (result.unary) out.push('', ...unaryLines(result.unary));
   out.push(
     '',
     table(

@@ -12,9 +12,17 @@ import { Agent, request } from 'undici';
 import { type BenchChild, decidePinning, startChild } from './children.ts';
 import { foreignCores, markLoad } from './machine-load.ts';
 import { type PhaseOptions, type PhaseResult, runPhase, type Target } from './load.ts';
-import { type BenchOptions, parseOptions, USAGE } from './options.ts';
+import { type BenchMode, type BenchOptions, parseOptions, USAGE } from './options.ts';
 import { type CpuProfile, formatProfileSummary, summarizeProfile } from './profile-summary.ts';
-import { type BenchResult, checkTarget, type Comparison, formatReport, governedCost, type ModeResult } from './report.ts';
+import {
+  type BenchResult,
+  checkTarget,
+  type Comparison,
+  formatReport,
+  governedCost,
+  type ModeResult,
+  unarySummary,
+} from './report.ts';
 import type { ProcessSample } from './process-sample.ts';
 import { type PhaseUsage, summarize } from './stats.ts';
 import { TOKENS } from './upstream-frames.ts';
@@ -33,6 +41,8 @@ interface GatewayReady extends Ready {
 interface ComparisonSpec {
   label: string;
   direct: Target;
+  /** The same request as direct, through the bare pass-through proxy: the floor every figure is divided by. */
+  bare: Target;
   sluice: Target;
   /** The same load through the reference proxy (the OpenAI-compatible row only). */
   reference?: Target;
@@ -70,6 +80,25 @@ function openAIChat(origin: string, model: string, governedKey?: string): Target
   };
 }
 
+/** The unary mode's request: the same chat without `stream`, answered by a 256-byte completion. */
+function openAIUnary(origin: string, model: string): Target {
+  return {
+    origin,
+    path: '/v1/chat/completions',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${MASTER_KEY}` },
+    body: JSON.stringify({
+      model,
+      messages: [
+        { role: 'system', content: SYSTEM },
+        { role: 'user', content: PROMPT },
+      ],
+      max_tokens: 64,
+    }),
+    protocol: 'openai',
+    unary: true,
+  };
+}
+
 function anthropicMessages(origin: string, model: string): Target {
   return {
     origin,
@@ -84,6 +113,7 @@ interface Origins {
   upstream: string;
   gateway: string;
   reference: string;
+  bare: string;
   governedKey: string;
   /** The gateway that keeps limits in Redis, when Redis is reachable. */
   redis?: { origin: string; governedKey: string };
@@ -99,6 +129,7 @@ function comparisons(origins: Origins, paceMs: number, withAnthropic: boolean): 
     {
       label: 'OpenAI-compatible upstream',
       direct: openAIChat(upstream, model),
+      bare: openAIChat(origins.bare, model),
       sluice: openAIChat(gateway, `up/${model}`),
       reference: openAIChat(origins.reference, `up/${model}`),
       governed: openAIChat(gateway, `up/${model}`, origins.governedKey),
@@ -111,10 +142,25 @@ function comparisons(origins: Origins, paceMs: number, withAnthropic: boolean): 
     specs.push({
       label: 'Anthropic -> OpenAI translation',
       direct: anthropicMessages(upstream, model),
+      // The floor of this row: the Anthropic upstream's bytes piped to an Anthropic client.
+      bare: anthropicMessages(origins.bare, model),
       sluice: openAIChat(gateway, `anthropic/${model}`),
     });
   }
   return specs;
+}
+
+/** The boards' shape: one non-streaming row, direct, bare and sluice only. */
+function unaryComparisons(origins: Origins): ComparisonSpec[] {
+  const model = modelName(0);
+  return [
+    {
+      label: 'OpenAI-compatible upstream, non-streaming',
+      direct: openAIUnary(origins.upstream, model),
+      bare: openAIUnary(origins.bare, model),
+      sluice: openAIUnary(origins.gateway, `up/${model}`),
+    },
+  ];
 }
 
 async function healthzProviders(origin: string): Promise<string[]> {
@@ -130,6 +176,7 @@ interface Children {
   gateway: BenchChild<GatewayReady>;
   upstream: BenchChild<Ready>;
   reference: BenchChild<Ready>;
+  bare: BenchChild<Ready>;
 }
 
 /**
@@ -138,10 +185,13 @@ interface Children {
  */
 async function measured(target: Target, options: PhaseOptions, upstream: BenchChild<Ready>, proxy?: BenchChild<Ready>) {
   const [proxyBefore, upstreamBefore] = await Promise.all([proxy && sample(proxy), sample(upstream)]);
+  const loadGenBefore = process.cpuUsage();
   const phase = await runPhase(target, options);
+  const loadGen = process.cpuUsage(loadGenBefore);
   const [proxyAfter, upstreamAfter] = await Promise.all([proxy && sample(proxy), sample(upstream)]);
   const usage: PhaseUsage = {
     upstreamCpuUs: cpuUs(upstreamBefore, upstreamAfter),
+    loadGenCpuUs: loadGen.user + loadGen.system,
     proxy:
       proxyBefore && proxyAfter
         ? {
@@ -156,15 +206,15 @@ async function measured(target: Target, options: PhaseOptions, upstream: BenchCh
 }
 
 async function runMode(
-  mode: 'fast' | 'paced',
+  mode: BenchMode,
+  concurrency: number,
   options: BenchOptions,
   children: Children,
   specs: (paceMs: number) => ComparisonSpec[],
   log: (line: string) => void,
 ): Promise<ModeResult> {
   const paceMs = mode === 'paced' ? options.paceMs : 0;
-  const concurrency = mode === 'paced' ? options.pacedConcurrency : options.concurrency;
-  const phaseSeconds = mode === 'paced' ? options.pacedSeconds : options.fastSeconds;
+  const phaseSeconds = mode === 'paced' ? options.pacedSeconds : mode === 'unary' ? options.unarySeconds : options.fastSeconds;
   const dispatcher = new Agent({
     connections: concurrency,
     keepAliveTimeout: 60_000,
@@ -183,6 +233,7 @@ async function runMode(
   const newSide = () => ({ phases: [] as PhaseResult[], usage: [] as PhaseUsage[] });
   const collected = list.map(() => ({
     direct: newSide(),
+    bare: newSide(),
     sluice: newSide(),
     reference: newSide(),
     governed: newSide(),
@@ -194,6 +245,7 @@ async function runMode(
     (
       [
         ['direct', spec.direct, undefined],
+        ['bare', spec.bare, children.bare],
         ['sluice', spec.sluice, children.gateway],
         ['reference', spec.reference, children.reference],
         ['governed', spec.governed, children.gateway],
@@ -202,11 +254,12 @@ async function runMode(
       ] as const
     ).filter((side): side is typeof side & { 1: Target } => side[1] !== undefined);
   let sluiceRequests = 0;
-  const profileFile = options.profileDir ? join(options.profileDir, `gateway-${mode}.cpuprofile`) : undefined;
-  const benchPids = [process.pid, children.gateway.pid, children.upstream.pid, children.reference.pid];
+  const profileFile = options.profileDir ? join(options.profileDir, `gateway-${mode}-${concurrency}.cpuprofile`) : undefined;
+  const benchPids = [process.pid, children.gateway.pid, children.upstream.pid, children.reference.pid, children.bare.pid];
+  const name = `${mode} x${concurrency}`;
   const loadFrom = markLoad(benchPids);
   try {
-    log(`${mode}: warm-up ${options.warmupSeconds} s per side`);
+    log(`${name}: warm-up ${options.warmupSeconds} s per side`);
     for (const spec of list) {
       for (const [, target] of sidesOf(spec)) await runPhase(target, phase(options.warmupSeconds));
     }
@@ -222,7 +275,7 @@ async function runMode(
           runs.push([side, run]);
         }
         log(
-          `${mode}: round ${round}/${options.rounds} ${spec.label}: ` +
+          `${name}: round ${round}/${options.rounds} ${spec.label}: ` +
             runs.map(([side, run]) => `${side} ${run.phase.timings.length} req`).join(', ') +
             `, errors ${runs.reduce((sum, [, run]) => sum + run.phase.errors, 0)}`,
         );
@@ -236,6 +289,7 @@ async function runMode(
   const comparisonResults: Comparison[] = list.map((spec, i) => ({
     label: spec.label,
     direct: summarize(collected[i].direct.phases, collected[i].direct.usage),
+    bare: summarize(collected[i].bare.phases, collected[i].bare.usage),
     sluice: summarize(collected[i].sluice.phases, collected[i].sluice.usage),
     reference: spec.reference ? summarize(collected[i].reference.phases, collected[i].reference.usage) : undefined,
     governed: spec.governed ? summarize(collected[i].governed.phases, collected[i].governed.usage) : undefined,
@@ -247,7 +301,7 @@ async function runMode(
   const profile = profileFile
     ? summarizeProfile(JSON.parse(readFileSync(profileFile, 'utf8')) as CpuProfile, { top: 25, requests: sluiceRequests })
     : undefined;
-  if (profileFile) log(`${mode}: gateway profile in ${profileFile}`);
+  if (profileFile) log(`${name}: gateway profile in ${profileFile}`);
   return {
     mode,
     concurrency,
@@ -301,11 +355,17 @@ async function main(): Promise<number> {
     core: pinning.gatewayCore,
     env: { ...process.env, BENCH_UPSTREAM_URL: upstreamOrigin },
   });
+  // The floor: pinned with the gateway too, and idle outside its own phases.
+  const bare = await startChild<Ready>('./bare-proxy-process.ts', {
+    core: pinning.gatewayCore,
+    env: { ...process.env, BENCH_UPSTREAM_URL: upstreamOrigin },
+  });
   const redis = gateway.ready.redis;
   const origins: Origins = {
     upstream: upstreamOrigin,
     gateway: gatewayOrigin,
     reference: `http://127.0.0.1:${reference.ready.port}`,
+    bare: `http://127.0.0.1:${bare.ready.port}`,
     governedKey: gateway.ready.governedKey,
     redis: 'port' in redis ? { origin: `http://127.0.0.1:${redis.port}`, governedKey: redis.governedKey } : undefined,
   };
@@ -317,17 +377,23 @@ async function main(): Promise<number> {
   log(`governed row: in memory, and ${'skipped' in redis ? `not with Redis: ${redis.skipped}` : 'with Redis'}`);
 
   const modes: ModeResult[] = [];
+  const concurrencies = { fast: options.concurrency, paced: options.pacedConcurrency, unary: options.unaryConcurrency };
   for (const mode of options.modes) {
-    const specs = (paceMs: number) => comparisons(origins, paceMs, withAnthropic);
-    modes.push(await runMode(mode, options, { gateway, upstream, reference }, specs, log));
+    const specs = (paceMs: number) =>
+      mode === 'unary' ? unaryComparisons(origins) : comparisons(origins, paceMs, withAnthropic);
+    for (const concurrency of concurrencies[mode]) {
+      modes.push(await runMode(mode, concurrency, options, { gateway, upstream, reference, bare }, specs, log));
+    }
   }
   await gateway.stop();
   await reference.stop();
+  await bare.stop();
   await upstream.stop();
 
   const fast = modes.find((m) => m.mode === 'fast')?.comparisons[0];
   const paced = modes.find((m) => m.mode === 'paced')?.comparisons[0];
   const governedMemory = fast && governedCost(fast, 'governed');
+  const unary = unarySummary(modes);
   const result: BenchResult = {
     node: process.version,
     cpu: cpus()[0]?.model ?? 'unknown',
@@ -345,19 +411,28 @@ async function main(): Promise<number> {
         governedMemory && governedMemory.cpuUs / 1000,
         0.02,
       ),
+      checkTarget(
+        'unary: added latency p50 over the bare pass-through (concurrency 1)',
+        unary && unary.concurrency === 1 ? unary.addedMs.p50 : undefined,
+        0.15,
+      ),
     ],
+    unary,
   };
   if (options.json) console.log(JSON.stringify(result, null, 2));
   else {
     console.log(formatReport(result));
     for (const m of modes) {
-      if (m.profile) console.log(`\ngateway CPU profile, ${m.mode} mode, measured phases\n${formatProfileSummary(m.profile)}`);
+      if (m.profile)
+        console.log(
+          `\ngateway CPU profile, ${m.mode} mode x${m.concurrency}, measured phases\n${formatProfileSummary(m.profile)}`,
+        );
     }
   }
   // A failing reference counts too: its CPU figure would be the cost of failing fast.
   const failed = modes.some((m) =>
     m.comparisons.some((c) =>
-      [c.direct, c.sluice, c.reference, c.governed, c.governedRedis].some((side) => (side?.errors ?? 0) > 0),
+      [c.direct, c.bare, c.sluice, c.reference, c.governed, c.governedRedis].some((side) => (side?.errors ?? 0) > 0),
     ),
   );
   return failed ? 1 : 0;

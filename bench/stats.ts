@@ -25,6 +25,9 @@ export interface SideResult {
   cpuMsPerRequestBest?: number;
   /** Through a proxy only: the highest RSS sampled during its phases. */
   peakRssMiB?: number;
+  /** This process's own CPU (the load generator) per request, and in cores over the phases' wall time. */
+  loadGenCpuMsPerRequest?: number;
+  loadGenCores?: number;
 }
 
 /** Nearest-rank percentile of an ascending list (NaN when empty). */
@@ -42,6 +45,8 @@ function percentiles(timings: RequestTiming[], key: 'ttfb' | 'ttft' | 'total'): 
 /** What the child processes used during one phase. */
 export interface PhaseUsage {
   upstreamCpuUs: number;
+  /** The load generator's (this process's) user+system CPU during the phase. */
+  loadGenCpuUs?: number;
   /** The process in the middle (sluice, or the reference proxy); absent for direct phases. */
   proxy?: { userUs: number; systemUs: number; requests: number; peakRss: number };
 }
@@ -64,6 +69,12 @@ export function summarize(phases: PhaseResult[], usage: PhaseUsage[]): SideResul
       timings.length,
     ),
   };
+  const loadGen = usage.flatMap((u) => (u.loadGenCpuUs === undefined ? [] : [u.loadGenCpuUs]));
+  if (loadGen.length > 0) {
+    const cpuUs = loadGen.reduce((sum, us) => sum + us, 0);
+    side.loadGenCpuMsPerRequest = perRequest(cpuUs, timings.length);
+    side.loadGenCores = wallMs > 0 ? cpuUs / 1000 / wallMs : Number.NaN;
+  }
   const proxy = usage.flatMap((u) => (u.proxy ? [u.proxy] : []));
   if (proxy.length > 0) {
     side.cpuMsPerRequest = perRequest(

@@ -4,7 +4,7 @@ import { assemble } from '../src/protocol/canonical/assemble.ts';
 import { createOpenAICompatibleFrameDecoder } from '../src/providers/openai-compatible/decode-stream.ts';
 import { createSseStreamDecoder } from '../src/providers/sse-decoder.ts';
 import { SseProbe } from './sse-probe.ts';
-import { EXPECTED_TEXT, paceFromModel, scriptedStream, TOKENS } from './upstream-frames.ts';
+import { EXPECTED_TEXT, paceFromModel, scriptedStream, TOKENS, UNARY_TEXT, unaryCompletion } from './upstream-frames.ts';
 
 describe('the fake upstream streams', () => {
   it('is a Chat Completions stream sluice decodes to 20 text deltas, stop and usage', () => {
@@ -43,5 +43,12 @@ describe('the fake upstream streams', () => {
 
   it('reads the pacing from the model name', () => {
     assert.deepEqual(['bench-pace-20', 'bench-pace-5', 'bench-fast', 'gpt-4o'].map(paceFromModel), [20, 5, 0, 0]);
+  });
+
+  it('answers the unary mode with a 256-byte chat.completion, as the public gateway boards do', () => {
+    const body = unaryCompletion('bench-fast');
+    assert.equal(body.length, 256);
+    const parsed = JSON.parse(body.toString('utf8')) as { choices: { message: { content: string } }[]; model: string };
+    assert.deepEqual([parsed.choices[0].message.content, parsed.model], [UNARY_TEXT, 'bench-fast']);
   });
 });

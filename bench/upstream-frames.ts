@@ -100,3 +100,28 @@ function anthropicStream(model: string): ScriptedStream {
     ),
   };
 }
+
+/** The unary mode's answer text: short enough that the whole completion fits the boards' 256 bytes. */
+export const UNARY_TEXT = 'Rivers.';
+
+/** The public gateway boards' non-streaming answer size, in bytes. */
+export const UNARY_BYTES = 256;
+
+/**
+ * The non-streaming answer (unary mode): a Chat Completions `chat.completion` of exactly
+ * `UNARY_BYTES`, its id padded to the size.
+ */
+export function unaryCompletion(model: string): Buffer {
+  const body = (id: string) =>
+    JSON.stringify({
+      id,
+      object: 'chat.completion',
+      created: 1782955818,
+      model,
+      choices: [{ index: 0, message: { role: 'assistant', content: UNARY_TEXT }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 24, completion_tokens: 2, total_tokens: 26 },
+    });
+  const pad = UNARY_BYTES - Buffer.byteLength(body('chatcmpl-'));
+  if (pad < 0) throw new Error(`the unary completion for ${model} exceeds ${UNARY_BYTES} bytes`);
+  return Buffer.from(body(`chatcmpl-${'b'.repeat(pad)}`));
+}

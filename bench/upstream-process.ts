@@ -1,6 +1,7 @@
 /**
  * The fake upstream, its own process: OpenAI Chat Completions SSE on any path, Anthropic Messages
- * SSE on a path ending in `/messages`. The model name sets the pacing (`bench-pace-20`: 20 ms
+ * SSE on a path ending in `/messages`, and a 256-byte `chat.completion` for a Chat Completions
+ * request without `stream: true` (the unary mode). The model name sets the pacing (`bench-pace-20`: 20 ms
  * between chunks); otherwise each chunk goes out in its own event-loop turn, so the chunks leave
  * as separate writes as fast as the process can. Reports its port and answers CPU samples over
  * IPC; exits with its parent.
@@ -8,9 +9,20 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { answerSamples } from './process-sample.ts';
-import { paceFromModel, type ScriptedStream, scriptedStream, type UpstreamProtocol } from './upstream-frames.ts';
+import { paceFromModel, type ScriptedStream, scriptedStream, type UpstreamProtocol, unaryCompletion } from './upstream-frames.ts';
 
 const cache = new Map<string, ScriptedStream>();
+const unaryCache = new Map<string, Buffer>();
+
+/** The unary mode's answer, one write with its length, as a non-streaming upstream sends it. */
+function answerUnary(res: ServerResponse, model: string): void {
+  let body = unaryCache.get(model);
+  if (!body) {
+    body = unaryCompletion(model);
+    unaryCache.set(model, body);
+  }
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length }).end(body);
+}
 
 function streamFor(protocol: UpstreamProtocol, model: string): ScriptedStream {
   const key = `${protocol}:${model}`;
@@ -53,13 +65,20 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
       return;
     }
     let model = '';
+    let stream = false;
     try {
-      model = String((JSON.parse(Buffer.concat(parts).toString('utf8')) as { model?: unknown }).model ?? '');
+      const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as { model?: unknown; stream?: unknown };
+      model = String(body.model ?? '');
+      stream = body.stream === true;
     } catch {
       res.writeHead(400).end('body is not JSON');
       return;
     }
     const protocol: UpstreamProtocol = (req.url ?? '').split('?', 1)[0].endsWith('/messages') ? 'anthropic' : 'openai';
+    if (!stream && protocol === 'openai') {
+      answerUnary(res, model);
+      return;
+    }
     play(res, streamFor(protocol, model), paceFromModel(model));
   });
 });

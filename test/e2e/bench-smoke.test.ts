@@ -8,15 +8,34 @@ import type { BenchResult } from '../../bench/report.ts';
 const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
 
 describe('npm run bench (a very short run)', () => {
-  it('streams through three processes in both modes and reports every number, without errors', async () => {
-    const args = ['--json', '--no-pin', '--duration', '0.3', '--warmup', '0.2', '--rounds', '1', '--pace-ms', '5', '--concurrency', '4'];
+  it('streams through every side in every mode (unary too) and reports every number, without errors', async () => {
+    const args = [
+      '--json',
+      '--no-pin',
+      '--duration',
+      '0.3',
+      '--warmup',
+      '0.2',
+      '--rounds',
+      '1',
+      '--pace-ms',
+      '5',
+      '--concurrency',
+      '4',
+      '--paced-concurrency',
+      '8',
+      '--unary-concurrency',
+      '1,4',
+    ];
     const { stdout } = await promisify(execFile)(process.execPath, [run, ...args], { timeout: 90_000 });
     const result = JSON.parse(stdout) as BenchResult;
     assert.deepEqual(
       result.modes.map((m) => [m.mode, m.concurrency, m.paceMs, m.comparisons[0].label]),
       [
         ['fast', 4, 0, 'OpenAI-compatible upstream'],
-        ['paced', 64, 5, 'OpenAI-compatible upstream'],
+        ['paced', 8, 5, 'OpenAI-compatible upstream'],
+        ['unary', 1, 0, 'OpenAI-compatible upstream, non-streaming'],
+        ['unary', 4, 0, 'OpenAI-compatible upstream, non-streaming'],
       ],
     );
     for (const mode of result.modes) {
@@ -26,7 +45,11 @@ describe('npm run bench (a very short run)', () => {
         assert.ok(c.sluice.ttft.p50 > 0 && c.sluice.total.p99 >= c.sluice.ttft.p50);
         assert.ok(c.sluice.cpuMsPerRequest! > 0 && c.sluice.peakRssMiB! > 0);
         assert.equal(c.direct.cpuMsPerRequest, undefined);
+        // The bare pass-through, the floor of every row: the same bytes as direct, piped.
+        assert.ok(c.bare && c.bare.errors === 0 && c.bare.requests > 0, `${mode.mode} ${c.label} bare: ${c.bare?.errorSamples}`);
+        assert.ok(c.bare.cpuMsPerRequest! > 0 && c.bare.loadGenCores! > 0);
       }
+      if (mode.mode === 'unary') continue;
       // The governed row: a key on a tier with every limit and budgets, with limits in memory
       // (and in Redis when REDIS_URL reaches one); every answer carried its limit headers.
       const [openAI] = mode.comparisons;
@@ -44,7 +67,11 @@ describe('npm run bench (a very short run)', () => {
         ['sluice CPU per 20-chunk streamed request (fast mode)', 0.3, 'number', 'boolean'],
         ['added TTFT p50 (paced mode)', 1, 'number', 'boolean'],
         ['governed: admission + settlement CPU per request, in memory (fast mode)', 0.02, 'number', 'boolean'],
+        ['unary: added latency p50 over the bare pass-through (concurrency 1)', 0.15, 'number', 'boolean'],
       ],
     );
+    // The boards' figures: a rate per core for both proxies, over the two-point sweep.
+    assert.ok(result.unary && result.unary.bare.perCore > 0 && result.unary.sluice.perCore > 0);
+    assert.ok(result.unary.loadGenCores > 0);
   });
 });
