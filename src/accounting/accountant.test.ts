@@ -119,6 +119,11 @@ describe('Accountant', () => {
       cacheWriteTokens: 0,
       outputTokens: 2,
       reasoningTokens: 1,
+      // Not reported by this upstream: null, not 0.
+      audioInputTokens: null,
+      audioOutputTokens: null,
+      acceptedPredictionTokens: null,
+      rejectedPredictionTokens: null,
       usageSource: 'provider',
       costUsd: expectedCost,
       priceKnown: true,
@@ -136,6 +141,22 @@ describe('Accountant', () => {
       upstreamErrorCode: null,
     });
     assert.ok(expectedCost > 0);
+  });
+
+  it('keeps the audio and prediction details in the record, and prices the audio', async () => {
+    const { a } = accountant();
+    a.markAcknowledged();
+    a.observe(text('Paris'));
+    a.observe(finish);
+    const details = { audioInputTokens: 6, audioOutputTokens: 1, acceptedPredictionTokens: 1, rejectedPredictionTokens: 0 };
+    a.observe(usage(20, 2, details));
+    const record = await a.finalize(null);
+    assert.deepEqual(
+      [record.audioInputTokens, record.audioOutputTokens, record.acceptedPredictionTokens, record.rejectedPredictionTokens],
+      [6, 1, 1, 0],
+    );
+    const cost = new PricingRegistry().cost('openai', 'gpt-4o-mini', { inputTokens: 20, outputTokens: 2, source: 'provider', ...details });
+    assert.equal(record.costUsd, cost.costUsd);
   });
 
   it('gives usage_start the input reported before the first output, else the local count', async () => {

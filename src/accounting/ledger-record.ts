@@ -20,6 +20,11 @@ export interface LedgerRecord {
   cacheWriteTokens: number;
   outputTokens: number;
   reasoningTokens: number;
+  /** Usage details some upstreams report (Usage in protocol/canonical/usage.ts); null when not reported. */
+  audioInputTokens?: number | null;
+  audioOutputTokens?: number | null;
+  acceptedPredictionTokens?: number | null;
+  rejectedPredictionTokens?: number | null;
   /** `provider` or `estimated` (counted locally with a BPE tokenizer). */
   usageSource: 'provider' | 'estimated';
   costUsd: number;

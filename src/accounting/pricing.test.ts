@@ -167,4 +167,26 @@ describe('PricingRegistry', () => {
     assert.equal(broken.priceKnown, true);
     assert.equal(broken.costUsd, allCached.costUsd);
   });
+
+  it("prices audio tokens at the model's audio rates where the registry has them, as text elsewhere", () => {
+    const pricing = new PricingRegistry();
+    // gpt-audio: text 2.5 / 10, audio 32 / 64 per million; audio tokens are part of input and output.
+    const audio = usage({ inputTokens: 1000, outputTokens: 400, audioInputTokens: 600, audioOutputTokens: 300 });
+    const expected = mtok(400, 2.5) + mtok(600, 32) + mtok(100, 10) + mtok(300, 64);
+    assertDollars(pricing.cost('openai', 'gpt-audio', audio).costUsd, expected, 'gpt-audio');
+    // gpt-4o-mini has no audio price: the same tokens cost what text does.
+    const text = usage({ inputTokens: 1000, outputTokens: 400 });
+    assert.equal(pricing.cost('openai', 'gpt-4o-mini', audio).costUsd, pricing.cost('openai', 'gpt-4o-mini', text).costUsd);
+    // More audio than input (a broken upstream) is clamped: priced as all audio, without throwing.
+    const broken = usage({ inputTokens: 10, outputTokens: 4, audioInputTokens: 2 ** 40, audioOutputTokens: 2 ** 40 });
+    const allAudio = usage({ inputTokens: 10, outputTokens: 4, audioInputTokens: 10, audioOutputTokens: 4 });
+    assert.equal(pricing.cost('openai', 'gpt-audio', broken).costUsd, pricing.cost('openai', 'gpt-audio', allAudio).costUsd);
+  });
+
+  it('bills prediction tokens as the output they are part of: the details do not change the cost', () => {
+    const pricing = new PricingRegistry();
+    const plain = usage({ inputTokens: 100, outputTokens: 80 });
+    const predicted = usage({ inputTokens: 100, outputTokens: 80, acceptedPredictionTokens: 50, rejectedPredictionTokens: 20 });
+    assert.equal(pricing.cost('openai', 'gpt-4o', predicted).costUsd, pricing.cost('openai', 'gpt-4o', plain).costUsd);
+  });
 });

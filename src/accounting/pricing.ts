@@ -81,12 +81,15 @@ export class PricingRegistry {
   }
 }
 
-/** The registry's usage keys: input includes cache reads and writes, as sluice's Usage does. */
 /**
  * The registry's usage. Cached and cache-written tokens are part of the input tokens; an upstream
  * that reports more of them than input (a hostile or broken usage block) would make the registry
  * throw ("cache_read_tokens cannot exceed input_tokens") at the end of a stream, so they are
  * clamped to the input here: the record keeps what the upstream said, the price stays defined.
+ * Audio tokens are part of the input and output too, priced at the model's audio rates where the
+ * registry has them (gpt-audio, the realtime models) and as text elsewhere; clamped the same way.
+ * Predicted Outputs' accepted and rejected tokens are inside the output tokens already, and billed
+ * as output (OpenAI's rule), so they need no key of their own.
  */
 function toRegistryUsage(usage: Usage): Record<string, number> {
   const out: Record<string, number> = { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens };
@@ -94,6 +97,10 @@ function toRegistryUsage(usage: Usage): Record<string, number> {
   const written = Math.min(usage.cacheWriteTokens ?? 0, usage.inputTokens - cached);
   if (cached) out.cache_read_tokens = cached;
   if (written) out.cache_write_tokens = written;
+  const audioIn = Math.min(usage.audioInputTokens ?? 0, usage.inputTokens - cached - written);
+  const audioOut = Math.min(usage.audioOutputTokens ?? 0, usage.outputTokens);
+  if (audioIn) out.input_audio_tokens = audioIn;
+  if (audioOut) out.output_audio_tokens = audioOut;
   return out;
 }
 

@@ -16,6 +16,10 @@ export interface LedgerTable {
   cache_write_tokens: number;
   output_tokens: number;
   reasoning_tokens: number;
+  audio_input_tokens: number | null;
+  audio_output_tokens: number | null;
+  accepted_prediction_tokens: number | null;
+  rejected_prediction_tokens: number | null;
   usage_source: string;
   cost_usd: number;
   price_known: number;

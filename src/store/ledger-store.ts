@@ -175,6 +175,11 @@ function decodeCursor(cursor: string): { createdAt: number; requestId: string } 
   return { createdAt: Number(match[1]), requestId: match[2] };
 }
 
+/** A count column that is null when the upstream did not report it (bigint reads back as a string on PostgreSQL). */
+function nullableCount(value: number | string | null): number | null {
+  return value === null ? null : Number(value);
+}
+
 /** Base64url decoding skips characters it does not know: only a cursor that re-encodes to itself is one we issued. */
 function encodeCursorText(text: string): string {
   return Buffer.from(text).toString('base64url');
@@ -201,6 +206,10 @@ function toRow(r: LedgerRecord): LedgerTable {
     cache_write_tokens: r.cacheWriteTokens,
     output_tokens: r.outputTokens,
     reasoning_tokens: r.reasoningTokens,
+    audio_input_tokens: r.audioInputTokens ?? null,
+    audio_output_tokens: r.audioOutputTokens ?? null,
+    accepted_prediction_tokens: r.acceptedPredictionTokens ?? null,
+    rejected_prediction_tokens: r.rejectedPredictionTokens ?? null,
     usage_source: r.usageSource,
     cost_usd: r.costUsd,
     price_known: r.priceKnown ? 1 : 0,
@@ -239,6 +248,10 @@ function fromRow(row: Selectable<LedgerTable>): LedgerRecord {
     cacheWriteTokens: Number(row.cache_write_tokens),
     outputTokens: Number(row.output_tokens),
     reasoningTokens: Number(row.reasoning_tokens),
+    audioInputTokens: nullableCount(row.audio_input_tokens),
+    audioOutputTokens: nullableCount(row.audio_output_tokens),
+    acceptedPredictionTokens: nullableCount(row.accepted_prediction_tokens),
+    rejectedPredictionTokens: nullableCount(row.rejected_prediction_tokens),
     usageSource: row.usage_source as LedgerRecord['usageSource'],
     costUsd: Number(row.cost_usd),
     priceKnown: Boolean(row.price_known),

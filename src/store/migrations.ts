@@ -7,6 +7,13 @@ import { engineOf } from './engine-of.ts';
  * types are the common subset: text, bigint, integer and double precision mean the same thing
  * to PostgreSQL and (by affinity) to SQLite.
  */
+const USAGE_DETAIL_COLUMNS = [
+  'audio_input_tokens',
+  'audio_output_tokens',
+  'accepted_prediction_tokens',
+  'rejected_prediction_tokens',
+];
+
 const migrations: Record<string, Migration> = {
   '0001_ledger': {
     async up(db: Kysely<unknown>) {
@@ -219,6 +226,15 @@ const migrations: Record<string, Migration> = {
     },
     async down(db: Kysely<unknown>) {
       await db.schema.alterTable('endpoints').dropColumn('vendor_events').execute();
+    },
+  },
+  /** Audio and Predicted Outputs token counts (OpenAI's usage details): null when the upstream did not report them. */
+  '0010_ledger_usage_details': {
+    async up(db: Kysely<unknown>) {
+      for (const column of USAGE_DETAIL_COLUMNS) await db.schema.alterTable('ledger').addColumn(column, 'bigint').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      for (const column of USAGE_DETAIL_COLUMNS) await db.schema.alterTable('ledger').dropColumn(column).execute();
     },
   },
   /** sluice's own time on the request in ms (pipeline/overhead-clock.ts); null on older rows. */

@@ -46,6 +46,10 @@ export function sanitizeRecord(input: LedgerRecord): { record: LedgerRecord; cha
     cacheWriteTokens: normalizeTokenCount(r.cacheWriteTokens) ?? 0,
     outputTokens: normalizeTokenCount(r.outputTokens) ?? 0,
     reasoningTokens: normalizeTokenCount(r.reasoningTokens) ?? 0,
+    audioInputTokens: optionalCount(r.audioInputTokens),
+    audioOutputTokens: optionalCount(r.audioOutputTokens),
+    acceptedPredictionTokens: optionalCount(r.acceptedPredictionTokens),
+    rejectedPredictionTokens: optionalCount(r.rejectedPredictionTokens),
     usageSource: storableText(r.usageSource, TEXT_CAPS.label) as LedgerRecord['usageSource'],
     costUsd: typeof r.costUsd === 'number' && r.costUsd >= 0 && r.costUsd < Number.POSITIVE_INFINITY ? r.costUsd : 0,
     priceKnown: r.priceKnown === true,
@@ -122,6 +126,11 @@ export function storableText(value: unknown, cap: number): string {
   const capped = value.length > cap ? value.slice(0, cap) : value;
   // Almost every value is clean and is returned as it was: one scan, no copy.
   return UNSTORABLE.test(capped) ? capped.replace(UNSTORABLE_ALL, '\uFFFD') : capped;
+}
+
+/** A usage detail: absent stays null, anything else is a token count by normalizeTokenCount's rule. */
+function optionalCount(value: unknown): number | null {
+  return value === null || value === undefined ? null : (normalizeTokenCount(value) ?? 0);
 }
 
 function nullableText(value: unknown, cap: number): string | null {

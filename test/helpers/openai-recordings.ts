@@ -51,6 +51,10 @@ export interface ExpectedUsage {
   cached_tokens?: number;
   cache_write_tokens?: number;
   reasoning_tokens?: number;
+  audio_input_tokens?: number;
+  audio_output_tokens?: number;
+  accepted_prediction_tokens?: number;
+  rejected_prediction_tokens?: number;
 }
 
 export interface ExpectedMessage {
@@ -82,8 +86,13 @@ export type RawUsage = {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
-  completion_tokens_details?: { reasoning_tokens?: number } | null;
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number; audio_tokens?: number | null } | null;
+  completion_tokens_details?: {
+    reasoning_tokens?: number;
+    audio_tokens?: number | null;
+    accepted_prediction_tokens?: number | null;
+    rejected_prediction_tokens?: number | null;
+  } | null;
   prompt_cache_hit_tokens?: number;
   cached_tokens?: number;
 };
@@ -192,6 +201,14 @@ export function expectedUsage(u: RawUsage, reasoningOutsideCompletion = false): 
   const cacheWrite = u.prompt_tokens_details?.cache_write_tokens;
   if (cacheWrite !== undefined) usage.cache_write_tokens = cacheWrite;
   if (reasoning !== undefined) usage.reasoning_tokens = reasoning;
+  // Audio and Predicted Outputs details (OpenAI, xAI); null in the reference means not reported.
+  const details = {
+    audio_input_tokens: u.prompt_tokens_details?.audio_tokens,
+    audio_output_tokens: u.completion_tokens_details?.audio_tokens,
+    accepted_prediction_tokens: u.completion_tokens_details?.accepted_prediction_tokens,
+    rejected_prediction_tokens: u.completion_tokens_details?.rejected_prediction_tokens,
+  };
+  for (const [key, value] of Object.entries(details)) if (typeof value === 'number') usage[key as keyof typeof details] = value;
   return usage;
 }
 

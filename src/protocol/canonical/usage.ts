@@ -10,6 +10,16 @@ export interface Usage {
   cachedInputTokens?: number;
   cacheWriteTokens?: number;
   reasoningTokens?: number;
+  /** Audio tokens inside the input and inside the output (OpenAI's audio models): priced apart. */
+  audioInputTokens?: number;
+  audioOutputTokens?: number;
+  /**
+   * Predicted Outputs (OpenAI's `prediction`): the predicted tokens the answer kept and those it
+   * did not. Both are already inside the output tokens (and billed as output); kept to show how
+   * well the prediction did.
+   */
+  acceptedPredictionTokens?: number;
+  rejectedPredictionTokens?: number;
   /** `provider` when the upstream reported it, `estimated` when sluice counted locally. */
   source: 'provider' | 'estimated';
   /** The upstream fields that were not token counts (see normalizeTokenCounts): each read as 0. */
@@ -67,8 +77,13 @@ export interface OpenAIUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number };
-  completion_tokens_details?: { reasoning_tokens?: number };
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number; audio_tokens?: number };
+  completion_tokens_details?: {
+    reasoning_tokens?: number;
+    audio_tokens?: number;
+    accepted_prediction_tokens?: number;
+    rejected_prediction_tokens?: number;
+  };
 }
 
 export function toOpenAIUsage(usage: Usage): OpenAIUsage {
@@ -77,11 +92,30 @@ export function toOpenAIUsage(usage: Usage): OpenAIUsage {
     completion_tokens: usage.outputTokens,
     total_tokens: usage.inputTokens + usage.outputTokens,
   };
-  if (usage.cachedInputTokens !== undefined || usage.cacheWriteTokens !== undefined) {
-    out.prompt_tokens_details = {};
-    if (usage.cachedInputTokens !== undefined) out.prompt_tokens_details.cached_tokens = usage.cachedInputTokens;
-    if (usage.cacheWriteTokens !== undefined) out.prompt_tokens_details.cache_write_tokens = usage.cacheWriteTokens;
-  }
-  if (usage.reasoningTokens !== undefined) out.completion_tokens_details = { reasoning_tokens: usage.reasoningTokens };
+  const prompt = defined({
+    cached_tokens: usage.cachedInputTokens,
+    cache_write_tokens: usage.cacheWriteTokens,
+    audio_tokens: usage.audioInputTokens,
+  });
+  if (prompt) out.prompt_tokens_details = prompt;
+  const completion = defined({
+    reasoning_tokens: usage.reasoningTokens,
+    audio_tokens: usage.audioOutputTokens,
+    accepted_prediction_tokens: usage.acceptedPredictionTokens,
+    rejected_prediction_tokens: usage.rejectedPredictionTokens,
+  });
+  if (completion) out.completion_tokens_details = completion;
   return out;
+}
+
+/** The fields that are set, or undefined when none is (a details object is sent only with content). */
+function defined<T extends Record<string, number | undefined>>(fields: T): Partial<T> | undefined {
+  const out: Partial<T> = {};
+  let any = false;
+  for (const key in fields) {
+    if (fields[key] === undefined) continue;
+    out[key] = fields[key];
+    any = true;
+  }
+  return any ? out : undefined;
 }

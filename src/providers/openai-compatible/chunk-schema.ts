@@ -57,8 +57,17 @@ const usageSchema = z.object({
   prompt_tokens: tokenCount,
   completion_tokens: tokenCount,
   total_tokens: tokenCount,
-  prompt_tokens_details: z.object({ cached_tokens: tokenCount, cache_write_tokens: tokenCount }).nullish(),
-  completion_tokens_details: z.object({ reasoning_tokens: tokenCount }).nullish(),
+  prompt_tokens_details: z
+    .object({ cached_tokens: tokenCount, cache_write_tokens: tokenCount, audio_tokens: tokenCount })
+    .nullish(),
+  completion_tokens_details: z
+    .object({
+      reasoning_tokens: tokenCount,
+      audio_tokens: tokenCount,
+      accepted_prediction_tokens: tokenCount,
+      rejected_prediction_tokens: tokenCount,
+    })
+    .nullish(),
   /** DeepSeek's cache accounting. */
   prompt_cache_hit_tokens: tokenCount,
   /** Together (through the Hugging Face router) reports it at the top level. */

@@ -46,4 +46,49 @@ describe('convertOpenAIFamilyUsage', () => {
       source: 'provider',
     });
   });
+
+  // Hand-made: no recording has non-zero audio or prediction counts (an audio model's and a
+  // Predicted Outputs request's usage, in the shape of OpenAI's API reference).
+  it('keeps the audio and Predicted Outputs details, and gives them back to the client in the same places', () => {
+    const raw = {
+      prompt_tokens: 120,
+      completion_tokens: 90,
+      total_tokens: 210,
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 80 },
+      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 60, accepted_prediction_tokens: 12, rejected_prediction_tokens: 5 },
+    };
+    const usage = convertOpenAIFamilyUsage(raw);
+    assert.deepEqual(usage, {
+      inputTokens: 120,
+      outputTokens: 90,
+      cachedInputTokens: 0,
+      reasoningTokens: 0,
+      audioInputTokens: 80,
+      audioOutputTokens: 60,
+      acceptedPredictionTokens: 12,
+      rejectedPredictionTokens: 5,
+      source: 'provider',
+    });
+    assert.deepEqual(toOpenAIUsage(usage), raw);
+  });
+
+  it('leaves out details an upstream sent as null (the reference shows them so), and flags a bad one', () => {
+    const usage = convertOpenAIFamilyUsage(
+      upstream({
+        prompt_tokens: 25,
+        completion_tokens: 8,
+        total_tokens: 33,
+        prompt_tokens_details: { cached_tokens: 12, audio_tokens: null },
+        completion_tokens_details: { reasoning_tokens: null, audio_tokens: null, accepted_prediction_tokens: 'x', rejected_prediction_tokens: null },
+      }),
+    );
+    assert.deepEqual(usage, {
+      inputTokens: 25,
+      outputTokens: 8,
+      cachedInputTokens: 12,
+      acceptedPredictionTokens: 0,
+      source: 'provider',
+      invalid: ['accepted_prediction_tokens'],
+    });
+  });
 });

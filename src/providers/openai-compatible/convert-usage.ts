@@ -5,8 +5,17 @@ export interface OpenAIFamilyUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
   total_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number | null; cache_write_tokens?: number | null } | null;
-  completion_tokens_details?: { reasoning_tokens?: number | null } | null;
+  prompt_tokens_details?: {
+    cached_tokens?: number | null;
+    cache_write_tokens?: number | null;
+    audio_tokens?: number | null;
+  } | null;
+  completion_tokens_details?: {
+    reasoning_tokens?: number | null;
+    audio_tokens?: number | null;
+    accepted_prediction_tokens?: number | null;
+    rejected_prediction_tokens?: number | null;
+  } | null;
   /** DeepSeek's cache accounting. */
   prompt_cache_hit_tokens?: number;
   /** Together (through the Hugging Face router) reports it at the top level. */
@@ -26,6 +35,10 @@ export function convertOpenAIFamilyUsage(raw: OpenAIFamilyUsage): Usage {
     cached_tokens: raw.prompt_tokens_details?.cached_tokens ?? raw.prompt_cache_hit_tokens ?? raw.cached_tokens,
     cache_write_tokens: raw.prompt_tokens_details?.cache_write_tokens,
     reasoning_tokens: raw.completion_tokens_details?.reasoning_tokens,
+    input_audio_tokens: raw.prompt_tokens_details?.audio_tokens,
+    output_audio_tokens: raw.completion_tokens_details?.audio_tokens,
+    accepted_prediction_tokens: raw.completion_tokens_details?.accepted_prediction_tokens,
+    rejected_prediction_tokens: raw.completion_tokens_details?.rejected_prediction_tokens,
   });
   const input = counts.prompt_tokens ?? 0;
   let output = counts.completion_tokens ?? 0;
@@ -37,6 +50,10 @@ export function convertOpenAIFamilyUsage(raw: OpenAIFamilyUsage): Usage {
   if (counts.cached_tokens !== undefined) usage.cachedInputTokens = counts.cached_tokens;
   if (counts.cache_write_tokens !== undefined) usage.cacheWriteTokens = counts.cache_write_tokens;
   if (reasoning !== undefined) usage.reasoningTokens = reasoning;
+  if (counts.input_audio_tokens !== undefined) usage.audioInputTokens = counts.input_audio_tokens;
+  if (counts.output_audio_tokens !== undefined) usage.audioOutputTokens = counts.output_audio_tokens;
+  if (counts.accepted_prediction_tokens !== undefined) usage.acceptedPredictionTokens = counts.accepted_prediction_tokens;
+  if (counts.rejected_prediction_tokens !== undefined) usage.rejectedPredictionTokens = counts.rejected_prediction_tokens;
   if (invalid.length > 0) usage.invalid = invalid;
   return usage;
 }

@@ -45,6 +45,10 @@ function summarize(m: AssembledMessage): Omit<ExpectedMessage, 'rawUsage'> {
       ...(u.cachedInputTokens !== undefined && { cached_tokens: u.cachedInputTokens }),
       ...(u.cacheWriteTokens !== undefined && { cache_write_tokens: u.cacheWriteTokens }),
       ...(u.reasoningTokens !== undefined && { reasoning_tokens: u.reasoningTokens }),
+      ...(u.audioInputTokens !== undefined && { audio_input_tokens: u.audioInputTokens }),
+      ...(u.audioOutputTokens !== undefined && { audio_output_tokens: u.audioOutputTokens }),
+      ...(u.acceptedPredictionTokens !== undefined && { accepted_prediction_tokens: u.acceptedPredictionTokens }),
+      ...(u.rejectedPredictionTokens !== undefined && { rejected_prediction_tokens: u.rejectedPredictionTokens }),
     },
     error: m.error?.message ?? null,
   };
@@ -147,8 +151,18 @@ describe('OpenAI-compatible decoder quirks, pinned on their recordings', () => {
 
   it('xAI: completion_tokens excludes reasoning, so output tokens add it back', () => {
     const { usage } = assemble(decodeWhole('xai/chat-grok3-mini-reasoning-text-2.jsonl'));
-    // Recorded: prompt 12, completion 2, reasoning 340, total 354.
-    assert.deepEqual(usage, { inputTokens: 12, outputTokens: 342, cachedInputTokens: 11, reasoningTokens: 340, source: 'provider' });
+    // Recorded: prompt 12, completion 2, reasoning 340, total 354; the audio and prediction details, all 0, are kept.
+    assert.deepEqual(usage, {
+      inputTokens: 12,
+      outputTokens: 342,
+      cachedInputTokens: 11,
+      reasoningTokens: 340,
+      audioInputTokens: 0,
+      audioOutputTokens: 0,
+      acceptedPredictionTokens: 0,
+      rejectedPredictionTokens: 0,
+      source: 'provider',
+    });
   });
 
   it('Groq: usage comes from x_groq.usage', () => {
@@ -181,7 +195,14 @@ describe('OpenAI-compatible decoder quirks, pinned on their recordings', () => {
       [{ type: 'finish', choice: 0, reason: 'length', rawReason: 'length' }],
     );
     const message = assemble(events);
-    assert.deepEqual(message.usage, { inputTokens: 43, outputTokens: 10, cachedInputTokens: 0, reasoningTokens: 11, source: 'provider' });
+    assert.deepEqual(message.usage, {
+      inputTokens: 43,
+      outputTokens: 10,
+      cachedInputTokens: 0,
+      reasoningTokens: 11,
+      audioInputTokens: 0,
+      source: 'provider',
+    });
     assert.equal(message.error?.message, 'Token limit reached');
     assert.equal(message.error?.status, 400);
   });
