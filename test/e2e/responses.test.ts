@@ -288,7 +288,19 @@ describe('/v1/responses through the openai SDK', () => {
         streamed: true,
         outcome: 'ok',
         finish: 'tool_calls',
-        usage: { input_tokens: 364, cached_input_tokens: 0, cache_write_tokens: 0, output_tokens: 40, reasoning_tokens: 0, estimated: false },
+        usage: {
+          input_tokens: 364,
+          cached_input_tokens: 0,
+          cache_write_tokens: 0,
+          output_tokens: 40,
+          reasoning_tokens: 0,
+          // The recording's audio and Predicted Outputs details, all 0, are kept.
+          audio_input_tokens: 0,
+          audio_output_tokens: 0,
+          accepted_prediction_tokens: 0,
+          rejected_prediction_tokens: 0,
+          estimated: false,
+        },
       },
     );
     assert.equal(raw.terminal.response.usage?.total_tokens, 404);
