@@ -18,8 +18,9 @@ export function createLogger(settings: LogSettings, destination?: DestinationStr
   const options = { level: settings.level, base: undefined };
   if (destination) return pino(options, destination);
   const pretty = settings.format === 'pretty' || (settings.format === 'auto' && process.stderr.isTTY === true);
-  // Synchronous: a line written just before process.exit (a failed start, the end of a drain) is not lost.
-  const stderr = pino.destination({ dest: 2, sync: true });
+  // Asynchronous (a write syscall per line was most of the line's cost, README "Logs"); pino flushes
+  // it synchronously at process exit, so the last lines before process.exit are not lost.
+  const stderr = pino.destination({ dest: 2, sync: false });
   return pino(options, pretty ? readable(stderr) : stderr);
 }
 

@@ -176,6 +176,31 @@ describe('metrics, the overhead header and the request log line', () => {
     assert.ok(!all.includes(MASTER) && !all.includes('sk-upstream'), 'a key is in the log');
   });
 
+  it('counts a stream as open while it is being sent', async () => {
+    const first =
+      'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"role":"assistant","content":"hi"}}]}\n\n';
+    upstream.reply({ body: first, after: 'hang' });
+    const controller = new AbortController();
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth },
+      body: JSON.stringify({ model: 'up/gpt-4o', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+      signal: controller.signal,
+    });
+    const reader = res.body!.getReader();
+    await reader.read(); // the stream has started
+    assert.equal(sample(await scrape(gw.url), 'sluice_open_streams', {}), 1);
+    controller.abort();
+    await reader.cancel().catch(() => {});
+    let open: number | undefined = 1;
+    for (let i = 0; i < 100 && open !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      open = sample(await scrape(gw.url), 'sluice_open_streams', {});
+    }
+    assert.equal(open, 0);
+    upstream.reply(upstreamReplies);
+  });
+
   it('serves /metrics to the master key only', async () => {
     assert.equal((await fetch(`${gw.url}/metrics`)).status, 401);
     const keyed = await fetch(`${gw.url}/metrics`, { headers: { authorization: 'Bearer sk-wrong' } });
