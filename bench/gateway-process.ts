@@ -16,6 +16,7 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@redis/client';
+import pino from 'pino';
 import { configSchema } from '../src/config/schema.ts';
 import { createGateway, type Gateway } from '../src/server/app.ts';
 import { BENCH_PRICES, BENCH_TIER, benchRedisPrefix, deleteBenchKeys } from './governed-tier.ts';
@@ -84,7 +85,13 @@ async function redisUnreachable(url: string): Promise<string | undefined> {
 
 const gateways: Gateway[] = [];
 async function serve(path: string, redisUrl: string | undefined): Promise<{ port: number; key: string }> {
-  const gateway = createGateway(gatewayConfig(path, redisUrl), process.env);
+  // The request log lines are written (their CPU is part of sluice's) to /dev/null, not the bench's terminal.
+  const gateway = createGateway(
+    gatewayConfig(path, redisUrl),
+    process.env,
+    undefined,
+    pino.destination({ dest: '/dev/null', sync: false }),
+  );
   gateways.push(gateway);
   const address: AddressInfo = await gateway.listen();
   return { port: address.port, key: await issueKey(`http://127.0.0.1:${address.port}`) };

@@ -55,7 +55,8 @@ describe('no key, hash or provider secret appears in logs, errors or the request
       ledger: { flush_interval_ms: 10 },
       providers: { up: { base_url: `${upstream.url}/v1`, api_key: PROVIDER_KEY } },
     });
-    gateway = createGateway(config, {}, (line) => said.push(line));
+    // Its structured log too (the start-up line, one line per request).
+    gateway = createGateway(config, {}, (line) => said.push(line), { write: (line: string) => void said.push(line) });
     tapStreams(gateway.server); // its streams are checked like startGateway's (stream-tap.ts)
     const address = await gateway.listen();
     url = `http://127.0.0.1:${address.port}`;
