@@ -50,6 +50,23 @@ export interface LedgerRecord {
   billing?: 'void' | null;
   /** Every target tried, in order, when routing chose one (src/routing/attempts.ts); null before routing ran. */
   attempts?: Attempt[] | null;
+  /**
+   * The request's cost added to each budget window it falls under: written in the same
+   * transaction as the row (budget_spend), so a row and its spend are stored together or not at
+   * all. Not a column of the ledger.
+   */
+  budgetSpend?: BudgetSpend[] | null;
   /** sluice's own time on the request in ms (pipeline/overhead-clock.ts); null when it never got that far. */
   overheadMs?: number | null;
+}
+
+/** One budget window's share of a request's cost (governance/budgets/budget-windows.ts names the window). */
+export interface BudgetSpend {
+  /** `key:k1:day:2026-11-24`. */
+  windowId: string;
+  subject: string;
+  period: string;
+  /** Epoch ms of the period's start. */
+  start: number;
+  usd: number;
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import type { BudgetSpend, LedgerRecord } from '../accounting/ledger-record.ts';
 import type { PricingRegistry } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
@@ -74,7 +74,7 @@ export class LimitsAndBudgets {
     this.now = deps.now ?? Date.now;
     this.tiers = new TierBook(config, deps.log);
     this.prices = new PriceBook(deps.pricing);
-    this.spend = new SpendLedger({ flushMs: 200, refreshMs: 1_000, log: deps.log, now: this.now });
+    this.spend = new SpendLedger({ refreshMs: 1_000, log: deps.log, now: this.now });
     const redisUrl = config.limits.redis_url;
     // Redis only when something is shared through it: a gateway without tiers never connects.
     this.link =
@@ -100,10 +100,15 @@ export class LimitsAndBudgets {
     await this.link?.start();
   }
 
-  /** The store is open: budget spend is read and written there from now on. */
+  /** The store is open: budget spend is read there from now on (written with the ledger's rows). */
   attachStore(db: Kysely<Database>): void {
     this.spend.attach(new SpendStore(db));
   }
+
+  /** The ledger writer stored these records, and with them their spend. */
+  readonly spendWritten = (records: readonly LedgerRecord[]): void => {
+    for (const r of records) if (r.budgetSpend) this.spend.written(r.budgetSpend);
+  };
 
   async close(): Promise<void> {
     await this.spend.close();
@@ -333,11 +338,15 @@ export class LimitsAndBudgets {
     const tokens = plan.charges.filter((c) => c.kind === 'tokens' && c.points !== used);
     if (tokens.length > 0) this.reconcileRates(tokens.map((charge) => ({ charge, used, chargedAt: admittedAt })));
     const voided = tier?.abandoned === 'void' && record.outcome === 'cancelled';
-    if (plan.budget) this.book.settle(plan.budget.windows, requestId, voided ? 0 : toNanos(record.costUsd));
+    const cost = voided ? 0 : toNanos(record.costUsd);
+    if (plan.budget) this.book.settle(plan.budget.windows, requestId, cost);
     // The budget ended the answer: a stream it stopped, or a non-streamed one that ran into its cap.
     const budgetEnded = guard?.stopped === true || (capped && record.finishReason === 'length');
-    if (!voided && !budgetEnded) return;
+    const spends = plan.budget !== undefined && cost > 0;
+    if (!voided && !budgetEnded && !spends) return;
     const amended: LedgerRecord = { ...record };
+    // The reservation is released above; the spend is stored with the row, in its transaction.
+    if (spends) amended.budgetSpend = plan.budget!.windows.map((w) => spendOf(w, cost));
     if (voided) {
       amended.costUsd = 0;
       amended.billing = 'void';
@@ -399,6 +408,10 @@ function outputCap(budget: BudgetPlan | undefined, reserved: ReserveOutcome | un
   // The epsilon keeps a grant of exactly n tokens from rounding down to n - 1.
   const affordable = Math.max(1, Math.floor((reserved.granted - budget.inputNanos) / budget.outputNanosPerToken + 1e-9));
   return budget.ownMax !== undefined && budget.ownMax <= affordable ? undefined : affordable;
+}
+
+function spendOf(w: BudgetWindow, nanos: number): BudgetSpend {
+  return { windowId: w.id, subject: w.subject, period: w.period, start: w.start, usd: nanos / NANOS_PER_USD };
 }
 
 function usd(nanos: number): string {

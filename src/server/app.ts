@@ -121,6 +121,7 @@ export function createGateway(
       }),
     );
     context.accounting.ledger = ledger.writer;
+    ledger.writer.onWritten(limits.spendWritten);
     context.accounting.rejections = ledger.rejections;
   }
 

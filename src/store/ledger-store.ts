@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import { addSpend } from './budget-spend.ts';
 import type { Database, LedgerTable } from './database.ts';
 import { InvalidLedgerQuery } from './invalid-ledger-query.ts';
 import { type LedgerSelect, type WriteOrder, writeOrderOf } from './write-order.ts';
@@ -53,7 +54,7 @@ const INSERT_CHUNK = 100;
 export class LedgerStore {
   private readonly db: Kysely<Database>;
   /** INSERT text per row count, compiled by Kysely for the engine's placeholders. */
-  private readonly insertSql = new Map<number, string>();
+  private readonly insertSql = new Map<string, string>();
 
   private readonly writeOrder: WriteOrder;
 
@@ -69,26 +70,47 @@ export class LedgerStore {
    * own insert (100k-row insert measurement on node:sqlite: ~11.5 -> ~7 us a row).
    */
   async insert(records: readonly LedgerRecord[]): Promise<void> {
-    for (let i = 0; i < records.length; i += INSERT_CHUNK) {
-      const rows = records.slice(i, i + INSERT_CHUNK);
-      const params: unknown[] = [];
-      for (const r of rows) for (const value of Object.values(toRow(r))) params.push(value ?? null);
-      await this.db.executeQuery(CompiledQuery.raw(this.insertSqlFor(rows.length), params));
+    if (!records.some((r) => r.budgetSpend?.length)) {
+      for (let i = 0; i < records.length; i += INSERT_CHUNK)
+        await this.insertRows(this.db, records.slice(i, i + INSERT_CHUNK), false);
+      return;
     }
+    // Rows with budget spend: the rows, and the spend of those actually inserted (a row already
+    // there, from a retried batch, added its spend then), in one transaction, so a ledger row and
+    // its spend are written together or not at all.
+    await this.db.transaction().execute(async (trx) => {
+      const inserted = new Set<string>();
+      for (let i = 0; i < records.length; i += INSERT_CHUNK) {
+        for (const id of await this.insertRows(trx, records.slice(i, i + INSERT_CHUNK), true)) inserted.add(id);
+      }
+      const spend = records.flatMap((r) => (inserted.has(r.requestId) ? (r.budgetSpend ?? []) : []));
+      await addSpend(trx, spend, Date.now());
+    });
+  }
+
+  /** The request ids inserted, when `returning` (else none). */
+  private async insertRows(db: Kysely<Database>, rows: readonly LedgerRecord[], returning: boolean): Promise<string[]> {
+    const params: unknown[] = [];
+    for (const r of rows) for (const value of Object.values(toRow(r))) params.push(value ?? null);
+    const result = await db.executeQuery<{ request_id: string }>(
+      CompiledQuery.raw(this.insertSqlFor(rows.length, returning), params),
+    );
+    return result.rows.map((row) => row.request_id);
   }
 
   /** Every row binds all of toRow's columns, in toRow's order. */
-  private insertSqlFor(count: number): string {
-    let text = this.insertSql.get(count);
+  private insertSqlFor(count: number, returning: boolean): string {
+    const name = `${count}${returning ? 'r' : ''}`;
+    let text = this.insertSql.get(name);
     if (text === undefined) {
-      const { sql, parameters } = this.db
+      const insert = this.db
         .insertInto('ledger')
         .values(Array.from({ length: count }, () => LEDGER_PLACEHOLDER_ROW))
-        .onConflict((oc) => oc.column('request_id').doNothing())
-        .compile();
+        .onConflict((oc) => oc.column('request_id').doNothing());
+      const { sql, parameters } = returning ? insert.returning('request_id').compile() : insert.compile();
       if (parameters.length !== count * LEDGER_COLUMNS) throw new Error('ledger insert: every column must be a bound parameter');
       text = sql;
-      this.insertSql.set(count, text);
+      this.insertSql.set(name, text);
     }
     return text;
   }

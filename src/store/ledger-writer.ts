@@ -76,6 +76,7 @@ export class LedgerWriter {
   private closed = false;
   /** Set when `close` timed out: nothing retries after that. */
   private abandoned = false;
+  private readonly writtenListeners: ((records: readonly LedgerRecord[]) => void)[] = [];
 
   constructor(sink: LedgerSink | undefined, options: LedgerWriterOptions) {
     this.sink = sink;
@@ -131,6 +132,11 @@ export class LedgerWriter {
     }
     this.buffer.push(clean);
     this.kick(this.nextDelay());
+  }
+
+  /** Told of every batch once it is in the store (the budgets learn that their spend is). */
+  onWritten(listener: (records: readonly LedgerRecord[]) => void): void {
+    this.writtenListeners.push(listener);
   }
 
   /** Points the writer at the store once it is open (start-up with the store down) and writes at once. */
@@ -243,6 +249,7 @@ export class LedgerWriter {
     this.options.journal?.written(batch.length);
     this.backoffMs = 0;
     this.consecutiveFailures = 0;
+    for (const listener of this.writtenListeners) listener(batch);
   }
 
   /**

@@ -70,6 +70,9 @@ export function sanitizeRecord(input: LedgerRecord): { record: LedgerRecord; cha
     attempts: storableAttempts(r.attempts),
     overheadMs: typeof r.overheadMs === 'number' && r.overheadMs >= 0 && r.overheadMs < 2 ** 31 ? r.overheadMs : null,
   };
+  // Only on records that carry it (not a column: a record read back from the store has none).
+  const spend = storableSpend(r.budgetSpend);
+  if (spend) record.budgetSpend = spend;
   const changed: string[] = [];
   for (const key in record) {
     const k = key as keyof LedgerRecord;
@@ -141,6 +144,28 @@ function nullableText(value: unknown, cap: number): string | null {
 const MAX_ATTEMPTS = 16;
 
 /** The attempts as the column keeps them (JSON text): each field of its type and capped; the same array when it was clean. */
+/**
+ * The budget spend a record carries (a journal line read back may hold anything): kept as it is
+ * when every entry is well formed, else none (the row is still written; its spend is not).
+ */
+function storableSpend(value: unknown): LedgerRecord['budgetSpend'] {
+  if (!Array.isArray(value)) return null;
+  const text = (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= TEXT_CAPS.name;
+  const ok = value.every(
+    (s: Record<string, unknown> | null) =>
+      typeof s === 'object' &&
+      s !== null &&
+      text(s.windowId) &&
+      text(s.subject) &&
+      text(s.period) &&
+      Number.isSafeInteger(s.start) &&
+      typeof s.usd === 'number' &&
+      s.usd >= 0 &&
+      Number.isFinite(s.usd),
+  );
+  return ok ? (value as LedgerRecord['budgetSpend']) : null;
+}
+
 function storableAttempts(value: unknown): LedgerRecord['attempts'] {
   if (!Array.isArray(value)) return null;
   let changed = value.length > MAX_ATTEMPTS;

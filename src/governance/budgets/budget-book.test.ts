@@ -7,7 +7,7 @@ import { SpendLedger } from './spend-ledger.ts';
 function setup() {
   let now = 1_000;
   const clock = () => now;
-  const spend = new SpendLedger({ flushMs: 1_000, refreshMs: 1_000, log: () => {}, now: clock });
+  const spend = new SpendLedger({ refreshMs: 1_000, log: () => {}, now: clock });
   const book = new MemoryBudgetBook(spend, clock);
   const window: BudgetWindow = { id: 'key:k1:day:x', subject: 'key:k1', period: 'day', start: 0, end: 86_400_000, limitNanos: toNanos(1) };
   return { book, spend, window, advance: (ms: number) => (now += ms) };

@@ -21,7 +21,7 @@ describe('Redis budget book: reservations of crashed and finished requests', { s
   const clock = () => now;
 
   const book = () => {
-    const spend = new SpendLedger({ flushMs: 60_000, refreshMs: 60_000, log: () => {}, now: clock });
+    const spend = new SpendLedger({ refreshMs: 60_000, log: () => {}, now: clock });
     const send = (_what: string, work: (c: Redis) => Promise<unknown>) => void work(client);
     return new RedisBudgetBook(() => client, prefix, spend, send, clock);
   };

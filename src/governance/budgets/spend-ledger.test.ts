@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestSchema, noPostgres, type TestSchema } from '../../../test/helpers/postgres.ts';
+import { ledgerRecord } from '../../../test/helpers/ledger-records.ts';
+import { LedgerStore } from '../../store/ledger-store.ts';
 import { type OpenedDatabase, openDatabase, type StoreLocation } from '../../store/open-database.ts';
 import { type BudgetWindow, toNanos } from './budget-windows.ts';
 import { SpendLedger } from './spend-ledger.ts';
@@ -26,17 +28,25 @@ function spendContract(name: string, location: () => Promise<StoreLocation>, ski
 
     it('reads the past from the store, counts its own spend once, and learns the others at the next refresh', async () => {
       const store = new SpendStore(db.db);
-      await store.add([{ windowId: window.id, subject: window.subject, period: 'day', start: 0, usd: 1.5 }]);
-      const a = new SpendLedger({ flushMs: 60_000, refreshMs: 0, log: () => {} });
-      const b = new SpendLedger({ flushMs: 60_000, refreshMs: 0, log: () => {} });
+      const ledger = new LedgerStore(db.db);
+      const spend = (usd: number) => [{ windowId: window.id, subject: window.subject, period: 'day', start: window.start, usd }];
+      await ledger.insert([ledgerRecord({ requestId: 'past', costUsd: 1.5, budgetSpend: spend(1.5) })]);
+      const a = new SpendLedger({ refreshMs: 60_000, log: () => {} });
+      const b = new SpendLedger({ refreshMs: 60_000, log: () => {} });
       a.attach(store);
       b.attach(store);
       assert.equal(await a.spent(window), toNanos(1.5));
       assert.equal(await b.spent(window), toNanos(1.5));
       a.add(window, toNanos(0.25));
       assert.equal(a.spent(window), toNanos(1.75), 'its own spend at once');
-      await a.tick(); // written, then read back: still counted once
+      await a.tick(); // read back before its ledger row is written: still counted once
       assert.equal(a.spent(window), toNanos(1.75));
+      // The ledger writer stores the row with its spend and says so.
+      await ledger.insert([ledgerRecord({ requestId: 'new', costUsd: 0.25, budgetSpend: spend(0.25) })]);
+      a.written(spend(0.25));
+      assert.equal(a.spent(window), toNanos(1.75));
+      await a.tick();
+      assert.equal(a.spent(window), toNanos(1.75), 'written, then read back: still counted once');
       assert.equal(b.spent(window), toNanos(1.5), 'the other instance learns it at its next read');
       await b.tick();
       assert.equal(b.spent(window), toNanos(1.75));

@@ -1,9 +1,8 @@
-import { type BudgetWindow, NANOS_PER_USD, toNanos } from './budget-windows.ts';
-import type { SpendIncrement, SpendStore } from './spend-store.ts';
+import type { BudgetSpend } from '../../accounting/ledger-record.ts';
+import { type BudgetWindow, toNanos } from './budget-windows.ts';
+import type { SpendStore } from './spend-store.ts';
 
 export interface SpendLedgerOptions {
-  /** Settled spend is written to the store in batches this often. */
-  flushMs: number;
   /** The store's totals (other instances' spend) are read again this often, for windows in use. */
   refreshMs: number;
   log: (message: string) => void;
@@ -17,9 +16,7 @@ interface WindowSpend {
   stored: number;
   /** Written by this instance since that read (already in the store, not in `stored`). */
   committed: number;
-  /** Being written now. */
-  writing: number;
-  /** Settled here, not written yet. */
+  /** Settled here, its ledger rows not written yet. */
   pending: number;
   loading: Promise<void> | undefined;
   loaded: boolean;
@@ -30,13 +27,15 @@ interface WindowSpend {
 const IDLE_MS = 10 * 60_000;
 
 /**
- * The spend of budget windows, kept in the store (embedded SQLite or PostgreSQL) so that every
- * instance and every restart sees it. Settlements are summed per window in memory and written in
- * one upsert per flush (a request never waits on the store to end); the totals of the windows in
- * use are read back every refreshMs, which is how an instance without Redis learns what the
- * others spent. What this instance knows at any moment is the last read plus its own spend since,
- * counted exactly once: flushes and reads run one after the other in one loop, and a read resets
- * only what was committed before it started.
+ * What this instance knows of the spend of budget windows, kept in the store (embedded SQLite or
+ * PostgreSQL) so that every instance and every restart sees it. A settled request's cost travels
+ * with its ledger record (LedgerRecord.budgetSpend) and is written in the same transaction as
+ * the row, so a crash loses a row and its spend together or neither; until the ledger writer
+ * says it is written (`written`), it is counted here as pending. The totals of the windows in use
+ * are read back every refreshMs, which is how an instance without Redis learns what the others
+ * spent. What this instance knows is the last read plus its own spend since: a read resets only
+ * what was written before it started (a batch written while the read runs may be counted twice
+ * until the next read: too much, never too little).
  */
 export class SpendLedger {
   private store: SpendStore | undefined;
@@ -45,19 +44,17 @@ export class SpendLedger {
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
-  private lastRefresh = 0;
-  private failing = false;
 
   constructor(options: SpendLedgerOptions) {
     this.options = options;
     this.now = options.now ?? Date.now;
   }
 
-  /** The store is open: spend is written and read from now on (windows seen before are read again). */
+  /** The store is open: spend is read from now on (windows seen before are read again). */
   attach(store: SpendStore): void {
     this.store = store;
     for (const w of this.windows.values()) w.loaded = false;
-    this.timer ??= setInterval(() => void this.tick(), this.options.flushMs);
+    this.timer ??= setInterval(() => void this.tick(), this.options.refreshMs);
     this.timer.unref();
   }
 
@@ -72,41 +69,47 @@ export class SpendLedger {
   /** What the store holds plus this instance's spend not written yet: the value a shared book starts from. */
   async seed(window: BudgetWindow): Promise<number> {
     const w = this.entry(window);
-    if (!this.store) return w.pending + w.writing;
+    if (!this.store) return w.pending;
     const stored = (await this.store.spent([window.id])).get(window.id) ?? 0;
-    return toNanos(stored) + w.pending + w.writing;
+    return toNanos(stored) + w.pending;
   }
 
+  /** A request settled: its cost counts here at once, and reaches the store with its ledger row. */
   add(window: BudgetWindow, nanos: number): void {
     if (nanos <= 0) return;
     this.entry(window).pending += nanos;
   }
 
-  /** Writes what is pending (at shutdown), within the store's own timeouts. */
+  /** The ledger writer stored these records' spend (with their rows): no longer pending. */
+  written(spend: readonly BudgetSpend[]): void {
+    for (const s of spend) {
+      const w = this.windows.get(s.windowId);
+      if (!w) continue;
+      // A record replayed from the journal was never pending here.
+      const nanos = Math.min(w.pending, toNanos(s.usd));
+      w.pending -= nanos;
+      w.committed += nanos;
+    }
+  }
+
   async close(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.ticking;
-    await this.flush();
   }
 
-  /** One flush, then (every refreshMs) one read: never at the same time. */
+  /** One read of the windows in use (one at a time). */
   tick(): Promise<void> {
-    this.ticking ??= (async () => {
-      try {
-        await this.flush();
-        if (this.now() - this.lastRefresh >= this.options.refreshMs) await this.refresh();
-      } finally {
-        this.ticking = undefined;
-      }
-    })();
+    this.ticking ??= this.refresh().finally(() => {
+      this.ticking = undefined;
+    });
     return this.ticking;
   }
 
   private entry(window: BudgetWindow): WindowSpend {
     let w = this.windows.get(window.id);
     if (!w) {
-      w = { window, stored: 0, committed: 0, writing: 0, pending: 0, loading: undefined, loaded: false, lastUsed: 0 };
+      w = { window, stored: 0, committed: 0, pending: 0, loading: undefined, loaded: false, lastUsed: 0 };
       this.windows.set(window.id, w);
     }
     w.lastUsed = this.now();
@@ -129,63 +132,26 @@ export class SpendLedger {
     }
   }
 
-  private async flush(): Promise<void> {
-    const store = this.store;
-    if (!store) return;
-    const batch: WindowSpend[] = [];
-    for (const w of this.windows.values()) {
-      if (w.pending > 0 && w.writing === 0) {
-        w.writing = w.pending;
-        w.pending = 0;
-        batch.push(w);
-      }
-    }
-    if (batch.length === 0) return;
-    const increments: SpendIncrement[] = batch.map((w) => ({
-      windowId: w.window.id,
-      subject: w.window.subject,
-      period: w.window.period,
-      start: w.window.start,
-      usd: w.writing / NANOS_PER_USD,
-    }));
-    try {
-      await store.add(increments, this.now());
-      for (const w of batch) {
-        w.committed += w.writing;
-        w.writing = 0;
-      }
-      if (this.failing) this.options.log('budgets: spend is written to the store again');
-      this.failing = false;
-    } catch (err) {
-      for (const w of batch) {
-        w.pending += w.writing;
-        w.writing = 0;
-      }
-      if (!this.failing)
-        this.options.log(`budgets: could not write spend to the store (kept, retried): ${(err as Error).message}`);
-      this.failing = true;
-    }
-  }
-
   private async refresh(): Promise<void> {
     const store = this.store;
     if (!store) return;
     const now = this.now();
-    this.lastRefresh = now;
     const ids: string[] = [];
     for (const [id, w] of this.windows) {
-      const idle = now - w.lastUsed > IDLE_MS && w.pending === 0 && w.writing === 0;
+      const idle = now - w.lastUsed > IDLE_MS && w.pending === 0;
       if (idle || w.window.end + IDLE_MS < now) this.windows.delete(id);
       else if (w.loaded) ids.push(id);
     }
     if (ids.length === 0) return;
+    // Written before the read started: in what it returns.
+    const before = new Map(ids.map((id) => [id, this.windows.get(id)?.committed ?? 0]));
     try {
       const totals = await store.spent(ids);
       for (const id of ids) {
         const w = this.windows.get(id);
         if (!w) continue;
         w.stored = toNanos(totals.get(id) ?? 0);
-        w.committed = 0;
+        w.committed -= before.get(id) ?? 0;
       }
     } catch (err) {
       this.options.log(`budgets: could not read spend from the store: ${(err as Error).message}`);
@@ -194,5 +160,5 @@ export class SpendLedger {
 }
 
 function total(w: WindowSpend): number {
-  return w.stored + w.committed + w.writing + w.pending;
+  return w.stored + w.committed + w.pending;
 }

@@ -1,57 +1,16 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../store/database.ts';
+import type { SpendDatabase } from '../../store/budget-spend.ts';
 
-/** Spend per budget window (migration 0006), the durable truth every instance reads. */
-export interface BudgetSpendTable {
-  /** BudgetWindow.id: `key:k1:day:2026-11-24`. */
-  window_id: string;
-  subject: string;
-  period: string;
-  window_start: number;
-  spent_usd: number;
-  updated_at: number;
-}
-
-type SpendDatabase = Database & { budget_spend: BudgetSpendTable };
-
-export interface SpendIncrement {
-  windowId: string;
-  subject: string;
-  period: string;
-  start: number;
-  usd: number;
-}
-
-/** The budget_spend table over either engine (the ledger's Kysely instance). */
+/**
+ * Reads the budget_spend table over either engine (the ledger's Kysely instance). Spend is
+ * written by the ledger writer, in the transaction of the rows it belongs to (store/budget-spend.ts).
+ */
 export class SpendStore {
   private readonly db: Kysely<SpendDatabase>;
 
   constructor(db: Kysely<Database>) {
     this.db = db as unknown as Kysely<SpendDatabase>;
-  }
-
-  /** Adds each increment to its window's row (created at the first): one statement, one transaction. */
-  async add(increments: readonly SpendIncrement[], now = Date.now()): Promise<void> {
-    if (increments.length === 0) return;
-    await this.db
-      .insertInto('budget_spend')
-      .values(
-        increments.map((i) => ({
-          window_id: i.windowId,
-          subject: i.subject,
-          period: i.period,
-          window_start: i.start,
-          spent_usd: i.usd,
-          updated_at: now,
-        })),
-      )
-      .onConflict((oc) =>
-        oc.column('window_id').doUpdateSet({
-          spent_usd: sql<number>`budget_spend.spent_usd + excluded.spent_usd`,
-          updated_at: sql<number>`excluded.updated_at`,
-        }),
-      )
-      .execute();
   }
 
   /** The spend of each window (absent: nothing spent yet). */
