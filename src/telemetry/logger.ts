@@ -27,14 +27,15 @@ export function createLogger(settings: LogSettings, destination?: DestinationStr
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 
 /** `12:00:01.234 INFO  request ok  request_id=… model=…`: pino's JSON line, reworded for a terminal. */
-function readable(out: DestinationStream): Writable {
+export function readable(out: DestinationStream): Writable {
   return new Writable({
     write(chunk: Buffer, _encoding, done) {
       try {
         const { level, time, msg, ...fields } = JSON.parse(chunk.toString()) as Record<string, unknown>;
         const when = new Date(Number(time)).toISOString().slice(11, 23);
         const rest = Object.entries(fields).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
-        out.write(`${when} ${(LEVELS[Number(level)] ?? String(level)).padEnd(5)} ${String(msg ?? '')}  ${rest.join(' ')}\n`);
+        const tail = rest.length > 0 ? `  ${rest.join(' ')}` : '';
+        out.write(`${when} ${(LEVELS[Number(level)] ?? String(level)).padEnd(5)} ${String(msg ?? '')}${tail}\n`);
       } catch {
         out.write(chunk.toString());
       }
