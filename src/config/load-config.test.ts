@@ -87,6 +87,15 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ env: { PORT: '9000' }, overrides: { port: 9001 } }).server.port, 9001);
   });
 
+  it('takes the log level from SLUICE_LOG_LEVEL over the file, and refuses one that is not a level', () => {
+    assert.equal(loadConfig({ file: configFile('log:\n  level: warn\n'), env: {} }).log.level, 'warn');
+    assert.equal(loadConfig({ file: configFile('log:\n  level: warn\n'), env: { SLUICE_LOG_LEVEL: 'DEBUG' } }).log.level, 'debug');
+    assert.throws(
+      () => loadConfig({ env: { SLUICE_LOG_LEVEL: 'loud' } }),
+      new ConfigError('SLUICE_LOG_LEVEL=loud is not a log level (trace, debug, info, warn, error, fatal, silent).'),
+    );
+  });
+
   it('loads an empty file as the defaults', () => {
     const config = loadConfig({ file: configFile(''), env: {} });
     assert.equal(config.server.port, 8080);
