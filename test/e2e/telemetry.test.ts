@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type FakeUpstream, type RecordedRequest, startFakeUpstream, type UpstreamReply } from '../helpers/fake-upstream.ts';
+import { chatWith, projectWithKey } from '../helpers/admin-client.ts';
 import { openAIStreamBody } from '../helpers/fixtures.ts';
 import { rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
 
@@ -201,10 +202,20 @@ describe('metrics, the overhead header and the request log line', () => {
     upstream.reply(upstreamReplies);
   });
 
-  it('serves /metrics to the master key only', async () => {
+  it("serves /metrics to the master key and admin keys only; a project key's requests carry its project", async () => {
     assert.equal((await fetch(`${gw.url}/metrics`)).status, 401);
     const keyed = await fetch(`${gw.url}/metrics`, { headers: { authorization: 'Bearer sk-wrong' } });
     assert.equal(keyed.status, 401);
+    const member = await projectWithKey(gw.url, MASTER, 'p1');
+    assert.equal((await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${member.key}` } })).status, 403);
+    const admin = await projectWithKey(gw.url, MASTER, 'ops', { admin: true });
+    const m = await scrape(gw.url, { authorization: `Bearer ${admin.key}` });
+    assert.equal(sample(m, 'sluice_requests_total', { model: 'gpt-4o', outcome: 'ok', project: 'p1' }), undefined);
+    assert.equal((await chatWith(gw.url, member.key, { model: 'up/gpt-4o' })).status, 200);
+    const after = await scrape(gw.url);
+    assert.equal(sample(after, 'sluice_requests_total', { model: 'gpt-4o', outcome: 'ok', project: 'p1' }), 1);
+    assert.ok(member.id);
+    for (const s of after) assert.ok(!Object.values(s.labels).some((v) => v.includes(member.id)), `${s.name} carries the key id`);
   });
 });
 
