@@ -88,6 +88,21 @@ async function until(done: () => boolean, what: string, timeoutMs = 3000): Promi
 }
 
 describe('LedgerWriter', () => {
+  it('tells its listeners of each batch once it is stored, with the budget spend it carried, and not before', async () => {
+    const sink = new FakeSink();
+    const { w } = writer(sink, { batchSize: 2 });
+    const told: string[][] = [];
+    w.onWritten((records) => told.push(records.map((r) => `${r.requestId}:${r.budgetSpend?.[0]?.usd ?? '-'}`)));
+    sink.failCalls = 1;
+    const spend = [{ windowId: 'key:k1:day:2026-11-24', subject: 'key:k1', period: 'day', start: 0, usd: 0.5 }];
+    w.write(ledgerRecord({ requestId: 'a', budgetSpend: spend }));
+    w.write(ledgerRecord({ requestId: 'b' }));
+    await until(() => sink.calls === 1, 'the failed attempt');
+    assert.deepEqual(told, [], 'a failed batch is not written');
+    await w.flush();
+    assert.deepEqual(told, [['a:0.5', 'b:-']]);
+  });
+
   it('never writes on the write call; full batches go at once, the rest waits for the interval', async () => {
     const sink = new FakeSink();
     const { w } = writer(sink, { batchSize: 3, flushIntervalMs: 10_000 });
