@@ -55,7 +55,11 @@ describe('the npm package', { skip }, () => {
     for (const file of ['bin/sluice.js', 'dist/cli/main.js', 'dist/accounting/token-counter-worker.js', 'LICENSE', 'README.md']) {
       assert.ok(files.includes(file), file);
     }
-    const extra = files.filter((f) => !/^(dist\/.+\.js|bin\/sluice\.js|LICENSE|README\.md|package\.json)$/.test(f) || f.includes('.test.'));
+    // Type declarations ship for the one importable module, sluice/client, and nowhere else.
+    assert.ok(files.includes('dist/client/index.d.ts'), 'dist/client/index.d.ts');
+    const extra = files.filter(
+      (f) => !/^(dist\/.+\.js|dist\/client\/.+\.d\.ts|bin\/sluice\.js|LICENSE|README\.md|package\.json)$/.test(f) || f.includes('.test.'),
+    );
     assert.deepEqual(extra, []);
   });
 
@@ -67,6 +71,14 @@ describe('the npm package', { skip }, () => {
     const help = await run('npx', ['--no-install', 'sluice', '--help'], app);
     assert.equal(help.code, 0, help.stderr);
     assert.match(help.stdout, /sluice serve \[--port N\]/);
+    // The exported stream reader imports from the installed package (a browser-safe module).
+    const reader = await run(
+      'node',
+      ['--input-type=module', '-e', "const m = await import('sluice/client'); console.log(typeof m.readStream, typeof m.readStreamText)"],
+      app,
+    );
+    assert.equal(reader.code, 0, reader.stderr);
+    assert.equal(reader.stdout.trim(), 'function function');
 
     const config = join(app, 'sluice.yaml');
     writeFileSync(config, `store:\n  path: ${join(app, 'sluice.db')}\n`);
