@@ -37,8 +37,7 @@ export const createResponse: ModelOperation = {
       fallbacks: routing.fallbacks,
       stickyKey: routing.stickyKey,
       async prepare(target) {
-        const relay = target.adapter.responses;
-        if (relay) {
+        if (target.adapter.responses) {
           if (!Array.isArray(raw.input) && typeof raw.input !== 'string') {
             throw errors.invalidRequest("Missing required parameter: 'input'.", 'input');
           }
@@ -52,7 +51,7 @@ export const createResponse: ModelOperation = {
             request,
             streamed: raw.stream === true,
             deadlineMs,
-            run: (run) => relayResponses(run, withoutModels(raw), relay, options),
+            run: (run) => relayResponses(run, withoutModels(raw), options),
           };
         }
         const parsed = parseResponsesRequest(raw);
@@ -71,8 +70,8 @@ export const createResponse: ModelOperation = {
 };
 
 /**
- * A relayed request goes to its first target only (the upstream's own events cannot be held back
- * for a fallback the way canonical ones are), and `models` is sluice's, not the upstream's.
+ * A relayed request falls back only to targets relayed the same way (run-responses.ts), and
+ * `models` is sluice's, not the upstream's.
  */
 function withoutModels(raw: Record<string, unknown>): Record<string, unknown> {
   if (raw.models === undefined) return raw;

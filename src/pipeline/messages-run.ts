@@ -5,12 +5,15 @@ import {
   type MessageIdentity,
 } from '../protocol/anthropic-messages/encode-events.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
-import type { MessagesRelay } from '../providers/types.ts';
+import type { FallbackEvent } from '../protocol/canonical/events.ts';
+import { messagesRelayReading } from '../routing/relay-readings.ts';
+import { routedCall } from '../routing/route-complete.ts';
+import { routedItems } from '../routing/route-stream.ts';
 import { callOnce } from './call-once.ts';
 import { completeEvents } from './complete-chat.ts';
 import { MessagesRelaySurface, MessagesStreamSurface } from './messages-surface.ts';
 import type { RunScope } from './model-operation.ts';
-import { openRouted } from './routed-calls.ts';
+import { openRouted, relayCandidates } from './routed-calls.ts';
 import { capRelayedOutput } from './output-cap.ts';
 import { type RunStreamOptions, runStream, type StreamTimings } from './run-stream.ts';
 
@@ -58,35 +61,55 @@ export async function runMessages(
   return null;
 }
 
-/** POST /v1/messages relayed to Anthropic: the body as sent (model name aside), the answer as it came. */
+/**
+ * POST /v1/messages relayed to Anthropic: the body as sent (model name aside), the answer as it
+ * came. Over the route's candidates that are relayed too: before the first output a failure (a
+ * connect error, 408/429/5xx, 529, an `event: error`, no output within the TTFT timeout) moves on
+ * to the next; a target of another kind is not tried (its answer could not be relayed byte for byte).
+ */
 export async function relayMessages(
   run: RunScope,
   body: Record<string, unknown>,
-  relay: MessagesRelay,
   beta: string | undefined,
   options: RunMessagesOptions,
 ): Promise<GatewayError | null> {
-  const { accountant, exchange, target } = run;
-  const call = (signal: AbortSignal) => ({
+  const { accountant, exchange } = run;
+  const { ctx, relayFor } = relayCandidates(run, (c) => c.target.adapter.messages);
+  run.attempts.candidates = ctx.candidates.length;
+  const call = (signal: AbortSignal, traceHeaders: Record<string, string> | undefined) => ({
     signal,
     requestId: exchange.requestId,
     onResponse: run.scope.upstreamResponded,
+    traceHeaders,
     beta,
   });
+  const onFallback = (event: FallbackEvent) => accountant.observe(event);
   if (options.streamed) {
     return runStream(
       exchange,
       run.scope,
-      (signal) => relay.stream(body, target.model, call(signal)),
+      routedItems(
+        ctx,
+        (candidate, signal, traceHeaders) => relayFor(candidate).stream(body, candidate.target.model, call(signal, traceHeaders)),
+        onFallback,
+        messagesRelayReading,
+      ),
       new MessagesRelaySurface(accountant, new MessagesEventEncoder(identityOf(run))),
       streamOptions(run, options),
     );
   }
   const sent = capRelayedOutput(body, run.admission.maxOutputTokens, 'max_tokens');
-  const outcome = await callOnce(exchange, run.scope, (signal) => relay.complete(sent, target.model, call(signal)));
+  const outcome = await callOnce(exchange, run.scope, () =>
+    routedCall(
+      ctx,
+      (candidate, signal, traceHeaders) => relayFor(candidate).complete(sent, candidate.target.model, call(signal, traceHeaders)),
+      onFallback,
+      () => null,
+    ),
+  );
   if (!outcome.ok) return outcome.failure;
   accountant.markAcknowledged();
-  for (const event of outcome.value.events) accountant.observe(event);
-  exchange.sendJson(200, outcome.value.message);
+  for (const event of outcome.value.value.events) accountant.observe(event);
+  exchange.sendJson(200, outcome.value.value.message);
   return null;
 }

@@ -31,15 +31,14 @@ export function createMessage(beta: string | undefined): ModelOperation {
       return {
         model: parsed.model,
         async prepare(target) {
-          const relay = target.adapter.messages;
-          if (relay) {
+          if (target.adapter.messages) {
             // What the accountant counts when the upstream reports no usage (everything it can read).
             const request = messagesToCanonical(parsed, { dropParams: true, keepCacheControl: false });
             return {
               request,
               streamed: options.streamed,
               deadlineMs,
-              run: (run) => relayMessages(run, raw, relay, beta, options),
+              run: (run) => relayMessages(run, raw, beta, options),
             };
           }
           const request = messagesToCanonical(parsed, {

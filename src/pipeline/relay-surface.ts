@@ -50,7 +50,8 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
   readonly ended = false;
   finalResponse: Record<string, unknown> | null = null;
   private readonly accountant: Accountant;
-  private readonly provider: string;
+  /** The provider answering: the route's current target (a fallback moves it before any frame). */
+  private readonly providerOf: () => string;
   private upstreamError: GatewayError | null = null;
   private terminalRelayed = false;
   /** Frames relayed: the upstream numbers its events by position, so the next sequence_number. */
@@ -67,9 +68,9 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
    */
   private unpriced: HeldTerminal | null = null;
 
-  constructor(accountant: Accountant, provider: string) {
+  constructor(accountant: Accountant, providerOf: () => string) {
     this.accountant = accountant;
-    this.provider = provider;
+    this.providerOf = providerOf;
   }
 
   encode(item: RelayItem): string {
@@ -214,13 +215,17 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
       this.failure =
         this.toError(response?.error) ??
         this.upstreamError ??
-        upstreamHttpError({ provider: this.provider, status: 502, message: `${this.provider} reported response.failed.` });
+        upstreamHttpError({
+          provider: this.providerOf(),
+          status: 502,
+          message: `${this.providerOf()} reported response.failed.`,
+        });
     }
   }
 
   private toError(err: UpstreamError | undefined): GatewayError | null {
     if (!err) return null;
-    return upstreamHttpError({ provider: this.provider, status: 502, message: err.message, upstreamCode: err.code });
+    return upstreamHttpError({ provider: this.providerOf(), status: 502, message: err.message, upstreamCode: err.code });
   }
 }
 

@@ -2,6 +2,7 @@ import type { CanonicalEvent } from '../protocol/canonical/events.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { EventBatches } from '../providers/types.ts';
 import type { AttemptContext } from '../routing/attempt-target.ts';
+import type { Candidate } from '../routing/plan.ts';
 import { routedComplete } from '../routing/route-complete.ts';
 import { routedStream } from '../routing/route-stream.ts';
 import { requestFor } from '../routing/target-request.ts';
@@ -45,4 +46,27 @@ export function completeRouted(run: RunScope, request: CanonicalRequest): () => 
         }),
       (event) => run.accountant.observe(event),
     );
+}
+
+/**
+ * The candidates a relay can serve: a relayed surface passes the upstream's bytes on as they came,
+ * so it falls back only to targets relayed the same way (README "Routes and fallback"); the others
+ * are left out. The first candidate is always kept (the relay was chosen for it).
+ */
+export function relayCandidates<R>(
+  run: RunScope,
+  relayOf: (candidate: Candidate) => R | undefined,
+): { ctx: AttemptContext; relayFor: (candidate: Candidate) => R } {
+  const relays = new Map<Candidate, R>();
+  for (const candidate of run.candidates) {
+    const relay = relayOf(candidate);
+    if (relay !== undefined) relays.set(candidate, relay);
+  }
+  const relayFor = (candidate: Candidate): R => {
+    const relay = relays.get(candidate);
+    // The attempt loops try only the candidates given to them, all of which have a relay.
+    if (relay === undefined) throw new Error(`${candidate.key} has no relay`);
+    return relay;
+  };
+  return { ctx: { ...attemptContext(run), candidates: [...relays.keys()] }, relayFor };
 }

@@ -4,12 +4,15 @@ import { ResponsesEventEncoder } from '../protocol/openai-responses/encode-event
 import type { ResponsesInputItem, ResponsesRequest } from '../protocol/openai-responses/request-schema.ts';
 import { buildResponse, type ResponseIdentity } from '../protocol/openai-responses/response-object.ts';
 import { itemsToMessages } from '../protocol/openai-responses/to-canonical.ts';
-import type { ResponsesRelay } from '../providers/types.ts';
+import type { FallbackEvent } from '../protocol/canonical/events.ts';
+import { responsesRelayReading } from '../routing/relay-readings.ts';
+import { routedCall } from '../routing/route-complete.ts';
+import { routedItems } from '../routing/route-stream.ts';
 import type { ResponsesStore } from '../store/responses-store.ts';
 import { callOnce } from './call-once.ts';
 import { completeEvents } from './complete-chat.ts';
 import type { RunScope } from './model-operation.ts';
-import { openRouted } from './routed-calls.ts';
+import { openRouted, relayCandidates } from './routed-calls.ts';
 import { capRelayedOutput } from './output-cap.ts';
 import { fromResponsesUsage, RelayStreamSurface } from './relay-surface.ts';
 import { ResponsesStreamSurface } from './responses-surface.ts';
@@ -88,21 +91,43 @@ function save(
     .catch((err: Error) => run.ctx.accounting.log(`responses store: could not save ${identity.id}: ${err.message}`));
 }
 
-/** POST /v1/responses relayed to an upstream that speaks it (events exactly as sent). */
+/**
+ * POST /v1/responses relayed to an upstream that speaks it (events exactly as sent). Over the
+ * route's candidates that relay the Responses API too: before the first output item a failure (a
+ * connect error, 408/429/5xx, an `error` or response.failed event, no output within the TTFT
+ * timeout) moves on to the next; a target that does not relay it is not tried.
+ */
 export async function relayResponses(
   run: RunScope,
   body: Record<string, unknown>,
-  relay: ResponsesRelay,
   options: RunResponsesOptions,
 ): Promise<GatewayError | null> {
   const { accountant, exchange, target } = run;
   const requestId = exchange.requestId;
+  const { ctx, relayFor } = relayCandidates(run, (c) => c.target.adapter.responses);
+  run.attempts.candidates = ctx.candidates.length;
+  const call = (signal: AbortSignal, traceHeaders: Record<string, string> | undefined) => ({
+    signal,
+    requestId,
+    onResponse: run.scope.upstreamResponded,
+    traceHeaders,
+  });
+  let provider = target.provider;
+  const onFallback = (event: FallbackEvent) => {
+    provider = event.to.provider;
+    accountant.observe(event);
+  };
   if (body.stream === true) {
-    const surface = new RelayStreamSurface(accountant, target.provider);
+    const surface = new RelayStreamSurface(accountant, () => provider);
     const failure = await runStream(
       exchange,
       run.scope,
-      (signal) => relay.stream(body, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }),
+      routedItems(
+        ctx,
+        (candidate, signal, traceHeaders) => relayFor(candidate).stream(body, candidate.target.model, call(signal, traceHeaders)),
+        onFallback,
+        responsesRelayReading,
+      ),
       surface,
       streamOptions(run, options),
     );
@@ -110,11 +135,16 @@ export async function relayResponses(
     return failure;
   }
   const sent = capRelayedOutput(body, run.admission.maxOutputTokens);
-  const outcome = await callOnce(exchange, run.scope, (signal) =>
-    relay.complete(sent, target.model, { signal, requestId, onResponse: run.scope.upstreamResponded }),
+  const outcome = await callOnce(exchange, run.scope, () =>
+    routedCall(
+      ctx,
+      (candidate, signal, traceHeaders) => relayFor(candidate).complete(sent, candidate.target.model, call(signal, traceHeaders)),
+      onFallback,
+      () => null,
+    ),
   );
   if (!outcome.ok) return outcome.failure;
-  const response = outcome.value;
+  const response = outcome.value.value;
   accountant.markAcknowledged();
   const usage = response.usage as Parameters<typeof fromResponsesUsage>[0] | undefined;
   if (usage) accountant.observe({ type: 'usage', usage: fromResponsesUsage(usage) });

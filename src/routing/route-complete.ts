@@ -22,29 +22,48 @@ export async function routedComplete(
   complete: CompleteOnce,
   onFallback: (event: FallbackEvent) => void,
 ): Promise<CanonicalEvent[]> {
+  const { value, switches } = await routedCall(ctx, complete, onFallback, (events) => {
+    const error = events.find((e) => e.type === 'error');
+    return error?.type === 'error' ? error.error : null;
+  });
+  return [...switches, ...value];
+}
+
+/**
+ * routedComplete over any answer (a relayed body as it came): `failureOf` finds the error an
+ * answer reports, if any. Resolves to the answer and the switches made, or rejects with the last
+ * failure; an answer whose error is not fallen back from is returned as it is, as it would unrouted.
+ */
+export async function routedCall<T>(
+  ctx: AttemptContext,
+  call: (candidate: Candidate, signal: AbortSignal, traceHeaders: Record<string, string> | undefined) => Promise<T>,
+  onFallback: (event: FallbackEvent) => void,
+  failureOf: (value: T) => GatewayError | null,
+): Promise<{ value: T; switches: FallbackEvent[] }> {
   const switches: FallbackEvent[] = [];
   for (let index = 0; ; index++) {
     const candidate = ctx.candidates[index];
     const hasNext = index + 1 < ctx.candidates.length;
     const attempt = new TargetAttempt({ ...candidate, ttftTimeoutMs: 0 }, ctx, !hasNext);
     let failure: GatewayError;
-    let events: CanonicalEvent[] | undefined;
+    let answered: { value: T } | undefined;
     try {
-      events = await complete(candidate, attempt.signal, attempt.traceHeaders);
+      const value = await call(candidate, attempt.signal, attempt.traceHeaders);
       attempt.acknowledged = true;
-      const error = events.find((e) => e.type === 'error');
+      const error = failureOf(value);
       if (!error) {
         attempt.succeeded(ctx);
-        return [...switches, ...events];
+        return { value, switches };
       }
-      failure = error.error;
+      answered = { value };
+      failure = error;
     } catch (err) {
       failure = toGatewayError(ctx.signal.aborted ? ctx.signal.reason : err);
     }
     const reason = attempt.failed(failure, ctx, hasNext);
     if (reason === null) {
-      // The answer's own error event stays in the events, as it would unrouted.
-      if (events) return [...switches, ...events];
+      // The answer's own error stays in it, as it would unrouted.
+      if (answered) return { value: answered.value, switches };
       throw failure;
     }
     const to = ctx.candidates[index + 1].target;

@@ -6,20 +6,43 @@ import { type AttemptContext, TargetAttempt, ttftTimeout } from './attempt-targe
 import type { Candidate } from './plan.ts';
 
 /** Starts the upstream stream of one candidate (the adapter's `stream`, with the target's params and the attempt's trace headers). */
-export type StartStream = (
+export type StartStream<T = CanonicalEvent> = (
   candidate: Candidate,
   signal: AbortSignal,
   traceHeaders: Record<string, string> | undefined,
-) => Promise<EventBatches>;
+) => Promise<AsyncIterable<T[]>>;
+
+/**
+ * How the attempt loop reads a stream's items: canonical events, or a relay's upstream frames
+ * (relay-readings.ts), which go out byte for byte once the attempt has answered.
+ */
+export interface StreamReading<T> {
+  /**
+   * What one read shows: the attempt answered ('answer'), failed before answering (its error), or
+   * neither yet (null: held until it does).
+   */
+  verdict(batch: readonly T[], candidate: Candidate): 'answer' | GatewayError | null;
+  /** The item that tells the stream's surface of a switch; none for a relay (the accountant is told, no frame is sent). */
+  switched?(event: FallbackEvent): T;
+}
 
 /**
  * Events that show the attempt is answering: output, but also a finish or the end marker (an
  * empty answer is an answer). `start` and `usage` (Anthropic's message_start) are not: they are
  * held until the attempt answers, and dropped with it if it fails.
  */
-function answers(event: CanonicalEvent): boolean {
+export function answers(event: CanonicalEvent): boolean {
   return event.type !== 'start' && event.type !== 'usage' && event.type !== 'error';
 }
+
+/** The verdict of a read of canonical events: its first answer or error decides. */
+export function canonicalVerdict(events: readonly CanonicalEvent[]): 'answer' | GatewayError | null {
+  const first = events.find((e) => answers(e) || e.type === 'error');
+  if (!first) return null;
+  return first.type === 'error' ? first.error : 'answer';
+}
+
+const CANONICAL: StreamReading<CanonicalEvent> = { verdict: canonicalVerdict, switched: (event) => event };
 
 /**
  * The `open` of runStream over a route: tries the candidates in order until one answers, and
@@ -35,14 +58,24 @@ export function routedStream(
   ctx: AttemptContext,
   start: StartStream,
   onFallback: (event: FallbackEvent) => void,
-): (signal: AbortSignal) => Promise<AsyncIterable<CanonicalEvent[]>> {
+): (signal: AbortSignal) => Promise<EventBatches> {
+  return routedItems(ctx, start, onFallback, CANONICAL);
+}
+
+/** routedStream over any items: `reading` says when an attempt answered or failed, and how a switch is told. */
+export function routedItems<T>(
+  ctx: AttemptContext,
+  start: StartStream<T>,
+  onFallback: (event: FallbackEvent) => void,
+  reading: StreamReading<T>,
+): (signal: AbortSignal) => Promise<AsyncIterable<T[]>> {
   return async () => {
-    const switches: FallbackEvent[] = [];
+    const switches: T[] = [];
     let index = 0;
     const isLast = () => index + 1 >= ctx.candidates.length;
 
     /** The next candidate whose upstream accepts the request; throws the last refusal. */
-    const connect = async (): Promise<{ attempt: TargetAttempt; batches: AsyncIterator<CanonicalEvent[]> }> => {
+    const connect = async (): Promise<{ attempt: TargetAttempt; batches: AsyncIterator<T[]> }> => {
       for (;;) {
         const attempt = new TargetAttempt(ctx.candidates[index], ctx, isLast());
         try {
@@ -69,7 +102,7 @@ export function routedStream(
         to: { provider: to.provider, model: to.model },
         reason,
       };
-      switches.push(event);
+      if (reading.switched) switches.push(reading.switched(event));
       onFallback(event);
       return true;
     };
@@ -79,10 +112,10 @@ export function routedStream(
 
     let current = await connect();
 
-    async function* batches(): AsyncGenerator<CanonicalEvent[]> {
-      let held: CanonicalEvent[] = [];
-      /** What waited for an answer (the switches, the held events), handed on once. */
-      const pending = (batch: CanonicalEvent[]): CanonicalEvent[] => {
+    async function* batches(): AsyncGenerator<T[]> {
+      let held: T[] = [];
+      /** What waited for an answer (the switches, the held items), handed on once. */
+      const pending = (batch: T[]): T[] => {
         const out = [...switches, ...held, ...batch];
         switches.length = 0;
         held = [];
@@ -90,7 +123,7 @@ export function routedStream(
       };
       try {
         for (;;) {
-          let step: IteratorResult<CanonicalEvent[]>;
+          let step: IteratorResult<T[]>;
           try {
             step = await current.batches.next();
           } catch (err) {
@@ -113,20 +146,21 @@ export function routedStream(
             return;
           }
           const batch = step.value;
-          const first = batch.find((e) => answers(e) || e.type === 'error');
-          if (first?.type === 'error') {
-            if (await fallBack(current.attempt, first.error)) {
+          const verdict = reading.verdict(batch, current.attempt.candidate);
+          if (verdict !== null && verdict !== 'answer') {
+            if (await fallBack(current.attempt, verdict)) {
               void current.batches.return?.().catch(() => {});
               held = [];
               current = await connect();
               continue;
             }
-            // The last candidate's own error event: the stream ends on it as it would unrouted (an
-            // HTTP error when nothing was sent; the accountant was told the switches already).
+            // The last candidate's own error event: the stream goes on as it would unrouted (a
+            // canonical one ends on it, an HTTP error when nothing was sent; a relayed Responses
+            // `error` is followed by its response.failed). The accountant was told the switches.
             yield batch;
-            return;
+            break;
           }
-          if (first) {
+          if (verdict === 'answer') {
             current.attempt.succeeded(ctx);
             yield pending(batch);
             break;

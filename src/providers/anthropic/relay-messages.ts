@@ -24,6 +24,7 @@ export function createMessagesRelay(target: AnthropicTarget, client: UpstreamCli
       accept: stream ? 'text/event-stream' : 'application/json',
       'anthropic-version': ANTHROPIC_VERSION,
       ...target.headers,
+      ...ctx.traceHeaders,
     };
     // The client's betas join the config's (both are comma-separated lists Anthropic accepts).
     if (ctx.beta) headers['anthropic-beta'] = headers['anthropic-beta'] ? `${headers['anthropic-beta']},${ctx.beta}` : ctx.beta;

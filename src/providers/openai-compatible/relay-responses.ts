@@ -26,7 +26,7 @@ export function createResponsesRelay(name: string, target: OpenAICompatibleTarge
     checkModelId(name, model, modelIdRules.body);
     const res = await client.send(
       name,
-      { url, headers: headers(stream), body: JSON.stringify({ ...body, model, stream }) },
+      { url, headers: { ...headers(stream), ...ctx.traceHeaders }, body: JSON.stringify({ ...body, model, stream }) },
       signal,
     );
     ctx.onResponse?.(res.headers);
