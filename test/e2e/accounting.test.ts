@@ -175,8 +175,9 @@ describe('accounting: one ledger record per ending', () => {
       prompt_tokens: 78,
       completion_tokens: 9,
       total_tokens: 87,
-      prompt_tokens_details: { cached_tokens: 0 },
-      completion_tokens_details: { reasoning_tokens: 0 },
+      // The recording's audio and Predicted Outputs details (all 0) are kept.
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
     });
     const record = await theRecord(gw, writes, id);
     assert.equal(typeof record.ttft_ms, 'number');
@@ -195,6 +196,10 @@ describe('accounting: one ledger record per ending', () => {
         cache_write_tokens: 0,
         output_tokens: 9,
         reasoning_tokens: 0,
+        audio_input_tokens: 0,
+        audio_output_tokens: 0,
+        accepted_prediction_tokens: 0,
+        rejected_prediction_tokens: 0,
         estimated: false,
       },
       cost_usd: price('openai', 'gpt-4o-mini', { inputTokens: 78, outputTokens: 9, cachedInputTokens: 0, reasoningTokens: 0 }),
@@ -507,8 +512,9 @@ describe('accounting: usage_extensions', () => {
       prompt_tokens: 78,
       completion_tokens: 9,
       total_tokens: 87,
-      prompt_tokens_details: { cached_tokens: 0 },
-      completion_tokens_details: { reasoning_tokens: 0 },
+      // The recording's audio and Predicted Outputs details (all 0) are kept.
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
       cost_usd: price('openai', 'gpt-4o-mini', { inputTokens: 78, outputTokens: 9 }),
       estimated: false,
     });

@@ -41,8 +41,9 @@ describe('chat completions through the openai SDK', () => {
       prompt_tokens: 364,
       completion_tokens: 40,
       total_tokens: 404,
-      prompt_tokens_details: { cached_tokens: 0 },
-      completion_tokens_details: { reasoning_tokens: 0 },
+      // The recording's audio and Predicted Outputs details (all 0) are kept.
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
     });
     // sluice always asks the upstream for usage, whatever the client asked.
     const sent = upstream.requests.at(-1)?.json as { stream_options?: unknown; model: string };

@@ -267,8 +267,9 @@ describe('stream options: error_style event, usage always', () => {
       prompt_tokens: 78,
       completion_tokens: 9,
       total_tokens: 87,
-      prompt_tokens_details: { cached_tokens: 0 },
-      completion_tokens_details: { reasoning_tokens: 0 },
+      // The recording's audio and Predicted Outputs details (all 0) are kept.
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
     });
   });
 });

@@ -31,10 +31,13 @@ export function recordJson(r: LedgerRecord): Record<string, unknown> {
       cache_write_tokens: r.cacheWriteTokens,
       output_tokens: r.outputTokens,
       reasoning_tokens: r.reasoningTokens,
-      audio_input_tokens: r.audioInputTokens ?? null,
-      audio_output_tokens: r.audioOutputTokens ?? null,
-      accepted_prediction_tokens: r.acceptedPredictionTokens ?? null,
-      rejected_prediction_tokens: r.rejectedPredictionTokens ?? null,
+      // Usage details the upstream reported (audio, Predicted Outputs); left out when it did not.
+      ...reported({
+        audio_input_tokens: r.audioInputTokens,
+        audio_output_tokens: r.audioOutputTokens,
+        accepted_prediction_tokens: r.acceptedPredictionTokens,
+        rejected_prediction_tokens: r.rejectedPredictionTokens,
+      }),
       estimated: r.usageSource === 'estimated',
     },
     cost_usd: r.costUsd,
@@ -229,4 +232,10 @@ async function flushBriefly(ctx: GatewayContext): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([ledger.flush(), new Promise<void>((r) => (timer = setTimeout(r, FLUSH_WAIT_MS)))]);
   clearTimeout(timer);
+}
+
+function reported(fields: Record<string, number | null | undefined>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(fields)) if (typeof value === 'number') out[key] = value;
+  return out;
 }
