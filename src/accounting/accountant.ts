@@ -120,6 +120,11 @@ export class Accountant {
     this.acknowledged = true;
   }
 
+  /** The target the request is on now: routing may have moved it before any output (retarget). */
+  get target(): { provider: string; model: string } {
+    return { provider: this.init.provider, model: this.init.model };
+  }
+
   /** The usage the upstream reported so far (it may still grow), or null. */
   get reportedUsage(): Usage | null {
     return this.reported;
@@ -132,9 +137,17 @@ export class Accountant {
    * of events, never on how the bytes were split.
    */
   async inputTokens(signal?: AbortSignal): Promise<number> {
+    return (await this.startInput(signal)).tokens;
+  }
+
+  /**
+   * inputTokens, and whether it is sluice's own count (`estimated`): usage_start goes out when the
+   * upstream accepts the request, usually before it reported any usage, so it says which it is.
+   */
+  async startInput(signal?: AbortSignal): Promise<{ tokens: number; estimated: boolean }> {
     const early = this.firstOutputAt === null ? this.reported : this.reportedBeforeOutput;
-    if (early && early.inputTokens > 0) return early.inputTokens;
-    return this.countedInput(signal);
+    if (early && early.inputTokens > 0) return { tokens: early.inputTokens, estimated: false };
+    return { tokens: await this.countedInput(signal), estimated: true };
   }
 
   /** Counted once: the figure of usage_start is the figure of the final usage. */

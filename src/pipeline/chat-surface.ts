@@ -41,9 +41,18 @@ export class ChatStreamSurface extends CanonicalSurface {
     return this.encoder.encode(event);
   }
 
+  /** The accounting profile's usage_start goes out as soon as the upstream accepts the request. */
+  get openOnAcknowledge(): boolean {
+    return this.accounting;
+  }
+
   async opening(signal: AbortSignal): Promise<string> {
     if (!this.accounting) return '';
-    const start = usageStartFrame(this.identity, await this.accountant.inputTokens(signal));
+    // Routing may have left a refusing target already: usage_start names the one that accepted
+    // (its provider_fallback frame follows, with the switch's first events).
+    this.identity = { ...this.identity, ...this.accountant.target };
+    const input = await this.accountant.startInput(signal);
+    const start = usageStartFrame(this.identity, input.tokens, input.estimated);
     return this.warning ? start + rateLimitWarningFrame(this.identity, this.warning) : start;
   }
 

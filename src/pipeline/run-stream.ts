@@ -22,6 +22,11 @@ export interface StreamSurface<T> {
   readonly ended: boolean;
   /** Frames that go before the first frame (e.g. the accounting profile's usage_start). */
   opening(signal: AbortSignal): Promise<string>;
+  /**
+   * The opening goes out when the upstream accepts the request (its response headers), not with
+   * its first event: the stream is committed then, so a failure after it is an error frame.
+   */
+  readonly openOnAcknowledge?: boolean;
   /** Frames between the last item and `[DONE]` on success (usage, terminal event). */
   closing(signal: AbortSignal): Promise<string>;
   /**
@@ -172,6 +177,12 @@ export async function runStream<T>(
   try {
     const batches = await open(scope.signal);
     options.onAcknowledged?.();
+    // The accounting profile's usage_start: "thinking…" states light up while the model thinks
+    // (reference/accounting-events.txt: "as soon as the upstream provider acknowledges").
+    if (surface.openOnAcknowledge) {
+      opened = true;
+      writer.write(await surface.opening(scope.signal));
+    }
     // Silence is measured from the upstream's answer: until then its connect and headers
     // timeouts apply (a reasoning model may take minutes before its first byte).
     idle = idleWatch(scope, writer, scope.idleTimeoutMs ?? options.timings.idleTimeoutMs);

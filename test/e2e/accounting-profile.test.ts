@@ -52,8 +52,16 @@ const flat = (s: StreamIdentity, type: string, data: string) => `"type":"${type}
 const deltaChoice = (delta: object) => `{"index":0,"delta":${json(delta)},"logprobs":null,"finish_reason":null}`;
 
 const frames = {
+  /** Sent when the upstream accepts the request: the input is sluice's count then, flagged estimated. */
   usageStart: (s: StreamIdentity, inputTokens: number) =>
-    named('usage_start', { type: 'usage_start', request_id: s.id, provider: s.provider, model: s.model, input_tokens: inputTokens }),
+    named('usage_start', {
+      type: 'usage_start',
+      request_id: s.id,
+      provider: s.provider,
+      model: s.model,
+      input_tokens: inputTokens,
+      estimated: true,
+    }),
   role: (s: StreamIdentity) => chunk(s, flat(s, 'content', ''), deltaChoice({ role: 'assistant', content: '' })),
   content: (s: StreamIdentity, text: string) => chunk(s, flat(s, 'content', text), deltaChoice({ content: text })),
   reasoning: (s: StreamIdentity, text: string) => chunk(s, flat(s, 'reasoning', text), deltaChoice({ reasoning_content: text })),
@@ -301,8 +309,8 @@ const cases: ProfileCase[] = [
         .map((p): CanonicalEvent => ({ type: 'text', choice: 0, text: p.delta.text })),
       { type: 'finish', choice: 0, reason: 'stop' },
     ],
-    // message_start reports the input before the first token: usage_start carries it.
-    startInput: 12,
+    // usage_start goes out with the response headers, before message_start reports the input (12).
+    startInput: COUNTED_INPUT,
     totals: { input: 12, output: 30, cached: 0, cost: registryPrice('anthropic', 'claude-sonnet-4-5', { input: 12, output: 30, cached: 0 }) },
   },
   {
@@ -434,16 +442,50 @@ describe('accounting profile, byte for byte', () => {
       let text = '';
       while (!text.endsWith('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
       const id = res.headers.get('x-request-id');
-      assert.equal(
-        text,
-        withEventIds(
-          named('usage_start', { type: 'usage_start', request_id: id, provider: 'openai', model: 'gpt-4o-mini', input_tokens: COUNTED_INPUT }),
-        ),
-      );
+      assert.equal(text, withEventIds(frames.usageStart({ id, provider: 'openai', model: 'gpt-4o-mini' } as StreamIdentity, COUNTED_INPUT)));
     } finally {
       clearTimeout(timeout);
       controller.abort();
     }
+  });
+
+  it('sends usage_start with the response headers alone, its input flagged estimated (nothing reported yet)', async () => {
+    upstream.reply({ pieces: [], after: 'hang' });
+    const controller = new AbortController();
+    try {
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...ACCOUNTING },
+        body: JSON.stringify(chatBody('openai/gpt-4o-mini')),
+        signal: controller.signal,
+      });
+      assert.ok(res.body);
+      const reader = res.body.getReader();
+      let text = '';
+      while (!text.endsWith('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
+      const id = res.headers.get('x-request-id');
+      assert.equal(text, withEventIds(frames.usageStart({ id, provider: 'openai', model: 'gpt-4o-mini' } as StreamIdentity, COUNTED_INPUT)));
+    } finally {
+      controller.abort();
+    }
+  });
+
+  it('an upstream failure after usage_start (accepted, then the connection reset): an error frame, not an HTTP error', async () => {
+    upstream.reply({ pieces: [], after: 'reset' });
+    const res = await rawStream(gw.url, chatBody('openai/gpt-4o-mini'), ACCOUNTING);
+    assert.equal(res.status, 200);
+    const kinds = res.text
+      .split('\n\n')
+      .filter(Boolean)
+      .map((frame) => {
+        const data = /^data: (.+)$/m.exec(frame)?.[1] ?? '';
+        return /^event: (.+)$/m.exec(frame)?.[1] ?? (data === '[DONE]' ? data : JSON.parse(data).type);
+      });
+    assert.deepEqual(kinds, ['usage_start', 'error', '[DONE]']);
+    // The default openai profile keeps answering such an early failure as an HTTP error.
+    upstream.reply({ pieces: [], after: 'reset' });
+    const plain = await rawStream(gw.url, chatBody('openai/gpt-4o-mini'));
+    assert.equal(plain.status, 502);
   });
 
   it('an upstream error event after output: the error frame in place of usage_final, then [DONE]', async () => {

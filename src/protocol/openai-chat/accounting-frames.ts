@@ -10,7 +10,8 @@ export interface AccountingIdentity {
   model: string;
 }
 
-export function usageStartFrame(id: AccountingIdentity, inputTokens: number): string {
+/** `estimated`: the input is sluice's own count (the provider has not reported it yet); said only then. */
+export function usageStartFrame(id: AccountingIdentity, inputTokens: number, estimated = false): string {
   return namedFrame(
     'usage_start',
     JSON.stringify({
@@ -19,6 +20,7 @@ export function usageStartFrame(id: AccountingIdentity, inputTokens: number): st
       provider: id.provider,
       model: id.model,
       input_tokens: inputTokens,
+      ...(estimated && { estimated: true }),
     }),
   );
 }
