@@ -6,7 +6,9 @@ import {
 } from '../protocol/anthropic-messages/encode-events.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { FallbackEvent } from '../protocol/canonical/events.ts';
+import type { Candidate } from '../routing/plan.ts';
 import { messagesRelayReading } from '../routing/relay-readings.ts';
+import { relayedBodyFor } from '../routing/relayed-body.ts';
 import { routedCall } from '../routing/route-complete.ts';
 import { routedItems } from '../routing/route-stream.ts';
 import { callOnce } from './call-once.ts';
@@ -90,7 +92,12 @@ export async function relayMessages(
       run.scope,
       routedItems(
         ctx,
-        (candidate, signal, traceHeaders) => relayFor(candidate).stream(body, candidate.target.model, call(signal, traceHeaders)),
+        (candidate, signal, traceHeaders) =>
+          relayFor(candidate).stream(
+            relayedBodyFor(body, candidate, 'messages'),
+            candidate.target.model,
+            call(signal, traceHeaders),
+          ),
         onFallback,
         messagesRelayReading,
       ),
@@ -98,11 +105,14 @@ export async function relayMessages(
       streamOptions(run, options),
     );
   }
-  const sent = capRelayedOutput(body, run.admission.maxOutputTokens, 'max_tokens');
+  // The route's params first, then the budget's cap: a target's own limit cannot pass what the reservation pays for.
+  const sent = (candidate: Candidate) =>
+    capRelayedOutput(relayedBodyFor(body, candidate, 'messages'), run.admission.maxOutputTokens, 'max_tokens');
   const outcome = await callOnce(exchange, run.scope, () =>
     routedCall(
       ctx,
-      (candidate, signal, traceHeaders) => relayFor(candidate).complete(sent, candidate.target.model, call(signal, traceHeaders)),
+      (candidate, signal, traceHeaders) =>
+        relayFor(candidate).complete(sent(candidate), candidate.target.model, call(signal, traceHeaders)),
       onFallback,
       () => null,
     ),

@@ -5,7 +5,9 @@ import type { ResponsesInputItem, ResponsesRequest } from '../protocol/openai-re
 import { buildResponse, type ResponseIdentity } from '../protocol/openai-responses/response-object.ts';
 import { itemsToMessages } from '../protocol/openai-responses/to-canonical.ts';
 import type { FallbackEvent } from '../protocol/canonical/events.ts';
+import type { Candidate } from '../routing/plan.ts';
 import { responsesRelayReading } from '../routing/relay-readings.ts';
+import { relayedBodyFor } from '../routing/relayed-body.ts';
 import { routedCall } from '../routing/route-complete.ts';
 import { routedItems } from '../routing/route-stream.ts';
 import type { ResponsesStore } from '../store/responses-store.ts';
@@ -124,7 +126,12 @@ export async function relayResponses(
       run.scope,
       routedItems(
         ctx,
-        (candidate, signal, traceHeaders) => relayFor(candidate).stream(body, candidate.target.model, call(signal, traceHeaders)),
+        (candidate, signal, traceHeaders) =>
+          relayFor(candidate).stream(
+            relayedBodyFor(body, candidate, 'responses'),
+            candidate.target.model,
+            call(signal, traceHeaders),
+          ),
         onFallback,
         responsesRelayReading,
       ),
@@ -134,11 +141,14 @@ export async function relayResponses(
     if (!failure && surface.finalResponse) saveRelayed(run, options, surface.finalResponse);
     return failure;
   }
-  const sent = capRelayedOutput(body, run.admission.maxOutputTokens);
+  // The route's params first, then the budget's cap: a target's own limit cannot pass what the reservation pays for.
+  const sent = (candidate: Candidate) =>
+    capRelayedOutput(relayedBodyFor(body, candidate, 'responses'), run.admission.maxOutputTokens);
   const outcome = await callOnce(exchange, run.scope, () =>
     routedCall(
       ctx,
-      (candidate, signal, traceHeaders) => relayFor(candidate).complete(sent, candidate.target.model, call(signal, traceHeaders)),
+      (candidate, signal, traceHeaders) =>
+        relayFor(candidate).complete(sent(candidate), candidate.target.model, call(signal, traceHeaders)),
       onFallback,
       () => null,
     ),

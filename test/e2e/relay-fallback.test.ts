@@ -51,9 +51,17 @@ const anthropicMessage = {
   usage: { input_tokens: 3, output_tokens: 4 },
 };
 
-/** Anthropic's answers, per model id (the model names the case). */
+const overloaded: UpstreamReply = {
+  status: 529,
+  headers: JSON_TYPE,
+  body: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+};
+
+/** Anthropic's answers, per model id (the model names the case; each route has its own, so its health is its own). */
 const anthropicReplies: Record<string, UpstreamReply> = {
-  'c-529': { status: 529, headers: JSON_TYPE, body: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}' },
+  'c-529': overloaded,
+  'c-529-mixed': overloaded,
+  'c-529-tuned': overloaded,
   'c-429': {
     status: 429,
     headers: { ...JSON_TYPE, 'retry-after': '30' },
@@ -105,7 +113,8 @@ describe('/v1/messages relayed to Anthropic falls back to the next Anthropic tar
           'error-event': route(['anthropic/c-event', 'anthropic/claude-b']),
           slow: { targets: [{ model: 'anthropic/c-slow', ttft_timeout_s: 0.3 }, { model: 'anthropic/claude-b' }] },
           'late-error': route(['anthropic/c-late-error', 'anthropic/claude-b']),
-          mixed: route(['anthropic/c-529', 'b/c-529']),
+          mixed: route(['anthropic/c-529-mixed', 'b/c-529-mixed']),
+          tuned: { targets: [{ model: 'anthropic/c-529-tuned' }, { model: 'anthropic/claude-tuned', params: { temperature: 0.2, max_tokens: 32 } }] },
         },
       },
       { ANTHROPIC_API_KEY: 'sk-ant-e2e', ANTHROPIC_BASE_URL: anthropic.url },
@@ -196,6 +205,13 @@ describe('/v1/messages relayed to Anthropic falls back to the next Anthropic tar
     );
   });
 
+  it("a target's params replace the relayed body's, under the Messages API's names", async () => {
+    const res = await messages('tuned');
+    assert.equal(res.status, 200);
+    const sent = anthropic.requests.findLast((r) => bodyOf(r).model === 'claude-tuned')?.json as Record<string, unknown>;
+    assert.deepEqual([sent.temperature, sent.max_tokens, sent.stream], [0.2, 32, true]);
+  });
+
   it('a later target of another kind is not tried: the relay cannot pass its answer on byte for byte', async () => {
     const res = await messages('mixed');
     assert.equal(res.status, 529);
@@ -243,7 +259,7 @@ describe('/v1/responses relayed (responses_api: true) falls back to the next rel
         refused: route(['down/r-refused', 'rb/r-refused']),
         overloaded: route(['ra/r-503', 'rb/r-503']),
         failed: route(['ra/r-failed', 'rb/r-failed']),
-        mixed: route(['ra/r-503', 'plain/r-503']),
+        mixed: route(['ra/r-503-mixed', 'plain/r-503-mixed']),
       },
     });
   });
