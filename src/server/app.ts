@@ -17,6 +17,7 @@ import { createProviderRegistry } from '../providers/registry.ts';
 import { createStreamBuffer } from '../resume/create-buffer.ts';
 import { createRouter } from '../routing/router.ts';
 import { type Ledger, ledgerSettings, startLedger } from '../store/open-ledger.ts';
+import { createConsoleState } from '../console/console-state.ts';
 import { UpstreamClient } from '../upstream/http-client.ts';
 import { createLogger, type Logger } from '../telemetry/logger.ts';
 import { GatewayMetrics } from '../telemetry/metrics.ts';
@@ -66,6 +67,7 @@ export function createGateway(
   const limits = new LimitsAndBudgets(config, { pricing, log });
   const registry = createProviderRegistry(config, env, client);
   const scopes = new Set<RequestScope>();
+  const consoleState = createConsoleState();
   let ledger: Ledger | undefined;
   const metrics = config.metrics.enabled
     ? new GatewayMetrics(
@@ -79,7 +81,8 @@ export function createGateway(
     router: createRouter(config, registry),
     scopes,
     settling: new Map(),
-    authenticate: governance.authenticate,
+    // A console session (an HttpOnly cookie) stands for the admin key that opened it (src/console/sessions.ts).
+    authenticate: consoleState.sessions.wrap(governance.authenticate),
     admit: refuseDisallowedModels(limits.admit),
     startedAt: Math.floor(Date.now() / 1000),
     accounting: {
@@ -94,6 +97,7 @@ export function createGateway(
     governance,
     streams: createStreamBuffer(config, log),
     metrics,
+    console: consoleState,
     // Off unless OTEL_EXPORTER_OTLP_ENDPOINT (or the traces one) is set (README "Traces (OpenTelemetry)").
     tracing: tracingFromEnv(env),
     observe(record) {
@@ -122,6 +126,7 @@ export function createGateway(
     );
     context.accounting.ledger = ledger.writer;
     ledger.writer.onWritten(limits.spendWritten);
+    ledger.writer.onWritten(consoleState.written);
     context.accounting.rejections = ledger.rejections;
   }
 
@@ -202,6 +207,7 @@ export function createGateway(
     },
     async shutdown(drainMs = config.server.drain_timeout_s * 1000) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      consoleState.feed.close();
       server.closeIdleConnections();
       const deadline = Date.now() + drainMs;
       while (context.scopes.size > 0 && Date.now() < deadline) {

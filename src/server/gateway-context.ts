@@ -1,3 +1,4 @@
+import type { ConsoleState } from '../console/console-state.ts';
 import type { Governance } from '../governance/keys/governance.ts';
 import type { PipelineContext } from '../pipeline/context.ts';
 import type { StreamBuffer } from '../resume/stream-buffer.ts';
@@ -15,4 +16,6 @@ export interface GatewayContext extends PipelineContext {
   streams: StreamBuffer | undefined;
   /** GET /metrics; undefined when metrics.enabled is false. */
   metrics: GatewayMetrics | undefined;
+  /** The console's sessions, live log and chart rollups (src/console). */
+  console: ConsoleState;
 }

@@ -21,6 +21,9 @@ import {
   handleRevokeKey,
   handleRotateKey,
 } from './routes/admin.ts';
+import { handleEvents, handleLogin, handleLogout, handleSession, handleStats } from '../console/console-api.ts';
+import { handlePriceUsed } from '../console/price-used.ts';
+import { serveConsoleFile } from '../console/static-files.ts';
 import { handleListModels } from './routes/models.ts';
 import { handleMetrics } from './routes/metrics.ts';
 import { handleGetRequest, handleListRequests } from './routes/requests.ts';
@@ -133,4 +136,15 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/admin/keys/{key_id}/rotate', auth: 'admin', handle: handleRotateKey },
   { method: 'POST', path: '/admin/endpoints', auth: 'admin', handle: handleCreateEndpoint },
   { method: 'GET', path: '/admin/endpoints', auth: 'admin', handle: handleListEndpoints },
+  // The console (README "Console"): its static bundle is open, its data needs an admin's session or key.
+  { method: 'GET', path: '/console', auth: 'open', handle: serveConsoleFile },
+  { method: 'GET', path: '/console/', auth: 'open', handle: serveConsoleFile },
+  { method: 'GET', path: '/console/api/price/', param: 'request_id', auth: 'admin', handle: handlePriceUsed },
+  // Prefix routes match in table order: the longer prefix above comes first.
+  { method: 'GET', path: '/console/', param: 'file', auth: 'open', handle: serveConsoleFile },
+  { method: 'POST', path: '/console/api/login', auth: 'open', handle: handleLogin },
+  { method: 'POST', path: '/console/api/logout', auth: 'open', handle: handleLogout },
+  { method: 'GET', path: '/console/api/session', auth: 'admin', handle: handleSession },
+  { method: 'GET', path: '/console/api/events', auth: 'admin', handle: handleEvents },
+  { method: 'GET', path: '/console/api/stats', auth: 'admin', handle: handleStats },
 ];

@@ -137,7 +137,8 @@ export async function handleListRequests(
   const project = readableProject(caller);
   const store = storeOf(ctx);
   const query = parseListQuery(search);
-  query.filters.projectId = project;
+  // A project key's own project wins over any project_id it asks for.
+  if (project !== undefined) query.filters.projectId = project;
   // Pending records belong in the answer: a client that just finished a stream expects it listed.
   // Bounded: during a database outage the list answers from what is stored instead of hanging.
   await flushBriefly(ctx);
@@ -183,7 +184,12 @@ function parseListQuery(search: URLSearchParams): ListQuery {
     if (v?.includes('\0')) throw errors.invalidRequest(`${k} contains a NUL byte.`, k);
     return v;
   };
-  const filters: ListQuery['filters'] = { model: text('model'), provider: text('provider') };
+  const filters: ListQuery['filters'] = {
+    model: text('model'),
+    provider: text('provider'),
+    keyId: text('key_id'),
+    projectId: text('project_id'),
+  };
   const outcome = text('outcome');
   if (outcome !== undefined) {
     if (!OUTCOMES.has(outcome)) throw errors.invalidRequest('outcome must be ok, error or cancelled.', 'outcome');

@@ -1,0 +1,55 @@
+import { useEffect, useState } from 'react';
+import { api, postJson } from './api.ts';
+import { Charts } from './Charts.tsx';
+import { Login } from './Login.tsx';
+import { Playground } from './Playground.tsx';
+import { RequestLog } from './RequestLog.tsx';
+import { RequestView } from './RequestView.tsx';
+import { useRoute } from './route.ts';
+
+type Session = 'checking' | 'out' | { storeContent: boolean };
+
+export function App() {
+  const route = useRoute();
+  const [session, setSession] = useState<Session>('checking');
+
+  const check = () =>
+    api<{ store_content: boolean }>('/console/api/session')
+      .then((s) => setSession({ storeContent: s.store_content }))
+      // Not logged in (401/403) or no answer: the login form says what the next attempt meets.
+      .catch(() => setSession('out'));
+  useEffect(() => void check(), []);
+
+  if (session === 'checking') return <p className="center">Loading…</p>;
+  if (session === 'out') return <Login onLoggedIn={() => void check()} />;
+
+  const logout = () => void postJson('/console/api/logout', {}).finally(() => setSession('out'));
+  const nav = [
+    ['log', '#/', 'Requests'],
+    ['charts', '#/charts', 'Charts'],
+    ['playground', '#/playground', 'Playground'],
+  ] as const;
+  return (
+    <>
+      <header className="top">
+        <span className="brand">sluice</span>
+        <nav aria-label="Console">
+          {nav.map(([page, href, label]) => (
+            <a key={page} href={href} aria-current={route.page === page ? 'page' : undefined}>
+              {label}
+            </a>
+          ))}
+        </nav>
+        <button type="button" onClick={logout}>
+          Log out
+        </button>
+      </header>
+      <main>
+        {route.page === 'log' && <RequestLog />}
+        {route.page === 'request' && <RequestView id={route.id} storeContent={session.storeContent} />}
+        {route.page === 'charts' && <Charts />}
+        {route.page === 'playground' && <Playground />}
+      </main>
+    </>
+  );
+}

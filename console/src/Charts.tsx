@@ -1,0 +1,117 @@
+import { useEffect, useRef, useState } from 'react';
+import uPlot, { type AlignedData, type Options } from 'uplot';
+import { api, type Stats } from './api.ts';
+
+const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#ca8a04', '#db2777'];
+const REFRESH_MS = 15_000;
+
+/** One uPlot chart of several series over the stats' minutes. */
+function Chart({
+  title,
+  times,
+  series,
+  unit,
+}: {
+  title: string;
+  times: number[];
+  series: [string, (number | null)[]][];
+  unit: string;
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!box.current) return;
+    const options: Options = {
+      width: Math.max(320, box.current.clientWidth),
+      height: 220,
+      series: [{}, ...series.map(([label], i) => ({ label, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: false }))],
+      axes: [{}, { label: unit, size: 70 }],
+      scales: { x: { time: true } },
+    };
+    const plot = new uPlot(options, [times, ...series.map(([, values]) => values)] as AlignedData, box.current);
+    return () => plot.destroy();
+  }, [times, series, unit]);
+  return (
+    <figure className="chart">
+      <figcaption>{title}</figcaption>
+      <div ref={box} role="img" aria-label={`${title}: ${series.map(([label]) => label).join(', ') || 'no data'}`} />
+    </figure>
+  );
+}
+
+/** The charts, read from the gateway's per-minute rollups (GET /console/api/stats), refreshed every 15 s. */
+export function Charts() {
+  const [minutes, setMinutes] = useState(60);
+  const [stats, setStats] = useState<Stats>();
+  const [error, setError] = useState<string>();
+
+  useEffect(() => {
+    const load = () =>
+      api<Stats>(`/console/api/stats?minutes=${minutes}`)
+        .then((s) => {
+          setStats(s);
+          setError(undefined);
+        })
+        .catch((err: Error) => setError(err.message));
+    void load();
+    const timer = setInterval(load, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [minutes]);
+
+  const byModel = (pick: 'requests' | 'tokens' | 'cost'): [string, number[]][] =>
+    stats ? Object.entries(stats.by_model).map(([name, s]) => [name, s[pick]]) : [];
+  return (
+    <section aria-labelledby="charts-title">
+      <div className="row">
+        <h1 id="charts-title">Charts</h1>
+        <label>
+          Window
+          <select value={minutes} onChange={(e) => setMinutes(Number(e.target.value))}>
+            <option value={15}>15 minutes</option>
+            <option value={60}>1 hour</option>
+            <option value={360}>6 hours</option>
+            <option value={1440}>24 hours</option>
+          </select>
+        </label>
+        {stats && (
+          <span className="badge" data-testid="open-streams">
+            open streams now: {stats.open_streams}
+          </span>
+        )}
+      </div>
+      <p className="note">
+        Per-minute rollups kept in memory by this instance since it started (up to 24 hours); percentiles are histogram bucket
+        upper bounds.
+      </p>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+      {stats && (
+        <div className="charts">
+          <Chart title="Requests per minute by model" times={stats.times} series={byModel('requests')} unit="requests" />
+          <Chart title="Tokens per minute by model" times={stats.times} series={byModel('tokens')} unit="tokens" />
+          <Chart title="Cost per minute by model" times={stats.times} series={byModel('cost')} unit="USD" />
+          <Chart
+            title="Error rate by provider"
+            times={stats.times}
+            series={Object.entries(stats.by_provider).map(([name, p]) => [name, p.error_rate])}
+            unit="share"
+          />
+          <Chart
+            title="TTFT percentiles"
+            times={stats.times}
+            series={(['p50', 'p95', 'p99'] as const).map((p) => [p, stats.ttft_ms[p]])}
+            unit="ms"
+          />
+          <Chart
+            title="Latency percentiles"
+            times={stats.times}
+            series={(['p50', 'p95', 'p99'] as const).map((p) => [p, stats.latency_ms[p]])}
+            unit="ms"
+          />
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,152 @@
+import { type ReactNode, useEffect, useState } from 'react';
+import { api, formatMs, formatUsd, type PriceUsed, type RequestRecord } from './api.ts';
+
+/** One request's ledger record: what was asked and served, its timings, tokens, cost and price. */
+export function RequestView({ id, storeContent }: { id: string; storeContent: boolean }) {
+  const [record, setRecord] = useState<RequestRecord>();
+  const [price, setPrice] = useState<PriceUsed>();
+  const [error, setError] = useState<string>();
+
+  useEffect(() => {
+    setRecord(undefined);
+    setPrice(undefined);
+    setError(undefined);
+    api<RequestRecord>(`/v1/requests/${encodeURIComponent(id)}`)
+      .then((r) => {
+        setRecord(r);
+        return api<PriceUsed>(`/console/api/price/${encodeURIComponent(r.request_id)}`).then(setPrice);
+      })
+      .catch((err: Error) => setError(err.message));
+  }, [id]);
+
+  if (error)
+    return (
+      <section>
+        <h1>Request {id}</h1>
+        <p role="alert" className="error">
+          {error}
+        </p>
+      </section>
+    );
+  if (!record) return <p>Loading…</p>;
+  const r = record;
+  const rows: [string, ReactNode][] = [
+    ['Time', new Date(r.created_at).toLocaleString()],
+    ['Outcome', r.outcome],
+    ['Requested model', r.requested_model],
+    ['Served by', `${r.provider}/${r.model}`],
+    ['Surface', `${r.surface}${r.streamed ? ' (streamed)' : ''}`],
+    ['Key', r.key_id ?? 'master key'],
+    ['Project', r.project_id ?? '–'],
+    ['TTFT', formatMs(r.ttft_ms)],
+    ['Latency', formatMs(r.latency_ms)],
+    ['sluice overhead', formatMs(r.overhead_ms)],
+    ['Upstream status', r.upstream_status ?? '–'],
+    ['Upstream request id', r.upstream_request_id ?? '–'],
+    ['Finish reason', r.finish_reason ?? '–'],
+  ];
+  return (
+    <section aria-labelledby="request-title">
+      <h1 id="request-title">Request {r.request_id}</h1>
+      <dl className="facts">
+        {rows.map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+      </dl>
+      {r.error && (
+        <>
+          <h2>Error</h2>
+          <p className="error">
+            {r.error.type} / {r.error.code}: {r.error.message}
+            {r.error.upstream && ` (upstream: ${r.error.upstream.type ?? '–'} / ${r.error.upstream.code ?? '–'})`}
+          </p>
+        </>
+      )}
+      <h2>Tokens and cost</h2>
+      <dl className="facts">
+        {Object.entries(r.usage).map(([k, v]) => (
+          <div key={k}>
+            <dt>{k.replaceAll('_', ' ')}</dt>
+            <dd>{String(v)}</dd>
+          </div>
+        ))}
+        <div>
+          <dt>Cost</dt>
+          <dd data-testid="cost">{r.price_known ? formatUsd(r.cost_usd) : 'unknown price (recorded as $0)'}</dd>
+        </div>
+        {r.billing && (
+          <div>
+            <dt>Billing</dt>
+            <dd>{r.billing}</dd>
+          </div>
+        )}
+        {price && (
+          <div>
+            <dt>Price used</dt>
+            <dd>
+              {describePrice(price)}
+              {Math.abs(price.cost_usd - price.recorded_cost_usd) > 1e-12 &&
+                ` (today's price gives ${formatUsd(price.cost_usd)}: the price changed since)`}
+            </dd>
+          </div>
+        )}
+      </dl>
+      {r.attempts && r.attempts.length > 0 && (
+        <>
+          <h2>Attempts</h2>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">#</th>
+                <th scope="col">Target</th>
+                <th scope="col">Status</th>
+                <th scope="col">Error</th>
+                <th scope="col">Fallback reason</th>
+                <th scope="col">Latency</th>
+              </tr>
+            </thead>
+            <tbody>
+              {r.attempts.map((a, i) => (
+                <tr key={i}>
+                  <td>{i + 1}</td>
+                  <td>
+                    {a.provider}/{a.model}
+                  </td>
+                  <td>{a.status}</td>
+                  <td>{a.error_code ?? '–'}</td>
+                  <td>{a.fallback_reason ?? '–'}</td>
+                  <td>{formatMs(a.latency_ms)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+      <h2>Bodies</h2>
+      {storeContent || r.prompt || r.completion ? (
+        <div className="bodies">
+          <figure>
+            <figcaption>Request</figcaption>
+            <pre>{r.prompt ?? '(not stored)'}</pre>
+          </figure>
+          <figure>
+            <figcaption>Response</figcaption>
+            <pre>{r.completion ?? '(not stored)'}</pre>
+          </figure>
+        </div>
+      ) : (
+        <p>Not stored: storing bodies is off (ledger.store_content).</p>
+      )}
+    </section>
+  );
+}
+
+function describePrice(p: PriceUsed): string {
+  if (p.source === 'free') return 'free (this provider costs nothing)';
+  if (p.source === 'unknown') return 'none known: add one under pricing in the config';
+  const where = p.source === 'config' ? 'config' : `registry${p.registry_model ? ` (${p.registry_model})` : ''}`;
+  return `${where}: ${JSON.stringify(p.price)} USD per million tokens`;
+}

@@ -1,0 +1,97 @@
+/** The gateway's answers the console reads (snake_case, as the API sends them). */
+export interface RequestRecord {
+  request_id: string;
+  created_at: string;
+  key_id: string | null;
+  project_id: string | null;
+  provider: string;
+  model: string;
+  requested_model: string;
+  surface: string;
+  streamed: boolean;
+  usage: {
+    input_tokens: number;
+    cached_input_tokens: number;
+    cache_write_tokens: number;
+    output_tokens: number;
+    reasoning_tokens: number;
+    estimated: boolean;
+  } & Record<string, number | boolean>;
+  cost_usd: number;
+  price_known: boolean;
+  ttft_ms: number | null;
+  latency_ms: number;
+  overhead_ms: number | null;
+  upstream_status: number | null;
+  outcome: 'ok' | 'error' | 'cancelled';
+  error: { type: string; code: string; message: string; upstream?: { type: string | null; code: string | null } } | null;
+  finish_reason: string | null;
+  upstream_request_id: string | null;
+  billing: string | null;
+  attempts?: {
+    provider: string;
+    model: string;
+    status: string;
+    error_code: string | null;
+    fallback_reason: string | null;
+    latency_ms: number;
+  }[];
+  prompt: string | null;
+  completion: string | null;
+}
+
+export interface RequestPage {
+  data: RequestRecord[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface PriceUsed {
+  source: 'registry' | 'config' | 'free' | 'unknown';
+  registry_model: string | null;
+  price: Record<string, unknown> | null;
+  cost_usd: number;
+  recorded_cost_usd: number;
+}
+
+export interface Stats {
+  times: number[];
+  by_model: Record<string, { requests: number[]; tokens: number[]; cost: number[] }>;
+  by_provider: Record<string, { requests: number[]; error_rate: (number | null)[] }>;
+  ttft_ms: Record<'p50' | 'p95' | 'p99', (number | null)[]>;
+  latency_ms: Record<'p50' | 'p95' | 'p99', (number | null)[]>;
+  bucket_bounds_ms: number[];
+  open_streams: number;
+}
+
+/** A refusal from the gateway, with its message (the error body's) for the page to show. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/**
+ * Every call goes with the session cookie (same origin; the browser adds it) and no key: the
+ * key was given once, at login, and only the gateway keeps it.
+ */
+export async function api<T>(path: string, init: RequestInit = {}): Promise<T> {
+  const res = await fetch(path, { credentials: 'same-origin', ...init });
+  const body = (await res.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
+  if (!res.ok) throw new ApiError(res.status, body?.error?.message ?? `HTTP ${res.status}`);
+  return body as T;
+}
+
+export function postJson<T>(path: string, body: unknown): Promise<T> {
+  return api<T>(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+export function formatUsd(n: number): string {
+  return `$${n.toFixed(n !== 0 && Math.abs(n) < 0.01 ? 6 : 4)}`;
+}
+
+export function formatMs(n: number | null): string {
+  return n === null ? '–' : `${n} ms`;
+}

@@ -1,0 +1,144 @@
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import { errors } from '../errors/catalog.ts';
+import { sendJson } from '../protocol/http/send-json.ts';
+import type { RouteCall } from '../server/route-table.ts';
+import { readJsonBody } from '../server/http-io.ts';
+import { recordJson } from '../server/routes/requests.ts';
+import type { FeedFilter } from './live-feed.ts';
+import { BUCKET_BOUNDS_MS, emptyHistogram, type MinuteCell, quantileOf } from './minute-rollups.ts';
+import { clearedCookie, sessionCookie } from './sessions.ts';
+
+/**
+ * POST /console/api/login {key}: the master key or an admin key opens a session whose id goes
+ * back in an HttpOnly, SameSite=Strict cookie; the key itself never reaches the browser again.
+ */
+export async function handleLogin({ req, res, ctx, requestId }: RouteCall): Promise<void> {
+  const body = await readJsonBody(req, 16_384);
+  const key = (body as { key?: unknown } | null)?.key;
+  if (typeof key !== 'string') throw errors.invalidRequest('key must be a string.', 'key');
+  const caller = await ctx.authenticate({ headers: { authorization: `Bearer ${key}` } } as IncomingMessage);
+  if (!caller.admin) throw errors.adminRequired();
+  const id = ctx.console.sessions.open(key);
+  sendJson(
+    res,
+    200,
+    { object: 'sluice.console_session', admin: true },
+    {
+      'Set-Cookie': sessionCookie(id, isTls(req)),
+      'X-Request-ID': requestId,
+    },
+  );
+}
+
+export function handleLogout({ req, res, ctx, requestId }: RouteCall): void {
+  ctx.console.sessions.close(req);
+  sendJson(
+    res,
+    200,
+    { object: 'sluice.console_session', admin: false },
+    { 'Set-Cookie': clearedCookie(), 'X-Request-ID': requestId },
+  );
+}
+
+/** GET /console/api/session: 200 when the cookie (or key) is an admin's; the route's auth refuses the rest. */
+export function handleSession({ res, ctx, requestId }: RouteCall): void {
+  sendJson(
+    res,
+    200,
+    { object: 'sluice.console_session', admin: true, store_content: ctx.config.ledger.store_content },
+    { 'X-Request-ID': requestId },
+  );
+}
+
+/** GET /console/api/events?model=&provider=&outcome=&key_id=&project_id=: the live request log as SSE. */
+export function handleEvents({ res, ctx, search, requestId }: RouteCall): void {
+  if (!ctx.config.ledger.enabled) throw errors.invalidRequest('The request log is disabled (ledger.enabled: false).');
+  const filter: FeedFilter = {};
+  for (const [param, field] of [
+    ['model', 'model'],
+    ['provider', 'provider'],
+    ['outcome', 'outcome'],
+    ['key_id', 'keyId'],
+    ['project_id', 'projectId'],
+  ] as const) {
+    const value = search.get(param);
+    if (value) filter[field] = value;
+  }
+  ctx.console.feed.watch(res, filter, recordJson, { 'X-Request-ID': requestId });
+}
+
+/**
+ * GET /console/api/stats?minutes=60: the charts' series from the per-minute rollups: requests,
+ * tokens and cost per minute by provider/model, TTFT and latency percentiles per minute (bucket
+ * upper bounds), error rate per minute by provider, and the streams open now.
+ */
+export function handleStats({ res, ctx, search, requestId }: RouteCall): void {
+  const raw = search.get('minutes') ?? '60';
+  const minutes = Number(raw);
+  if (!/^\d+$/.test(raw) || minutes < 1 || minutes > 1440) {
+    throw errors.invalidRequest('minutes must be an integer from 1 to 1440.', 'minutes');
+  }
+  const now = Date.now();
+  const start = Math.floor((now - (minutes - 1) * 60_000) / 60_000) * 60_000;
+  const cells = ctx.console.rollups.since(start);
+  const times: number[] = [];
+  for (let t = start; t <= now; t += 60_000) times.push(t / 1000);
+  const index = (cell: MinuteCell) => (cell.minute - start) / 60_000;
+  const byPair = new Map<string, { requests: number[]; tokens: number[]; cost: number[] }>();
+  const byProvider = new Map<string, { requests: number[]; errors: number[] }>();
+  const ttft = times.map(() => emptyHistogram());
+  const latency = times.map(() => emptyHistogram());
+  const zeros = () => times.map(() => 0);
+  for (const cell of cells) {
+    const i = index(cell);
+    const name = `${cell.provider}/${cell.model}`;
+    let pair = byPair.get(name);
+    if (!pair) byPair.set(name, (pair = { requests: zeros(), tokens: zeros(), cost: zeros() }));
+    pair.requests[i] += cell.requests;
+    pair.tokens[i] += cell.inputTokens + cell.outputTokens;
+    pair.cost[i] += cell.costUsd;
+    let provider = byProvider.get(cell.provider);
+    if (!provider) byProvider.set(cell.provider, (provider = { requests: zeros(), errors: zeros() }));
+    provider.requests[i] += cell.requests;
+    provider.errors[i] += cell.errors;
+    cell.ttft.forEach((n, b) => (ttft[i][b] += n));
+    cell.latency.forEach((n, b) => (latency[i][b] += n));
+  }
+  const percentiles = (hists: number[][]) =>
+    Object.fromEntries(
+      (['p50', 'p95', 'p99'] as const).map((p, k) => [p, hists.map((h) => finite(quantileOf(h, [0.5, 0.95, 0.99][k])))]),
+    );
+  let openStreams = 0;
+  for (const scope of ctx.scopes) if (scope.streamed) openStreams++;
+  sendJson(
+    res,
+    200,
+    {
+      object: 'sluice.console_stats',
+      source: 'rollups',
+      bucket_bounds_ms: BUCKET_BOUNDS_MS,
+      times,
+      by_model: Object.fromEntries(byPair),
+      by_provider: Object.fromEntries(
+        [...byProvider].map(([name, p]) => [
+          name,
+          { requests: p.requests, error_rate: p.requests.map((n, i) => (n === 0 ? null : p.errors[i] / n)) },
+        ]),
+      ),
+      ttft_ms: percentiles(ttft),
+      latency_ms: percentiles(latency),
+      open_streams: openStreams,
+    },
+    { 'X-Request-ID': requestId },
+  );
+}
+
+/** Infinity (past the last bucket) is not JSON: the last bound stands for it. */
+function finite(ms: number | null): number | null {
+  return ms === Number.POSITIVE_INFINITY ? BUCKET_BOUNDS_MS[BUCKET_BOUNDS_MS.length - 1] : ms;
+}
+
+function isTls(req: IncomingMessage): boolean {
+  return (req.socket as TLSSocket).encrypted === true;
+}
