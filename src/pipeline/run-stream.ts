@@ -174,14 +174,19 @@ export async function runStream<T>(
   let stopped = false;
   let outputBytes = 0;
   let drainTimer: NodeJS.Timeout | undefined;
+  // The opening sent on the upstream's acceptance, until it is written (see below).
+  let early: Promise<void> | undefined;
   try {
     const batches = await open(scope.signal);
     options.onAcknowledged?.();
     // The accounting profile's usage_start: "thinking…" states light up while the model thinks
     // (reference/accounting-events.txt: "as soon as the upstream provider acknowledges").
+    // It is written once ready without holding up the reading: a body that comes with a reset at
+    // once must be read before the reset's error discards it. Every later write waits for it.
     if (surface.openOnAcknowledge) {
       opened = true;
-      writer.write(await surface.opening(scope.signal));
+      early = surface.opening(scope.signal).then((frames) => writer.write(frames));
+      early.catch(() => {});
     }
     // Silence is measured from the upstream's answer: until then its connect and headers
     // timeouts apply (a reasoning model may take minutes before its first byte).
@@ -199,6 +204,8 @@ export async function runStream<T>(
           const verdict = scope.watch(outputBytes + more);
           if (verdict === true || (verdict !== false && (await verdict))) {
             clearTimeout(idle);
+            await early;
+            early = undefined;
             const opening = opened ? '' : await surface.opening(scope.signal);
             writer.finish(opening + surface.stop() + (await surface.closing(scope.signal)));
             stopped = true;
@@ -211,6 +218,10 @@ export async function runStream<T>(
       for (const item of batch) {
         frames += surface.encode(item);
         if (surface.failure) break;
+      }
+      if (early) {
+        await early;
+        early = undefined;
       }
       // The opening goes out with the first upstream event even when it has no frames of its
       // own: the accounting profile's usage_start is for "thinking…" states before the first
@@ -255,6 +266,14 @@ export async function runStream<T>(
   } finally {
     clearTimeout(drainTimer);
     if (idle) clearTimeout(idle);
+  }
+  // The upstream failed (or the budget stopped it) before the opening was written: it goes first.
+  if (early) {
+    try {
+      await early;
+    } catch (err) {
+      failure ??= toGatewayError(err);
+    }
   }
   // `drain`: the client left, and the upstream was read to its end (or to the deadline, or the
   // budget): the usage is whole, and the request failed as the client's cancellation.
