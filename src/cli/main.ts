@@ -1,7 +1,7 @@
 import { ConfigError } from '../config/config-error.ts';
 import { OperatorError, UsageError } from './operator-error.ts';
 import { packageVersion } from './package-version.ts';
-import { integerFlag, parseFlags } from './parse-flags.ts';
+import { integerFlag, parseFlags, workersFlag } from './parse-flags.ts';
 import { usage } from './usage.ts';
 import type { AdminCommand } from './keys.ts';
 
@@ -20,11 +20,13 @@ async function run(command: Command, args: string[]): Promise<void> {
         port: { type: 'string' },
         host: { type: 'string' },
         config: { type: 'string' },
+        workers: { type: 'string' },
       });
       if (values.help) return console.log(usage.serve);
       const port = values.port === undefined ? undefined : integerFlag(command, 'port', values.port, 0, 65535);
+      const workers = workersFlag(values.workers ?? (process.env.SLUICE_WORKERS || undefined));
       const { serve } = await import('./serve.ts');
-      return serve({ port, host: values.host, config: values.config });
+      return serve({ port, host: values.host, config: values.config, workers });
     }
     case 'pricing': {
       const { values, positionals } = parseFlags(

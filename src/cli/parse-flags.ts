@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { closestMatch } from '../config/edit-distance.ts';
 import { UsageError } from './operator-error.ts';
@@ -31,4 +32,17 @@ export function integerFlag(command: string, name: string, value: string, min: n
     throw new UsageError(`sluice ${command}: --${name} must be a whole number from ${min} to ${max}, not "${value}".`);
   }
   return n;
+}
+
+/**
+ * `--workers N|auto` (or SLUICE_WORKERS): absent, one process, so `npm start` and every embedding
+ * behave as before; `auto` is one worker per core the process may use.
+ */
+export function workersFlag(value: string | undefined): number {
+  if (value === undefined) return 1;
+  if (value === 'auto') return availableParallelism();
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256) {
+    throw new UsageError(`sluice serve: --workers must be auto or a whole number from 1 to 256, not "${value}".`);
+  }
+  return Number(value);
 }

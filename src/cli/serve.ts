@@ -1,12 +1,19 @@
+import cluster from 'node:cluster';
 import { type AddressInfo, isIP } from 'node:net';
+import { join } from 'node:path';
 import { loadConfig } from '../config/load-config.ts';
+import type { Config } from '../config/schema.ts';
 import { createGateway, type Gateway } from '../server/app.ts';
+import { ledgerSettings } from '../store/open-ledger.ts';
 import { OperatorError } from './operator-error.ts';
+import { superviseWorkers, WORKER_PORT_ENV, WORKER_SLOT_ENV, type WorkerListening } from './workers.ts';
 
 export interface ServeOptions {
   port?: number;
   host?: string;
   config?: string;
+  /** Processes serving the port (`--workers`); more than 1: a supervisor and that many workers (cli/workers.ts). */
+  workers?: number;
 }
 
 function isLoopback(host: string): boolean {
@@ -25,8 +32,11 @@ export async function serve(options: ServeOptions): Promise<void> {
     );
     process.exit(1);
   }
+  const workers = options.workers ?? 1;
+  if (cluster.isPrimary && workers > 1) return superviseWorkers(config, workers);
+  const worker = cluster.isWorker ? joinWorkers(config) : undefined;
   const gateway = createGateway(config);
-  const address = await listenOrExplain(gateway, host, config.server.port);
+  const address = await listenOrExplain(gateway, host, config.server.port, worker !== undefined);
   let stopping: { signal: string; at: number } | undefined;
   const stop = (signal: string) => {
     if (stopping) {
@@ -50,16 +60,40 @@ export async function serve(options: ServeOptions): Promise<void> {
   // must reach the drain, not node's default action (exit at once, the ledger unflushed).
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  if (worker !== undefined) {
+    // The supervisor announces the port once every worker has it.
+    const listening: WorkerListening = {
+      sluice: 'listening',
+      address: address.address,
+      family: address.family,
+      port: address.port,
+    };
+    process.send?.(listening);
+    return;
+  }
   const where = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   console.log(`sluice listening on ${where}`);
   console.log(`providers: ${gateway.context.registry.providers().join(', ')}`);
   if (!config.auth.master_key) console.log('no SLUICE_MASTER_KEY set: serving without auth (loopback only)');
 }
 
+/**
+ * A worker of `sluice serve --workers N` binds the port the supervisor gives it (the first
+ * worker's, when the config says 0) and keeps its own ledger journal: a journal directory is one
+ * process's (ledger-journal.ts locks it), and a slot's replacement replays what a crash left there.
+ */
+function joinWorkers(config: Config): number {
+  const slot = Number(process.env[WORKER_SLOT_ENV] ?? 0);
+  config.server.port = Number(process.env[WORKER_PORT_ENV] ?? config.server.port);
+  const journal = ledgerSettings(config, () => {}, undefined).journal;
+  if (journal) config.ledger.journal = join(journal.dir, `worker-${slot}`);
+  return slot;
+}
+
 /** The port problems an operator fixes, as one line saying how; anything else keeps its stack. */
-async function listenOrExplain(gateway: Gateway, host: string, port: number): Promise<AddressInfo> {
+async function listenOrExplain(gateway: Gateway, host: string, port: number, reusePort: boolean): Promise<AddressInfo> {
   try {
-    return await gateway.listen();
+    return await gateway.listen({ reusePort });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const where = `${host}:${port}`;

@@ -3,7 +3,7 @@ export const usage = {
   main: `sluice: an OpenAI-compatible LLM gateway
 
 Usage:
-  sluice serve [--port N] [--host H] [--config FILE]
+  sluice serve [--port N] [--host H] [--config FILE] [--workers N|auto]
   sluice pricing <provider/model|alias> [--input N] [--output N] [--cached N] [--config FILE]
   sluice logs [--follow] [--url URL] [--limit N] [--model M] [--provider P] [--outcome ok|error|cancelled]
   sluice check <file|url|-> [--json] [--kind chat|responses|messages] [--data body.json] [--key K]
@@ -17,13 +17,16 @@ Environment: PORT, HOST, SLUICE_CONFIG, SLUICE_MASTER_KEY, SLUICE_KEY_PEPPER, DA
 SLUICE_URL (for logs, projects, keys and endpoints),
 and each provider's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...). See README.md.`,
 
-  serve: `Usage: sluice serve [--port N] [--host H] [--config FILE]
+  serve: `Usage: sluice serve [--port N] [--host H] [--config FILE] [--workers N|auto]
 
 Runs the gateway (the default command).
   --port N         port to listen on (PORT; default 8080; 0 picks a free one)
   --host H         address to bind (HOST; default 127.0.0.1). Any non-loopback address needs
                    SLUICE_MASTER_KEY (or auth.master_key in the config)
   --config FILE    the YAML config file (SLUICE_CONFIG)
+  --workers N      processes serving the port (SLUICE_WORKERS; default 1; auto: one per core):
+                   a supervisor restarts a crashed one and drains them all on SIGTERM. Tiers with
+                   limits or budgets then need REDIS_URL (README "Workers")
   -h, --help       this help`,
 
   pricing: `Usage: sluice pricing <provider/model|alias> [--input N] [--output N] [--cached N] [--config FILE]

@@ -37,7 +37,8 @@ export interface Gateway {
   context: GatewayContext;
   /** sluice's structured log (README "Logs"). */
   logger: Logger;
-  listen(): Promise<AddressInfo>;
+  /** `reusePort`: one of several processes each binding the port (SO_REUSEPORT; `sluice serve --workers`). */
+  listen(options?: { reusePort?: boolean }): Promise<AddressInfo>;
   /** Stop accepting, let open streams run up to the drain time, then end them with an error frame. */
   shutdown(drainMs?: number): Promise<void>;
 }
@@ -183,11 +184,12 @@ export function createGateway(
     server,
     context,
     logger,
-    async listen() {
+    async listen(options = {}) {
       await Promise.all([openLedger(), loadTokenCounters(), limits.start(), context.streams?.start()]);
       const address = await new Promise<AddressInfo>((resolve, reject) => {
         server.once('error', reject);
-        server.listen({ port: config.server.port, host: config.server.host, backlog: config.server.backlog }, () => {
+        const shared = options.reusePort ? { reusePort: true, exclusive: true } : {};
+        server.listen({ port: config.server.port, host: config.server.host, backlog: config.server.backlog, ...shared }, () => {
           server.off('error', reject);
           resolve(server.address() as AddressInfo);
         });

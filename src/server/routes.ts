@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { streamOverrides } from '../governance/endpoints/endpoint-context.ts';
 import { chatCompletions } from '../pipeline/chat-completions.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
@@ -57,7 +58,9 @@ function messagesOperation(call: RouteCall): ModelOperation {
   return createMessage(Array.isArray(beta) ? beta.join(',') : beta);
 }
 
-const health = ({ res, ctx }: RouteCall) => sendJson(res, 200, { status: 'ok', providers: ctx.registry.providers() });
+// Under `sluice serve --workers N`, which process answered (a worker is restarted under a new pid).
+const worker = cluster.isWorker ? { worker_pid: process.pid } : {};
+const health = ({ res, ctx }: RouteCall) => sendJson(res, 200, { status: 'ok', providers: ctx.registry.providers(), ...worker });
 
 /**
  * Every route sluice serves, as data: new surfaces, the admin API and the console add entries

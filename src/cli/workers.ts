@@ -1,0 +1,161 @@
+import cluster, { type Worker } from 'node:cluster';
+import type { Config } from '../config/schema.ts';
+import { ledgerSettings } from '../store/open-ledger.ts';
+import { openDatabase } from '../store/open-database.ts';
+import { OperatorError } from './operator-error.ts';
+
+/** What a worker tells the supervisor once its port is open. */
+export interface WorkerListening {
+  sluice: 'listening';
+  address: string;
+  family: string;
+  port: number;
+}
+
+/** The environment a worker reads: its slot (stable across restarts) and the port to bind. */
+export const WORKER_SLOT_ENV = 'SLUICE_WORKER_SLOT';
+export const WORKER_PORT_ENV = 'SLUICE_WORKER_PORT';
+
+/** Crashes within this window count towards a restart storm. */
+const STORM_WINDOW_MS = 60_000;
+const FIRST_RESTART_DELAY_MS = 250;
+const MAX_RESTART_DELAY_MS = 30_000;
+
+/**
+ * Limits and budget reservations live in each process's memory unless Redis holds them: N workers
+ * would each grant a tier's whole limit, N times what the operator configured. Refused at start
+ * rather than silently loosened.
+ */
+export function refuseUnsharedLimits(config: Config, workers: number): void {
+  if (workers < 2 || config.limits.redis_url) return;
+  const limited = Object.entries(config.tiers)
+    .filter(
+      ([, t]) =>
+        t.requests_per_minute !== undefined ||
+        t.tokens_per_minute !== undefined ||
+        t.concurrent_requests !== undefined ||
+        t.project !== undefined ||
+        t.budgets.length > 0,
+    )
+    .map(([name]) => name);
+  if (limited.length === 0) return;
+  throw new OperatorError(
+    `--workers ${workers}: the limits and budgets of tier(s) ${limited.join(', ')} are kept in each process's memory, ` +
+      'so every worker would grant them in full: set REDIS_URL (or limits.redis_url) to share them, or serve with --workers 1.',
+  );
+}
+
+/**
+ * The primary of `sluice serve --workers N`: a thin supervisor that accepts no connection itself.
+ * Each worker binds the port on its own socket with SO_REUSEPORT (the kernel spreads connections
+ * across them), runs the whole gateway, and drains on its own on SIGTERM/SIGINT. The supervisor
+ * runs the store's migrations once before forking (SQLite's migrator takes no lock, so two
+ * workers migrating at once could collide), restarts a worker that dies, with a growing delay,
+ * and gives up when crashes repeat faster than a restart can help.
+ */
+export async function superviseWorkers(config: Config, workers: number): Promise<void> {
+  refuseUnsharedLimits(config, workers);
+  if (config.ledger.enabled) await migrateOnce(config);
+
+  const slots = new Map<Worker, number>();
+  /** Workers that have opened the port; one still starting when a stop comes just ends. */
+  const listening = new Set<Worker>();
+  const crashes: number[] = [];
+  let port = config.server.port;
+  let stopping: { signal: string; at: number } | undefined;
+  let failed = false;
+  let started = false;
+
+  const fork = (slot: number): Promise<WorkerListening> => {
+    const worker = cluster.fork({ [WORKER_SLOT_ENV]: String(slot), [WORKER_PORT_ENV]: String(port) });
+    slots.set(worker, slot);
+    return new Promise((resolve, reject) => {
+      worker.on('message', (message: Partial<WorkerListening>) => {
+        if (message?.sluice !== 'listening') return;
+        listening.add(worker);
+        console.log(`worker ${slot} (pid ${worker.process.pid}) listening`);
+        resolve(message as WorkerListening);
+      });
+      worker.once('exit', (code, signal) => reject(new Error(`worker ${slot} exited (${signal ?? code}) before listening`)));
+    });
+  };
+
+  const stopAll = (signal: NodeJS.Signals) => {
+    for (const worker of slots.keys()) worker.process.kill(signal);
+  };
+  /** Stops every worker once (a repeated signal would make them stop without draining). */
+  const giveUp = () => {
+    failed = true;
+    if (stopping) return;
+    stopping = { signal: 'SIGTERM', at: Date.now() };
+    stopAll('SIGTERM');
+  };
+
+  cluster.on('exit', (worker, code, signal) => {
+    const slot = slots.get(worker);
+    slots.delete(worker);
+    const served = listening.delete(worker);
+    if (slot === undefined) return;
+    // A worker that cannot start (a busy port, a bad store path) would not start on a retry either.
+    if (!started) giveUp();
+    if (stopping) {
+      if (code !== 0 && served) failed = true;
+      if (slots.size === 0) process.exit(failed ? 1 : 0);
+      return;
+    }
+    const now = Date.now();
+    crashes.push(now);
+    while (crashes.length > 0 && crashes[0] < now - STORM_WINDOW_MS) crashes.shift();
+    const how = signal ? `killed by ${signal}` : `exited with code ${code}`;
+    if (crashes.length > Math.max(5, 2 * workers)) {
+      console.error(`worker ${slot} ${how}: ${crashes.length} crashes within ${STORM_WINDOW_MS / 1000}s, giving up`);
+      giveUp();
+      if (slots.size === 0) process.exit(1);
+      return;
+    }
+    const delay = Math.min(FIRST_RESTART_DELAY_MS * 2 ** (crashes.length - 1), MAX_RESTART_DELAY_MS);
+    console.error(`worker ${slot} ${how}; restarting it in ${delay} ms`);
+    setTimeout(() => {
+      if (stopping) return;
+      fork(slot).catch((err: unknown) => {
+        if (!stopping) console.error((err as Error).message);
+      });
+    }, delay);
+  });
+
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping && signal === stopping.signal && Date.now() - stopping.at < 500) return;
+    // A later signal reaches the workers too: each then stops at once (serve.ts), as one process would.
+    if (!stopping) console.log(`${signal}: draining ${slots.size} workers for up to ${config.server.drain_timeout_s}s`);
+    stopping = { signal, at: Date.now() };
+    if (slots.size === 0) process.exit(failed ? 1 : 0);
+    stopAll(signal);
+  };
+  // Installed before the port is announced, as in serve.ts: a signal must reach the drain.
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+
+  // The first worker binds port 0 to a free port; the others (and any restart) bind that one.
+  let first: WorkerListening;
+  try {
+    first = await fork(0);
+    port = first.port;
+    await Promise.all(Array.from({ length: workers - 1 }, (_, i) => fork(i + 1)));
+  } catch (err) {
+    console.error(`sluice: ${(err as Error).message}; stopping`);
+    return;
+  }
+  started = true;
+  const where = `http://${first.family === 'IPv6' ? `[${first.address}]` : first.address}:${first.port}`;
+  console.log(`sluice listening on ${where} (${workers} workers)`);
+}
+
+/** The store's migrations, run once by the supervisor: a store that is down is left to the workers' retries. */
+async function migrateOnce(config: Config): Promise<void> {
+  try {
+    const opened = await openDatabase(ledgerSettings(config, () => {}, undefined).store);
+    await opened.close();
+  } catch (err) {
+    console.error(`ledger: could not migrate the store before starting the workers (${(err as Error).message}); they retry`);
+  }
+}

@@ -1,0 +1,268 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const node = join(root, 'node_modules/.bin/node');
+const sluice = join(root, 'bin/sluice.js');
+
+interface Started {
+  primary: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** `sluice serve --workers N` in its own process group, with the given config; resolves once it announces the port. */
+function startWorkers(dir: string, workers: string, configText: string, env: NodeJS.ProcessEnv = {}): Promise<Started> {
+  const config = join(dir, 'sluice.yaml');
+  writeFileSync(config, configText);
+  const primary = spawn(node, [sluice, 'serve', '--workers', workers], {
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', SLUICE_CONFIG: config, ...env },
+  });
+  let out = '';
+  primary.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
+  primary.stderr?.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const exited = new Promise<number | null>((resolve) => primary.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    // Each worker loads the whole gateway: seconds on a quiet machine, far more on a loaded one.
+    const timer = setTimeout(() => reject(new Error(`not listening within 90 s:\n${out}`)), 90_000);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(Object.assign(new Error(`exited (${code}) before listening:\n${out}`), { code, output: out }));
+    });
+    primary.stdout?.on('data', () => {
+      const match = /sluice listening on (http:\/\/\S+)/.exec(out);
+      if (!match) return;
+      clearTimeout(timer);
+      resolve({ primary, url: match[1], output: () => out, exited });
+    });
+  });
+}
+
+function kill(child: ChildProcess): void {
+  try {
+    process.kill(-(child.pid as number), 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/** One request on the given agent's connection (or a fresh one), as { status, headers, body }. */
+function call(
+  url: string,
+  path: string,
+  options: { agent?: Agent; method?: string; body?: unknown } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  const target = new URL(path, url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      target,
+      {
+        method: options.method ?? 'GET',
+        agent: options.agent ?? false,
+        headers: options.body === undefined ? {} : { 'content-type': 'application/json' },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body === undefined ? undefined : JSON.stringify(options.body));
+  });
+}
+
+async function workerPid(url: string, agent?: Agent): Promise<number> {
+  const health = await call(url, '/healthz', { agent });
+  return (JSON.parse(health.body) as { worker_pid: number }).worker_pid;
+}
+
+/** Fresh connections until `count` distinct workers have answered (the kernel picks by the connection's ports). */
+async function pidsAnswering(url: string, count: number): Promise<Set<number>> {
+  const pids = new Set<number>();
+  for (let i = 0; i < 200 && pids.size < count; i++) pids.add(await workerPid(url));
+  return pids;
+}
+
+/** As pidsAnswering, where a connection may be reset: one the kernel had queued for a worker just killed. */
+async function pidsAnsweringThroughResets(url: string, count: number): Promise<Set<number>> {
+  for (;;) {
+    try {
+      return await pidsAnswering(url, count);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ECONNRESET') throw err;
+    }
+  }
+}
+
+/** Two keep-alive connections that landed on different workers. */
+async function connectionsOnTwoWorkers(url: string): Promise<[Agent, Agent]> {
+  const first = new Agent({ keepAlive: true, maxSockets: 1 });
+  const pid = await workerPid(url, first);
+  for (let i = 0; i < 200; i++) {
+    const second = new Agent({ keepAlive: true, maxSockets: 1 });
+    if ((await workerPid(url, second)) !== pid) return [first, second];
+    second.destroy();
+  }
+  throw new Error('no connection reached a second worker in 200 tries');
+}
+
+function chatBody(model: string, stream: boolean) {
+  return { model, stream, messages: [{ role: 'user', content: 'hi' }] };
+}
+
+describe('sluice serve --workers 2', { timeout: 300_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-workers-'));
+  let gw: Started;
+  const agents: Agent[] = [];
+  before(async () => {
+    gw = await startWorkers(dir, '2', `store:\n  path: ${join(dir, 'sluice.db')}\nlog:\n  level: warn\n`);
+  });
+  after(() => {
+    for (const agent of agents) agent.destroy();
+    if (gw) kill(gw.primary);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('both workers answer on the one port', async () => {
+    assert.equal((await pidsAnswering(gw.url, 2)).size, 2);
+  });
+
+  it('a request is found in the request log from the other worker, on a keep-alive connection', async () => {
+    const [a, b] = await connectionsOnTwoWorkers(gw.url);
+    agents.push(a, b);
+    const done = await call(gw.url, '/v1/chat/completions', { agent: a, method: 'POST', body: chatBody('mock/echo', false) });
+    assert.equal(done.status, 200);
+    const id = done.headers['x-request-id'] as string;
+    // Right away, on the other worker: it waits for the row (polling the store for up to two flush intervals).
+    const found = await call(gw.url, `/v1/requests/${id}`, { agent: b });
+    assert.equal(found.status, 200, found.body);
+    assert.equal((JSON.parse(found.body) as { request_id: string }).request_id, id);
+  });
+
+  it('a stored response is continued through the other worker (previous_response_id)', async () => {
+    const [a, b] = await connectionsOnTwoWorkers(gw.url);
+    agents.push(a, b);
+    const first = await call(gw.url, '/v1/responses', { agent: a, method: 'POST', body: { model: 'mock/echo', input: 'hello' } });
+    assert.equal(first.status, 200, first.body);
+    const { id } = JSON.parse(first.body) as { id: string };
+    const next = await call(gw.url, '/v1/responses', {
+      agent: b,
+      method: 'POST',
+      body: { model: 'mock/echo', input: 'again', previous_response_id: id },
+    });
+    assert.equal(next.status, 200, next.body);
+    assert.equal((JSON.parse(next.body) as { previous_response_id: string }).previous_response_id, id);
+    const read = await call(gw.url, `/v1/responses/${id}`, { agent: b });
+    assert.equal(read.status, 200, read.body);
+  });
+
+  it('both workers write the one SQLite ledger under load: every request has its row, no write fails', async () => {
+    const total = 400;
+    const ids: string[] = [];
+    for (let round = 0; round < total / 50; round++) {
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () => call(gw.url, '/v1/chat/completions', { method: 'POST', body: chatBody('mock/echo', false) })),
+      );
+      for (const answer of answers) {
+        assert.equal(answer.status, 200, answer.body);
+        ids.push(answer.headers['x-request-id'] as string);
+      }
+    }
+    // Each worker's writer flushes every 200 ms; the last batches land within a few intervals.
+    for (let waited = 0; rowsOf(dir, ids) < total && waited < 20_000; waited += 100) await sleep(100);
+    assert.equal(rowsOf(dir, ids), total);
+    assert.doesNotMatch(gw.output(), /database is locked|SQLITE_BUSY|ledger: .*failed/i);
+  });
+
+  it('a killed worker is replaced under a new pid, and the port keeps answering', async () => {
+    const pids = await pidsAnswering(gw.url, 2);
+    const [victim] = pids;
+    process.kill(victim, 'SIGKILL');
+    const replaced = await waitFor(async () => {
+      const now = await pidsAnsweringThroughResets(gw.url, 2);
+      return now.size === 2 && !now.has(victim) ? now : undefined;
+    }, 60_000);
+    assert.equal(replaced.size, 2);
+    assert.match(gw.output(), /worker \d killed by SIGKILL; restarting it in \d+ ms/);
+  });
+
+  it('SIGTERM to the supervisor drains every worker: an open stream ends with [DONE], then every process exits 0', async () => {
+    // mock/slow sends a token every 500 ms: still streaming when the signal arrives.
+    const open = call(gw.url, '/v1/chat/completions', { method: 'POST', body: chatBody('mock/slow', true) });
+    await sleep(300);
+    process.kill(gw.primary.pid as number, 'SIGTERM');
+    const body = (await open).body;
+    assert.match(body, /"finish_reason":"stop"/);
+    assert.ok(body.endsWith('data: [DONE]\n\n'), body.slice(-200));
+    assert.equal(await gw.exited, 0, gw.output());
+    assert.match(gw.output(), /SIGTERM: draining 2 workers/);
+    assert.equal(gw.output().match(/SIGTERM: draining open streams/g)?.length, 2);
+    await assert.rejects(fetch(`${gw.url}/healthz`), 'the port is closed');
+    const db = new DatabaseSync(join(dir, 'sluice.db'), { readOnly: true });
+    try {
+      const slow = db.prepare(`SELECT outcome FROM ledger WHERE model = 'slow'`).all();
+      assert.deepEqual(
+        slow.map((r) => r.outcome),
+        ['ok'],
+      );
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('sluice serve --workers 2 with tiers that limit', () => {
+  const tiers = 'tiers:\n  free:\n    requests_per_minute: 5\ndefault_tier: free\n';
+
+  it('refuses to start without Redis, saying why and what to do', { timeout: 90_000 }, async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-workers-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const error = await startWorkers(dir, '2', `store:\n  path: ${join(dir, 'sluice.db')}\n${tiers}`).then(
+      (gw) => {
+        kill(gw.primary);
+        throw new Error('started');
+      },
+      (err: { code: number; output: string }) => err,
+    );
+    assert.equal(error.code, 1);
+    assert.match(error.output, /tier\(s\) free are kept in each process's memory.*set REDIS_URL/);
+  });
+});
+
+/** How many of these requests have their ledger row. */
+function rowsOf(dir: string, ids: string[]): number {
+  const db = new DatabaseSync(join(dir, 'sluice.db'), { readOnly: true });
+  try {
+    const sql = `SELECT count(*) AS n FROM ledger WHERE request_id IN (${ids.map(() => '?').join(',')})`;
+    return Number((db.prepare(sql).get(...ids) as { n: number }).n);
+  } finally {
+    db.close();
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, ms: number): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
+    await sleep(200);
+  }
+}
