@@ -82,12 +82,14 @@ async function theRecord(gw: TestGateway, writes: Map<string, number>, id: strin
 }
 
 /** The record's fields that do not depend on timing, and sanity bounds on the timed ones. */
-function steady(record: LogEntry, startedAt: number): Omit<LogEntry, 'created_at' | 'ttft_ms' | 'latency_ms'> {
-  const { created_at, ttft_ms, latency_ms, ...rest } = record;
+function steady(record: LogEntry, startedAt: number): Omit<LogEntry, 'created_at' | 'ttft_ms' | 'latency_ms' | 'overhead_ms'> {
+  const { created_at, ttft_ms, latency_ms, overhead_ms, ...rest } = record;
   const created = Date.parse(created_at);
   assert.ok(created >= startedAt - 5 && created <= Date.now(), `created_at ${created_at}`);
   assert.ok(latency_ms >= 0 && latency_ms <= Date.now() - startedAt + 5, `latency_ms ${latency_ms}`);
   if (ttft_ms !== null) assert.ok(ttft_ms >= 0 && ttft_ms <= latency_ms, `ttft_ms ${ttft_ms}`);
+  // sluice's own time (x-sluice-overhead-ms), never more than the whole request took.
+  assert.ok(overhead_ms === null || (overhead_ms >= 0 && overhead_ms <= Date.now() - startedAt + 5), `overhead_ms ${overhead_ms}`);
   return rest;
 }
 
