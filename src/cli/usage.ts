@@ -26,7 +26,7 @@ Runs the gateway (the default command).
   --config FILE    the YAML config file (SLUICE_CONFIG)
   --workers N      processes serving the port (SLUICE_WORKERS; default 1; auto: one per core):
                    a supervisor restarts a crashed one and drains them all on SIGTERM. Tiers with
-                   limits or budgets then need REDIS_URL (README "Workers")
+                   limits or budgets then need REDIS_URL (README "Every core of one machine")
   -h, --help       this help`,
 
   pricing: `Usage: sluice pricing <provider/model|alias> [--input N] [--output N] [--cached N] [--config FILE]
