@@ -23,8 +23,12 @@ function Chart({
     const options: Options = {
       width: Math.max(320, box.current.clientWidth),
       height: 220,
-      series: [{}, ...series.map(([label], i) => ({ label, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: false }))],
-      axes: [{}, { label: unit, size: 70 }],
+      // Points as well as lines: a minute with data between empty minutes (null) is a lone point.
+      series: [
+        {},
+        ...series.map(([label], i) => ({ label, stroke: COLORS[i % COLORS.length], width: 2, points: { show: true, size: 5 } })),
+      ],
+      axes: [{}, { label: unit, size: 70, values: (_: uPlot, ticks: number[]) => ticks.map(formatTick) }],
       scales: { x: { time: true } },
     };
     const plot = new uPlot(options, [times, ...series.map(([, values]) => values)] as AlignedData, box.current);
@@ -36,6 +40,11 @@ function Chart({
       <div ref={box} role="img" aria-label={`${title}: ${series.map(([label]) => label).join(', ') || 'no data'}`} />
     </figure>
   );
+}
+
+/** Small values (costs) keep their significant digits: "0.00011", not "0". */
+function formatTick(v: number): string {
+  return v === 0 || Math.abs(v) >= 1 ? String(Math.round(v * 100) / 100) : String(Number(v.toPrecision(2)));
 }
 
 /** The charts, read from the gateway's per-minute rollups (GET /console/api/stats), refreshed every 15 s. */
