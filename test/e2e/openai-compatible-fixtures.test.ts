@@ -65,14 +65,13 @@ function assertStreamContract(chunks: ChatCompletionChunk[], expected: ExpectedM
     const finishes = mine.filter((c) => c.finish_reason !== null).length;
     assert.equal(finishes, choice.finishReason === null ? 0 : 1, `choice ${index}: exactly one finish_reason`);
   });
+  // A failed stream too ends with the usage so far (issue 12's end-of-stream order: finish,
+  // usage, error frame, [DONE]); the SDK stops at the error frame, so the usage chunk is the last
+  // chunk it yields either way.
   const usageChunks = chunks.filter((c) => c.usage);
-  if (failed) {
-    assert.equal(usageChunks.length, 0, 'no usage chunk after an error frame');
-  } else {
-    assert.equal(usageChunks.length, 1);
-    assert.equal(usageChunks[0], chunks.at(-1), 'the usage chunk comes last');
-    assert.deepEqual(usageChunks[0]?.choices, []);
-  }
+  assert.equal(usageChunks.length, 1, failed ? 'the usage so far, before the error frame' : 'one usage chunk');
+  assert.equal(usageChunks[0], chunks.at(-1), 'the usage chunk comes last');
+  assert.deepEqual(usageChunks[0]?.choices, []);
 }
 
 describe('every OpenAI-compatible recording, through sluice to the openai SDK', () => {
@@ -113,8 +112,11 @@ describe('every OpenAI-compatible recording, through sluice to the openai SDK', 
         // The SDK raises APIError on a data frame with an `error` key, carrying the upstream message.
         assert.ok(error instanceof APIError, String(error));
         assert.equal(error.message, expected.error);
-        // Everything before the error arrived; usage is not sent after an error frame.
-        assert.deepEqual(rebuilt(chunks), { choices: expected.choices, usage: null });
+        // Everything before the error arrived, then the usage so far (the upstream's, or counted).
+        const got = rebuilt(chunks);
+        assert.deepEqual(got.choices, expected.choices);
+        const u = got.usage;
+        assert.ok(u && u.prompt_tokens > 0 && u.total_tokens === u.prompt_tokens + u.completion_tokens, JSON.stringify(u));
       }
       assertStreamContract(chunks, expected, expected.error !== null);
 
