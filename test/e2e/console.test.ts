@@ -124,4 +124,26 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     await page.getByRole('link', { name: /^request / }).click();
     await page.getByRole('heading', { name: /^Request / }).waitFor();
   });
+
+  it("shows the playground's reasoning and tool-call deltas", async () => {
+    await page.getByRole('link', { name: 'Playground' }).click();
+    await page.getByLabel('Stream profile').selectOption('openai');
+    await page.getByLabel('Prompt').fill('think first');
+    await page.getByLabel('Model').selectOption('mock/reasoning');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/^done: /)
+      .waitFor();
+    await page.getByRole('heading', { name: 'Reasoning' }).waitFor();
+    await page.getByLabel('Model').selectOption('mock/tools');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/^done: tool_calls/)
+      .waitFor();
+    await page.getByRole('heading', { name: 'Tool calls' }).waitFor();
+    await page.getByText(/^get_weather\(\{/).waitFor();
+    await shot('playground-tools');
+  });
 });
