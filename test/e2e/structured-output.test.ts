@@ -13,7 +13,9 @@ import { useUpstreamGateway } from '../helpers/gateway.ts';
  * response_format on Anthropic, through the clients that use it: the openai SDK's parse() and the
  * Vercel AI SDK's generateObject / streamObject. Claude before 4.5 answers through sluice's forced
  * tool (its input comes back as the message content, finish reason stop); Claude 4.5 and later
- * constrain their text themselves (output_config.format). The same on Bedrock (Converse).
+ * constrain their text themselves (output_config.format). The same on Bedrock (Converse: the forced
+ * tool, or outputConfig.textFormat for Claude 4.5 and the open-weight models), and on Gemini
+ * (responseJsonSchema); each also through the Responses surface's text.format.
  */
 const ANSWER_TOOL = 'sluice_structured_output';
 const place = z.object({ latitude: z.string(), longitude: z.string() });
@@ -144,30 +146,50 @@ describe('structured output on Bedrock through real clients', () => {
   }));
   const sent = () => upstream.requests.at(-1)!.json as Record<string, any>;
   const CLAUDE_3 = 'bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0';
+  /** Models whose own structured output Converse drives with outputConfig.textFormat. */
+  const CLAUDE_4_5 = 'bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+  const GPT_OSS = 'bedrock/openai.gpt-oss-120b-1:0';
+  const sdk = () => createOpenAICompatible({ name: 'sluice', baseURL: `${gw.url}/v1`, apiKey: 'unused', supportsStructuredOutputs: true });
+  const usage = { inputTokens: 20, outputTokens: 12, totalTokens: 32 };
 
-  /** The forced tool's turn as ConverseStream frames it (a forced tool choice gets no preamble). */
-  const answerStream = () => {
+  /**
+   * What Converse would answer to the request sluice sent: the forced tool's call when sluice asked
+   * for one (a forced tool choice gets no preamble), else the JSON as text; streamed on /converse-stream.
+   */
+  function bedrockReply(req: RecordedRequest) {
+    const body = req.json as { toolConfig?: { tools: { toolSpec: { name: string } }[] } };
+    const forced = body.toolConfig?.tools.some((t) => t.toolSpec.name === ANSWER_TOOL) === true;
     const json = JSON.stringify(answer);
-    return Buffer.concat([
+    if (!req.url.endsWith('/converse-stream')) {
+      const content = forced ? [{ toolUse: { toolUseId: 't1', name: ANSWER_TOOL, input: answer } }] : [{ text: json }];
+      return {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ output: { message: { role: 'assistant', content } }, stopReason: forced ? 'tool_use' : 'end_turn', usage }),
+      };
+    }
+    const start = forced ? { start: { toolUse: { toolUseId: 't1', name: ANSWER_TOOL } } } : {};
+    const delta = (piece: string) => (forced ? { toolUse: { input: piece } } : { text: piece });
+    const body_ = Buffer.concat([
       eventMessage('messageStart', { role: 'assistant' }),
-      eventMessage('contentBlockStart', { contentBlockIndex: 0, start: { toolUse: { toolUseId: 't1', name: ANSWER_TOOL } } }),
-      eventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: json.slice(0, 10) } } }),
-      eventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: json.slice(10) } } }),
+      eventMessage('contentBlockStart', { contentBlockIndex: 0, ...start }),
+      eventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: delta(json.slice(0, 10)) }),
+      eventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: delta(json.slice(10)) }),
       eventMessage('contentBlockStop', { contentBlockIndex: 0 }),
-      eventMessage('messageStop', { stopReason: 'tool_use' }),
-      eventMessage('metadata', { usage: { inputTokens: 20, outputTokens: 12, totalTokens: 32 } }),
+      eventMessage('messageStop', { stopReason: forced ? 'tool_use' : 'end_turn' }),
+      eventMessage('metadata', { usage }),
     ]);
+    return { headers: { 'content-type': 'application/vnd.amazon.eventstream' }, body: body_, randomSplit: { seed: 5 } };
+  }
+
+  /** The schema sluice gave Converse's outputConfig (a string holding the JSON Schema). */
+  const nativeSchema = () => {
+    const { textFormat } = sent().outputConfig;
+    assert.equal(textFormat.type, 'json_schema');
+    return JSON.parse(textFormat.structure.jsonSchema.schema) as { properties: Record<string, unknown> };
   };
 
   it('openai parse() on Claude 3.5: the forced tool, its input parsed as the message', async () => {
-    upstream.reply({
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        output: { message: { role: 'assistant', content: [{ toolUse: { toolUseId: 't1', name: ANSWER_TOOL, input: answer } }] } },
-        stopReason: 'tool_use',
-        usage: { inputTokens: 20, outputTokens: 12, totalTokens: 32 },
-      }),
-    });
+    upstream.reply(bedrockReply);
     const completion = await gw.client.chat.completions.parse({
       model: CLAUDE_3,
       messages: [{ role: 'user', content: 'Where is Berlin?' }],
@@ -179,36 +201,115 @@ describe('structured output on Bedrock through real clients', () => {
     assert.equal(sent().outputConfig, undefined);
   });
 
-  it('Vercel AI SDK streamObject on Claude 3.5: the answer streams as content', async () => {
-    upstream.reply({ headers: { 'content-type': 'application/vnd.amazon.eventstream' }, body: answerStream(), randomSplit: { seed: 5 } });
-    const sdk = createOpenAICompatible({ name: 'sluice', baseURL: `${gw.url}/v1`, apiKey: 'unused', supportsStructuredOutputs: true });
-    const result = streamObject({ model: sdk.chatModel(CLAUDE_3), schema: place, prompt: 'Where is Berlin?' });
-    for await (const _ of result.partialObjectStream);
-    assert.deepEqual(await result.object, answer);
-    assert.equal(await result.finishReason, 'stop');
-  });
+  for (const model of [CLAUDE_3, CLAUDE_4_5]) {
+    const how = model === CLAUDE_3 ? 'the forced tool' : 'outputConfig.textFormat';
+    it(`Vercel AI SDK generateObject on ${model}: ${how}`, async () => {
+      upstream.reply(bedrockReply);
+      const { object, finishReason } = await generateObject({ model: sdk().chatModel(model), schema: place, prompt: 'Where is Berlin?' });
+      assert.deepEqual(object, answer);
+      assert.equal(finishReason, 'stop');
+      assert.ok(!upstream.requests.at(-1)!.url.endsWith('/converse-stream'));
+      if (model === CLAUDE_3) assert.deepEqual(sent().toolConfig.toolChoice, { tool: { name: ANSWER_TOOL } });
+      else assert.deepEqual(Object.keys(nativeSchema().properties), ['latitude', 'longitude']);
+    });
+
+    it(`Vercel AI SDK streamObject on ${model}: the answer streams as content (${how})`, async () => {
+      upstream.reply(bedrockReply);
+      const result = streamObject({ model: sdk().chatModel(model), schema: place, prompt: 'Where is Berlin?' });
+      const partials: unknown[] = [];
+      for await (const partial of result.partialObjectStream) partials.push(partial);
+      assert.deepEqual(await result.object, answer);
+      assert.ok(partials.length > 1, `streamed in ${partials.length} piece(s)`);
+      assert.equal(await result.finishReason, 'stop');
+      assert.ok(upstream.requests.at(-1)!.url.endsWith('/converse-stream'));
+      if (model === CLAUDE_3) assert.equal(sent().outputConfig, undefined);
+      else assert.equal(sent().toolConfig, undefined);
+    });
+  }
+
+  for (const model of [CLAUDE_3, GPT_OSS]) {
+    for (const stream of [false, true]) {
+      it(`/v1/responses text.format through openai responses.parse() on ${model} (${stream ? 'stream' : 'whole'})`, async () => {
+        upstream.reply(bedrockReply);
+        const body = { model, input: 'Where is Berlin?', text: { format: zodTextFormat(place, 'place') } };
+        const response = stream ? await gw.client.responses.stream(body).finalResponse() : await gw.client.responses.parse(body);
+        assert.deepEqual(response.output_parsed, answer);
+        assert.equal(response.status, 'completed');
+        assert.deepEqual(
+          response.output.map((item) => item.type),
+          ['message'],
+        );
+        if (model === GPT_OSS) assert.deepEqual(Object.keys(nativeSchema().properties), ['latitude', 'longitude']);
+        else assert.deepEqual(sent().toolConfig.toolChoice, { tool: { name: ANSWER_TOOL } });
+      });
+    }
+  }
 });
 
 describe('structured output on Gemini through real clients', () => {
   const { upstream, gw } = useUpstreamGateway((url) => ({ env: { GEMINI_API_KEY: 'AIza-e2e', GEMINI_BASE_URL: url } }));
   const sent = () => upstream.requests.at(-1)!.json as Record<string, any>;
+  const sdk = () => createOpenAICompatible({ name: 'sluice', baseURL: `${gw.url}/v1`, apiKey: 'unused', supportsStructuredOutputs: true });
   const json = JSON.stringify(answer);
-  /** Gemini's streamed answer: JSON text in two chunks, then STOP with usage. */
-  const chunk = (text: string, finishReason?: string) =>
-    `data: ${JSON.stringify({
-      candidates: [{ content: { role: 'model', parts: [{ text }] }, ...(finishReason && { finishReason }) }],
-      ...(finishReason && { usageMetadata: { promptTokenCount: 8, candidatesTokenCount: 12, totalTokenCount: 20 } }),
-    })}\r\n\r\n`;
-
-  it('Vercel AI SDK streamObject: responseMimeType and responseJsonSchema, the JSON streamed as content', async () => {
-    upstream.reply({ body: chunk(json.slice(0, 12)) + chunk(json.slice(12), 'STOP') });
-    const sdk = createOpenAICompatible({ name: 'sluice', baseURL: `${gw.url}/v1`, apiKey: 'unused', supportsStructuredOutputs: true });
-    const result = streamObject({ model: sdk.chatModel('google/gemini-2.5-flash'), schema: place, prompt: 'Where is Berlin?' });
-    for await (const _ of result.partialObjectStream);
-    assert.deepEqual(await result.object, answer);
-    assert.equal(await result.finishReason, 'stop');
+  const usageMetadata = { promptTokenCount: 8, candidatesTokenCount: 12, totalTokenCount: 20 };
+  /** One GenerateContentResponse: JSON text, the last one with STOP and usage. */
+  const response = (text: string, finishReason?: string) => ({
+    candidates: [{ content: { role: 'model', parts: [{ text }] }, ...(finishReason && { finishReason }) }],
+    ...(finishReason && { usageMetadata }),
+  });
+  /** Gemini's answer: on :streamGenerateContent the JSON text in two chunks, else all of it at once. */
+  const geminiReply = (req: RecordedRequest) =>
+    req.url.includes(':streamGenerateContent')
+      ? { body: [response(json.slice(0, 12)), response(json.slice(12), 'STOP')].map((r) => `data: ${JSON.stringify(r)}\r\n\r\n`).join('') }
+      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(response(json, 'STOP')) };
+  const assertSchemaSent = () => {
     const config = sent().generationConfig;
     assert.equal(config.responseMimeType, 'application/json');
     assert.deepEqual(Object.keys(config.responseJsonSchema.properties), ['latitude', 'longitude']);
+  };
+
+  it('Vercel AI SDK streamObject: responseMimeType and responseJsonSchema, the JSON streamed as content', async () => {
+    upstream.reply(geminiReply);
+    const result = streamObject({ model: sdk().chatModel('google/gemini-2.5-flash'), schema: place, prompt: 'Where is Berlin?' });
+    for await (const _ of result.partialObjectStream);
+    assert.deepEqual(await result.object, answer);
+    assert.equal(await result.finishReason, 'stop');
+    assertSchemaSent();
   });
+
+  it('Vercel AI SDK generateObject: one :generateContent call with the schema', async () => {
+    upstream.reply(geminiReply);
+    const { object, finishReason } = await generateObject({
+      model: sdk().chatModel('google/gemini-2.5-flash'),
+      schema: place,
+      prompt: 'Where is Berlin?',
+    });
+    assert.deepEqual(object, answer);
+    assert.equal(finishReason, 'stop');
+    assert.match(upstream.requests.at(-1)!.url, /:generateContent$/);
+    assertSchemaSent();
+  });
+
+  it('openai parse(): the answer parsed as the message', async () => {
+    upstream.reply(geminiReply);
+    const completion = await gw.client.chat.completions.parse({
+      model: 'google/gemini-2.5-flash',
+      messages: [{ role: 'user', content: 'Where is Berlin?' }],
+      response_format: zodResponseFormat(place, 'place'),
+    });
+    assert.deepEqual(completion.choices[0].message.parsed, answer);
+    assert.equal(completion.choices[0].finish_reason, 'stop');
+    assertSchemaSent();
+  });
+
+  for (const stream of [false, true]) {
+    it(`/v1/responses text.format through openai responses.parse() (${stream ? 'stream' : 'whole'})`, async () => {
+      upstream.reply(geminiReply);
+      const body = { model: 'google/gemini-2.5-flash', input: 'Where is Berlin?', text: { format: zodTextFormat(place, 'place') } };
+      const response = stream ? await gw.client.responses.stream(body).finalResponse() : await gw.client.responses.parse(body);
+      assert.deepEqual(response.output_parsed, answer);
+      assert.equal(response.status, 'completed');
+      assertSchemaSent();
+    });
+  }
 });
