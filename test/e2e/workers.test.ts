@@ -225,7 +225,57 @@ describe('sluice serve --workers 2', { timeout: 300_000 }, () => {
 });
 
 describe('sluice serve --workers 2 with tiers that limit', () => {
-  const tiers = 'tiers:\n  free:\n    requests_per_minute: 5\ndefault_tier: free\n';
+  const LIMIT = 20;
+  const tiers = `tiers:\n  free:\n    requests_per_minute: ${LIMIT}\ndefault_tier: free\n`;
+
+  it(
+    `holds a key to ${LIMIT} requests a minute across both workers through Redis`,
+    { timeout: 180_000, skip: process.env.REDIS_URL ? false : 'REDIS_URL not set' },
+    async (t) => {
+      const dir = mkdtempSync(join(tmpdir(), 'sluice-workers-'));
+      const master = 'sk-master-workers-test';
+      const gw = await startWorkers(
+        dir,
+        '2',
+        `store:\n  path: ${join(dir, 'sluice.db')}\nlog:\n  level: warn\n${tiers}` +
+          `auth:\n  master_key: ${master}\n  key_pepper: workers-test-pepper\n` +
+          `limits:\n  redis_prefix: "sluice-test:${process.pid}:${Date.now()}:"\n  redis_timeout_ms: 2000\n`,
+        { REDIS_URL: process.env.REDIS_URL },
+      );
+      t.after(() => {
+        kill(gw.primary);
+        rmSync(dir, { recursive: true, force: true });
+      });
+      assert.equal((await pidsAnswering(gw.url, 2)).size, 2);
+      const admin = async (path: string, body: unknown) => {
+        const res = await fetch(`${gw.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${master}` },
+          body: JSON.stringify(body),
+        });
+        assert.equal(res.status, 201, await res.clone().text());
+        return (await res.json()) as Record<string, string>;
+      };
+      await admin('/admin/projects', { id: 'team', name: 'Team', tier: 'free' });
+      const { key } = await admin('/admin/keys', { project: 'team' });
+      // Each request on a fresh connection: the kernel spreads them over both workers.
+      const statuses: number[] = [];
+      const started = Date.now();
+      for (let i = 0; i < 2 * LIMIT; i++) {
+        const res = await fetch(`${gw.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, connection: 'close' },
+          body: JSON.stringify(chatBody('mock/echo', false)),
+        });
+        await res.arrayBuffer();
+        statuses.push(res.status);
+      }
+      const refilled = Math.floor((LIMIT * (Date.now() - started)) / 60_000);
+      const ok = statuses.filter((s) => s === 200).length;
+      assert.equal(ok + statuses.filter((s) => s === 429).length, 2 * LIMIT, `statuses: ${[...new Set(statuses)]}`);
+      assert.ok(ok >= LIMIT && ok <= LIMIT + refilled, `${ok} admitted for a limit of ${LIMIT} (${refilled} refilled meanwhile)`);
+    },
+  );
 
   it('refuses to start without Redis, saying why and what to do', { timeout: 90_000 }, async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-workers-'));
