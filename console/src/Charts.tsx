@@ -29,7 +29,8 @@ function Chart({
         ...series.map(([label], i) => ({ label, stroke: COLORS[i % COLORS.length], width: 2, points: { show: true, size: 5 } })),
       ],
       axes: [{}, { label: unit, size: 70, values: (_: uPlot, ticks: number[]) => ticks.map(formatTick) }],
-      scales: { x: { time: true } },
+      // A share (error rate) is drawn from 0 to 1 whatever it holds.
+      scales: { x: { time: true }, ...(unit === 'share' && { y: { range: [0, 1] } }) },
     };
     const plot = new uPlot(options, [times, ...series.map(([, values]) => values)] as AlignedData, box.current);
     return () => plot.destroy();

@@ -77,8 +77,9 @@ export class MinuteRollups {
     cell.latency[bucketOf(r.latencyMs)]++;
   }
 
+  /** Minutes a day older than the newest one are dropped: the rollups hold one day at most. */
   private prune(): void {
-    if (this.minutes.size <= KEEP_MINUTES) return;
+    if (this.minutes.size === 0) return;
     const oldestKept = Math.max(...this.minutes.keys()) - KEEP_MINUTES * 60_000;
     for (const minute of this.minutes.keys()) if (minute <= oldestKept) this.minutes.delete(minute);
   }

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import { emptyHistogram, MinuteRollups, quantileOf } from './minute-rollups.ts';
+
+const MINUTE = 60_000;
+const T0 = Date.UTC(2026, 0, 1, 12, 0);
+
+function record(fields: Partial<LedgerRecord>): LedgerRecord {
+  return {
+    requestId: 'r',
+    createdAt: T0,
+    provider: 'mock',
+    model: 'echo',
+    inputTokens: 10,
+    outputTokens: 5,
+    costUsd: 0.001,
+    ttftMs: 40,
+    latencyMs: 120,
+    outcome: 'ok',
+    ...fields,
+  } as LedgerRecord;
+}
+
+describe('per-minute rollups', () => {
+  it('adds up requests, errors, tokens and cost per minute and provider/model', () => {
+    const rollups = new MinuteRollups();
+    rollups.add([
+      record({}),
+      record({ createdAt: T0 + 59_999, outcome: 'error', ttftMs: null }),
+      record({ createdAt: T0 + MINUTE }),
+      record({ model: 'slow' }),
+    ]);
+    const cells = rollups.since(T0);
+    const first = cells.find((c) => c.minute === T0 && c.model === 'echo')!;
+    assert.deepEqual(
+      { requests: first.requests, errors: first.errors, input: first.inputTokens, output: first.outputTokens },
+      { requests: 2, errors: 1, input: 20, output: 10 },
+    );
+    assert.equal(first.costUsd, 0.002);
+    // The errored request had no first token: one TTFT, two latencies.
+    assert.equal(
+      first.ttft.reduce((a, b) => a + b),
+      1,
+    );
+    assert.equal(
+      first.latency.reduce((a, b) => a + b),
+      2,
+    );
+    assert.equal(cells.filter((c) => c.minute === T0).length, 2);
+    assert.deepEqual(
+      rollups.since(T0 + MINUTE).map((c) => c.minute),
+      [T0 + MINUTE],
+    );
+  });
+
+  it('counts pairs past the per-minute bound as other, and forgets minutes older than a day', () => {
+    const rollups = new MinuteRollups();
+    rollups.add(Array.from({ length: 60 }, (_, i) => record({ model: `m${i}` })));
+    const cells = rollups.since(T0);
+    assert.equal(cells.length, 51);
+    assert.equal(cells.find((c) => c.provider === 'other')?.requests, 10);
+    rollups.add([record({ createdAt: T0 + 24 * 60 * MINUTE + MINUTE })]);
+    assert.ok(rollups.since(0).every((c) => c.minute > T0));
+  });
+
+  it("reads a quantile as its bucket's upper bound", () => {
+    const counts = emptyHistogram();
+    counts[1] = 50; // <= 25 ms
+    counts[4] = 45; // <= 250 ms
+    counts[counts.length - 1] = 5; // past the last bound
+    assert.equal(quantileOf(counts, 0.5), 25);
+    assert.equal(quantileOf(counts, 0.95), 250);
+    assert.equal(quantileOf(counts, 0.99), Number.POSITIVE_INFINITY);
+    assert.equal(quantileOf(emptyHistogram(), 0.5), null);
+  });
+});
