@@ -90,6 +90,8 @@ const routeSchema = z.strictObject({
         weight: z.number().positive().default(1),
         /** No first output token within this long: the attempt is abandoned for the next target. */
         ttft_timeout_s: z.number().positive().optional(),
+        /** A non-streamed answer not complete within this long: the attempt is abandoned for the next target. */
+        timeout_s: z.number().positive().optional(),
         params: targetParamsSchema.optional(),
       }),
     )

@@ -27,7 +27,44 @@ export function ttftTimeout(candidate: Candidate): GatewayError {
   });
 }
 
-/** One try of one candidate: its own abort (a TTFT timeout) under the request's. */
+/** The non-streamed attempt's answer did not come within the target's timeout_s. */
+export function answerTimeout(candidate: Candidate): GatewayError {
+  return new GatewayError({
+    code: 'upstream_timeout',
+    status: 504,
+    type: 'timeout_error',
+    provider: candidate.target.provider,
+    message: `${candidate.key} gave no answer within ${candidate.answerTimeoutMs / 1000}s.`,
+    retryable: true,
+    fallbackable: true,
+  });
+}
+
+/**
+ * How long an attempt may go before it is abandoned for the next target: a stream until its first
+ * output (ttft_timeout_s; after it the stream's idle timeout and the deadline bound it), a whole
+ * answer until it is complete (timeout_s).
+ */
+export interface AttemptLimit {
+  ms: number;
+  /** The fallback reason an expiry gives (the ledger's and provider_fallback's). */
+  reason: 'ttft_timeout' | 'timeout';
+  error: (candidate: Candidate) => GatewayError;
+}
+
+export const firstOutputLimit = (candidate: Candidate): AttemptLimit => ({
+  ms: candidate.ttftTimeoutMs,
+  reason: 'ttft_timeout',
+  error: ttftTimeout,
+});
+
+export const wholeAnswerLimit = (candidate: Candidate): AttemptLimit => ({
+  ms: candidate.answerTimeoutMs,
+  reason: 'timeout',
+  error: answerTimeout,
+});
+
+/** One try of one candidate: its own abort (its time limit) under the request's. */
 export class TargetAttempt {
   readonly candidate: Candidate;
   readonly startedAt = Date.now();
@@ -38,25 +75,32 @@ export class TargetAttempt {
   readonly traceHeaders: Record<string, string> | undefined;
   /** The upstream answered 2xx. */
   acknowledged = false;
-  /** The TTFT timer fired (the attempt's own abort may also be its abandonment after a failure). */
-  private expired = false;
+  private readonly limit: AttemptLimit;
+  /** The limit's error once its timer fired (the attempt's own abort may also be its abandonment after a failure). */
+  private expiry: GatewayError | undefined;
 
-  /** `last`: no candidate follows, so a TTFT timeout would only fail a request that may still be answered. */
-  constructor(candidate: Candidate, ctx: AttemptContext, last: boolean) {
+  /** `last`: no candidate follows, so a time limit would only fail a request that may still be answered. */
+  constructor(candidate: Candidate, ctx: AttemptContext, last: boolean, limit = firstOutputLimit(candidate)) {
     this.candidate = candidate;
+    this.limit = limit;
     this.signal = AbortSignal.any([ctx.signal, this.controller.signal]);
     ctx.health.begin(candidate.key);
     this.traceHeaders = ctx.log.began(candidate);
-    if (candidate.ttftTimeoutMs > 0 && !last) {
+    if (limit.ms > 0 && !last) {
       this.timer = setTimeout(() => {
-        this.expired = true;
-        this.controller.abort(ttftTimeout(candidate));
-      }, candidate.ttftTimeoutMs);
+        this.expiry = limit.error(candidate);
+        this.controller.abort(this.expiry);
+      }, limit.ms);
     }
   }
 
   get timedOut(): boolean {
-    return this.expired;
+    return this.expiry !== undefined;
+  }
+
+  /** The time limit's error when it fired: what the attempt failed with, whatever the aborted call threw. */
+  get timeoutError(): GatewayError | undefined {
+    return this.expiry;
   }
 
   /** The first output came: the target is healthy, the TTFT is scored. */
@@ -75,7 +119,7 @@ export class TargetAttempt {
   failed(error: GatewayError, ctx: AttemptContext, hasNext: boolean): string | null {
     clearTimeout(this.timer);
     const timedOut = this.timedOut && !ctx.signal.aborted;
-    const cause = ctx.signal.aborted ? null : timedOut ? 'ttft_timeout' : fallbackReason(error);
+    const cause = ctx.signal.aborted ? null : timedOut ? this.limit.reason : fallbackReason(error);
     const reason = hasNext ? cause : null;
     if (cause !== null) {
       ctx.health.failed(this.candidate.key, error.code);

@@ -24,6 +24,15 @@ const routes: Record<string, RouteConfig> = {
       { model: 'b/two', weight: 1 },
     ],
   },
+  weights: {
+    strategy: 'weighted',
+    sticky: false,
+    targets: [
+      { model: 'a/one', weight: 2 },
+      { model: 'b/two', weight: 1 },
+      { model: 'c/three', weight: 1 },
+    ],
+  },
   spread: {
     strategy: 'weighted',
     sticky: true,
@@ -37,6 +46,18 @@ const routes: Record<string, RouteConfig> = {
 const sources: PlanSources = { routes, resolve };
 const health = () => new HealthBook({ breakerFailures: 1, breakerOpenMs: 60_000 });
 const keys = (cs: { key: string }[]) => cs.map((c) => c.key);
+
+/** mulberry32: a seeded [0, 1) source, so a spread is the same on every run. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
 
 describe('planRoute', () => {
   it('expands a route into its targets, each answering as the route name', () => {
@@ -88,6 +109,43 @@ describe('orderCandidates', () => {
     assert.deepEqual(keys(orderCandidates(plan, book, { random: () => 0 })), ['b/two', 'c/three', 'a/one']);
     // 0.99 draws c/three, then b/two: b/two is faster.
     assert.equal(orderCandidates(plan, book, { random: () => 0.99 })[0].key, 'b/two');
+  });
+
+  it('weighted: with no TTFT to tell them apart, the first targets follow the weights', () => {
+    const plan = planRoute('weights', [], sources);
+    const book = health();
+    for (const seed of [1, 2, 3]) {
+      const random = seeded(seed);
+      const picks = 400;
+      const firsts: Record<string, number> = {};
+      for (let i = 0; i < picks; i++) {
+        const first = orderCandidates(plan, book, { random })[0].key;
+        firsts[first] = (firsts[first] ?? 0) + 1;
+      }
+      // Weights 2:1:1; 0.07 is over three standard deviations of a share of 400 picks.
+      for (const [key, share] of [
+        ['a/one', 0.5],
+        ['b/two', 0.25],
+        ['c/three', 0.25],
+      ] as const) {
+        const got = (firsts[key] ?? 0) / picks;
+        assert.ok(Math.abs(got - share) < 0.07, `seed ${seed}: ${key} first in ${got} of requests, weight says ${share}`);
+      }
+    }
+  });
+
+  it('weighted: an unhealthy target gets no share; the others keep theirs relative to each other', () => {
+    const plan = planRoute('weights', [], sources);
+    const book = health();
+    book.failed('a/one', 'upstream_error');
+    const random = seeded(7);
+    const firsts: Record<string, number> = {};
+    for (let i = 0; i < 400; i++) {
+      const first = orderCandidates(plan, book, { random })[0].key;
+      firsts[first] = (firsts[first] ?? 0) + 1;
+    }
+    assert.equal(firsts['a/one'], undefined);
+    assert.ok(Math.abs(firsts['b/two'] / 400 - 0.5) < 0.08, `b/two first in ${firsts['b/two']} of 400`);
   });
 
   it('sticky: the same key picks the same healthy target every time; another key may pick another', () => {

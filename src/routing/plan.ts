@@ -10,6 +10,8 @@ export interface Candidate {
   weight: number;
   /** Abandon the attempt for the next target when no output came within this (0: no limit). */
   ttftTimeoutMs: number;
+  /** Abandon a non-streamed attempt for the next target when its answer took longer than this (0: no limit). */
+  answerTimeoutMs: number;
   /** Request parameters set in place of the client's. */
   params: TargetParams | undefined;
   /** The name the candidate came from (the route, an alias, an entry of `models`): what a key's allowed models see. */
@@ -38,7 +40,17 @@ function candidatesOf(name: string, requested: string, sources: PlanSources): Ca
   const route = Object.hasOwn(sources.routes, name) ? sources.routes[name] : undefined;
   if (!route) {
     const target = { ...sources.resolve(name), requested };
-    return [{ target, key: `${target.provider}/${target.model}`, weight: 1, ttftTimeoutMs: 0, params: undefined, via: name }];
+    return [
+      {
+        target,
+        key: `${target.provider}/${target.model}`,
+        weight: 1,
+        ttftTimeoutMs: 0,
+        answerTimeoutMs: 0,
+        params: undefined,
+        via: name,
+      },
+    ];
   }
   return route.targets.map((t) => {
     const target = { ...sources.resolve(t.model), requested };
@@ -47,6 +59,7 @@ function candidatesOf(name: string, requested: string, sources: PlanSources): Ca
       key: `${target.provider}/${target.model}`,
       weight: t.weight,
       ttftTimeoutMs: (t.ttft_timeout_s ?? 0) * 1000,
+      answerTimeoutMs: (t.timeout_s ?? 0) * 1000,
       params: t.params,
       via: name,
     };

@@ -11,6 +11,7 @@ const candidate: Candidate = {
   key: 'ra/m',
   weight: 1,
   ttftTimeoutMs: 0,
+  answerTimeoutMs: 0,
   params: undefined,
   via: 'route',
 };

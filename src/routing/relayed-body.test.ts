@@ -10,6 +10,7 @@ const candidate = (params: TargetParams | undefined): Candidate => ({
   key: 'anthropic/m',
   weight: 1,
   ttftTimeoutMs: 0,
+  answerTimeoutMs: 0,
   params,
   via: 'route',
 });

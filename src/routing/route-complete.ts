@@ -1,6 +1,6 @@
 import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent, FallbackEvent } from '../protocol/canonical/events.ts';
-import { type AttemptContext, TargetAttempt } from './attempt-target.ts';
+import { type AttemptContext, TargetAttempt, wholeAnswerLimit } from './attempt-target.ts';
 import type { Candidate } from './plan.ts';
 
 /** The non-streaming call of one candidate (the adapter's `complete`, with the target's params and the attempt's trace headers). */
@@ -15,7 +15,7 @@ export type CompleteOnce = (
  * what the fallback policy allows (a refusal, or an error in the answer); a bad request is
  * returned at once. Resolves to the answer's events, led by a `fallback` event per switch, or
  * rejects with the last failure. The TTFT timeout is a stream setting: a whole answer is
- * bounded by the request's deadline only.
+ * bounded by the target's timeout_s (then the next target is tried) and the request's deadline.
  */
 export async function routedComplete(
   ctx: AttemptContext,
@@ -44,7 +44,7 @@ export async function routedCall<T>(
   for (let index = 0; ; index++) {
     const candidate = ctx.candidates[index];
     const hasNext = index + 1 < ctx.candidates.length;
-    const attempt = new TargetAttempt({ ...candidate, ttftTimeoutMs: 0 }, ctx, !hasNext);
+    const attempt = new TargetAttempt(candidate, ctx, !hasNext, wholeAnswerLimit(candidate));
     let failure: GatewayError;
     let answered: { value: T } | undefined;
     try {
@@ -58,7 +58,7 @@ export async function routedCall<T>(
       answered = { value };
       failure = error;
     } catch (err) {
-      failure = toGatewayError(ctx.signal.aborted ? ctx.signal.reason : err);
+      failure = toGatewayError(ctx.signal.aborted ? ctx.signal.reason : (attempt.timeoutError ?? err));
     }
     const reason = attempt.failed(failure, ctx, hasNext);
     if (reason === null) {

@@ -11,13 +11,14 @@ import type { Candidate } from './plan.ts';
 import { routedComplete } from './route-complete.ts';
 import { routedStream } from './route-stream.ts';
 
-function candidate(key: string, ttftTimeoutMs = 0): Candidate {
+function candidate(key: string, ttftTimeoutMs = 0, answerTimeoutMs = 0): Candidate {
   const [provider, model] = key.split('/');
   return {
     target: { adapter: {} as ProviderAdapter, provider, model, requested: 'route' },
     key,
     weight: 1,
     ttftTimeoutMs,
+    answerTimeoutMs,
     params: undefined,
     via: 'route',
   };
@@ -218,6 +219,35 @@ describe('routedComplete', () => {
     assert.deepEqual(
       log.attempts.map((a) => a.status),
       [529, 200],
+    );
+  });
+
+  it("an answer not complete within the target's timeout_s is abandoned for the next; a TTFT timeout does not apply", async () => {
+    // a/m's 1 ms TTFT timeout would fire first if it applied: the reason shows which limit did.
+    const { ctx, onFallback, log, switches } = setup([candidate('a/m', 1, 50), candidate('b/n')]);
+    let abandoned: unknown;
+    const events = await routedComplete(
+      ctx,
+      (c, signal) =>
+        c.key === 'a/m'
+          ? new Promise<CanonicalEvent[]>((_, reject) =>
+              signal.addEventListener('abort', () => reject((abandoned = errors.cancelled('aborted'))), { once: true }),
+            )
+          : Promise.resolve([text('ok'), finish]),
+      onFallback,
+    );
+    assert.ok(abandoned, "the slow target's call was aborted");
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['fallback', 'text', 'finish'],
+    );
+    assert.equal(switches[0].reason, 'timeout');
+    assert.deepEqual(
+      log.attempts.map((a) => [a.errorCode, a.fallbackReason]),
+      [
+        ['upstream_timeout', 'timeout'],
+        [null, null],
+      ],
     );
   });
 
