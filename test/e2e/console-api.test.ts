@@ -83,6 +83,35 @@ describe('the console API', () => {
     assert.equal(price.recorded_cost_usd, 0);
   });
 
+  it("filters the request log by key and by project, and keeps a project key to its own project's rows", async () => {
+    const own = await projectWithKey(gw.url, KEY, 'console-filter-a');
+    await projectWithKey(gw.url, KEY, 'console-filter-b');
+    const chat = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${own.key}` },
+      body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'filtered' }] }),
+    });
+    await chat.text();
+    const list = async (query: string, key = KEY) =>
+      ((await (await fetch(`${gw.url}/v1/requests?${query}`, { headers: { authorization: `Bearer ${key}` } })).json()) as any).data as {
+        request_id: string;
+        key_id: string;
+        project_id: string;
+      }[];
+    const byKey = await list(`key_id=${own.id}`);
+    assert.deepEqual(
+      byKey.map((r) => r.request_id),
+      [chat.headers.get('x-request-id')],
+    );
+    assert.equal((await list('project_id=console-filter-a')).length, 1);
+    assert.equal((await list('project_id=console-filter-b')).length, 0);
+    // A project key asking for another project still reads its own.
+    assert.deepEqual(
+      (await list('project_id=console-filter-b', own.key)).map((r) => r.project_id),
+      ['console-filter-a'],
+    );
+  });
+
   it('answers a bad stats window with a 400 naming it', async () => {
     const res = await fetch(`${gw.url}/console/api/stats?minutes=0`, { headers: { authorization: `Bearer ${KEY}` } });
     assert.equal(res.status, 400);
