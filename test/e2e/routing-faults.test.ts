@@ -72,6 +72,10 @@ const aReplies: Record<string, UpstreamReply> = {
   'm-event': sse('data: {"error":{"message":"Provider overloaded","code":503}}\n\n'),
   'm-after': sse(`${frames.slice(0, 3).join('')}data: {"error":{"message":"Provider overloaded","code":503}}\n\n`),
   'm-slow': { ...ok, headerDelayMs: 3000 },
+  // A whole answer whose headers come at once and whose body stalls: only a bound on the whole answer ends it.
+  'm-slow-whole': { ...completion, body: undefined, pieces: [completion.body!.slice(0, 20), completion.body!.slice(20)], delaysMs: [0, 3000] },
+  // Never answered in 0 ms, so the first answer leaves a TTFT score above an untried target's.
+  'm-w1': { ...ok, headerDelayMs: 20 },
   'm-reset': { status: 200, headers: { 'content-type': 'text/event-stream' }, body: '', after: 'reset' },
   'm-reset-after': { status: 200, headers: { 'content-type': 'text/event-stream' }, pieces: frames.slice(0, 3), after: 'reset' },
 };
@@ -102,7 +106,10 @@ describe('routes: fallback before the first token, health, stickiness', () => {
       return (model && aReplies[model]) || ok;
     });
     // A whole answer when asked for one, else the recorded stream.
-    b.reply((req: RecordedRequest) => (bodyOf(req).stream ? ok : completion));
+    b.reply((req: RecordedRequest) => {
+      if (bodyOf(req).model === 'm-w2') return aReplies['m-w1'];
+      return bodyOf(req).stream ? ok : completion;
+    });
     const key = { api_key: 'sk-upstream' };
     gw = await startGateway({
       providers: {
@@ -120,6 +127,14 @@ describe('routes: fallback before the first token, health, stickiness', () => {
         'error-event': route(['a/m-event', 'b/m-event']),
         'error-after': route(['a/m-after', 'b/m-after']),
         slow: { targets: [{ model: 'a/m-slow', ttft_timeout_s: 0.3 }, { model: 'b/m-slow' }] },
+        'slow-whole': { targets: [{ model: 'a/m-slow-whole', timeout_s: 0.5 }, { model: 'b/m-slow-whole' }] },
+        weighted: {
+          strategy: 'weighted',
+          targets: [
+            { model: 'a/m-w1', weight: 3 },
+            { model: 'b/m-w2', weight: 1 },
+          ],
+        },
         reset: route(['a/m-reset', 'b/m-reset']),
         'reset-after': route(['a/m-reset-after', 'b/m-reset-after']),
         breaker: route(['a/m-breaker', 'b/m-breaker']),
@@ -252,6 +267,24 @@ describe('routes: fallback before the first token, health, stickiness', () => {
     ]);
   });
 
+  it("a whole answer not complete within the target's timeout_s: the next target answers", async () => {
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(chat('slow-whole', { stream: false })),
+    });
+    assert.equal(res.status, 200);
+    const json = (await res.json()) as { id: string; choices: { message: { content: string } }[] };
+    assert.equal(json.choices[0].message.content, text);
+    const record = await requestRecord(gw, res.headers.get('x-request-id') ?? '');
+    assert.deepEqual(attemptsOf(record), [
+      // A whole answer's status is recorded with the answer, which never came.
+      ['a', 'm-slow-whole', null, 'upstream_timeout', 'timeout'],
+      ['b', 'm-slow-whole', 200, null, null],
+    ]);
+    assert.equal(record.provider, 'b');
+  });
+
   it('a reset before any output falls back; a reset after output is an error frame', async () => {
     const before = await stream('reset');
     assert.equal(contentOf(before.text), text);
@@ -339,6 +372,20 @@ describe('routes: fallback before the first token, health, stickiness', () => {
   it('GET /v1/models lists the routes beside the aliases', async () => {
     const ids = (await gw.client.models.list()).data.map((m) => m.id);
     assert.ok(ids.includes('refused') && ids.includes('sticky'));
+  });
+
+  it('weighted: both targets receive requests', async () => {
+    // The first request goes to a target drawn by weight; its TTFT score then loses the power of
+    // two choices to the untried target's, so the second goes to the other whatever the draw.
+    // (The spread by weight itself is order.ts's unit test, over seeded draws.)
+    const providers: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await stream('weighted');
+      assert.equal(contentOf(res.text), text);
+      providers.push(res.record.provider);
+    }
+    assert.deepEqual(new Set(providers), new Set(['a', 'b']), `targets used: ${providers.join(', ')}`);
+    assert.ok(modelsAt(a).includes('m-w1') && modelsAt(b).includes('m-w2'));
   });
 
   it('sticky: the same prompt_cache_key goes to the same target', async () => {
