@@ -115,7 +115,7 @@ describe('split-for-count', () => {
 
   it('counts real prose and code exactly: no hard cut, and 1 KiB pieces add up to the whole', () => {
     const texts = [
-      readFileSync(new URL('../../README.md', import.meta.url), 'utf8'),
+      readFileSync(new URL('../../test/fixtures/text/prose-sample.md', import.meta.url), 'utf8'),
       readFileSync(new URL('./accountant.ts', import.meta.url), 'utf8'),
     ];
     for (const text of texts) {
