@@ -58,4 +58,14 @@ describe('responses store', () => {
       { role: 'assistant', content: 'Hello' },
     ]);
   });
+
+  it('a lookup waits briefly for a save made elsewhere (another worker), then gives up', async () => {
+    // A row written without this handle, as another process writes it, 50 ms after the lookup began.
+    const lookup = store.get('resp_elsewhere');
+    setTimeout(() => {
+      void new ResponsesStore(opened.db).save({ id: 'resp_elsewhere', createdAt: 1, model: 'up/m', conversation: [], response: {} });
+    }, 50);
+    assert.equal((await lookup)?.id, 'resp_elsewhere');
+    assert.equal(await store.get('resp_never_saved'), undefined);
+  });
 });
