@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api, postJson } from './api.ts';
 import { Charts } from './Charts.tsx';
+import { Keys } from './Keys.tsx';
 import { Login } from './Login.tsx';
 import { Playground } from './Playground.tsx';
 import { RequestLog } from './RequestLog.tsx';
@@ -28,6 +29,7 @@ export function App() {
     ['log', '#/', 'Requests'],
     ['charts', '#/charts', 'Charts'],
     ['playground', '#/playground', 'Playground'],
+    ['keys', '#/keys', 'Keys'],
   ] as const;
   return (
     <>
@@ -49,6 +51,7 @@ export function App() {
         {route.page === 'request' && <RequestView id={route.id} storeContent={session.storeContent} />}
         {route.page === 'charts' && <Charts />}
         {route.page === 'playground' && <Playground />}
+        {route.page === 'keys' && <Keys />}
       </main>
     </>
   );

@@ -1,13 +1,19 @@
 import { useEffect, useState } from 'react';
 
 /** The console's pages, addressed by the URL's hash so that a reload or a shared link keeps the page. */
-export type Route = { page: 'log' } | { page: 'request'; id: string } | { page: 'playground' } | { page: 'charts' };
+export type Route =
+  | { page: 'log' }
+  | { page: 'request'; id: string }
+  | { page: 'playground' }
+  | { page: 'charts' }
+  | { page: 'keys' };
 
 export function parseHash(hash: string): Route {
   const path = hash.replace(/^#\/?/, '');
   if (path.startsWith('requests/')) return { page: 'request', id: decodeURIComponent(path.slice('requests/'.length)) };
   if (path === 'playground') return { page: 'playground' };
   if (path === 'charts') return { page: 'charts' };
+  if (path === 'keys') return { page: 'keys' };
   return { page: 'log' };
 }
 

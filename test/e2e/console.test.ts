@@ -146,4 +146,29 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     await page.getByText(/^get_weather\(\{/).waitFor();
     await shot('playground-tools');
   });
+
+  it('creates a project and a key (shown once) and revokes the key on the keys page', async () => {
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.getByLabel('Project name').fill('Browser project');
+    await page.getByLabel('Project id (optional)').fill('browser-proj');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.getByRole('cell', { name: 'Browser project' }).waitFor();
+    await page.getByRole('form', { name: 'New key' }).getByRole('combobox').selectOption('browser-proj');
+    await page.getByLabel('Key name').fill('from-the-browser');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.getByTestId('issued-key').textContent()) ?? '';
+    assert.match(key, /^sk-sluice-/);
+    const chat = (auth: string) =>
+      fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${auth}` },
+        body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'with the new key' }] }),
+      }).then(async (res) => (await res.text(), res.status));
+    assert.equal(await chat(key), 200);
+    await shot('keys');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Revoke from-the-browser' }).click();
+    await page.getByRole('cell', { name: 'revoked' }).waitFor();
+    assert.equal(await chat(key), 401);
+  });
 });
