@@ -125,3 +125,21 @@ describe('/v1/messages drop_params on a translated target', () => {
     }
   });
 });
+
+describe('/v1/messages relayed to Anthropic: its 429 reaches the SDK as Anthropic sent it', () => {
+  const { upstream, gw } = useUpstreamGateway((url) => ({ env: { ANTHROPIC_API_KEY: 'sk-ant-e2e', ANTHROPIC_BASE_URL: url } }));
+
+  it('a RateLimitError with rate_limit_error, its message and retry-after', async () => {
+    const message = 'Number of request tokens has exceeded your per-minute rate limit';
+    upstream.reply({
+      status: 429,
+      headers: { ...JSON_TYPE, 'retry-after': '12' },
+      body: JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message } }),
+    });
+    const err = await refusal(() => anthropic(gw).messages.create({ model: 'anthropic/claude-sonnet-4-5', max_tokens: 64, messages: [question] }));
+    assert.ok(err instanceof Anthropic.RateLimitError, `${err.constructor.name} ${err.status}`);
+    assert.equal(typeOf(err), 'rate_limit_error');
+    assert.match(err.message, /per-minute rate limit/);
+    assert.equal(err.headers?.get('retry-after'), '12');
+  });
+});
