@@ -16,6 +16,12 @@ interface Watcher {
   render: (r: LedgerRecord) => unknown;
 }
 
+/**
+ * What a watcher may leave unread before it is dropped: a browser tab that stopped reading must
+ * not make the gateway hold every request since (EventSource reconnects on its own).
+ */
+const MAX_UNREAD_BYTES = 1 << 20;
+
 /** A comment now and then keeps proxies from closing an idle stream. */
 const HEARTBEAT_MS = 15_000;
 
@@ -55,6 +61,10 @@ export class LiveFeed {
     for (const w of this.watchers) {
       for (const r of records) {
         if (matches(r, w.filter)) w.res.write(`event: request\ndata: ${JSON.stringify(w.render(r))}\n\n`);
+      }
+      if (w.res.writableLength > MAX_UNREAD_BYTES) {
+        this.watchers.delete(w);
+        w.res.destroy();
       }
     }
   }
