@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -226,6 +226,29 @@ describe('sluice serve --workers 2', { timeout: 300_000 }, () => {
     } finally {
       db.close();
     }
+  });
+});
+
+describe('sluice serve --workers 2 with the durable ledger', () => {
+  it('gives each worker a journal of its own (one shared journal would refuse the second)', { timeout: 180_000 }, async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-workers-'));
+    const gw = await startWorkers(dir, '2', `store:\n  path: ${join(dir, 'sluice.db')}\nlog:\n  level: warn\nledger:\n  durable: true\n`);
+    t.after(() => {
+      kill(gw.primary);
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const pids = await pidsAnswering(gw.url, 2);
+    const owners = ['worker-0', 'worker-1'].map((slot) => Number(readFileSync(join(dir, 'ledger-journal', slot, 'LOCK'), 'utf8')));
+    assert.deepEqual(new Set(owners), pids);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const done = await call(gw.url, '/v1/chat/completions', { method: 'POST', body: chatBody('mock/echo', false) });
+      assert.equal(done.status, 200, done.body);
+      ids.push(done.headers['x-request-id'] as string);
+    }
+    process.kill(gw.primary.pid as number, 'SIGTERM');
+    assert.equal(await gw.exited, 0, gw.output());
+    assert.equal(rowsOf(dir, ids), ids.length);
   });
 });
 
