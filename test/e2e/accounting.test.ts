@@ -27,6 +27,7 @@ interface LogEntry {
   price_known: boolean;
   ttft_ms: number | null;
   latency_ms: number;
+  overhead_ms: number | null;
   outcome: string;
   [field: string]: unknown;
 }
