@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.ts';
 import { ledgerSettings } from '../store/open-ledger.ts';
 import { openDatabase } from '../store/open-database.ts';
 import { OperatorError } from './operator-error.ts';
+import { RestartPolicy } from './restart-policy.ts';
 
 /** What a worker tells the supervisor once its port is open. */
 export interface WorkerListening {
@@ -15,11 +16,6 @@ export interface WorkerListening {
 /** The environment a worker reads: its slot (stable across restarts) and the port to bind. */
 export const WORKER_SLOT_ENV = 'SLUICE_WORKER_SLOT';
 export const WORKER_PORT_ENV = 'SLUICE_WORKER_PORT';
-
-/** Crashes within this window count towards a restart storm. */
-const STORM_WINDOW_MS = 60_000;
-const FIRST_RESTART_DELAY_MS = 250;
-const MAX_RESTART_DELAY_MS = 30_000;
 
 /**
  * Limits and budget reservations live in each process's memory unless Redis holds them: N workers
@@ -50,8 +46,7 @@ export function refuseUnsharedLimits(config: Config, workers: number): void {
  * Each worker binds the port on its own socket with SO_REUSEPORT (the kernel spreads connections
  * across them), runs the whole gateway, and drains on its own on SIGTERM/SIGINT. The supervisor
  * runs the store's migrations once before forking (SQLite's migrator takes no lock, so two
- * workers migrating at once could collide), restarts a worker that dies, with a growing delay,
- * and gives up when crashes repeat faster than a restart can help.
+ * workers migrating at once could collide), and restarts a worker that dies (restart-policy.ts).
  */
 export async function superviseWorkers(config: Config, workers: number): Promise<void> {
   refuseUnsharedLimits(config, workers);
@@ -60,7 +55,7 @@ export async function superviseWorkers(config: Config, workers: number): Promise
   const slots = new Map<Worker, number>();
   /** Workers that have opened the port; one still starting when a stop comes just ends. */
   const listening = new Set<Worker>();
-  const crashes: number[] = [];
+  const restarts = new RestartPolicy(workers);
   let port = config.server.port;
   let stopping: { signal: string; at: number } | undefined;
   let failed = false;
@@ -103,17 +98,15 @@ export async function superviseWorkers(config: Config, workers: number): Promise
       if (slots.size === 0) process.exit(failed ? 1 : 0);
       return;
     }
-    const now = Date.now();
-    crashes.push(now);
-    while (crashes.length > 0 && crashes[0] < now - STORM_WINDOW_MS) crashes.shift();
     const how = signal ? `killed by ${signal}` : `exited with code ${code}`;
-    if (crashes.length > Math.max(5, 2 * workers)) {
-      console.error(`worker ${slot} ${how}: ${crashes.length} crashes within ${STORM_WINDOW_MS / 1000}s, giving up`);
+    const decision = restarts.crashed(Date.now());
+    if ('giveUp' in decision) {
+      console.error(`worker ${slot} ${how}: ${decision.giveUp}, giving up`);
       giveUp();
       if (slots.size === 0) process.exit(1);
       return;
     }
-    const delay = Math.min(FIRST_RESTART_DELAY_MS * 2 ** (crashes.length - 1), MAX_RESTART_DELAY_MS);
+    const delay = decision.restartInMs;
     console.error(`worker ${slot} ${how}; restarting it in ${delay} ms`);
     setTimeout(() => {
       if (stopping) return;
