@@ -1,7 +1,11 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
 
-/** The error types of Anthropic's API, with the HTTP status it answers each with ("Errors"). */
-const STATUS_OF_TYPE = {
+/**
+ * The error types of Anthropic's API, with the HTTP status it answers each with ("Errors" in its
+ * API reference). One table for both directions: the surface answers clients by it, the provider
+ * reads Anthropic's own errors by it.
+ */
+export const STATUS_OF_TYPE = {
   invalid_request_error: 400,
   authentication_error: 401,
   billing_error: 402,

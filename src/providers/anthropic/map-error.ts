@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { upstreamHttpError } from '../../errors/upstream-error.ts';
+import { type AnthropicErrorType, STATUS_OF_TYPE } from '../../protocol/anthropic-messages/errors.ts';
 
 export const PROVIDER = 'anthropic';
 
@@ -16,20 +17,6 @@ function errorOf(body: unknown): { type?: string; message?: string } {
   const { type, message } = error as { type?: unknown; message?: unknown };
   return { type: typeof type === 'string' ? type : undefined, message: typeof message === 'string' ? message : undefined };
 }
-
-/** The HTTP status Anthropic documents for each error type ("Errors" in the API reference). */
-const statusOfType: Record<string, number> = {
-  invalid_request_error: 400,
-  authentication_error: 401,
-  billing_error: 402,
-  permission_error: 403,
-  not_found_error: 404,
-  request_too_large: 413,
-  rate_limit_error: 429,
-  api_error: 500,
-  timeout_error: 504,
-  overloaded_error: 529,
-};
 
 /** A non-2xx answer: the status decides, the error type becomes the code, the message is kept. */
 export function mapAnthropicError(status: number, headers: IncomingHttpHeaders, text: string): GatewayError {
@@ -52,7 +39,7 @@ export function anthropicStreamError(body: unknown): GatewayError {
   const { type, message } = errorOf(body);
   return upstreamHttpError({
     provider: PROVIDER,
-    status: type !== undefined && Object.hasOwn(statusOfType, type) ? statusOfType[type] : 500,
+    status: type !== undefined && Object.hasOwn(STATUS_OF_TYPE, type) ? STATUS_OF_TYPE[type as AnthropicErrorType] : 500,
     message: message || `${PROVIDER} sent a stream error event with no message (${type ?? 'no type'}).`,
     upstreamType: type,
   });
