@@ -1,7 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config/schema.ts';
-import { ledgerSettings } from '../store/open-ledger.ts';
-import { openDatabase } from '../store/open-database.ts';
 import { OperatorError } from './operator-error.ts';
 import { RestartPolicy } from './restart-policy.ts';
 
@@ -45,12 +43,10 @@ export function refuseUnsharedLimits(config: Config, workers: number): void {
  * The primary of `sluice serve --workers N`: a thin supervisor that accepts no connection itself.
  * Each worker binds the port on its own socket with SO_REUSEPORT (the kernel spreads connections
  * across them), runs the whole gateway, and drains on its own on SIGTERM/SIGINT. The supervisor
- * runs the store's migrations once before forking (SQLite's migrator takes no lock, so two
- * workers migrating at once could collide), and restarts a worker that dies (restart-policy.ts).
+ * loads no gateway code: it starts the workers and restarts one that dies (restart-policy.ts).
  */
 export async function superviseWorkers(config: Config, workers: number): Promise<void> {
   refuseUnsharedLimits(config, workers);
-  if (config.ledger.enabled) await migrateOnce(config);
 
   const slots = new Map<Worker, number>();
   /** Workers that have opened the port; one still starting when a stop comes just ends. */
@@ -128,7 +124,9 @@ export async function superviseWorkers(config: Config, workers: number): Promise
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 
-  // The first worker binds port 0 to a free port; the others (and any restart) bind that one.
+  // The first worker starts alone: it migrates the store before it listens (SQLite's migrator
+  // takes no lock, so two workers migrating at once could collide), and a port 0 becomes a free
+  // port, which the others (and any restart) then bind.
   let first: WorkerListening;
   try {
     first = await fork(0);
@@ -141,14 +139,4 @@ export async function superviseWorkers(config: Config, workers: number): Promise
   started = true;
   const where = `http://${first.family === 'IPv6' ? `[${first.address}]` : first.address}:${first.port}`;
   console.log(`sluice listening on ${where} (${workers} workers)`);
-}
-
-/** The store's migrations, run once by the supervisor: a store that is down is left to the workers' retries. */
-async function migrateOnce(config: Config): Promise<void> {
-  try {
-    const opened = await openDatabase(ledgerSettings(config, () => {}, undefined).store);
-    await opened.close();
-  } catch (err) {
-    console.error(`ledger: could not migrate the store before starting the workers (${(err as Error).message}); they retry`);
-  }
 }
