@@ -13,7 +13,6 @@ export function fallbackReason(error: GatewayError): string | null {
   switch (error.code) {
     case 'cancelled':
     case 'timeout':
-    case 'server_shutting_down':
     case 'internal_error':
       return null;
     case 'upstream_connection_error':

@@ -67,7 +67,6 @@ export const ERROR_CODES = [
   'timeout',
   'stream_idle_timeout',
   'cancelled',
-  'server_shutting_down',
   // The upstream.
   'upstream_error',
   'upstream_connection_error',

@@ -35,7 +35,6 @@ export function anthropicErrorType(error: GatewayError): AnthropicErrorType {
     case 'upstream_overloaded':
     // A shutdown past its drain time (catalog.ts: shuttingDown); a client's own cancellation never reaches it.
     case 'cancelled':
-    case 'server_shutting_down':
     case 'limits_unavailable':
     case 'key_store_unavailable':
       return 'overloaded_error';
