@@ -89,7 +89,7 @@ export function Charts() {
         )}
       </div>
       <p className="note">
-        Per-minute rollups kept in memory by this instance since it started (up to 24 hours); percentiles are histogram bucket
+        Per-minute rollups in the store, summed by every sluice process that writes the ledger; percentiles are histogram bucket
         upper bounds.
       </p>
       {error && (

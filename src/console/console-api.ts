@@ -69,11 +69,12 @@ export function handleEvents({ res, ctx, search, requestId }: RouteCall): void {
 }
 
 /**
- * GET /console/api/stats?minutes=60: the charts' series from the per-minute rollups: requests,
+ * GET /console/api/stats?minutes=60: the charts' series from the per-minute rollups in the store
+ * (rollup-store.ts; one indexed range read, never a ledger scan): requests,
  * tokens and cost per minute by provider/model, TTFT and latency percentiles per minute (bucket
  * upper bounds), error rate per minute by provider, and the streams open now.
  */
-export function handleStats({ res, ctx, search, requestId }: RouteCall): void {
+export async function handleStats({ res, ctx, search, requestId }: RouteCall): Promise<void> {
   const raw = search.get('minutes') ?? '60';
   const minutes = Number(raw);
   if (!/^\d+$/.test(raw) || minutes < 1 || minutes > 1440) {
@@ -81,7 +82,9 @@ export function handleStats({ res, ctx, search, requestId }: RouteCall): void {
   }
   const now = Date.now();
   const start = Math.floor((now - (minutes - 1) * 60_000) / 60_000) * 60_000;
-  const cells = ctx.console.rollups.since(start);
+  const reading = ctx.console.rollupsSince(start);
+  if (!reading) throw errors.invalidRequest('The request log is disabled (ledger.enabled: false) or its store is not open yet.');
+  const cells = await reading;
   const times: number[] = [];
   for (let t = start; t <= now; t += 60_000) times.push(t / 1000);
   const index = (cell: MinuteCell) => (cell.minute - start) / 60_000;

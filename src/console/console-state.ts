@@ -1,27 +1,39 @@
+import type { Kysely } from 'kysely';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import type { Database } from '../store/database.ts';
 import { LiveFeed } from './live-feed.ts';
-import { MinuteRollups } from './minute-rollups.ts';
+import { type MinuteCell, summarize } from './minute-rollups.ts';
+import { RollupStore } from './rollup-store.ts';
 import { ConsoleSessions } from './sessions.ts';
 
 /** What the console keeps in a gateway: its logins, the live log's watchers and the charts' rollups. */
 export interface ConsoleState {
   sessions: ConsoleSessions;
   feed: LiveFeed;
-  rollups: MinuteRollups;
-  /** The ledger writer's listener: a stored batch feeds the rollups and the live log. */
-  written(records: readonly LedgerRecord[]): void;
+  /** The rollups from `since` (epoch ms); undefined while the store is not open (or the ledger is off). */
+  rollupsSince: (since: number) => Promise<MinuteCell[]> | undefined;
+  /** The store is open: rollups are added to it from now on. */
+  attachStore: (db: Kysely<Database>) => void;
+  /** The ledger writer's listener: a stored batch goes to the live log and is added to the rollups. */
+  written: (records: readonly LedgerRecord[]) => void;
 }
 
-export function createConsoleState(): ConsoleState {
+export function createConsoleState(log: (message: string) => void): ConsoleState {
   const feed = new LiveFeed();
-  const rollups = new MinuteRollups();
+  let rollups: RollupStore | undefined;
   return {
     sessions: new ConsoleSessions(),
     feed,
-    rollups,
-    written(records) {
-      rollups.add(records);
+    rollupsSince: (since) => rollups?.since(since),
+    attachStore: (db) => {
+      rollups = new RollupStore(db);
+    },
+    written: (records) => {
       feed.publish(records);
+      // After the batch's own transaction: a failure here leaves the charts short, never the ledger.
+      rollups
+        ?.add(summarize(records))
+        .catch((err: unknown) => log(`console rollups: a batch's sums were not stored: ${(err as Error).message}`));
     },
   };
 }

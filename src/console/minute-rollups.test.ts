@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
-import { emptyHistogram, MinuteRollups, quantileOf } from './minute-rollups.ts';
+import { emptyHistogram, quantileOf, summarize } from './minute-rollups.ts';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 0, 1, 12, 0);
@@ -22,16 +22,14 @@ function record(fields: Partial<LedgerRecord>): LedgerRecord {
   } as LedgerRecord;
 }
 
-describe('per-minute rollups', () => {
-  it('adds up requests, errors, tokens and cost per minute and provider/model', () => {
-    const rollups = new MinuteRollups();
-    rollups.add([
+describe('per-minute rollups of a batch', () => {
+  it('sums a batch per minute and provider/model: requests, errors, tokens, cost and histograms', () => {
+    const cells = summarize([
       record({}),
       record({ createdAt: T0 + 59_999, outcome: 'error', ttftMs: null }),
       record({ createdAt: T0 + MINUTE }),
       record({ model: 'slow' }),
     ]);
-    const cells = rollups.since(T0);
     const first = cells.find((c) => c.minute === T0 && c.model === 'echo')!;
     assert.deepEqual(
       { requests: first.requests, errors: first.errors, input: first.inputTokens, output: first.outputTokens },
@@ -49,19 +47,15 @@ describe('per-minute rollups', () => {
     );
     assert.equal(cells.filter((c) => c.minute === T0).length, 2);
     assert.deepEqual(
-      rollups.since(T0 + MINUTE).map((c) => c.minute),
-      [T0 + MINUTE],
+      cells.filter((c) => c.minute === T0 + MINUTE).map((c) => c.model),
+      ['echo'],
     );
   });
 
-  it('counts pairs past the per-minute bound as other, and forgets minutes older than a day', () => {
-    const rollups = new MinuteRollups();
-    rollups.add(Array.from({ length: 60 }, (_, i) => record({ model: `m${i}` })));
-    const cells = rollups.since(T0);
+  it('counts pairs past the per-minute bound as other', () => {
+    const cells = summarize(Array.from({ length: 60 }, (_, i) => record({ model: `m${i}` })));
     assert.equal(cells.length, 51);
     assert.equal(cells.find((c) => c.provider === 'other')?.requests, 10);
-    rollups.add([record({ createdAt: T0 + 24 * 60 * MINUTE + MINUTE })]);
-    assert.ok(rollups.since(0).every((c) => c.minute > T0));
   });
 
   it("reads a quantile as its bucket's upper bound", () => {

@@ -18,37 +18,19 @@ export interface MinuteCell {
   latency: number[];
 }
 
-/** How many minutes are kept, and provider/model pairs per minute before the rest count as `other`. */
-const KEEP_MINUTES = 24 * 60;
+/** Provider/model pairs per minute of one batch before the rest count as `other`. */
 const MAX_PAIRS_PER_MINUTE = 50;
 
 /**
- * Per-minute rollups of the requests this instance wrote to the ledger, fed by the ledger
- * writer once a batch is stored: the charts read these, never the raw ledger. In memory and
- * per instance: a restart starts them empty (the ledger itself keeps everything).
+ * A stored batch of ledger records summed per minute and provider/model: what the batch adds to
+ * the rollups (rollup-store.ts).
  */
-export class MinuteRollups {
-  private readonly minutes = new Map<number, Map<string, MinuteCell>>();
-
-  add(records: readonly LedgerRecord[]): void {
-    for (const r of records) this.addOne(r);
-    this.prune();
-  }
-
-  /** The cells of the minutes from `since` (epoch ms), oldest first. */
-  since(since: number): MinuteCell[] {
-    const from = Math.floor(since / 60_000) * 60_000;
-    const out: MinuteCell[] = [];
-    for (const minute of [...this.minutes.keys()].sort((a, b) => a - b)) {
-      if (minute >= from) out.push(...this.minutes.get(minute)!.values());
-    }
-    return out;
-  }
-
-  private addOne(r: LedgerRecord): void {
+export function summarize(records: readonly LedgerRecord[]): MinuteCell[] {
+  const minutes = new Map<number, Map<string, MinuteCell>>();
+  for (const r of records) {
     const minute = Math.floor(r.createdAt / 60_000) * 60_000;
-    let cells = this.minutes.get(minute);
-    if (!cells) this.minutes.set(minute, (cells = new Map()));
+    let cells = minutes.get(minute);
+    if (!cells) minutes.set(minute, (cells = new Map()));
     let pair = `${r.provider}\0${r.model}`;
     if (!cells.has(pair) && cells.size >= MAX_PAIRS_PER_MINUTE) pair = 'other\0other';
     let cell = cells.get(pair);
@@ -76,13 +58,7 @@ export class MinuteRollups {
     if (r.ttftMs !== null) cell.ttft[bucketOf(r.ttftMs)]++;
     cell.latency[bucketOf(r.latencyMs)]++;
   }
-
-  /** Minutes a day older than the newest one are dropped: the rollups hold one day at most. */
-  private prune(): void {
-    if (this.minutes.size === 0) return;
-    const oldestKept = Math.max(...this.minutes.keys()) - KEEP_MINUTES * 60_000;
-    for (const minute of this.minutes.keys()) if (minute <= oldestKept) this.minutes.delete(minute);
-  }
+  return [...minutes.values()].flatMap((cells) => [...cells.values()]);
 }
 
 /** Zero counts for every bucket, the one past the last bound included. */

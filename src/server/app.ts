@@ -68,7 +68,7 @@ export function createGateway(
   const limits = new LimitsAndBudgets(config, { pricing, log });
   const registry = createProviderRegistry(config, env, client);
   const scopes = new Set<RequestScope>();
-  const consoleState = createConsoleState();
+  const consoleState = createConsoleState(log);
   let ledger: Ledger | undefined;
   const metrics = config.metrics.enabled
     ? new GatewayMetrics(
@@ -123,6 +123,7 @@ export function createGateway(
         context.responsesStore = stores.responsesStore;
         governance.attach(new GovernanceStore(stores.database));
         limits.attachStore(stores.database);
+        consoleState.attachStore(stores.database);
       }),
     );
     context.accounting.ledger = ledger.writer;

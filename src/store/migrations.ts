@@ -246,6 +246,34 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('ledger').dropColumn('overhead_ms').execute();
     },
   },
+  /**
+   * The console's per-minute rollups (src/console/rollup-store.ts): sums per minute and
+   * provider/model, and a TTFT and a latency histogram (14 buckets each), added to by every
+   * process after each ledger batch it stores; the charts read these, never the ledger.
+   */
+  '0012_ledger_minutes': {
+    async up(db: Kysely<unknown>) {
+      let table = db.schema
+        .createTable('ledger_minutes')
+        .addColumn('minute', 'bigint', (c) => c.notNull())
+        .addColumn('provider', 'text', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('requests', 'bigint', (c) => c.notNull())
+        .addColumn('errors', 'bigint', (c) => c.notNull())
+        .addColumn('input_tokens', 'bigint', (c) => c.notNull())
+        .addColumn('output_tokens', 'bigint', (c) => c.notNull())
+        .addColumn('cost_usd', 'double precision', (c) => c.notNull());
+      for (let i = 0; i < 14; i++) {
+        table = table
+          .addColumn(`ttft_${i}`, 'bigint', (c) => c.notNull())
+          .addColumn(`latency_${i}`, 'bigint', (c) => c.notNull());
+      }
+      await table.addPrimaryKeyConstraint('ledger_minutes_pk', ['minute', 'provider', 'model']).execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('ledger_minutes').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -72,7 +72,12 @@ describe('the console API', () => {
     assert.match(text, /event: request\ndata: \{"object":"sluice.request"/);
     await reader.cancel();
 
-    const stats = (await (await fetch(`${gw.url}/console/api/stats?minutes=5`, { headers: { cookie } })).json()) as Record<string, any>;
+    // The rollups are added right after the batch's transaction: poll until they are.
+    let stats: Record<string, any> = {};
+    for (let tries = 0; tries < 100 && !stats.by_model?.['mock/echo']; tries++) {
+      if (tries) await new Promise((r) => setTimeout(r, 20));
+      stats = (await (await fetch(`${gw.url}/console/api/stats?minutes=5`, { headers: { cookie } })).json()) as Record<string, any>;
+    }
     assert.equal(stats.source, 'rollups');
     assert.equal(stats.times.length, stats.by_model['mock/echo'].requests.length);
     assert.ok(stats.by_model['mock/echo'].requests.reduce((a: number, b: number) => a + b, 0) >= 1);
