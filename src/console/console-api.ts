@@ -11,7 +11,7 @@ import { clearedCookie, sessionCookie } from './sessions.ts';
 
 /**
  * POST /console/api/login {key}: the master key or an admin key opens a session whose id goes
- * back in an HttpOnly, SameSite=Strict cookie; the key itself never reaches the browser again.
+ * back in an HttpOnly, SameSite=Strict cookie; the key itself is neither sent back nor kept.
  */
 export async function handleLogin({ req, res, ctx, requestId }: RouteCall): Promise<void> {
   const body = await readJsonBody(req, 16_384);
@@ -19,7 +19,7 @@ export async function handleLogin({ req, res, ctx, requestId }: RouteCall): Prom
   if (typeof key !== 'string') throw errors.invalidRequest('key must be a string.', 'key');
   const caller = await ctx.authenticate({ headers: { authorization: `Bearer ${key}` } } as IncomingMessage);
   if (!caller.admin) throw errors.adminRequired();
-  const id = ctx.console.sessions.open(key);
+  const id = await ctx.console.sessions.open(caller);
   sendJson(
     res,
     200,
@@ -31,8 +31,8 @@ export async function handleLogin({ req, res, ctx, requestId }: RouteCall): Prom
   );
 }
 
-export function handleLogout({ req, res, ctx, requestId }: RouteCall): void {
-  ctx.console.sessions.close(req);
+export async function handleLogout({ req, res, ctx, requestId }: RouteCall): Promise<void> {
+  await ctx.console.sessions.close(req);
   sendJson(
     res,
     200,

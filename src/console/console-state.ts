@@ -4,7 +4,7 @@ import type { Database } from '../store/database.ts';
 import { LiveFeed } from './live-feed.ts';
 import { type MinuteCell, summarize } from './minute-rollups.ts';
 import { RollupStore } from './rollup-store.ts';
-import { ConsoleSessions } from './sessions.ts';
+import { ConsoleSessions, type SessionOptions } from './sessions.ts';
 
 /** What the console keeps in a gateway: its logins, the live log's watchers and the charts' rollups. */
 export interface ConsoleState {
@@ -12,21 +12,23 @@ export interface ConsoleState {
   feed: LiveFeed;
   /** The rollups from `since` (epoch ms); undefined while the store is not open (or the ledger is off). */
   rollupsSince: (since: number) => Promise<MinuteCell[]> | undefined;
-  /** The store is open: rollups are added to it from now on. */
+  /** The store is open: rollups are added to it, and sessions kept in it, from now on. */
   attachStore: (db: Kysely<Database>) => void;
   /** The ledger writer's listener: a stored batch goes to the live log and is added to the rollups. */
   written: (records: readonly LedgerRecord[]) => void;
 }
 
-export function createConsoleState(log: (message: string) => void): ConsoleState {
+export function createConsoleState(log: (message: string) => void, sessionOptions: SessionOptions): ConsoleState {
   const feed = new LiveFeed();
+  const sessions = new ConsoleSessions(sessionOptions);
   let rollups: RollupStore | undefined;
   return {
-    sessions: new ConsoleSessions(),
+    sessions,
     feed,
     rollupsSince: (since) => rollups?.since(since),
     attachStore: (db) => {
       rollups = new RollupStore(db);
+      sessions.attachStore(db);
     },
     written: (records) => {
       feed.publish(records);

@@ -1,37 +1,60 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
-import { MASTER } from '../pipeline/admit.ts';
-import { ConsoleSessions, SESSION_COOKIE } from './sessions.ts';
+import type { VerifiedKey } from '../governance/keys/authenticate.ts';
+import { type Caller, MASTER } from '../pipeline/admit.ts';
+import { ConsoleSessions, MemorySessionRecords, SESSION_COOKIE } from './sessions.ts';
 
 const request = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
+const withCookie = (id: string) => request({ cookie: `other=1; ${SESSION_COOKIE}=${id}` });
+const ADMIN: Caller = { ...MASTER, keyId: 'k1', projectId: 'p1' };
+
+/** A keys cache holding one admin key, whose revocation a test can set. */
+function keysWith(key: Partial<VerifiedKey>) {
+  const verified = { revokedAt: null, expiresAt: null, caller: ADMIN, ...key } as VerifiedKey;
+  return { get: async (id: string) => (id === 'k1' ? verified : undefined), verified };
+}
 
 describe('console sessions', () => {
-  it('presents the key that opened a session for a request that carries its cookie and no key', () => {
-    const sessions = new ConsoleSessions();
-    const id = sessions.open('sk-master');
+  it('stand for the master key while it is unchanged, and a sent key wins over the cookie', async () => {
+    const keys = keysWith({});
+    const records = new MemorySessionRecords();
+    const sessions = new ConsoleSessions({ keys, masterKey: 'sk-master', records });
+    const id = await sessions.open(MASTER);
+    assert.equal(await sessions.callerOf(withCookie(id)), MASTER);
     const seen: (string | undefined)[] = [];
     const authenticate = sessions.wrap((req) => {
       seen.push(req.headers.authorization);
-      return MASTER;
+      return ADMIN;
     });
-    void authenticate(request({ cookie: `other=1; ${SESSION_COOKIE}=${id}` }));
-    // A key sent with the request wins over the cookie: the key path is unchanged.
-    void authenticate(request({ cookie: `${SESSION_COOKIE}=${id}`, authorization: 'Bearer sk-own' }));
-    void authenticate(request({ cookie: `${SESSION_COOKIE}=unknown` }));
-    assert.deepEqual(seen, ['Bearer sk-master', 'Bearer sk-own', undefined]);
+    assert.equal(await authenticate(withCookie(id)), MASTER);
+    assert.equal(await authenticate(request({ cookie: `${SESSION_COOKIE}=${id}`, authorization: 'Bearer sk-own' })), ADMIN);
+    assert.equal(await authenticate(withCookie('unknown')), ADMIN);
+    assert.deepEqual(seen, ['Bearer sk-own', undefined]);
+    // Another gateway (or this one restarted) with another master key: the session no longer stands.
+    const rotated = new ConsoleSessions({ keys, masterKey: 'sk-new-master', records });
+    await assert.rejects(rotated.callerOf(withCookie(id)), { code: 'invalid_api_key' });
   });
 
-  it('ends a session at logout and after 12 idle hours', () => {
+  it('stand for an admin key until it is revoked', async () => {
+    const keys = keysWith({});
+    const sessions = new ConsoleSessions({ keys, masterKey: 'sk-master' });
+    const id = await sessions.open(ADMIN);
+    assert.equal(await sessions.callerOf(withCookie(id)), ADMIN);
+    keys.verified.revokedAt = 1;
+    await assert.rejects(sessions.callerOf(withCookie(id)), { code: 'api_key_revoked' });
+  });
+
+  it('end at logout and after 12 idle hours', async () => {
     let now = 0;
-    const sessions = new ConsoleSessions(() => now);
-    const a = sessions.open('sk-a');
-    const b = sessions.open('sk-b');
-    sessions.close(request({ cookie: `${SESSION_COOKIE}=${a}` }));
-    assert.equal(sessions.keyOf(request({ cookie: `${SESSION_COOKIE}=${a}` })), undefined);
+    const sessions = new ConsoleSessions({ keys: keysWith({}), masterKey: 'sk-master', now: () => now });
+    const a = await sessions.open(MASTER);
+    const b = await sessions.open(MASTER);
+    await sessions.close(withCookie(a));
+    assert.equal(await sessions.callerOf(withCookie(a)), undefined);
     now = 12 * 60 * 60 * 1000;
-    assert.equal(sessions.keyOf(request({ cookie: `${SESSION_COOKIE}=${b}` })), 'sk-b');
+    assert.equal(await sessions.callerOf(withCookie(b)), MASTER);
     now += 12 * 60 * 60 * 1000 + 1;
-    assert.equal(sessions.keyOf(request({ cookie: `${SESSION_COOKIE}=${b}` })), undefined);
+    assert.equal(await sessions.callerOf(withCookie(b)), undefined);
   });
 });

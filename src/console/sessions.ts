@@ -1,79 +1,134 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Authenticate } from '../pipeline/admit.ts';
+import type { Kysely } from 'kysely';
+import { errors } from '../errors/catalog.ts';
+import type { VerifiedKey } from '../governance/keys/authenticate.ts';
+import type { TtlCache } from '../governance/keys/ttl-cache.ts';
+import { type Authenticate, type Caller, MASTER } from '../pipeline/admit.ts';
+import type { Database } from '../store/database.ts';
 
 export const SESSION_COOKIE = 'sluice_console';
 
-/** How long a console login lasts without use (sliding), and how many may be open at once. */
+/** How long a console login lasts without use (sliding), and how often its use is written down. */
 const IDLE_MS = 12 * 60 * 60 * 1000;
-const MAX_SESSIONS = 1_000;
+const TOUCH_EVERY_MS = 60_000;
+/** Sessions kept when there is no store (the ledger is off). */
+const MAX_MEMORY_SESSIONS = 1_000;
+
+/** Who a session stands for: a gateway-issued admin key (by id), or the master key (by a salted digest of it). */
+export interface SessionHolder {
+  keyId: string | null;
+  masterDigest: string | null;
+  lastUsed: number;
+}
+
+/** Where sessions are kept, by the digest of their id (the id itself is only in the browser's cookie). */
+export interface SessionRecords {
+  put(idDigest: string, holder: SessionHolder): Promise<void>;
+  get(idDigest: string): Promise<SessionHolder | undefined>;
+  touch(idDigest: string, at: number): Promise<void>;
+  remove(idDigest: string): Promise<void>;
+}
+
+export interface SessionOptions {
+  /** The verified keys cache of governance: a key session is re-checked (revoked, expired) on each use. */
+  keys: Pick<TtlCache<VerifiedKey>, 'get'>;
+  masterKey: string | undefined;
+  /** Where sessions are kept until a store is attached; default: this process's memory. */
+  records?: SessionRecords;
+  now?: () => number;
+}
 
 /**
  * The console's logins: the browser holds an opaque random id (an HttpOnly, SameSite=Strict
- * cookie), this instance maps it to the key that logged in. The key is kept, not the caller it
- * stood for, so every request still goes through authenticate: a revoked key ends its sessions
- * within the key cache's TTL. In memory: a restart (or another instance) asks to log in again.
+ * cookie); the gateway maps its digest to the caller, in the store (shared by every worker and
+ * instance) or, with the ledger off, in memory. A session stands for the key that opened it and
+ * is checked against it on each use: a revoked or expired key, or a changed master key, ends it.
  */
 export class ConsoleSessions {
-  private readonly byId = new Map<string, { key: string; lastUsed: number }>();
+  private records: SessionRecords;
+  private readonly options: SessionOptions;
   private readonly now: () => number;
 
-  constructor(now: () => number = Date.now) {
-    this.now = now;
+  constructor(options: SessionOptions) {
+    this.options = options;
+    this.now = options.now ?? Date.now;
+    this.records = options.records ?? new MemorySessionRecords();
   }
 
-  /** A new session for a key already authenticated as an admin; returns its id. */
-  open(key: string): string {
-    if (this.byId.size >= MAX_SESSIONS) this.evictOldest();
+  /** The store is open: sessions are kept there from now on (the ones opened before it are lost). */
+  attachStore(db: Kysely<Database>): void {
+    this.records = new StoreSessionRecords(db);
+  }
+
+  /** A new session for an admin caller just authenticated by its key; returns its id. */
+  async open(caller: Caller): Promise<string> {
     const id = randomBytes(32).toString('base64url');
-    this.byId.set(id, { key, lastUsed: this.now() });
+    const idDigest = digest(id);
+    const master = caller.keyId === null;
+    await this.records.put(idDigest, {
+      keyId: caller.keyId,
+      masterDigest: master ? this.masterDigestOf(idDigest) : null,
+      lastUsed: this.now(),
+    });
     return id;
   }
 
-  close(req: IncomingMessage): void {
+  async close(req: IncomingMessage): Promise<void> {
     const id = sessionIdOf(req);
-    if (id) this.byId.delete(id);
+    if (id) await this.records.remove(digest(id));
   }
 
-  /** The key of the request's live session, if it has one. */
-  keyOf(req: IncomingMessage): string | undefined {
+  /** The caller of the request's live session; undefined without one; a 401 when its key no longer stands. */
+  async callerOf(req: IncomingMessage): Promise<Caller | undefined> {
     const id = sessionIdOf(req);
-    const session = id ? this.byId.get(id) : undefined;
-    if (!id || !session) return undefined;
+    if (!id) return undefined;
+    const idDigest = digest(id);
+    const holder = await this.records.get(idDigest);
+    if (!holder) return undefined;
     const t = this.now();
-    if (t - session.lastUsed > IDLE_MS) {
-      this.byId.delete(id);
+    if (t - holder.lastUsed > IDLE_MS) {
+      await this.records.remove(idDigest);
       return undefined;
     }
-    session.lastUsed = t;
-    return session.key;
+    const caller = await this.holderCaller(idDigest, holder);
+    if (t - holder.lastUsed > TOUCH_EVERY_MS) await this.records.touch(idDigest, t);
+    return caller;
   }
 
   /**
    * Authentication that also takes a console session when the request presents no key itself:
-   * the key path is unchanged, and a session stands for exactly the key that opened it.
+   * the key path is unchanged (and stays synchronous for requests without the cookie).
    */
   wrap(authenticate: Authenticate): Authenticate {
     return (req) => {
       if (req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined) return authenticate(req);
-      const key = this.keyOf(req);
-      if (key === undefined) return authenticate(req);
-      // authenticate reads only the headers: the session's key presented as the request's own.
-      return authenticate({ headers: { authorization: `Bearer ${key}` } } as IncomingMessage);
+      if (!sessionIdOf(req)) return authenticate(req);
+      return this.callerOf(req).then((caller) => caller ?? authenticate(req));
     };
   }
 
-  private evictOldest(): void {
-    let oldest: string | undefined;
-    let at = Number.POSITIVE_INFINITY;
-    for (const [id, s] of this.byId) {
-      if (s.lastUsed < at) {
-        at = s.lastUsed;
-        oldest = id;
-      }
-    }
-    if (oldest) this.byId.delete(oldest);
+  /** Salted with the session: the store holds no digest of the master key that two sessions share. */
+  private masterDigestOf(idDigest: string): string {
+    return digest(`${idDigest}:${this.options.masterKey ?? ''}`);
   }
+
+  private async holderCaller(idDigest: string, holder: SessionHolder): Promise<Caller> {
+    if (holder.keyId === null) {
+      // A master key changed since the login ends the session.
+      if (holder.masterDigest !== this.masterDigestOf(idDigest)) throw errors.wrongKey();
+      return MASTER;
+    }
+    const key = await this.options.keys.get(holder.keyId);
+    if (!key || !key.caller.admin) throw errors.wrongKey();
+    if (key.revokedAt !== null) throw errors.keyRevoked();
+    if (key.expiresAt !== null && key.expiresAt <= this.now()) throw errors.keyExpired();
+    return key.caller;
+  }
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
 }
 
 function sessionIdOf(req: IncomingMessage): string | undefined {
@@ -93,4 +148,58 @@ export function sessionCookie(id: string, secure: boolean): string {
 
 export function clearedCookie(): string {
   return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`;
+}
+
+/** Sessions of a gateway without a store: this process only, the oldest dropped past a bound. */
+export class MemorySessionRecords implements SessionRecords {
+  private readonly byDigest = new Map<string, SessionHolder>();
+
+  async put(idDigest: string, holder: SessionHolder): Promise<void> {
+    if (this.byDigest.size >= MAX_MEMORY_SESSIONS) this.byDigest.delete(this.byDigest.keys().next().value!);
+    this.byDigest.set(idDigest, { ...holder });
+  }
+  async get(idDigest: string): Promise<SessionHolder | undefined> {
+    const holder = this.byDigest.get(idDigest);
+    return holder && { ...holder };
+  }
+  async touch(idDigest: string, at: number): Promise<void> {
+    const holder = this.byDigest.get(idDigest);
+    if (holder) holder.lastUsed = at;
+  }
+  async remove(idDigest: string): Promise<void> {
+    this.byDigest.delete(idDigest);
+  }
+}
+
+interface SessionsTable {
+  id_digest: string;
+  key_id: string | null;
+  master_digest: string | null;
+  last_used_at: number;
+}
+type SessionsDatabase = Database & { console_sessions: SessionsTable };
+
+/** Sessions in the store (migration 0013): every worker and instance sharing it knows them. */
+class StoreSessionRecords implements SessionRecords {
+  private readonly db: Kysely<SessionsDatabase>;
+
+  constructor(db: Kysely<Database>) {
+    this.db = db as unknown as Kysely<SessionsDatabase>;
+  }
+  async put(idDigest: string, holder: SessionHolder): Promise<void> {
+    await this.db
+      .insertInto('console_sessions')
+      .values({ id_digest: idDigest, key_id: holder.keyId, master_digest: holder.masterDigest, last_used_at: holder.lastUsed })
+      .execute();
+  }
+  async get(idDigest: string): Promise<SessionHolder | undefined> {
+    const row = await this.db.selectFrom('console_sessions').selectAll().where('id_digest', '=', idDigest).executeTakeFirst();
+    return row && { keyId: row.key_id, masterDigest: row.master_digest, lastUsed: Number(row.last_used_at) };
+  }
+  async touch(idDigest: string, at: number): Promise<void> {
+    await this.db.updateTable('console_sessions').set({ last_used_at: at }).where('id_digest', '=', idDigest).execute();
+  }
+  async remove(idDigest: string): Promise<void> {
+    await this.db.deleteFrom('console_sessions').where('id_digest', '=', idDigest).execute();
+  }
 }

@@ -274,6 +274,25 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('ledger_minutes').execute();
     },
   },
+  /**
+   * The console's logins (src/console/sessions.ts), shared by every worker and instance: the
+   * digest of the cookie's random id, and the admin key (by id) or the master key (by a digest of
+   * it) the session stands for.
+   */
+  '0013_console_sessions': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('console_sessions')
+        .addColumn('id_digest', 'text', (c) => c.primaryKey())
+        .addColumn('key_id', 'text')
+        .addColumn('master_digest', 'text')
+        .addColumn('last_used_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('console_sessions').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

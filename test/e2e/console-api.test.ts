@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { projectWithKey } from '../helpers/admin-client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -129,5 +132,52 @@ describe('the console API', () => {
     if (page.status === 200) assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'self'/);
     assert.equal((await fetch(`${gw.url}/console/..%2F..%2Fpackage.json`)).status, 404);
     assert.equal((await fetch(`${gw.url}/console/assets/none.js`)).status, 404);
+  });
+});
+
+/** Two gateways on one store stand for two workers (or instances): a login on one holds on the other. */
+describe('console sessions in the store', () => {
+  let dir: string;
+  let one: TestGateway;
+  let two: TestGateway;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sluice-console-'));
+    const config = { auth: { master_key: KEY }, store: { path: join(dir, 'sluice.db') } };
+    one = await startGateway(config);
+    two = await startGateway(config);
+  });
+  after(async () => {
+    await one?.close();
+    await two?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("lets a session opened on one gateway call the other, ends it on both at logout, and ends an admin key's at its revocation", async () => {
+    const login = async (url: string, key: string) => {
+      const res = await fetch(`${url}/console/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ key }),
+      });
+      assert.equal(res.status, 200);
+      return (res.headers.get('set-cookie') ?? '').split(';')[0];
+    };
+    const status = async (url: string, cookie: string) => (await fetch(`${url}/console/api/session`, { headers: { cookie } })).status;
+    const cookie = await login(one.url, KEY);
+    assert.equal(await status(two.url, cookie), 200);
+    await fetch(`${two.url}/console/api/logout`, { method: 'POST', headers: { cookie } });
+    assert.equal(await status(one.url, cookie), 401);
+
+    const admin = await projectWithKey(one.url, KEY, 'console-admins', { admin: true });
+    const adminCookie = await login(one.url, admin.key);
+    assert.equal(await status(two.url, adminCookie), 200);
+    const revoked = await fetch(`${one.url}/admin/keys/${admin.id}/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+      body: '{}',
+    });
+    assert.equal(revoked.status, 200);
+    assert.equal(await status(one.url, adminCookie), 401);
   });
 });
