@@ -12,6 +12,7 @@
  * admission and settlement. With `BENCH_REDIS_URL`, a second gateway in this same process (same
  * JIT state, same CPU account) keeps those limits in Redis, with a key of its own.
  */
+import cluster from 'node:cluster';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
@@ -34,7 +35,8 @@ const models = (process.env.BENCH_MODELS ?? '').split(',').filter(Boolean);
 
 function gatewayConfig(path: string, redisUrl: string | undefined) {
   return configSchema.parse({
-    server: { host: '127.0.0.1', port: 0 },
+    // A worker of gateway-workers.ts binds the port its first worker got.
+    server: { host: '127.0.0.1', port: Number(process.env.BENCH_WORKER_PORT ?? 0) },
     auth: { master_key: masterKey },
     store: { path },
     ledger: { enabled: process.env.BENCH_LEDGER !== 'off' },
@@ -93,8 +95,10 @@ async function serve(path: string, redisUrl: string | undefined): Promise<{ port
     pino.destination({ dest: '/dev/null', sync: false }),
   );
   gateways.push(gateway);
-  const address: AddressInfo = await gateway.listen();
-  return { port: address.port, key: await issueKey(`http://127.0.0.1:${address.port}`) };
+  const address: AddressInfo = await gateway.listen({ reusePort: cluster.isWorker });
+  // Workers share one store: the first issues the key, the others find it there.
+  const first = (process.env.BENCH_WORKER_SLOT ?? '0') === '0';
+  return { port: address.port, key: first ? await issueKey(`http://127.0.0.1:${address.port}`) : '' };
 }
 
 const memory = await serve(storePath, undefined);

@@ -19,6 +19,7 @@ describe('bench options', () => {
       pin: true,
       profileDir: undefined,
       ledger: true,
+      workers: 1,
     });
   });
 

@@ -22,6 +22,8 @@ export interface BenchOptions {
   profileDir: string | undefined;
   /** The gateway's ledger (on by default, as in production); off for the on/off comparison. */
   ledger: boolean;
+  /** Gateway processes on the one port (`sluice serve --workers N`; gateway-workers.ts). */
+  workers: number;
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -36,7 +38,8 @@ export const USAGE = `npm run bench -- [options]
   --json                           print machine-readable results instead of the table
   --no-pin                         do not pin processes to cores
   --profile DIR                    CPU-profile the gateway's measured phases into DIR and summarize
-  --no-ledger                      run the gateway with its ledger off (compare with a default run)`;
+  --no-ledger                      run the gateway with its ledger off (compare with a default run)
+  --workers N                      run the gateway as N worker processes on one port (default 1; unpins it)`;
 
 function positive(name: string, value: string | undefined, fallback: number, integer = false): number {
   if (value === undefined) return fallback;
@@ -67,6 +70,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
       'no-pin': { type: 'boolean' },
       profile: { type: 'string' },
       'no-ledger': { type: 'boolean' },
+      workers: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -91,5 +95,6 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     pin: values['no-pin'] !== true,
     profileDir: values.profile,
     ledger: values['no-ledger'] !== true,
+    workers: positive('workers', values.workers, 1, true),
   };
 }

@@ -332,8 +332,10 @@ async function main(): Promise<number> {
   // --no-ledger turns it off, for the ledger on/off comparison.
   const storeDir = mkdtempSync(join(tmpdir(), 'sluice-bench-'));
   process.on('exit', () => rmSync(storeDir, { recursive: true, force: true }));
-  const gateway = await startChild<GatewayReady>('./gateway-process.ts', {
-    core: pinning.gatewayCore,
+  // N workers share the machine's cores with the load: pinning them to the gateway's one core would cap them at one.
+  if (options.workers > 1) log(`gateway: ${options.workers} worker processes on one port, unpinned`);
+  const gateway = await startChild<GatewayReady>(options.workers > 1 ? './gateway-workers.ts' : './gateway-process.ts', {
+    core: options.workers > 1 ? undefined : pinning.gatewayCore,
     // Two gateways and a key each, on one core of a machine that may be busy: seconds, not milliseconds.
     readyTimeoutMs: 60_000,
     env: {
@@ -344,6 +346,7 @@ async function main(): Promise<number> {
       BENCH_MASTER_KEY: MASTER_KEY,
       BENCH_MODELS: `${modelName(0)},${modelName(options.paceMs)}`,
       BENCH_REDIS_URL: process.env.REDIS_URL ?? '',
+      BENCH_WORKERS: String(options.workers),
       // Enables sluice's native `anthropic` provider against the fake upstream, where it exists.
       ANTHROPIC_API_KEY: 'sk-ant-bench',
       ANTHROPIC_BASE_URL: upstreamOrigin,
@@ -398,7 +401,9 @@ async function main(): Promise<number> {
     node: process.version,
     cpu: cpus()[0]?.model ?? 'unknown',
     cores: pinning.cores,
-    pinning: pinning.enabled ? pinning.note : `none, ${pinning.note}`,
+    pinning:
+      (pinning.enabled ? pinning.note : `none, ${pinning.note}`) +
+      (options.workers > 1 ? `; gateway: ${options.workers} workers, unpinned` : ''),
     chunksPerResponse: TOKENS.length,
     governedRedisSkipped: 'skipped' in redis ? redis.skipped : undefined,
     gatewayStartRssMiB: startRss / (1024 * 1024),
