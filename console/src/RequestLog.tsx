@@ -42,25 +42,30 @@ export function RequestLog() {
     const query = params(filters);
     query.set('limit', String(PAGE));
     setError(undefined);
+    let events: EventSource | undefined;
+    let cancelled = false;
     api<RequestPage>(`/v1/requests?${query}`)
       .then((page) => {
+        if (cancelled) return;
         setRows(page.data);
         setNext(page.next_cursor);
+        // New requests arrive live unless the view ends in the past; from where this page was read, so none is missed.
+        if (filters.until) return;
+        const live = params(filters);
+        live.delete('since');
+        live.set('after', page.follow_cursor);
+        events = new EventSource(`/console/api/events?${live}`);
+        events.onopen = () => setLive(true);
+        events.onerror = () => setLive(false);
+        events.addEventListener('request', (e) => {
+          const record = JSON.parse((e as MessageEvent<string>).data) as RequestRecord;
+          setRows((old) => (old.some((r) => r.request_id === record.request_id) ? old : [record, ...old]));
+        });
       })
       .catch((err: Error) => setError(err.message));
-    // New requests arrive live unless the view ends in the past.
-    if (filters.until) return;
-    const liveQuery = params(filters);
-    liveQuery.delete('since');
-    const events = new EventSource(`/console/api/events?${liveQuery}`);
-    events.onopen = () => setLive(true);
-    events.onerror = () => setLive(false);
-    events.addEventListener('request', (e) => {
-      const record = JSON.parse((e as MessageEvent<string>).data) as RequestRecord;
-      setRows((old) => (old.some((r) => r.request_id === record.request_id) ? old : [record, ...old]));
-    });
     return () => {
-      events.close();
+      cancelled = true;
+      events?.close();
       setLive(false);
     };
   }, [filters]);

@@ -44,6 +44,8 @@ export interface RequestPage {
   data: RequestRecord[];
   has_more: boolean;
   next_cursor: string | null;
+  /** Where the write order stood when the page was read: the live log follows from there. */
+  follow_cursor: string;
 }
 
 export interface PriceUsed {

@@ -5,7 +5,8 @@ import { sendJson } from '../protocol/http/send-json.ts';
 import type { RouteCall } from '../server/route-table.ts';
 import { readJsonBody } from '../server/http-io.ts';
 import { recordJson } from '../server/routes/requests.ts';
-import type { FeedFilter } from './live-feed.ts';
+import { InvalidLedgerQuery } from '../store/invalid-ledger-query.ts';
+import type { LedgerQueryInWriteOrder } from '../store/ledger-store.ts';
 import { BUCKET_BOUNDS_MS, emptyHistogram, type MinuteCell, quantileOf } from './minute-rollups.ts';
 import { clearedCookie, sessionCookie } from './sessions.ts';
 
@@ -51,22 +52,41 @@ export function handleSession({ res, ctx, requestId }: RouteCall): void {
   );
 }
 
-/** GET /console/api/events?model=&provider=&outcome=&key_id=&project_id=: the live request log as SSE. */
-export function handleEvents({ res, ctx, search, requestId }: RouteCall): void {
-  if (!ctx.config.ledger.enabled) throw errors.invalidRequest('The request log is disabled (ledger.enabled: false).');
-  const filter: FeedFilter = {};
+/**
+ * GET /console/api/events?after=&model=&provider=&outcome=&key_id=&project_id=: the live request
+ * log as SSE, every record stored after `after` (a list page's follow_cursor; none: from now).
+ */
+export async function handleEvents({ res, ctx, search, requestId }: RouteCall): Promise<void> {
+  const store = ctx.ledgerStore;
+  if (!store) throw errors.invalidRequest('The request log is disabled (ledger.enabled: false) or its store is not open yet.');
+  const query: LedgerQueryInWriteOrder = {};
   for (const [param, field] of [
     ['model', 'model'],
     ['provider', 'provider'],
-    ['outcome', 'outcome'],
     ['key_id', 'keyId'],
     ['project_id', 'projectId'],
+    ['after', 'after'],
   ] as const) {
     const value = search.get(param);
-    if (value) filter[field] = value;
+    if (value?.includes('\0')) throw errors.invalidRequest(`${param} contains a NUL byte.`, param);
+    if (value) query[field] = value;
   }
-  ctx.console.feed.watch(res, filter, recordJson, { 'X-Request-ID': requestId });
+  const outcome = search.get('outcome');
+  if (outcome) {
+    if (!OUTCOMES.has(outcome)) throw errors.invalidRequest('outcome must be ok, error or cancelled.', 'outcome');
+    query.outcome = outcome as LedgerQueryInWriteOrder['outcome'];
+  }
+  // From now: where the write order stands (a one-row page's follow cursor).
+  query.after ??= (await store.list({ limit: 1 })).followCursor;
+  try {
+    await ctx.console.feed.watch(res, store, query, recordJson, { 'X-Request-ID': requestId });
+  } catch (err) {
+    if (err instanceof InvalidLedgerQuery) throw errors.invalidRequest(err.message, err.param);
+    throw err;
+  }
 }
+
+const OUTCOMES = new Set(['ok', 'error', 'cancelled']);
 
 /**
  * GET /console/api/stats?minutes=60: the charts' series from the per-minute rollups in the store

@@ -14,7 +14,7 @@ export interface ConsoleState {
   rollupsSince: (since: number) => Promise<MinuteCell[]> | undefined;
   /** The store is open: rollups are added to it, and sessions kept in it, from now on. */
   attachStore: (db: Kysely<Database>) => void;
-  /** The ledger writer's listener: a stored batch goes to the live log and is added to the rollups. */
+  /** The ledger writer's listener: a stored batch is added to the rollups. */
   written: (records: readonly LedgerRecord[]) => void;
 }
 
@@ -31,7 +31,6 @@ export function createConsoleState(log: (message: string) => void, sessionOption
       sessions.attachStore(db);
     },
     written: (records) => {
-      feed.publish(records);
       // After the batch's own transaction: a failure here leaves the charts short, never the ledger.
       rollups
         ?.add(summarize(records))

@@ -120,10 +120,17 @@ describe('the console API', () => {
     );
   });
 
-  it('answers a bad stats window with a 400 naming it', async () => {
-    const res = await fetch(`${gw.url}/console/api/stats?minutes=0`, { headers: { authorization: `Bearer ${KEY}` } });
-    assert.equal(res.status, 400);
-    assert.equal(((await res.json()) as any).error.param, 'minutes');
+  it('answers a bad stats window or live-log parameter with a 400 naming it', async () => {
+    const auth = { authorization: `Bearer ${KEY}` };
+    for (const [path, param] of [
+      ['/console/api/stats?minutes=0', 'minutes'],
+      ['/console/api/events?after=bogus', 'after'],
+      ['/console/api/events?outcome=maybe', 'outcome'],
+    ]) {
+      const res = await fetch(`${gw.url}${path}`, { headers: auth });
+      assert.equal(res.status, 400, path);
+      assert.equal(((await res.json()) as any).error.param, param);
+    }
   });
 
   it('serves the page without a key, with a content security policy, and never a file outside the bundle', async () => {
