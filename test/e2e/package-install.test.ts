@@ -57,8 +57,12 @@ describe('the npm package', { skip }, () => {
     }
     // Type declarations ship for the one importable module, sluice/client, and nowhere else.
     assert.ok(files.includes('dist/client/index.d.ts'), 'dist/client/index.d.ts');
+    // The console's bundle (README "Console"), built by vite.
+    assert.ok(files.includes('dist/console-ui/index.html'), 'dist/console-ui/index.html');
     const extra = files.filter(
-      (f) => !/^(dist\/.+\.js|dist\/client\/.+\.d\.ts|bin\/sluice\.js|LICENSE|README\.md|package\.json)$/.test(f) || f.includes('.test.'),
+      (f) =>
+        !/^(dist\/.+\.js|dist\/client\/.+\.d\.ts|dist\/console-ui\/.+|bin\/sluice\.js|LICENSE|README\.md|package\.json)$/.test(f) ||
+        f.includes('.test.'),
     );
     assert.deepEqual(extra, []);
   });
