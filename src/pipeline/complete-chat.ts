@@ -16,8 +16,7 @@ export async function completeEvents(
   run: RunScope,
   request: CanonicalRequest,
 ): Promise<{ events: CanonicalEvent[] } | { failure: GatewayError }> {
-  const { exchange, accountant, target } = run;
-  const requestId = exchange.requestId;
+  const { exchange, accountant } = run;
   const sent = capOutput(request, run.admission.maxOutputTokens);
   const outcome = await callOnce(exchange, run.scope, completeRouted(run, sent));
   if (!outcome.ok) return { failure: outcome.failure };
