@@ -66,7 +66,7 @@ describe('npm run bench (a very short run)', () => {
       [
         ['sluice CPU per 20-chunk streamed request (fast mode)', 0.3, 'number', 'boolean'],
         ['added TTFT p50 (paced mode)', 1, 'number', 'boolean'],
-        ['governed: admission + settlement CPU per request, in memory (fast mode)', 0.02, 'number', 'boolean'],
+        ['governed: admission + settlement CPU per request, in memory (32 in flight)', 0.02, 'number', 'boolean'],
         ['unary: added latency p50 over the bare pass-through (concurrency 1)', 0.15, 'number', 'boolean'],
       ],
     );
