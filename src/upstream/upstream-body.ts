@@ -26,11 +26,16 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
     return this.destroyedFlag || this.ended || this.failure !== undefined;
   }
 
-  /** Stops the response (closing the upstream connection) unless it already ended. */
-  destroy(reason: Error = new Error('upstream body released early')): void {
+  /**
+   * Stops the response (closing the upstream connection) unless it already ended. Every stream
+   * calls it on its way out, almost always after the end: the reason's Error (a stack trace) is
+   * built only when there is something to abort (`npm run bench` profile: a default-argument Error
+   * built on every call was 35 us of a 1.2 ms streamed request).
+   */
+  destroy(reason?: Error): void {
     if (this.destroyed) return;
     this.destroyedFlag = true;
-    this.controller.abort(reason);
+    this.controller.abort(reason ?? new Error('upstream body released early'));
   }
 
   // Fed by the dispatch handler.
