@@ -11,6 +11,10 @@
  * (governed-tier.ts: every limit and budgets, never reached), those that go through
  * admission and settlement. With `BENCH_REDIS_URL`, a second gateway in this same process (same
  * JIT state, same CPU account) keeps those limits in Redis, with a key of its own.
+ *
+ * The telemetry-off side (issue 14's 3% target): a third gateway in this process with the same
+ * config but metrics off and the log level silent, so that no request line is built; the plain
+ * side's difference from it is what metrics and the log line cost end to end.
  */
 import cluster from 'node:cluster';
 import { writeFileSync } from 'node:fs';
@@ -33,8 +37,9 @@ const redisPrefix = benchRedisPrefix();
 /** The models the bench asks for (run.ts), priced. */
 const models = (process.env.BENCH_MODELS ?? '').split(',').filter(Boolean);
 
-function gatewayConfig(path: string, redisUrl: string | undefined) {
+function gatewayConfig(path: string, redisUrl: string | undefined, telemetry = true) {
   return configSchema.parse({
+    ...(!telemetry && { metrics: { enabled: false }, log: { level: 'silent' } }),
     // A worker of gateway-workers.ts binds the port its first worker got.
     server: { host: '127.0.0.1', port: Number(process.env.BENCH_WORKER_PORT ?? 0) },
     auth: { master_key: masterKey },
@@ -86,10 +91,10 @@ async function redisUnreachable(url: string): Promise<string | undefined> {
 }
 
 const gateways: Gateway[] = [];
-async function serve(path: string, redisUrl: string | undefined): Promise<{ port: number; key: string }> {
+async function serve(path: string, redisUrl: string | undefined, telemetry = true): Promise<{ port: number; key: string }> {
   // The request log lines are written (their CPU is part of sluice's) to /dev/null, not the bench's terminal.
   const gateway = createGateway(
-    gatewayConfig(path, redisUrl),
+    gatewayConfig(path, redisUrl, telemetry),
     process.env,
     undefined,
     pino.destination({ dest: '/dev/null', sync: false }),
@@ -105,6 +110,8 @@ const memory = await serve(storePath, undefined);
 const redisUrl = process.env.BENCH_REDIS_URL;
 const redisSkipped = redisUrl ? await redisUnreachable(redisUrl) : 'no REDIS_URL (or limits.redis_url) set';
 const redis = redisSkipped ? undefined : await serve(`${storePath}-redis`, redisUrl);
+// Not with --workers: every gateway of a worker binds the one shared port.
+const untelemetered = cluster.isWorker ? undefined : await serve(`${storePath}-quiet`, undefined, false);
 
 let stopping = false;
 async function stop(): Promise<void> {
@@ -138,5 +145,6 @@ process.send?.({
   type: 'ready',
   port: memory.port,
   governedKey: memory.key,
+  telemetryOffPort: untelemetered?.port,
   redis: redis ? { port: redis.port, governedKey: redis.key } : { skipped: redisSkipped },
 });

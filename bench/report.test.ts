@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type BenchResult, checkTarget, floorLines, formatReport, governedCost, routedLines, unarySummary } from './report.ts';
+import { type BenchResult, floorLines, formatReport, governedCost, routedLines, unarySummary } from './report.ts';
+import { checkTarget } from './targets.ts';
 import type { SideResult } from './stats.ts';
 
 const side = (scale: number, extra: Partial<SideResult> = {}): SideResult => ({
@@ -49,7 +50,12 @@ describe('formatReport', () => {
           ],
         },
       ],
-      targets: [checkTarget('sluice CPU per request', undefined, 0.3), checkTarget('added TTFT p50', 5, 1)],
+      targets: [
+        checkTarget('sluice CPU per request', undefined, 0.3, 'ms'),
+        checkTarget('added TTFT p50', 5, 1, 'ms'),
+        checkTarget('metrics share', 0.012, 0.03, 'share'),
+        checkTarget('requests per core / bare', 0.8, 0.7, 'x', 'least'),
+      ],
     };
     assert.equal(
       formatReport(result),
@@ -79,10 +85,12 @@ other processes on the machine used 0.02 cores meanwhile
 | requests (errors)            | 1000 (0) | 1000 (1) |               |               |
   sluice error: HTTP 502: x
 
-| target                 | measured |     limit |      |
-|------------------------|---------:|----------:|------|
-| sluice CPU per request |  not run | <= 0.3 ms | -    |
-| added TTFT p50         | 5.000 ms |   <= 1 ms | FAIL |`,
+| target                   | measured |       limit |      |
+|--------------------------|---------:|------------:|------|
+| sluice CPU per request   |  not run | <= 0.300 ms | -    |
+| added TTFT p50           | 5.000 ms | <= 1.000 ms | FAIL |
+| metrics share            |     1.2% |     <= 3.0% | PASS |
+| requests per core / bare |    0.80x |    >= 0.70x | PASS |`,
     );
   });
 

@@ -17,6 +17,8 @@ export interface Comparison {
   governedRedis?: SideResult;
   /** Through a route of two targets whose first is healthy (the OpenAI-compatible row): what routing adds. */
   routed?: SideResult;
+  /** Through a gateway with metrics and the request log line off (the OpenAI-compatible row). */
+  telemetryOff?: SideResult;
 }
 
 export interface ModeResult {
@@ -36,8 +38,12 @@ export interface ModeResult {
 export interface TargetCheck {
   name: string;
   /** Undefined when the mode it needs was not run. */
-  measuredMs: number | undefined;
-  limitMs: number;
+  measured: number | undefined;
+  limit: number;
+  /** `x`: a ratio; `share`: a fraction, printed as a percentage. */
+  unit: 'ms' | 'µs' | 'x' | 'MiB' | 'share';
+  /** The limit is a ceiling (`most`) or a floor (`least`). */
+  at: 'most' | 'least';
   pass: boolean | undefined;
 }
 
@@ -57,8 +63,11 @@ export interface BenchResult {
   unary?: UnarySummary;
 }
 
-export function checkTarget(name: string, measuredMs: number | undefined, limitMs: number): TargetCheck {
-  return { name, measuredMs, limitMs, pass: measuredMs === undefined ? undefined : measuredMs <= limitMs };
+function withUnit(v: number, unit: TargetCheck['unit']): string {
+  if (unit === 'share') return `${(v * 100).toFixed(1)}%`;
+  if (unit === 'x') return `${v.toFixed(2)}x`;
+  if (unit === 'MiB') return `${v.toFixed(0)} MiB`;
+  return `${unit === 'ms' ? v.toFixed(3) : v.toFixed(1)} ${unit}`;
 }
 
 const ms = (v: number) => (Number.isNaN(v) ? '-' : v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0));
@@ -284,6 +293,20 @@ export function routedLines(c: Comparison): string[] {
   ];
 }
 
+/** What metrics and the request log line cost: the plain side over the telemetry-off side of the same rounds (issue 14: within 3%). */
+export function telemetryLines(c: Comparison): string[] {
+  const off = c.telemetryOff;
+  if (!off || off.cpuMsPerRequest === undefined || c.sluice.cpuMsPerRequest === undefined) return [];
+  const addedUs = (c.sluice.cpuMsPerRequest - off.cpuMsPerRequest) * 1000;
+  const share = ((c.sluice.cpuMsPerRequest / off.cpuMsPerRequest - 1) * 100).toFixed(1);
+  const bestUs = ((c.sluice.cpuMsPerRequestBest ?? Number.NaN) - (off.cpuMsPerRequestBest ?? Number.NaN)) * 1000;
+  const us = (v: number) => `${v >= 0 ? '+' : '-'}${Math.abs(v).toFixed(1)} µs`;
+  return [
+    `metrics and request log line off: ${off.cpuMsPerRequest.toFixed(3)} ms CPU/request; with them (plain sluice) ` +
+      `${us(addedUs)} (${share}%, best phases ${us(bestUs)}); ${off.requests} requests (${off.errors} errors)`,
+  ];
+}
+
 function modeHeading(m: ModeResult): string {
   const what =
     m.mode === 'fast'
@@ -304,6 +327,7 @@ function modeHeading(m: ModeResult): string {
     first?.governed && 'governed',
     first?.governedRedis && 'governed-redis',
     first?.routed && 'routed',
+    first?.telemetryOff && 'telemetry-off',
   ]
     .filter(Boolean)
     .join('/');
@@ -324,8 +348,18 @@ export function formatReport(result: BenchResult): string {
       out.push(...referenceLines(c));
       out.push(...governedLines(c, result.governedRedisSkipped));
       out.push(...routedLines(c));
+      out.push(...telemetryLines(c));
       out.push(...floorLines(c));
-      for (const side of ['direct', 'bare', 'sluice', 'reference', 'governed', 'governedRedis', 'routed'] as const) {
+      for (const side of [
+        'direct',
+        'bare',
+        'sluice',
+        'reference',
+        'governed',
+        'governedRedis',
+        'routed',
+        'telemetryOff',
+      ] as const) {
         for (const e of c[side]?.errorSamples ?? []) out.push(`  ${side} error: ${e}`);
       }
     }
@@ -338,8 +372,8 @@ export function formatReport(result: BenchResult): string {
         ['target', 'measured', 'limit', ''],
         ...result.targets.map((t) => [
           t.name,
-          t.measuredMs === undefined ? 'not run' : `${t.measuredMs.toFixed(3)} ms`,
-          `<= ${t.limitMs} ms`,
+          t.measured === undefined ? 'not run' : withUnit(t.measured, t.unit),
+          `${t.at === 'most' ? '<=' : '>='} ${withUnit(t.limit, t.unit)}`,
           t.pass === undefined ? '-' : t.pass ? 'PASS' : 'FAIL',
         ]),
       ],

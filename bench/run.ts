@@ -15,7 +15,9 @@ import { type PhaseOptions, type PhaseResult, runPhase, type Target } from './lo
 import { type BenchMode, type BenchOptions, parseOptions, USAGE } from './options.ts';
 import { admissionCost } from './admission-cost.ts';
 import { type CpuProfile, formatProfileSummary, summarizeProfile } from './profile-summary.ts';
-import { type BenchResult, checkTarget, type Comparison, formatReport, type ModeResult, unarySummary } from './report.ts';
+import { type BenchResult, type Comparison, formatReport, type ModeResult, unarySummary } from './report.ts';
+import { issueTargets } from './targets.ts';
+import { telemetryCost } from './telemetry-cost.ts';
 import type { ProcessSample } from './process-sample.ts';
 import { type PhaseUsage, summarize } from './stats.ts';
 import { TOKENS } from './upstream-frames.ts';
@@ -28,6 +30,8 @@ interface Ready {
 /** The gateway child's (gateway-process.ts): its keys, and the Redis-backed gateway or why there is none. */
 interface GatewayReady extends Ready {
   governedKey: string;
+  /** The same gateway with metrics and the log line off (not with --workers). */
+  telemetryOffPort?: number;
   redis: { port: number; governedKey: string } | { skipped: string };
 }
 
@@ -44,6 +48,8 @@ interface ComparisonSpec {
   governedRedis?: Target;
   /** Through sluice by a route of two targets, the first healthy (the OpenAI-compatible row). */
   routed?: Target;
+  /** Through a gateway with metrics and the request log line off (the OpenAI-compatible row). */
+  telemetryOff?: Target;
 }
 
 /** The plain requests' key: the master key, so that only the governed sides go through admission. */
@@ -108,6 +114,7 @@ interface Origins {
   reference: string;
   bare: string;
   governedKey: string;
+  telemetryOff?: string;
   /** The gateway that keeps limits in Redis, when Redis is reachable. */
   redis?: { origin: string; governedKey: string };
 }
@@ -129,6 +136,7 @@ function comparisons(origins: Origins, paceMs: number, withAnthropic: boolean): 
       governedRedis: origins.redis && openAIChat(origins.redis.origin, `up/${model}`, origins.redis.governedKey),
       // gateway-process.ts routes `route-{model}` to up/{model}, then a second target never needed.
       routed: openAIChat(gateway, `route-${model}`),
+      telemetryOff: origins.telemetryOff ? openAIChat(origins.telemetryOff, `up/${model}`) : undefined,
     },
   ];
   if (withAnthropic) {
@@ -232,6 +240,7 @@ async function runMode(
     governed: newSide(),
     governedRedis: newSide(),
     routed: newSide(),
+    telemetryOff: newSide(),
   }));
   /** A comparison's sides in the order they run, each with the process in the middle. */
   const sidesOf = (spec: ComparisonSpec) =>
@@ -244,6 +253,7 @@ async function runMode(
         ['governed', spec.governed, children.gateway],
         ['governedRedis', spec.governedRedis, children.gateway],
         ['routed', spec.routed, children.gateway],
+        ['telemetryOff', spec.telemetryOff, children.gateway],
       ] as const
     ).filter((side): side is typeof side & { 1: Target } => side[1] !== undefined);
   let sluiceRequests = 0;
@@ -290,6 +300,7 @@ async function runMode(
       ? summarize(collected[i].governedRedis.phases, collected[i].governedRedis.usage)
       : undefined,
     routed: spec.routed ? summarize(collected[i].routed.phases, collected[i].routed.usage) : undefined,
+    telemetryOff: spec.telemetryOff ? summarize(collected[i].telemetryOff.phases, collected[i].telemetryOff.usage) : undefined,
   }));
   const profile = profileFile
     ? summarizeProfile(JSON.parse(readFileSync(profileFile, 'utf8')) as CpuProfile, { top: 25, requests: sluiceRequests })
@@ -363,6 +374,7 @@ async function main(): Promise<number> {
     reference: `http://127.0.0.1:${reference.ready.port}`,
     bare: `http://127.0.0.1:${bare.ready.port}`,
     governedKey: gateway.ready.governedKey,
+    telemetryOff: gateway.ready.telemetryOffPort ? `http://127.0.0.1:${gateway.ready.telemetryOffPort}` : undefined,
     redis: 'port' in redis ? { origin: `http://127.0.0.1:${redis.port}`, governedKey: redis.governedKey } : undefined,
   };
   const startRss = (await sample(gateway)).rss;
@@ -386,8 +398,6 @@ async function main(): Promise<number> {
   await bare.stop();
   await upstream.stop();
 
-  const fast = modes.find((m) => m.mode === 'fast')?.comparisons[0];
-  const paced = modes.find((m) => m.mode === 'paced')?.comparisons[0];
   // Admission and settlement alone, in this process once the children are stopped: end to end the
   // governed row's difference also holds the key's HMAC, the rate-limit headers and the spend rows,
   // and moves by tens of µs between runs on a busy machine (bench/README.md).
@@ -397,6 +407,12 @@ async function main(): Promise<number> {
     `admission + settlement alone (bench/admission-cost.ts, in memory): ` +
       admission.runs.map((r) => `${r.governedCpuUs.toFixed(1)} µs CPU at ${r.inFlight} in flight`).join(', ') +
       (admission.problems.length > 0 ? ` (${admission.problems.length} problem(s) logged: not a clean measurement)` : ''),
+  );
+  // Metrics and the log line alone, the same way: a few tens of µs are within the noise of whole streams.
+  const telemetry = await telemetryCost(50_000);
+  log(
+    `metrics + request log line alone (bench/telemetry-cost.ts): ${telemetry.cpuUs.toFixed(1)} µs CPU per request ` +
+      `(metrics ${telemetry.metricsUs.toFixed(1)} µs)`,
   );
   const unary = unarySummary(modes);
   const result: BenchResult = {
@@ -410,20 +426,13 @@ async function main(): Promise<number> {
     governedRedisSkipped: 'skipped' in redis ? redis.skipped : undefined,
     gatewayStartRssMiB: startRss / (1024 * 1024),
     modes,
-    targets: [
-      checkTarget('sluice CPU per 20-chunk streamed request (fast mode)', fast?.sluice.cpuMsPerRequest, 0.3),
-      checkTarget('added TTFT p50 (paced mode)', paced ? paced.sluice.ttft.p50 - paced.direct.ttft.p50 : undefined, 1),
-      checkTarget(
-        'governed: admission + settlement CPU per request, in memory (32 in flight)',
-        admissionBusy && admissionBusy.governedCpuUs / 1000,
-        0.02,
-      ),
-      checkTarget(
-        'unary: added latency p50 over the bare pass-through (concurrency 1)',
-        unary && unary.concurrency === 1 ? unary.addedMs.p50 : undefined,
-        0.15,
-      ),
-    ],
+    targets: issueTargets({
+      modes,
+      unary,
+      startRssMiB: startRss / (1024 * 1024),
+      admissionUs: admissionBusy?.governedCpuUs,
+      telemetryUs: telemetry.cpuUs,
+    }),
     unary,
   };
   if (options.json) console.log(JSON.stringify(result, null, 2));
@@ -439,7 +448,9 @@ async function main(): Promise<number> {
   // A failing reference counts too: its CPU figure would be the cost of failing fast.
   const failed = modes.some((m) =>
     m.comparisons.some((c) =>
-      [c.direct, c.bare, c.sluice, c.reference, c.governed, c.governedRedis].some((side) => (side?.errors ?? 0) > 0),
+      [c.direct, c.bare, c.sluice, c.reference, c.governed, c.governedRedis, c.routed, c.telemetryOff].some(
+        (side) => (side?.errors ?? 0) > 0,
+      ),
     ),
   );
   return failed ? 1 : 0;

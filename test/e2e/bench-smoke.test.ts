@@ -60,16 +60,24 @@ describe('npm run bench (a very short run)', () => {
       // The routed row: a two-target route whose first target is healthy answers like the target.
       assert.ok(openAI.routed && openAI.routed.requests > 0 && openAI.routed.cpuMsPerRequest! > 0);
       assert.equal(openAI.routed.errors, 0, `${mode.mode} routed: ${openAI.routed.errorSamples.join('; ')}`);
+      // The telemetry-off side: the same gateway config with metrics and the log line off.
+      assert.ok(openAI.telemetryOff && openAI.telemetryOff.requests > 0 && openAI.telemetryOff.cpuMsPerRequest! > 0);
+      assert.equal(openAI.telemetryOff.errors, 0, `${mode.mode} telemetry off: ${openAI.telemetryOff.errorSamples.join('; ')}`);
     }
-    assert.deepEqual(
-      result.targets.map((t) => [t.name, t.limitMs, typeof t.measuredMs, typeof t.pass]),
-      [
-        ['sluice CPU per 20-chunk streamed request (fast mode)', 0.3, 'number', 'boolean'],
-        ['added TTFT p50 (paced mode)', 1, 'number', 'boolean'],
-        ['governed: admission + settlement CPU per request, in memory (32 in flight)', 0.02, 'number', 'boolean'],
-        ['unary: added latency p50 over the bare pass-through (concurrency 1)', 0.15, 'number', 'boolean'],
-      ],
-    );
+    // The issues' targets: those of the modes this run had are measured; the paced ones name 64
+    // and 256 streams, which this short run does not run.
+    const measured = result.targets.filter((t) => t.measured !== undefined).map((t) => t.name);
+    assert.deepEqual(measured, [
+      'fast: sluice CPU per streamed request / bare pass-through (OpenAI-compatible)',
+      "fast: Anthropic -> OpenAI translation's ratio to bare / the OpenAI-compatible ratio",
+      'unary x1: added latency p50 over the bare pass-through',
+      'unary: requests per core / the bare pass-through',
+      'gateway RSS once listening, before any request',
+      'governed: admission + settlement CPU per request, in memory (32 in flight)',
+      'metrics + request log line, end to end: plain sluice / telemetry off - 1 (fast)',
+      'metrics + request log line alone, share of the CPU per request (fast, OpenAI-compatible)',
+    ]);
+    for (const t of result.targets) assert.equal(typeof t.pass, t.measured === undefined ? 'undefined' : 'boolean', t.name);
     // The boards' figures: a rate per core for both proxies, over the two-point sweep.
     assert.ok(result.unary && result.unary.bare.perCore > 0 && result.unary.sluice.perCore > 0);
     assert.ok(result.unary.loadGenCores > 0);
