@@ -91,3 +91,4 @@ export type ChunkChoice = z.infer<typeof choice>;
 export type ChunkToolCall = z.infer<typeof toolCall>;
 export type ChunkAnnotation = z.infer<typeof annotation>;
 export type ContentPart = z.infer<typeof contentPart>;
+export type Chunk = z.infer<typeof chunkSchema>;

@@ -3,7 +3,15 @@ import { errors } from '../../errors/catalog.ts';
 import type { CanonicalEvent, TokenLogprob } from '../../protocol/canonical/events.ts';
 import { normalizeFinishReason } from '../../protocol/canonical/finish-reason.ts';
 import { checkPayload } from '../upstream-schema.ts';
-import { type ChunkAnnotation, type ChunkChoice, type ChunkToolCall, type ContentPart, chunkSchema } from './chunk-schema.ts';
+import {
+  type Chunk,
+  type ChunkAnnotation,
+  type ChunkChoice,
+  type ChunkToolCall,
+  type ContentPart,
+  chunkSchema,
+} from './chunk-schema.ts';
+import { commonChunk } from './common-chunk.ts';
 import { convertOpenAIFamilyUsage } from './convert-usage.ts';
 import { ThinkTagSplitter } from './split-think-tags.ts';
 import { streamErrorFrom } from './stream-error.ts';
@@ -55,13 +63,22 @@ export class ChunkDecoder {
   /** One parsed chunk (or whole response); a chunk that fails the schema becomes an error event. */
   decode(raw: unknown, out: CanonicalEvent[]): void {
     if (this.broken) return;
-    const checked = checkPayload(chunkSchema, raw, this.options.provider, 'chunk');
-    if (!checked.ok) {
-      this.broken = true;
-      out.push({ type: 'error', error: checked.error });
-      return;
+    // The usual chunk is checked by hand; every other goes through the schema (common-chunk.ts).
+    let chunk = commonChunk(raw);
+    if (chunk === undefined) {
+      const checked = checkPayload(chunkSchema, raw, this.options.provider, 'chunk');
+      if (!checked.ok) {
+        this.broken = true;
+        out.push({ type: 'error', error: checked.error });
+        return;
+      }
+      chunk = checked.value;
     }
-    const chunk = checked.value;
+    this.decodeChecked(chunk, out);
+  }
+
+  /** A chunk that passed the checks: its events. */
+  decodeChecked(chunk: Chunk, out: CanonicalEvent[]): void {
     if (!this.started) {
       this.started = true;
       out.push({
