@@ -185,6 +185,12 @@ interface Children {
  * reference; none for direct phases) used during it, and the proxy's peak RSS.
  */
 async function measured(target: Target, options: PhaseOptions, upstream: BenchChild<Ready>, proxy?: BenchChild<Ready>) {
+  // An unmeasured lead-in (2 s, or half a short phase): with none, whichever gateway side ran
+  // first after the gateway sat idle through the direct and bare phases measured 16-50% more CPU
+  // per request than the same work later in the round (4 runs, sides reordered in one: the cost
+  // followed the position, not the side); 0.5 s did not remove it, 2 s did. An idle V8 shrinks
+  // its heap and lets code go cold; a steady gateway does neither.
+  await runPhase(target, { ...options, durationMs: Math.min(2000, options.durationMs / 2) });
   const [proxyBefore, upstreamBefore] = await Promise.all([proxy && sample(proxy), sample(upstream)]);
   const loadGenBefore = process.cpuUsage();
   const phase = await runPhase(target, options);
