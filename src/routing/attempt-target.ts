@@ -78,12 +78,19 @@ export class TargetAttempt {
   private readonly limit: AttemptLimit;
   /** The limit's error once its timer fired (the attempt's own abort may also be its abandonment after a failure). */
   private expiry: GatewayError | undefined;
+  private readonly requestSignal: AbortSignal;
 
   /** `last`: no candidate follows, so a time limit would only fail a request that may still be answered. */
   constructor(candidate: Candidate, ctx: AttemptContext, last: boolean, limit = firstOutputLimit(candidate)) {
     this.candidate = candidate;
     this.limit = limit;
-    this.signal = AbortSignal.any([ctx.signal, this.controller.signal]);
+    // The request's abort reaches the attempt through one listener, not AbortSignal.any: a
+    // composite signal is tracked through weak references and cost ~26 us per request in the
+    // bench profile (followCompositeSignal), plus its share of GC.
+    this.signal = this.controller.signal;
+    this.requestSignal = ctx.signal;
+    if (ctx.signal.aborted) this.controller.abort(ctx.signal.reason);
+    else ctx.signal.addEventListener('abort', this.follow, { once: true });
     ctx.health.begin(candidate.key);
     this.traceHeaders = ctx.log.began(candidate);
     if (limit.ms > 0 && !last) {
@@ -128,11 +135,17 @@ export class TargetAttempt {
     }
     ctx.log.failed(this.candidate, error, this.acknowledged, reason, Date.now() - this.startedAt);
     this.controller.abort(error);
+    this.requestSignal.removeEventListener('abort', this.follow);
     return reason;
   }
 
-  /** The request ended (or the attempt was committed): no timer outlives it. */
+  /** The request ended (or the attempt was committed): no timer or listener outlives it. */
   dispose(): void {
     clearTimeout(this.timer);
+    this.requestSignal.removeEventListener('abort', this.follow);
   }
+
+  private readonly follow = (): void => {
+    this.controller.abort(this.requestSignal.reason);
+  };
 }
