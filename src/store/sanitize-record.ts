@@ -143,7 +143,6 @@ function nullableText(value: unknown, cap: number): string | null {
 /** A routed request tries a handful of targets; more is not a record worth keeping whole. */
 const MAX_ATTEMPTS = 16;
 
-/** The attempts as the column keeps them (JSON text): each field of its type and capped; the same array when it was clean. */
 /**
  * The budget spend a record carries (a journal line read back may hold anything): kept as it is
  * when every entry is well formed, else none (the row is still written; its spend is not).
@@ -166,6 +165,7 @@ function storableSpend(value: unknown): LedgerRecord['budgetSpend'] {
   return ok ? (value as LedgerRecord['budgetSpend']) : null;
 }
 
+/** The attempts as the column keeps them (JSON text): each field of its type and capped; the same array when it was clean. */
 function storableAttempts(value: unknown): LedgerRecord['attempts'] {
   if (!Array.isArray(value)) return null;
   let changed = value.length > MAX_ATTEMPTS;
