@@ -214,8 +214,10 @@ describe('sluice serve --workers 2', { timeout: 300_000 }, () => {
     assert.equal(sum(text, 'sluice_request_duration_seconds_count', 'model="echo"'), before + 6, 'histograms are merged');
     assert.equal(sum(text, 'sluice_request_duration_seconds_bucket', 'le="+Inf"', 'model="echo"'), before + 6);
     assert.equal(sum(await scrape(b), 'sluice_requests_total', 'model="echo"'), before + 6);
-    // A stream open on one worker is in the gauge the other answers.
-    const open = call(gw.url, '/v1/chat/completions', { agent: a, method: 'POST', body: chatBody('mock/slow', true) });
+    // A stream open on one worker is in the gauge the other answers (mock/echo sends a word every
+    // 15 ms: 300 words take seconds; mock/slow is left to the drain test, which counts its rows).
+    const long = { ...chatBody('mock/echo', true), messages: [{ role: 'user', content: 'word '.repeat(300) }] };
+    const open = call(gw.url, '/v1/chat/completions', { agent: a, method: 'POST', body: long });
     const streaming = await waitFor(async () => (sum(await scrape(b), 'sluice_open_streams') === 1 ? true : undefined), 10_000);
     assert.equal(streaming, true);
     assert.match((await open).body, /data: \[DONE\]/);
