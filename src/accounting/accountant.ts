@@ -22,6 +22,8 @@ export interface AccountantInit {
   pricing: PricingRegistry;
   /** Keep prompt and completion text in the record, capped at this many characters (0: never). */
   storeContentChars: number;
+  /** Told every event too: the request trace's record of the output, when it captures content. */
+  transcript?: { observe(event: CanonicalEvent): void };
   now?: () => number;
   /** The budget of local counts (token-tally.ts: DEFAULT_LIMITS); tests widen the wait. */
   countLimits?: TallyLimits;
@@ -60,6 +62,7 @@ export class Accountant {
   }
 
   observe(event: CanonicalEvent): void {
+    this.init.transcript?.observe(event);
     if (this.firstOutputAt === null && isOutputEvent(event)) {
       this.firstOutputAt = this.now();
       this.reportedBeforeOutput = this.reported;

@@ -37,6 +37,14 @@ export async function serve(options: ServeOptions): Promise<void> {
   // Imported here: the supervisor of workers never loads the gateway (measured: its RSS 174 -> 98 MiB).
   const { createGateway } = await import('../server/app.ts');
   const gateway = createGateway(config);
+  if (worker !== undefined && gateway.context.metrics) {
+    // A scrape of any worker answers for them all (README "Every core of one machine").
+    const { shareMetricsAcrossWorkers } = await import('../telemetry/worker-metrics.ts');
+    shareMetricsAcrossWorkers(gateway.context.metrics, {
+      send: (message) => process.send?.(message),
+      on: (event, listener) => process.on(event, listener),
+    });
+  }
   const address = await listenOrExplain(gateway, host, config.server.port, worker !== undefined);
   let stopping: { signal: string; at: number } | undefined;
   const stop = (signal: string) => {

@@ -1,5 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config/schema.ts';
+import { isWorkerMetricsMessage } from '../telemetry/worker-metrics.ts';
+import { MetricsGatherer } from './gather-metrics.ts';
 import { OperatorError } from './operator-error.ts';
 import { RestartPolicy } from './restart-policy.ts';
 
@@ -82,10 +84,19 @@ export async function superviseWorkers(config: Config, workers: number): Promise
     stopAll('SIGTERM');
   };
 
+  // GET /metrics on any worker answers for them all (telemetry/worker-metrics.ts).
+  const gatherer = new MetricsGatherer();
+  cluster.on('message', (worker, message: unknown) => {
+    if (!isWorkerMetricsMessage(message)) return;
+    if (message.sluice === 'metrics-ask') gatherer.ask(worker, message.id, listening);
+    else if (message.sluice === 'metrics-collected') gatherer.collected(worker, message);
+  });
+
   cluster.on('exit', (worker, code, signal) => {
     const slot = slots.get(worker);
     slots.delete(worker);
     const served = listening.delete(worker);
+    gatherer.left(worker);
     if (slot === undefined) return;
     // A worker that cannot start (a busy port, a bad store path) would not start on a retry either.
     if (!started) giveUp();

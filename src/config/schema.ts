@@ -296,6 +296,14 @@ const configObject = z.strictObject({
       max_label_values: z.number().int().positive().default(100),
     })
     .prefault({}),
+  /** OpenTelemetry traces, on with OTEL_EXPORTER_OTLP_ENDPOINT (README "Traces (OpenTelemetry)"). */
+  traces: z
+    .strictObject({
+      /** Prompts and completions in the request spans (off by default); each attribute capped. */
+      capture_content: z.boolean().default(false),
+      content_max_chars: z.number().int().positive().default(16_384),
+    })
+    .prefault({}),
   /** sluice's own log (README "Logs"): JSON lines on stderr, readable lines on a terminal. */
   log: z
     .strictObject({

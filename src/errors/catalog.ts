@@ -280,6 +280,16 @@ export const errors = {
       headers: { 'retry-after': '1' },
       retryable: true,
     }),
+  /** `serve --workers N`: the workers' metrics could not be gathered for a scrape (telemetry/worker-metrics.ts). */
+  metricsUnavailable: (why: string) =>
+    new GatewayError({
+      code: 'metrics_unavailable',
+      status: 503,
+      type: 'server_error',
+      message: `The metrics of every worker could not be gathered (${why}); try again shortly.`,
+      headers: { 'retry-after': '1' },
+      retryable: true,
+    }),
   adminRequired: () =>
     new GatewayError({
       code: 'admin_key_required',

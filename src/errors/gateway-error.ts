@@ -67,6 +67,8 @@ export const ERROR_CODES = [
   'timeout',
   'stream_idle_timeout',
   'cancelled',
+  // The workers of one gateway (serve --workers N).
+  'metrics_unavailable',
   // The upstream.
   'upstream_error',
   'upstream_connection_error',

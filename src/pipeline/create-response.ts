@@ -5,6 +5,7 @@ import { parseResponsesRequest } from '../protocol/openai-responses/parse-reques
 import { responsesToCanonical } from '../protocol/openai-responses/to-canonical.ts';
 import { refuseUnhonoured } from '../protocol/openai-responses/unhonoured.ts';
 import type { ResponsesStore } from '../store/responses-store.ts';
+import { responsesInput } from '../telemetry/genai-messages.ts';
 import type { ModelOperation } from './model-operation.ts';
 import { relayResponses, runResponses } from './run-responses.ts';
 import { readRequestRouting } from '../routing/request-routing.ts';
@@ -51,6 +52,7 @@ export const createResponse: ModelOperation = {
             request,
             streamed: raw.stream === true,
             deadlineMs,
+            traceInput: () => responsesInput(raw),
             run: (run) => relayResponses(run, withoutModels(raw), options),
           };
         }

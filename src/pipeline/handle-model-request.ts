@@ -15,6 +15,7 @@ import { AttemptLog } from '../routing/attempts.ts';
 import { OverheadClock } from './overhead-clock.ts';
 import type { Candidate } from '../routing/plan.ts';
 import { createAccountant, finalizeRecord } from './request-accounting.ts';
+import { canonicalInput } from '../telemetry/genai-messages.ts';
 
 /**
  * The one lifecycle of every model request, whatever its surface:
@@ -56,6 +57,8 @@ export async function handleModelRequest(
     attempts.candidates = candidates.length;
     const target = candidates[0].target;
     const prepared = await parsed.prepare(target, ctx);
+    // Only when the trace captures content (README "Traces (OpenTelemetry)"): built lazily.
+    trace?.captureInput(() => prepared.traceInput?.() ?? canonicalInput(prepared.request, operation.surface));
     admission = await ctx.admit({
       requestId: exchange.requestId,
       caller,
@@ -73,6 +76,7 @@ export async function handleModelRequest(
       target,
       operation.surface,
       prepared.streamed,
+      trace?.transcript,
     );
     // The caller's tier may set its own deadline and idle timeout, and hold a stream to its budget.
     scope = new RequestScope(exchange.res, {
@@ -87,7 +91,17 @@ export async function handleModelRequest(
       streamed: prepared.streamed,
     });
     overhead.stop(exchange.res);
-    failure = await prepared.run({ exchange, scope, accountant, target, candidates, attempts, ctx, admission });
+    failure = await prepared.run({
+      exchange,
+      scope,
+      accountant,
+      target,
+      candidates,
+      attempts,
+      ctx,
+      admission,
+      transcript: trace?.transcript,
+    });
     if (failure?.code === 'internal_error') logInternalError(ctx.accounting.log, exchange.requestId, failure);
   } catch (err) {
     failure = toGatewayError(err);

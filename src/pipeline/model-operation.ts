@@ -5,6 +5,8 @@ import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { ResolvedModel } from '../providers/registry.ts';
 import type { AttemptLog } from '../routing/attempts.ts';
 import type { Candidate } from '../routing/plan.ts';
+import type { GenAiInput } from '../telemetry/genai-messages.ts';
+import type { OutputTranscript } from '../telemetry/output-transcript.ts';
 import type { Admission, Caller } from './admit.ts';
 import type { PipelineContext } from './context.ts';
 import type { Exchange } from './exchange.ts';
@@ -43,6 +45,11 @@ export interface PreparedRequest {
   streamed: boolean;
   /** The request deadline (0: none). */
   deadlineMs: number;
+  /**
+   * What a trace that captures content records as the input, when `request` is not it (a relayed
+   * body goes upstream as sent): asked only then.
+   */
+  traceInput?: () => GenAiInput;
   run(run: RunScope): Promise<GatewayError | null>;
 }
 
@@ -60,4 +67,6 @@ export interface RunScope {
   attempts: AttemptLog;
   ctx: PipelineContext;
   admission: Admission;
+  /** The trace's record of the output, when it captures content (a relayed answer hands it its items). */
+  transcript?: OutputTranscript;
 }

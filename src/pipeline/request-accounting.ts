@@ -6,6 +6,7 @@ import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { ResolvedModel } from '../providers/registry.ts';
 import type { LedgerWriter } from '../store/ledger-writer.ts';
 import type { RejectionCounter } from '../store/rejection-counter.ts';
+import type { OutputTranscript } from '../telemetry/output-transcript.ts';
 import type { Caller } from './admit.ts';
 
 export interface AccountingDeps {
@@ -26,6 +27,7 @@ export function createAccountant(
   target: ResolvedModel,
   surface: LedgerRecord['surface'],
   streamed: boolean,
+  transcript?: OutputTranscript,
 ): Accountant {
   return new Accountant({
     requestId,
@@ -39,6 +41,7 @@ export function createAccountant(
     request,
     pricing: deps.pricing,
     storeContentChars: deps.storeContentChars,
+    transcript,
   });
 }
 

@@ -138,6 +138,7 @@ export async function relayResponses(
       surface,
       streamOptions(run, options),
     );
+    if (surface.finalResponse) traceOutput(run, surface.finalResponse);
     if (!failure && surface.finalResponse) saveRelayed(run, options, surface.finalResponse);
     return failure;
   }
@@ -159,8 +160,17 @@ export async function relayResponses(
   const usage = response.usage as Parameters<typeof fromResponsesUsage>[0] | undefined;
   if (usage) accountant.observe({ type: 'usage', usage: fromResponsesUsage(usage) });
   exchange.sendJson(200, response);
+  traceOutput(run, response);
   saveRelayed(run, options, response);
   return null;
+}
+
+/**
+ * A relayed answer's output items name every call, which its deltas do not: the trace records
+ * them, unless the upstream listed none (then what its deltas said).
+ */
+function traceOutput(run: RunScope, response: Record<string, unknown>): void {
+  if (Array.isArray(response.output) && response.output.length > 0) run.transcript?.outputItems(response.output);
 }
 
 /** A relayed response is kept for GET only; its continuation is the upstream's business. */

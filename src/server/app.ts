@@ -100,7 +100,7 @@ export function createGateway(
     metrics,
     console: consoleState,
     // Off unless OTEL_EXPORTER_OTLP_ENDPOINT (or the traces one) is set (README "Traces (OpenTelemetry)").
-    tracing: tracingFromEnv(env),
+    tracing: tracingFromEnv(env, config.traces),
     observe(record) {
       try {
         metrics?.observe(record);

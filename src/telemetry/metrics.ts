@@ -47,6 +47,11 @@ export class GatewayMetrics {
   private readonly attempts: Counter<'provider' | 'model' | 'result'>;
   private readonly fallbacks: Counter<'provider' | 'model' | 'reason'>;
   private readonly series = new Map<string, Series>();
+  /**
+   * The text GET /metrics serves: this registry's; a worker of `serve --workers N` answers for
+   * every worker instead (worker-metrics.ts).
+   */
+  scrape: () => Promise<string> = () => this.registry.metrics();
 
   constructor(sources: MetricsSources, maxModels: number) {
     this.models = new BoundedLabels(maxModels);

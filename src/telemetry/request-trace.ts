@@ -14,6 +14,9 @@ import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { Attempt, AttemptWatcher } from '../routing/attempts.ts';
 import type { Candidate } from '../routing/plan.ts';
+import { boundedJson } from './bounded-json.ts';
+import type { GenAiInput } from './genai-messages.ts';
+import { OutputTranscript } from './output-transcript.ts';
 
 /** sluice's provider names where the GenAI semantic conventions have a well-known value of their own. */
 const PROVIDER_NAMES: Record<string, string> = { bedrock: 'aws.bedrock', google: 'gcp.gemini' };
@@ -22,10 +25,15 @@ function providerName(provider: string): string {
   return PROVIDER_NAMES[provider] ?? provider;
 }
 
+/** Prompts and completions go in the request's span, each attribute at most `maxChars` characters of JSON. */
+export interface ContentCapture {
+  maxChars: number;
+}
+
 /**
  * The spans of one model request: a SERVER span for the request, a CLIENT span per upstream
- * attempt under it, with the GenAI semantic-convention attributes. Only what the ledger record
- * holds goes in, never the prompt or the completion.
+ * attempt under it, with the GenAI semantic-convention attributes from the ledger record. The
+ * prompt and the completion go in only when content capture is on (README "Traces (OpenTelemetry)").
  */
 export class RequestTrace implements AttemptWatcher {
   private readonly tracer: Tracer;
@@ -40,10 +48,23 @@ export class RequestTrace implements AttemptWatcher {
   private current: Span | undefined;
   private attempts = 0;
   private ended = false;
+  /** The bound of each content attribute (used only with a transcript). */
+  private readonly maxChars: number;
+  /** The output as the accountant sees it, when content is captured (absent: nothing is kept). */
+  readonly transcript: OutputTranscript | undefined;
 
-  constructor(tracer: Tracer, propagator: TextMapPropagator, parent: Context, surface: LedgerRecord['surface']) {
+  constructor(
+    tracer: Tracer,
+    propagator: TextMapPropagator,
+    parent: Context,
+    surface: LedgerRecord['surface'],
+    capture?: ContentCapture,
+  ) {
     this.tracer = tracer;
     this.propagator = propagator;
+    this.maxChars = capture?.maxChars ?? 0;
+    // The conventions define no content attribute for embeddings: their input is never recorded.
+    this.transcript = capture && surface !== 'embeddings' ? new OutputTranscript(capture.maxChars) : undefined;
     this.operation = surface === 'embeddings' ? 'embeddings' : 'chat';
     this.span = tracer.startSpan(
       this.operation,
@@ -51,6 +72,20 @@ export class RequestTrace implements AttemptWatcher {
       parent,
     );
     this.context = trace.setSpan(ROOT_CONTEXT, this.span);
+  }
+
+  /** The request's input, when content is captured (built only then: `input` is not called otherwise). */
+  captureInput(input: () => GenAiInput): void {
+    if (!this.transcript || this.ended) return;
+    const { system, messages } = input();
+    if (system.length > 0) this.setContent('gen_ai.system_instructions', system);
+    this.setContent('gen_ai.input.messages', messages);
+  }
+
+  private setContent(name: string, value: readonly unknown[]): void {
+    const { json, clipped } = boundedJson(value, this.maxChars);
+    this.span.setAttribute(name, json);
+    if (clipped) this.span.setAttribute('sluice.content_truncated', true);
   }
 
   /** An upstream attempt starts: its span, and the headers that carry it upstream (`traceparent`). */
@@ -106,6 +141,10 @@ export class RequestTrace implements AttemptWatcher {
       fail(this.current, record.errorCode ?? record.outcome);
       this.current.end();
     }
+    // No output attribute for a request that produced none (refused, or failed before any).
+    const output = this.transcript?.messages(record.finishReason) ?? [];
+    if (output.length > 0) this.setContent('gen_ai.output.messages', output);
+    if (this.transcript?.clipped) this.span.setAttribute('sluice.content_truncated', true);
     this.span.updateName(`${this.operation} ${record.requestedModel}`);
     this.span.setAttributes({ ...outcome, 'gen_ai.request.model': record.requestedModel, 'sluice.request_id': record.requestId });
     if (record.streamed && record.ttftMs !== null)

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { tracesUrl, tracingFromEnv } from './traces.ts';
+import { configSchema } from '../config/schema.ts';
+import { capturesContent, tracesUrl, tracingFromEnv } from './traces.ts';
+
+const defaults = configSchema.parse({}).traces;
 
 describe('tracesUrl', () => {
   it('appends /v1/traces to the general endpoint, once', () => {
@@ -21,12 +24,35 @@ describe('tracesUrl', () => {
 
 describe('tracingFromEnv', () => {
   it('is off without an endpoint, and when the SDK or the traces exporter is switched off', async () => {
-    assert.equal(tracingFromEnv({}), undefined);
+    assert.equal(tracingFromEnv({}, defaults), undefined);
     const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
-    assert.equal(tracingFromEnv({ ...endpoint, OTEL_SDK_DISABLED: 'true' }), undefined);
-    assert.equal(tracingFromEnv({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' }), undefined);
-    const on = tracingFromEnv(endpoint);
+    assert.equal(tracingFromEnv({ ...endpoint, OTEL_SDK_DISABLED: 'true' }, defaults), undefined);
+    assert.equal(tracingFromEnv({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' }, defaults), undefined);
+    const on = tracingFromEnv(endpoint, defaults);
     assert.ok(on);
+    assert.equal(on.capture, undefined, 'content is not captured by default');
     await on.shutdown();
+  });
+});
+
+describe('capturesContent', () => {
+  it('is off by default, on with the config switch', () => {
+    assert.equal(defaults.capture_content, false);
+    assert.equal(capturesContent(defaults, {}), false);
+    assert.equal(capturesContent({ ...defaults, capture_content: true }, {}), true);
+  });
+
+  it('is on with the GenAI instrumentations variable when it asks for content on spans', () => {
+    const on = (value: string) => capturesContent(defaults, { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: value });
+    assert.deepEqual(['true', 'TRUE', 'SPAN_ONLY', 'span_and_event', 'false', 'NO_CONTENT', 'EVENT_ONLY', ''].map(on), [
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { chatStream } from '../helpers/check-streams.ts';
+import { chatStream, chunk, choice, DONE, ev, finish, responsesBody, role, text, usage } from '../helpers/check-streams.ts';
 import { embeddingFixture } from '../helpers/embedding-fixtures.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -17,6 +17,7 @@ interface OtlpValue {
   stringValue?: string;
   intValue?: string | number;
   doubleValue?: number;
+  boolValue?: boolean;
   arrayValue?: { values: OtlpValue[] };
 }
 interface OtlpSpan {
@@ -32,7 +33,7 @@ interface OtlpSpan {
 /** Span attributes as plain values (OTLP JSON wraps each in a typed value). */
 function attrs(span: OtlpSpan): Record<string, unknown> {
   const plain = (v: OtlpValue): unknown =>
-    v.arrayValue ? v.arrayValue.values.map(plain) : (v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : v.doubleValue));
+    v.arrayValue ? v.arrayValue.values.map(plain) : (v.stringValue ?? v.boolValue ?? (v.intValue !== undefined ? Number(v.intValue) : v.doubleValue));
   return Object.fromEntries(span.attributes.map((a) => [a.key, plain(a.value)]));
 }
 
@@ -159,6 +160,7 @@ describe('traces: OTLP export with GenAI attributes', () => {
     const text = JSON.stringify(spans);
     assert.ok(!text.includes(PROMPT), 'the prompt is in a span');
     assert.ok(!text.includes('Hello'), 'the completion is in a span');
+    assert.ok(!/gen_ai\.(input|output)\.messages|gen_ai\.system_instructions/.test(text), 'a content attribute is set');
   });
 });
 
@@ -219,5 +221,231 @@ describe('traces: off by default', () => {
       await gw.close();
       await up.close();
     }
+  });
+});
+
+/** The content attributes of the root span whose input holds `marker`, parsed. */
+function contentOf(spans: OtlpSpan[], marker: string) {
+  const span = spans.find((s) => !s.parentSpanId && String(attrs(s)['gen_ai.input.messages'] ?? '').includes(marker));
+  assert.ok(span, `no request span with ${marker} in its input`);
+  const a = attrs(span);
+  const parse = (name: string) => (a[name] === undefined ? undefined : JSON.parse(String(a[name])));
+  return {
+    input: parse('gen_ai.input.messages'),
+    output: parse('gen_ai.output.messages'),
+    system: parse('gen_ai.system_instructions'),
+    truncated: a['sluice.content_truncated'],
+  };
+}
+
+const HELLO = [{ role: 'assistant', parts: [{ type: 'text', content: 'Hello' }], finish_reason: 'stop' }];
+
+describe('traces: traces.capture_content records prompts and completions (GenAI conventions)', () => {
+  let collector: Awaited<ReturnType<typeof startCollector>>;
+  let up: FakeUpstream;
+  let relay: FakeUpstream;
+  let spans: OtlpSpan[];
+
+  const toolStream = [
+    role(),
+    chunk([choice({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] })]),
+    chunk([choice({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] })]),
+    chunk([choice({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] })]),
+    finish('tool_calls'),
+    usage(),
+    DONE,
+  ].join('');
+  const completion = {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+  };
+  const relayedOutput = [
+    { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hi', annotations: [] }] },
+    { type: 'function_call', id: 'fc_1', call_id: 'call_9', name: 'lookup', arguments: '{"q":"x"}', status: 'completed' },
+  ];
+  const relayedResponse = {
+    id: 'resp_1',
+    object: 'response',
+    status: 'completed',
+    output: relayedOutput,
+    usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 },
+  };
+
+  before(async () => {
+    collector = await startCollector();
+    up = await startFakeUpstream();
+    relay = await startFakeUpstream();
+    up.reply((req) => {
+      const body = req.json as { model: string; stream?: boolean };
+      if (!body.stream) return { headers: { 'content-type': 'application/json' }, body: JSON.stringify(completion) };
+      return { body: body.model === 'tool' ? toolStream : [role(), text('Hel'), text('lo'), finish(), usage(), DONE].join('') };
+    });
+    relay.reply((req) => {
+      if (!(req.json as { stream?: boolean }).stream) {
+        return { headers: { 'content-type': 'application/json' }, body: JSON.stringify(relayedResponse) };
+      }
+      const where = { item_id: 'msg_1', output_index: 0, content_index: 0 };
+      const call = { item_id: 'fc_1', output_index: 1 };
+      const events = [
+        ev('response.created', { response: { ...relayedResponse, status: 'in_progress', output: [], usage: null } }),
+        ev('response.output_item.added', { output_index: 0, item: { ...relayedOutput[0], status: 'in_progress', content: [] } }),
+        ev('response.content_part.added', { ...where, part: { type: 'output_text', text: '', annotations: [] } }),
+        ev('response.output_text.delta', { ...where, delta: 'Hi' }),
+        ev('response.output_text.done', { ...where, text: 'Hi' }),
+        ev('response.content_part.done', { ...where, part: relayedOutput[0].content?.[0] }),
+        ev('response.output_item.done', { output_index: 0, item: relayedOutput[0] }),
+        ev('response.output_item.added', { output_index: 1, item: { ...relayedOutput[1], status: 'in_progress', arguments: '' } }),
+        ev('response.function_call_arguments.delta', { ...call, delta: '{"q":"x"}' }),
+        ev('response.function_call_arguments.done', { ...call, arguments: '{"q":"x"}' }),
+        ev('response.output_item.done', { output_index: 1, item: relayedOutput[1] }),
+        ev('response.completed', { response: relayedResponse }),
+      ];
+      return { body: responsesBody(events) };
+    });
+    const gw = await startGateway(
+      {
+        providers: {
+          up: { base_url: `${up.url}/v1`, api_key: 'sk-up' },
+          relay: { base_url: `${relay.url}/v1`, api_key: 'sk-relay', responses_api: true },
+        },
+        traces: { capture_content: true },
+      },
+      { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url },
+    );
+    try {
+      const post = async (path: string, body: unknown) => {
+        const res = await rawStream(gw.url, body, {}, path);
+        assert.equal(res.status, 200, res.text);
+      };
+      const chat = (marker: string, model = 'up/m', stream = true) =>
+        post('/v1/chat/completions', {
+          model,
+          stream,
+          messages: [
+            { role: 'system', content: 'Answer briefly.' },
+            { role: 'user', content: `${PROMPT} ${marker}` },
+          ],
+        });
+      await chat('chat-streamed');
+      await chat('chat-unstreamed', 'up/m', false);
+      await chat('chat-tool', 'up/tool');
+      await post('/v1/messages', {
+        model: 'up/m',
+        max_tokens: 100,
+        stream: true,
+        system: 'Be kind.',
+        messages: [{ role: 'user', content: `${PROMPT} messages-streamed` }],
+      });
+      await post('/v1/responses', { model: 'up/m', instructions: 'Be terse.', input: `${PROMPT} responses-unstreamed` });
+      await post('/v1/responses', { model: 'relay/r', stream: true, input: `${PROMPT} relayed-streamed` });
+      await post('/v1/responses', {
+        model: 'relay/r',
+        input: [{ role: 'user', content: [{ type: 'input_text', text: `${PROMPT} relayed-unstreamed` }] }],
+      });
+    } finally {
+      await gw.close();
+    }
+    spans = collector.spans;
+  });
+
+  after(async () => {
+    await up.close();
+    await relay.close();
+    await new Promise((r) => collector.server.close(r));
+  });
+
+  it('records a chat conversation (its system message included) and the streamed answer', () => {
+    const { input, output, system } = contentOf(spans, 'chat-streamed');
+    assert.deepEqual(input, [
+      { role: 'system', parts: [{ type: 'text', content: 'Answer briefly.' }] },
+      { role: 'user', parts: [{ type: 'text', content: `${PROMPT} chat-streamed` }] },
+    ]);
+    assert.equal(system, undefined, 'a chat system message is part of the history');
+    assert.deepEqual(output, HELLO);
+  });
+
+  it('records the answer of a request that was not streamed', () => {
+    assert.deepEqual(contentOf(spans, 'chat-unstreamed').output, HELLO);
+  });
+
+  it('records tool calls with their arguments, joined from the stream', () => {
+    assert.deepEqual(contentOf(spans, 'chat-tool').output, [
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }],
+        finish_reason: 'tool_call',
+      },
+    ]);
+  });
+
+  it('records Messages `system` and Responses `instructions` as gen_ai.system_instructions', () => {
+    const messages = contentOf(spans, 'messages-streamed');
+    assert.deepEqual(messages.system, [{ type: 'text', content: 'Be kind.' }]);
+    assert.deepEqual(messages.input, [{ role: 'user', parts: [{ type: 'text', content: `${PROMPT} messages-streamed` }] }]);
+    assert.deepEqual(messages.output, HELLO);
+    const responses = contentOf(spans, 'responses-unstreamed');
+    assert.deepEqual(responses.system, [{ type: 'text', content: 'Be terse.' }]);
+    assert.deepEqual(responses.input, [{ role: 'user', parts: [{ type: 'text', content: `${PROMPT} responses-unstreamed` }] }]);
+    assert.deepEqual(responses.output, HELLO);
+  });
+
+  it('records a relayed Responses call from its body and its output items, streamed or not', () => {
+    const parts = [
+      { type: 'text', content: 'Hi' },
+      { type: 'tool_call', id: 'call_9', name: 'lookup', arguments: { q: 'x' } },
+    ];
+    const streamed = contentOf(spans, 'relayed-streamed');
+    assert.deepEqual(streamed.input, [{ role: 'user', parts: [{ type: 'text', content: `${PROMPT} relayed-streamed` }] }]);
+    assert.deepEqual(streamed.output, [{ role: 'assistant', parts, finish_reason: 'tool_call' }]);
+    const unstreamed = contentOf(spans, 'relayed-unstreamed');
+    assert.deepEqual(unstreamed.input, [{ role: 'user', parts: [{ type: 'text', content: `${PROMPT} relayed-unstreamed` }] }]);
+    assert.deepEqual(unstreamed.output, [{ role: 'assistant', parts }]);
+  });
+
+  it('puts content on the request span only, never on an attempt span', () => {
+    const attempts = spans.filter((s) => s.parentSpanId);
+    assert.ok(attempts.length >= 7);
+    assert.ok(!JSON.stringify(attempts).includes(PROMPT));
+  });
+});
+
+describe('traces: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT, and the size bound', () => {
+  it('captures with the variable alone, and cuts each attribute to content_max_chars as JSON that parses', async () => {
+    const collector = await startCollector();
+    const up = await startFakeUpstream();
+    up.reply({ body: chatStream().join('') });
+    const gw = await startGateway(
+      { providers: { up: { base_url: `${up.url}/v1`, api_key: 'sk-up' } }, traces: { content_max_chars: 300 } },
+      { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' },
+    );
+    const huge = `bounded ${'x"'.repeat(50_000)}`;
+    try {
+      const res = await rawStream(gw.url, {
+        model: 'up/m',
+        stream: true,
+        messages: [
+          { role: 'user', content: huge },
+          { role: 'user', content: 'never reached' },
+        ],
+      });
+      assert.equal(res.status, 200);
+    } finally {
+      await gw.close();
+      await up.close();
+      await new Promise((r) => collector.server.close(r));
+    }
+    const request = collector.spans.find((s) => !s.parentSpanId) as OtlpSpan;
+    const raw = String(attrs(request)['gen_ai.input.messages']);
+    assert.ok(raw.length <= 300, `${raw.length} characters`);
+    const input = JSON.parse(raw);
+    assert.equal(input.length, 1, 'the messages after the cut one are left out');
+    assert.ok(huge.startsWith(input[0].parts[0].content));
+    assert.ok(input[0].parts[0].content.length > 100);
+    assert.equal(attrs(request)['sluice.content_truncated'], true);
+    assert.deepEqual(JSON.parse(String(attrs(request)['gen_ai.output.messages'])), HELLO);
   });
 });

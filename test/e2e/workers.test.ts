@@ -192,6 +192,37 @@ describe('sluice serve --workers 2', { timeout: 300_000 }, () => {
     assert.doesNotMatch(gw.output(), /database is locked|SQLITE_BUSY|ledger: .*failed/i);
   });
 
+  it('one scrape of /metrics, on either worker, sums every worker: counters, histograms and gauges', async () => {
+    const [a, b] = await connectionsOnTwoWorkers(gw.url);
+    agents.push(a, b);
+    const scrape = async (agent: Agent) => {
+      const res = await call(gw.url, '/metrics', { agent });
+      assert.equal(res.status, 200, res.body);
+      return res.body;
+    };
+    const before = sum(await scrape(a), 'sluice_requests_total', 'model="echo"');
+    assert.equal(sum(await scrape(b), 'sluice_requests_total', 'model="echo"'), before, 'both workers answer the same total');
+    for (const agent of [a, a, a, b, b, b]) {
+      const done = await call(gw.url, '/v1/chat/completions', { agent, method: 'POST', body: chatBody('mock/echo', false) });
+      assert.equal(done.status, 200, done.body);
+    }
+    // A request is counted just after its response ended: a scrape may come a moment before that.
+    const text = await waitFor(async () => {
+      const body = await scrape(a);
+      return sum(body, 'sluice_requests_total', 'model="echo"') === before + 6 ? body : undefined;
+    }, 10_000);
+    assert.equal(sum(text, 'sluice_request_duration_seconds_count', 'model="echo"'), before + 6, 'histograms are merged');
+    assert.equal(sum(text, 'sluice_request_duration_seconds_bucket', 'le="+Inf"', 'model="echo"'), before + 6);
+    assert.equal(sum(await scrape(b), 'sluice_requests_total', 'model="echo"'), before + 6);
+    // A stream open on one worker is in the gauge the other answers (mock/echo sends a word every
+    // 15 ms: 300 words take seconds; mock/slow is left to the drain test, which counts its rows).
+    const long = { ...chatBody('mock/echo', true), messages: [{ role: 'user', content: 'word '.repeat(300) }] };
+    const open = call(gw.url, '/v1/chat/completions', { agent: a, method: 'POST', body: long });
+    const streaming = await waitFor(async () => (sum(await scrape(b), 'sluice_open_streams') === 1 ? true : undefined), 10_000);
+    assert.equal(streaming, true);
+    assert.match((await open).body, /data: \[DONE\]/);
+  });
+
   it('a killed worker is replaced under a new pid, and the port keeps answering', async () => {
     const pids = await pidsAnswering(gw.url, 2);
     const [victim] = pids;
@@ -319,6 +350,17 @@ describe('sluice serve --workers 2 with tiers that limit', () => {
     assert.match(error.output, /tier\(s\) free are kept in each process's memory.*set REDIS_URL/);
   });
 });
+
+/** The sum of a metric's samples whose line holds every one of `labels` (Prometheus' text format). */
+function sum(text: string, name: string, ...labels: string[]): number {
+  let total = 0;
+  for (const line of text.split('\n')) {
+    const match = /^(\S+?)(\{.*\})? (\S+)$/.exec(line);
+    if (match?.[1] !== name || !labels.every((l) => (match[2] ?? '').includes(l))) continue;
+    total += Number(match[3]);
+  }
+  return total;
+}
 
 /** How many of these requests have their ledger row. */
 function rowsOf(dir: string, ids: string[]): number {

@@ -12,7 +12,13 @@ export async function handleMetrics({ req, res, ctx }: RouteCall): Promise<void>
     const caller = await ctx.authenticate(req);
     if (!caller.admin) throw errors.adminRequired();
   }
-  const text = await metrics.registry.metrics();
+  let text: string;
+  try {
+    text = await metrics.scrape();
+  } catch (err) {
+    // A worker could not gather the other workers' metrics (worker-metrics.ts): no partial sums.
+    throw errors.metricsUnavailable((err as Error).message);
+  }
   res.writeHead(200, { 'Content-Type': metrics.registry.contentType, 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
 }
