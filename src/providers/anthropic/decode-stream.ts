@@ -8,6 +8,7 @@ import { anthropicFinishReason } from './finish-reason.ts';
 import { generateCallId } from '../openai-compatible/decode-chunk.ts';
 import { anthropicStreamError, PROVIDER } from './map-error.ts';
 import { checkPayload } from '../upstream-schema.ts';
+import { commonEvent } from './common-event.ts';
 import { type AnthropicContentBlock, type AnthropicStreamPayload, streamPayloadSchema } from './payload-schema.ts';
 import { type AnthropicUsage, convertAnthropicUsage, mergeAnthropicUsage } from './usage.ts';
 
@@ -179,13 +180,17 @@ export function createAnthropicFrameDecoder(): SseFrameDecoder {
         out.push({ type: 'error', error: errors.malformed(PROVIDER, `event is not a JSON object: ${frame.data.slice(0, 120)}`) });
         return;
       }
-      const checked = checkPayload(streamPayloadSchema, payload, PROVIDER, 'event');
-      if (!checked.ok) {
-        failed = true;
-        out.push({ type: 'error', error: checked.error });
-        return;
+      // The per-token events are checked by hand; every other goes through the schema (common-event.ts).
+      let typed = commonEvent(payload as Record<string, unknown>);
+      if (typed === undefined) {
+        const checked = checkPayload(streamPayloadSchema, payload, PROVIDER, 'event');
+        if (!checked.ok) {
+          failed = true;
+          out.push({ type: 'error', error: checked.error });
+          return;
+        }
+        typed = checked.value;
       }
-      const typed = checked.value;
       // The `event:` line and the payload's `type` agree; the payload is the one documented as required.
       if (typed.type === undefined && frame.event) typed.type = frame.event;
       events.decode(typed, out);
