@@ -1,7 +1,8 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { Database } from './database.ts';
-import { BUCKET_BOUNDS_MS, type RollupCell, summarize } from './rollup-cells.ts';
+import { engineOf } from './engine-of.ts';
+import { BUCKET_BOUNDS_MS, emptyHistogram, type RollupCell, summarize } from './rollup-cells.ts';
 
 /**
  * The console's rollups of the ledger: per minute (ledger_minutes, migration 0012) and per hour
@@ -40,6 +41,18 @@ const SUMMED = [
 const UPSERT_CHUNK = 100;
 
 type RollupRow = Record<string, number | string>;
+const EMPTY_CELL: RollupCell = {
+  start: 0,
+  provider: '',
+  model: '',
+  requests: 0,
+  errors: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  costUsd: 0,
+  ttft: emptyHistogram(),
+  latency: emptyHistogram(),
+};
 type RollupDatabase = Record<string, RollupRow>;
 
 /**
@@ -55,18 +68,41 @@ export async function addRollups(trx: Kysely<Database>, stored: readonly LedgerR
 }
 
 async function upsert(trx: Kysely<Database>, period: RollupPeriod, cells: readonly RollupCell[]): Promise<void> {
-  const { table, column } = ROLLUPS[period];
-  const db = trx as unknown as Kysely<RollupDatabase>;
-  const update = Object.fromEntries(
-    SUMMED.map((c) => [c, sql<number>`${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`]),
-  );
+  const { column } = ROLLUPS[period];
   for (let i = 0; i < cells.length; i += UPSERT_CHUNK) {
-    await db
-      .insertInto(table)
-      .values(cells.slice(i, i + UPSERT_CHUNK).map((c) => rowOf(column, c)))
-      .onConflict((oc) => oc.columns([column, 'provider', 'model']).doUpdateSet(update))
-      .execute();
+    const chunk = cells.slice(i, i + UPSERT_CHUNK);
+    const params = chunk.flatMap((c) => Object.values(rowOf(column, c)));
+    await trx.executeQuery(CompiledQuery.raw(upsertSqlFor(trx, period, chunk.length), params));
   }
+}
+
+/**
+ * Upsert text per engine, table and row count, compiled once (as the ledger's insert is): on
+ * PostgreSQL, building Kysely's tree of 36 columns and their update set for every batch was ~1.4
+ * ms of a 500-row batch's CPU.
+ */
+const upsertSql = new Map<string, string>();
+
+function upsertSqlFor(trx: Kysely<Database>, period: RollupPeriod, count: number): string {
+  const key = `${engineOf(trx)}:${period}:${count}`;
+  let text = upsertSql.get(key);
+  if (text === undefined) {
+    const { table, column } = ROLLUPS[period];
+    const placeholder = Object.fromEntries(Object.keys(rowOf(column, EMPTY_CELL)).map((c) => [c, 0]));
+    const update = Object.fromEntries(
+      SUMMED.map((c) => [c, sql<number>`${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`]),
+    );
+    const { sql: compiled, parameters } = (trx as unknown as Kysely<RollupDatabase>)
+      .insertInto(table)
+      .values(Array.from({ length: count }, () => placeholder))
+      .onConflict((oc) => oc.columns([column, 'provider', 'model']).doUpdateSet(update))
+      .compile();
+    if (parameters.length !== count * Object.keys(placeholder).length)
+      throw new Error('rollup upsert: every value must be a bound parameter');
+    text = compiled;
+    upsertSql.set(key, text);
+  }
+  return text;
 }
 
 /** The rows of the periods from `since` (epoch ms) on: one range read of the primary key. */
