@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
@@ -31,12 +34,14 @@ const MIX: LedgerRecord[] = [
   rec('m-6', { provider: 'other-co', model: 'echo', inputTokens: 1_000, outputTokens: 3, createdAt: T0 + HOUR + 30 * MINUTE }),
 ];
 
-function rollupContract(name: string, location: () => Promise<StoreLocation>, skip: string | false = false) {
+function rollupContract(name: string, location: () => Promise<StoreLocation>, { skip = false as string | false, oneWriterPerProcess = false } = {}) {
   describe(`ledger rollups, written with the rows they count: ${name}`, { skip }, () => {
+    let where: StoreLocation;
     let db: OpenedDatabase;
     let ledger: LedgerStore;
     beforeEach(async () => {
-      db = await openDatabase(await location());
+      where = await location();
+      db = await openDatabase(where);
       ledger = new LedgerStore(db.db);
     });
     afterEach(() => db.close());
@@ -102,6 +107,35 @@ function rollupContract(name: string, location: () => Promise<StoreLocation>, sk
       await assertCounts(MIX);
     });
 
+    const twoWriters = oneWriterPerProcess
+      ? 'node:sqlite waits for a lock synchronously, so two writers in one process block each other: test/e2e/workers.test.ts runs two processes'
+      : false;
+    it('sums every writer of one store into the same rows: two processes writing at once, in any order', { skip: twoWriters }, async () => {
+      const other = await openDatabase(where);
+      try {
+        const second = new LedgerStore(other.db);
+        const pairs = ['a', 'b', 'c', 'd'].flatMap((provider) => ['x', 'y'].map((model) => ({ provider, model })));
+        // Each batch touches every pair of two minutes; the second writer's records come in reverse.
+        const batches = (writer: string) =>
+          Array.from({ length: 10 }, (_, b) =>
+            pairs.flatMap((p, i) => [0, 1].map((m) => rec(`${writer}-${b}-${i}-${m}`, { ...p, createdAt: T0 + m * MINUTE }))),
+          );
+        const one = batches('one');
+        const two = batches('two');
+        await Promise.all([
+          (async () => {
+            for (const batch of one) await ledger.insert(batch);
+          })(),
+          (async () => {
+            for (const batch of two) await second.insert(batch.toReversed());
+          })(),
+        ]);
+        await assertCounts([...one.flat(), ...two.flat()]);
+      } finally {
+        await other.close();
+      }
+    });
+
     it('keeps per-minute rows 48 hours (pruned at most an hour of them at a time) and per-hour rows', async () => {
       const now = Date.now();
       const old = Math.floor((now - MINUTES_KEPT_MS - 3 * HOUR) / HOUR) * HOUR;
@@ -150,12 +184,22 @@ function sorted(cells: RollupCell[]): RollupCell[] {
   return cells.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
-rollupContract('node:sqlite', async () => ({ path: ':memory:' }));
-
 const schemas: TestSchema[] = [];
+const dirs: string[] = [];
 after(async () => {
   for (const s of schemas) await s.drop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
+// A file, not :memory:: two connections must open the same store.
+rollupContract(
+  'node:sqlite',
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-rollups-'));
+    dirs.push(dir);
+    return { path: join(dir, 'ledger.db') };
+  },
+  { oneWriterPerProcess: true },
+);
 rollupContract(
   'PostgreSQL',
   async () => {
@@ -163,5 +207,5 @@ rollupContract(
     schemas.push(schema);
     return { path: ':memory:', databaseUrl: schema.url };
   },
-  noPostgres,
+  { skip: noPostgres },
 );
