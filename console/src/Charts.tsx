@@ -5,7 +5,7 @@ import { api, type Stats } from './api.ts';
 const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#ca8a04', '#db2777'];
 const REFRESH_MS = 15_000;
 
-/** One uPlot chart of several series over the stats' minutes. */
+/** One uPlot chart of several series over the stats' periods. */
 function Chart({
   title,
   times,
@@ -23,7 +23,7 @@ function Chart({
     const options: Options = {
       width: Math.max(320, box.current.clientWidth),
       height: 220,
-      // Points as well as lines: a minute with data between empty minutes (null) is a lone point.
+      // Points as well as lines: a period with data between empty periods (null) is a lone point.
       series: [
         {},
         ...series.map(([label], i) => ({ label, stroke: COLORS[i % COLORS.length], width: 2, points: { show: true, size: 5 } })),
@@ -48,15 +48,26 @@ function formatTick(v: number): string {
   return v === 0 || Math.abs(v) >= 1 ? String(Math.round(v * 100) / 100) : String(Number(v.toPrecision(2)));
 }
 
-/** The charts, read from the gateway's per-minute rollups (GET /console/api/stats), refreshed every 15 s. */
+/** The ranges offered: up to a day per minute, longer per hour (the gateway keeps per-minute rollups 48 hours). */
+const RANGES = [
+  { query: 'minutes=15', label: '15 minutes', per: 'minute' },
+  { query: 'minutes=60', label: '1 hour', per: 'minute' },
+  { query: 'minutes=360', label: '6 hours', per: 'minute' },
+  { query: 'minutes=1440', label: '24 hours', per: 'minute' },
+  { query: 'hours=168', label: '7 days', per: 'hour' },
+  { query: 'hours=720', label: '30 days', per: 'hour' },
+  { query: 'hours=2160', label: '90 days', per: 'hour' },
+] as const;
+
+/** The charts, read from the gateway's per-minute or per-hour rollups (GET /console/api/stats), refreshed every 15 s. */
 export function Charts() {
-  const [minutes, setMinutes] = useState(60);
+  const [range, setRange] = useState<(typeof RANGES)[number]>(RANGES[1]);
   const [stats, setStats] = useState<Stats>();
   const [error, setError] = useState<string>();
 
   useEffect(() => {
     const load = () =>
-      api<Stats>(`/console/api/stats?minutes=${minutes}`)
+      api<Stats>(`/console/api/stats?${range.query}`)
         .then((s) => {
           setStats(s);
           setError(undefined);
@@ -65,7 +76,7 @@ export function Charts() {
     void load();
     const timer = setInterval(load, REFRESH_MS);
     return () => clearInterval(timer);
-  }, [minutes]);
+  }, [range]);
 
   const byModel = (pick: 'requests' | 'tokens' | 'cost'): [string, number[]][] =>
     stats ? Object.entries(stats.by_model).map(([name, s]) => [name, s[pick]]) : [];
@@ -75,11 +86,12 @@ export function Charts() {
         <h1 id="charts-title">Charts</h1>
         <label>
           Window
-          <select value={minutes} onChange={(e) => setMinutes(Number(e.target.value))}>
-            <option value={15}>15 minutes</option>
-            <option value={60}>1 hour</option>
-            <option value={360}>6 hours</option>
-            <option value={1440}>24 hours</option>
+          <select value={range.query} onChange={(e) => setRange(RANGES.find((r) => r.query === e.target.value) ?? RANGES[1])}>
+            {RANGES.map((r) => (
+              <option key={r.query} value={r.query}>
+                {r.label} (per {r.per})
+              </option>
+            ))}
           </select>
         </label>
         {stats && (
@@ -89,8 +101,8 @@ export function Charts() {
         )}
       </div>
       <p className="note">
-        Per-minute rollups in the store, summed by every sluice process that writes the ledger; percentiles are histogram bucket
-        upper bounds.
+        Per-minute (up to 24 hours) or per-hour rollups in the store, written with the ledger's rows by every sluice process;
+        percentiles are histogram bucket upper bounds.
       </p>
       {error && (
         <p role="alert" className="error">
@@ -99,9 +111,14 @@ export function Charts() {
       )}
       {stats && (
         <div className="charts">
-          <Chart title="Requests per minute by model" times={stats.times} series={byModel('requests')} unit="requests" />
-          <Chart title="Tokens per minute by model" times={stats.times} series={byModel('tokens')} unit="tokens" />
-          <Chart title="Cost per minute by model" times={stats.times} series={byModel('cost')} unit="USD" />
+          <Chart
+            title={`Requests per ${stats.period} by model`}
+            times={stats.times}
+            series={byModel('requests')}
+            unit="requests"
+          />
+          <Chart title={`Tokens per ${stats.period} by model`} times={stats.times} series={byModel('tokens')} unit="tokens" />
+          <Chart title={`Cost per ${stats.period} by model`} times={stats.times} series={byModel('cost')} unit="USD" />
           <Chart
             title="Error rate by provider"
             times={stats.times}

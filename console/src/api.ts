@@ -57,6 +57,8 @@ export interface PriceUsed {
 }
 
 export interface Stats {
+  period: 'minute' | 'hour';
+  step_seconds: number;
   times: number[];
   by_model: Record<string, { requests: number[]; tokens: number[]; cost: number[] }>;
   by_provider: Record<string, { requests: number[]; error_rate: (number | null)[] }>;

@@ -7,7 +7,8 @@ import { readJsonBody } from '../server/http-io.ts';
 import { recordJson } from '../server/routes/requests.ts';
 import { InvalidLedgerQuery } from '../store/invalid-ledger-query.ts';
 import type { LedgerQueryInWriteOrder } from '../store/ledger-store.ts';
-import { BUCKET_BOUNDS_MS, emptyHistogram, type MinuteCell, quantileOf } from './minute-rollups.ts';
+import { BUCKET_BOUNDS_MS, emptyHistogram, quantileOf, type RollupCell } from '../store/rollup-cells.ts';
+import { ROLLUPS, type RollupPeriod } from '../store/rollup-tables.ts';
 import { clearedCookie, sessionCookie } from './sessions.ts';
 
 /**
@@ -89,25 +90,23 @@ export async function handleEvents({ res, ctx, search, requestId }: RouteCall): 
 const OUTCOMES = new Set(['ok', 'error', 'cancelled']);
 
 /**
- * GET /console/api/stats?minutes=60: the charts' series from the per-minute rollups in the store
- * (rollup-store.ts; one indexed range read, never a ledger scan): requests,
- * tokens and cost per minute by provider/model, TTFT and latency percentiles per minute (bucket
- * upper bounds), error rate per minute by provider, and the streams open now.
+ * GET /console/api/stats?minutes=60 (1 to 1440, per minute) or ?hours=168 (1 to 2160, 90 days, per
+ * hour): the charts' series from the rollups in the store (store/rollup-tables.ts; one range read
+ * of a primary key, never a ledger scan): requests, tokens and cost per period by provider/model,
+ * TTFT and latency percentiles per period (bucket upper bounds), error rate per period by
+ * provider, and the streams open now.
  */
 export async function handleStats({ res, ctx, search, requestId }: RouteCall): Promise<void> {
-  const raw = search.get('minutes') ?? '60';
-  const minutes = Number(raw);
-  if (!/^\d+$/.test(raw) || minutes < 1 || minutes > 1440) {
-    throw errors.invalidRequest('minutes must be an integer from 1 to 1440.', 'minutes');
-  }
+  const { period, count } = statsRange(search);
+  const step = ROLLUPS[period].periodMs;
   const now = Date.now();
-  const start = Math.floor((now - (minutes - 1) * 60_000) / 60_000) * 60_000;
-  const reading = ctx.console.rollupsSince(start);
+  const start = Math.floor((now - (count - 1) * step) / step) * step;
+  const reading = ctx.console.rollupsSince(period, start);
   if (!reading) throw errors.invalidRequest('The request log is disabled (ledger.enabled: false) or its store is not open yet.');
   const cells = await reading;
   const times: number[] = [];
-  for (let t = start; t <= now; t += 60_000) times.push(t / 1000);
-  const index = (cell: MinuteCell) => (cell.minute - start) / 60_000;
+  for (let t = start; t <= now; t += step) times.push(t / 1000);
+  const index = (cell: RollupCell) => (cell.start - start) / step;
   const byPair = new Map<string, { requests: number[]; tokens: number[]; cost: number[] }>();
   const byProvider = new Map<string, { requests: number[]; errors: number[] }>();
   const ttft = times.map(() => emptyHistogram());
@@ -115,6 +114,8 @@ export async function handleStats({ res, ctx, search, requestId }: RouteCall): P
   const zeros = () => times.map(() => 0);
   for (const cell of cells) {
     const i = index(cell);
+    // A period past now: written by an instance whose clock is ahead of this one's.
+    if (i >= times.length) continue;
     const name = `${cell.provider}/${cell.model}`;
     let pair = byPair.get(name);
     if (!pair) byPair.set(name, (pair = { requests: zeros(), tokens: zeros(), cost: zeros() }));
@@ -140,6 +141,8 @@ export async function handleStats({ res, ctx, search, requestId }: RouteCall): P
     {
       object: 'sluice.console_stats',
       source: 'rollups',
+      period: period === 'minutes' ? 'minute' : 'hour',
+      step_seconds: step / 1000,
       bucket_bounds_ms: BUCKET_BOUNDS_MS,
       times,
       by_model: Object.fromEntries(byPair),
@@ -155,6 +158,19 @@ export async function handleStats({ res, ctx, search, requestId }: RouteCall): P
     },
     { 'X-Request-ID': requestId },
   );
+}
+
+/** The stats' range: `minutes` (the default, 60) or `hours`, not both; a bad one is a 400 naming it. */
+function statsRange(search: URLSearchParams): { period: RollupPeriod; count: number } {
+  const minutes = search.get('minutes');
+  const hours = search.get('hours');
+  if (minutes !== null && hours !== null) throw errors.invalidRequest('Give minutes or hours, not both.', 'hours');
+  const [period, raw, max] = hours === null ? (['minutes', minutes ?? '60', 1440] as const) : (['hours', hours, 2160] as const);
+  const count = Number(raw);
+  if (!/^\d+$/.test(raw) || count < 1 || count > max) {
+    throw errors.invalidRequest(`${period} must be an integer from 1 to ${max}.`, period);
+  }
+  return { period, count };
 }
 
 /** Infinity (past the last bucket) is not JSON: the last bound stands for it. */

@@ -68,7 +68,7 @@ export function createGateway(
   const limits = new LimitsAndBudgets(config, { pricing, log });
   const registry = createProviderRegistry(config, env, client);
   const scopes = new Set<RequestScope>();
-  const consoleState = createConsoleState(log, { keys: governance.keys, masterKey: config.auth.master_key });
+  const consoleState = createConsoleState({ keys: governance.keys, masterKey: config.auth.master_key });
   let ledger: Ledger | undefined;
   const metrics = config.metrics.enabled
     ? new GatewayMetrics(
@@ -128,7 +128,6 @@ export function createGateway(
     );
     context.accounting.ledger = ledger.writer;
     ledger.writer.onWritten(limits.spendWritten);
-    ledger.writer.onWritten(consoleState.written);
     context.accounting.rejections = ledger.rejections;
   }
 

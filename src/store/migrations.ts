@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import { engineOf } from './engine-of.ts';
+import { backfillRollup, HISTOGRAM_COLUMNS, MINUTES_KEPT_MS } from './rollup-tables.ts';
 
 /**
  * Migrations in code, in order; Kysely's Migrator records which ran (in both engines). Column
@@ -247,7 +248,7 @@ const migrations: Record<string, Migration> = {
     },
   },
   /**
-   * The console's per-minute rollups (src/console/rollup-store.ts): sums per minute and
+   * The console's per-minute rollups (src/store/rollup-tables.ts): sums per minute and
    * provider/model, and a TTFT and a latency histogram (14 buckets each), added to by every
    * process after each ledger batch it stores; the charts read these, never the ledger.
    */
@@ -291,6 +292,39 @@ const migrations: Record<string, Migration> = {
     },
     async down(db: Kysely<unknown>) {
       await db.schema.dropTable('console_sessions').execute();
+    },
+  },
+  /**
+   * The console's per-hour rollups (src/store/rollup-tables.ts), the same columns as
+   * ledger_minutes. From here both are written in each ledger batch's transaction, from the rows
+   * it stored; both are filled from the ledger once, here, so an upgraded store's charts start
+   * with its history: ledger_minutes is rebuilt (its rows were added after their batch's
+   * transaction, a retried batch twice) for the minutes still kept, ledger_hours from every row.
+   */
+  '0015_ledger_hours': {
+    async up(db: Kysely<unknown>) {
+      let table = db.schema
+        .createTable('ledger_hours')
+        .addColumn('hour', 'bigint', (c) => c.notNull())
+        .addColumn('provider', 'text', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('requests', 'bigint', (c) => c.notNull())
+        .addColumn('errors', 'bigint', (c) => c.notNull())
+        .addColumn('input_tokens', 'bigint', (c) => c.notNull())
+        .addColumn('output_tokens', 'bigint', (c) => c.notNull())
+        .addColumn('cost_usd', 'double precision', (c) => c.notNull());
+      for (const i of HISTOGRAM_COLUMNS) {
+        table = table
+          .addColumn(`ttft_${i}`, 'bigint', (c) => c.notNull())
+          .addColumn(`latency_${i}`, 'bigint', (c) => c.notNull());
+      }
+      await table.addPrimaryKeyConstraint('ledger_hours_pk', ['hour', 'provider', 'model']).execute();
+      await sql`delete from ledger_minutes`.execute(db);
+      await backfillRollup(db, 'minutes', Date.now() - MINUTES_KEPT_MS);
+      await backfillRollup(db, 'hours', 0);
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('ledger_hours').execute();
     },
   },
 };

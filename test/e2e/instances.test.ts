@@ -91,7 +91,7 @@ describe('two instances share one Postgres and one Redis', { skip }, () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it(`holds one key to ${LIMIT} requests a minute across both (within 2%), with exactly one ledger row per request`, async () => {
+  it(`holds one key to ${LIMIT} requests a minute across both (within 2%), with exactly one ledger row per request, counted once in the rollups`, async () => {
     const [a, b] = instances;
     const admin = (path: string, body: unknown) =>
       fetch(`${a.url}${path}`, {
@@ -147,5 +147,13 @@ describe('two instances share one Postgres and one Redis', { skip }, () => {
     assert.ok([...counted.values()].every((n) => n === 1));
     const refusedRows = (rows.rows as { error_code: string | null }[]).filter((r) => r.error_code === 'rate_limit_exceeded').length;
     assert.equal(refusedRows, limited);
+    // Both instances added to the same rollup rows, in their batches' transactions: the sums are the ledger's.
+    const totals = await adminQuery(
+      schema.url,
+      `select (select count(*) from ledger) as ledger, (select sum(requests) from ledger_minutes) as minutes,
+              (select sum(requests) from ledger_hours) as hours`,
+    );
+    const { ledger, minutes, hours } = totals.rows[0] as Record<string, string>;
+    assert.deepEqual([Number(minutes), Number(hours)], [Number(ledger), Number(ledger)]);
   });
 });

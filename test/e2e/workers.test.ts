@@ -174,7 +174,7 @@ describe('sluice serve --workers 2', { timeout: 300_000 }, () => {
     assert.equal(read.status, 200, read.body);
   }
 
-  it('both workers write the one SQLite ledger under load: every request has its row, no write fails', async () => {
+  it('both workers write the one SQLite ledger under load: every request has its row, counted once in the rollups, no write fails', async () => {
     const total = 400;
     const ids: string[] = [];
     for (let round = 0; round < total / 50; round++) {
@@ -190,6 +190,10 @@ describe('sluice serve --workers 2', { timeout: 300_000 }, () => {
     for (let waited = 0; rowsOf(dir, ids) < total && waited < 20_000; waited += 100) await sleep(100);
     assert.equal(rowsOf(dir, ids), total);
     assert.doesNotMatch(gw.output(), /database is locked|SQLITE_BUSY|ledger: .*failed/i);
+    // Both workers add to the same rollup rows, in their batches' transactions: the sums are the ledger's.
+    const totals = rollupTotals(dir);
+    assert.equal(totals.ledger, totals.minutes);
+    assert.equal(totals.ledger, totals.hours);
   });
 
   it('one scrape of /metrics, on either worker, sums every worker: counters, histograms and gauges', async () => {
@@ -368,6 +372,21 @@ function rowsOf(dir: string, ids: string[]): number {
   try {
     const sql = `SELECT count(*) AS n FROM ledger WHERE request_id IN (${ids.map(() => '?').join(',')})`;
     return Number((db.prepare(sql).get(...ids) as { n: number }).n);
+  } finally {
+    db.close();
+  }
+}
+
+/** Requests in the ledger, and in each rollup table (every row here is within the minutes kept). */
+function rollupTotals(dir: string): { ledger: number; minutes: number; hours: number } {
+  const db = new DatabaseSync(join(dir, 'sluice.db'), { readOnly: true });
+  try {
+    const count = (sql: string) => Number((db.prepare(sql).get() as { n: number | null }).n ?? 0);
+    return {
+      ledger: count('SELECT count(*) AS n FROM ledger'),
+      minutes: count('SELECT sum(requests) AS n FROM ledger_minutes'),
+      hours: count('SELECT sum(requests) AS n FROM ledger_hours'),
+    };
   } finally {
     db.close();
   }

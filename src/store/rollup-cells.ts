@@ -3,9 +3,10 @@ import type { LedgerRecord } from '../accounting/ledger-record.ts';
 /** Upper bounds (ms) of the TTFT and latency histogram buckets; the last one catches the rest. */
 export const BUCKET_BOUNDS_MS = [10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000, 120_000];
 
-/** One minute of one provider/model's requests. */
-export interface MinuteCell {
-  minute: number;
+/** One period (a minute or an hour) of one provider/model's requests. */
+export interface RollupCell {
+  /** Epoch ms of the period's start. */
+  start: number;
   provider: string;
   model: string;
   requests: number;
@@ -18,26 +19,30 @@ export interface MinuteCell {
   latency: number[];
 }
 
-/** Provider/model pairs per minute of one batch before the rest count as `other`. */
-const MAX_PAIRS_PER_MINUTE = 50;
+/**
+ * Provider/model pairs per period of one batch before the rest count as `other`: the bound on
+ * one upsert's rows, whatever model names a batch carries.
+ */
+const MAX_PAIRS_PER_PERIOD = 50;
 
 /**
- * A stored batch of ledger records summed per minute and provider/model: what the batch adds to
- * the rollups (rollup-store.ts).
+ * Ledger records summed per period (`periodMs`: a minute, an hour) and provider/model: what a
+ * stored batch adds to the rollups (rollup-tables.ts). Ordered by period, provider and model, so
+ * concurrent upserts of the same rows take their locks in one order (no deadlock on PostgreSQL).
  */
-export function summarize(records: readonly LedgerRecord[]): MinuteCell[] {
-  const minutes = new Map<number, Map<string, MinuteCell>>();
+export function summarize(records: readonly LedgerRecord[], periodMs: number): RollupCell[] {
+  const periods = new Map<number, Map<string, RollupCell>>();
   for (const r of records) {
-    const minute = Math.floor(r.createdAt / 60_000) * 60_000;
-    let cells = minutes.get(minute);
-    if (!cells) minutes.set(minute, (cells = new Map()));
+    const start = Math.floor(r.createdAt / periodMs) * periodMs;
+    let cells = periods.get(start);
+    if (!cells) periods.set(start, (cells = new Map()));
     let pair = `${r.provider}\0${r.model}`;
-    if (!cells.has(pair) && cells.size >= MAX_PAIRS_PER_MINUTE) pair = 'other\0other';
+    if (!cells.has(pair) && cells.size >= MAX_PAIRS_PER_PERIOD) pair = 'other\0other';
     let cell = cells.get(pair);
     if (!cell) {
       const [provider, model] = pair.split('\0');
       cell = {
-        minute,
+        start,
         provider,
         model,
         requests: 0,
@@ -58,8 +63,12 @@ export function summarize(records: readonly LedgerRecord[]): MinuteCell[] {
     if (r.ttftMs !== null) cell.ttft[bucketOf(r.ttftMs)]++;
     cell.latency[bucketOf(r.latencyMs)]++;
   }
-  return [...minutes.values()].flatMap((cells) => [...cells.values()]);
+  return [...periods.values()]
+    .flatMap((cells) => [...cells.values()])
+    .sort((a, b) => a.start - b.start || compare(a.provider, b.provider) || compare(a.model, b.model));
 }
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Zero counts for every bucket, the one past the last bound included. */
 export function emptyHistogram(): number[] {

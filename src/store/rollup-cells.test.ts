@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
-import { emptyHistogram, quantileOf, summarize } from './minute-rollups.ts';
+import { emptyHistogram, quantileOf, summarize } from './rollup-cells.ts';
 
 const MINUTE = 60_000;
+const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 0, 1, 12, 0);
 
 function record(fields: Partial<LedgerRecord>): LedgerRecord {
@@ -22,15 +23,13 @@ function record(fields: Partial<LedgerRecord>): LedgerRecord {
   } as LedgerRecord;
 }
 
-describe('per-minute rollups of a batch', () => {
+describe('rollups of a batch', () => {
   it('sums a batch per minute and provider/model: requests, errors, tokens, cost and histograms', () => {
-    const cells = summarize([
-      record({}),
-      record({ createdAt: T0 + 59_999, outcome: 'error', ttftMs: null }),
-      record({ createdAt: T0 + MINUTE }),
-      record({ model: 'slow' }),
-    ]);
-    const first = cells.find((c) => c.minute === T0 && c.model === 'echo')!;
+    const cells = summarize(
+      [record({}), record({ createdAt: T0 + 59_999, outcome: 'error', ttftMs: null }), record({ createdAt: T0 + MINUTE }), record({ model: 'slow' })],
+      MINUTE,
+    );
+    const first = cells.find((c) => c.start === T0 && c.model === 'echo')!;
     assert.deepEqual(
       { requests: first.requests, errors: first.errors, input: first.inputTokens, output: first.outputTokens },
       { requests: 2, errors: 1, input: 20, output: 10 },
@@ -45,15 +44,36 @@ describe('per-minute rollups of a batch', () => {
       first.latency.reduce((a, b) => a + b),
       2,
     );
-    assert.equal(cells.filter((c) => c.minute === T0).length, 2);
+    assert.equal(cells.filter((c) => c.start === T0).length, 2);
     assert.deepEqual(
-      cells.filter((c) => c.minute === T0 + MINUTE).map((c) => c.model),
+      cells.filter((c) => c.start === T0 + MINUTE).map((c) => c.model),
       ['echo'],
     );
   });
 
+  it('sums per hour the same way, and orders cells by period, provider and model (one lock order for every writer)', () => {
+    const records = [
+      record({ createdAt: T0 + HOUR, model: 'b' }),
+      record({ createdAt: T0 + 59 * MINUTE, model: 'b' }),
+      record({ createdAt: T0, provider: 'alpha', model: 'z' }),
+      record({ createdAt: T0 + 30 * MINUTE, model: 'a' }),
+    ];
+    assert.deepEqual(
+      summarize(records, HOUR).map((c) => [c.start, c.provider, c.model, c.requests]),
+      [
+        [T0, 'alpha', 'z', 1],
+        [T0, 'mock', 'a', 1],
+        [T0, 'mock', 'b', 1],
+        [T0 + HOUR, 'mock', 'b', 1],
+      ],
+    );
+  });
+
   it('counts pairs past the per-minute bound as other', () => {
-    const cells = summarize(Array.from({ length: 60 }, (_, i) => record({ model: `m${i}` })));
+    const cells = summarize(
+      Array.from({ length: 60 }, (_, i) => record({ model: `m${i}` })),
+      MINUTE,
+    );
     assert.equal(cells.length, 51);
     assert.equal(cells.find((c) => c.provider === 'other')?.requests, 10);
   });

@@ -1,0 +1,211 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, afterEach, beforeEach, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import { createTestSchema, noPostgres, type TestSchema } from '../../test/helpers/postgres.ts';
+import { ledgerRecord } from '../../test/helpers/ledger-records.ts';
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import { LedgerStore } from './ledger-store.ts';
+import { LedgerWriter } from './ledger-writer.ts';
+import { migrationProvider } from './migrations.ts';
+import { type OpenedDatabase, openDatabase, type StoreLocation } from './open-database.ts';
+import { type RollupCell, summarize } from './rollup-cells.ts';
+import { addRollups, MINUTES_KEPT_MS, pruneMinutes, ROLLUPS, type RollupPeriod, readRollups } from './rollup-tables.ts';
+
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+/** Recent enough that its minutes are kept (not pruned): the rollups' figures are read back whole. */
+const T0 = Math.floor((Date.now() - 2 * HOUR) / HOUR) * HOUR;
+
+/** Costs are multiples of 1/64: their float sums are exact in any order, so the test compares them exactly. */
+const rec = (requestId: string, fields: Partial<LedgerRecord> = {}): LedgerRecord =>
+  ledgerRecord({ requestId, createdAt: T0 + 5 * MINUTE, provider: 'mock', model: 'echo', costUsd: 0.25, ...fields });
+
+/** A mix of minutes, hours, models, outcomes, and TTFT/latency on and either side of bucket bounds. */
+const MIX: LedgerRecord[] = [
+  rec('m-1'),
+  rec('m-2', { ttftMs: 10, latencyMs: 11, outcome: 'error', costUsd: 0 }),
+  rec('m-3', { ttftMs: null, latencyMs: 120_000, createdAt: T0 + 5 * MINUTE + 59_999 }),
+  rec('m-4', { ttftMs: 120_001, latencyMs: 2_000_000, createdAt: T0 + 6 * MINUTE, costUsd: 0.125 }),
+  rec('m-5', { model: 'slow', ttftMs: 0, latencyMs: 25, createdAt: T0 + HOUR + 1 }),
+  rec('m-6', { provider: 'other-co', model: 'echo', inputTokens: 1_000, outputTokens: 3, createdAt: T0 + HOUR + 30 * MINUTE }),
+];
+
+function rollupContract(name: string, location: () => Promise<StoreLocation>, { skip = false as string | false, oneWriterPerProcess = false } = {}) {
+  describe(`ledger rollups, written with the rows they count: ${name}`, { skip }, () => {
+    let where: StoreLocation;
+    let db: OpenedDatabase;
+    let ledger: LedgerStore;
+    beforeEach(async () => {
+      where = await location();
+      db = await openDatabase(where);
+      ledger = new LedgerStore(db.db);
+    });
+    afterEach(() => db.close());
+
+    /** What each table holds, in summarize's order. */
+    const read = async (period: RollupPeriod) => sorted(await readRollups(db.db, period, 0));
+    /** What each table should hold for exactly these stored records. */
+    const expected = (records: readonly LedgerRecord[], period: RollupPeriod) => summarize(records, ROLLUPS[period].periodMs);
+    async function assertCounts(records: readonly LedgerRecord[]) {
+      assert.deepEqual(await read('minutes'), expected(records, 'minutes'));
+      assert.deepEqual(await read('hours'), expected(records, 'hours'));
+    }
+
+    it('counts a stored batch per minute and per hour; a retried batch or a row already stored adds nothing', async () => {
+      await ledger.insert(MIX);
+      await assertCounts(MIX);
+      // The batch again (its commit not heard of), with a new row: only the new row counts.
+      const late = rec('m-7', { createdAt: T0 + 7 * MINUTE });
+      await ledger.insert([...MIX, late]);
+      // A journal replayed at start writes rows the store may already hold.
+      await ledger.insert([MIX[0], late]);
+      await assertCounts([...MIX, late]);
+    });
+
+    it('counts a request id once, from the record stored, when a batch holds it twice', async () => {
+      const first = rec('dup', { costUsd: 0.5 });
+      const second = rec('dup', { costUsd: 2, model: 'slow' });
+      await ledger.insert([first, rec('x-1'), second]);
+      assert.equal((await ledger.get('dup'))?.costUsd, 0.5);
+      await assertCounts([first, rec('x-1')]);
+    });
+
+    it('counts nothing of a batch whose transaction failed, and the batch once when written later', async () => {
+      const batch = Array.from({ length: 150 }, (_, i) => rec(`f-${i}`, { createdAt: T0 + (i % 7) * MINUTE }));
+      // The second insert statement (rows 100-149) fails: a row's created_at may not be null.
+      const broken = [...batch];
+      broken[130] = { ...batch[130], createdAt: null as unknown as number };
+      await assert.rejects(ledger.insert(broken));
+      assert.deepEqual(await read('minutes'), []);
+      assert.deepEqual(await read('hours'), []);
+      await ledger.insert(batch);
+      await assertCounts(batch);
+    });
+
+    it('counts a batch once when the writer retries it after a failure it could not tell from a lost commit', async () => {
+      let failNext = true;
+      const writer = new LedgerWriter(
+        {
+          async insert(records) {
+            await ledger.insert(records);
+            // Committed, then the connection dropped before the answer came.
+            if (failNext) {
+              failNext = false;
+              throw new Error('Connection terminated unexpectedly');
+            }
+          },
+        },
+        { flushIntervalMs: 1, batchSize: 100, maxBuffered: 1_000, maxBackoffMs: 1 },
+      );
+      for (const r of MIX) writer.write(r);
+      await writer.flush();
+      assert.equal(writer.stats.failures, 1);
+      await assertCounts(MIX);
+    });
+
+    const twoWriters = oneWriterPerProcess
+      ? 'node:sqlite waits for a lock synchronously, so two writers in one process block each other: test/e2e/workers.test.ts runs two processes'
+      : false;
+    it('sums every writer of one store into the same rows: two processes writing at once, in any order', { skip: twoWriters }, async () => {
+      const other = await openDatabase(where);
+      try {
+        const second = new LedgerStore(other.db);
+        const pairs = ['a', 'b', 'c', 'd'].flatMap((provider) => ['x', 'y'].map((model) => ({ provider, model })));
+        // Each batch touches every pair of two minutes; the second writer's records come in reverse.
+        const batches = (writer: string) =>
+          Array.from({ length: 10 }, (_, b) =>
+            pairs.flatMap((p, i) => [0, 1].map((m) => rec(`${writer}-${b}-${i}-${m}`, { ...p, createdAt: T0 + m * MINUTE }))),
+          );
+        const one = batches('one');
+        const two = batches('two');
+        await Promise.all([
+          (async () => {
+            for (const batch of one) await ledger.insert(batch);
+          })(),
+          (async () => {
+            for (const batch of two) await second.insert(batch.toReversed());
+          })(),
+        ]);
+        await assertCounts([...one.flat(), ...two.flat()]);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('keeps per-minute rows 48 hours (pruned at most an hour of them at a time) and per-hour rows', async () => {
+      const now = Date.now();
+      const old = Math.floor((now - MINUTES_KEPT_MS - 3 * HOUR) / HOUR) * HOUR;
+      const oldRecords = [0, 30, 90, 150].map((m) => rec(`old-${m}`, { createdAt: old + m * MINUTE }));
+      // Written back when they were recent...
+      await db.db.transaction().execute((trx) => addRollups(trx, oldRecords, old + 3 * HOUR));
+      assert.equal((await read('minutes')).length, 4);
+      // ...pruned now, the oldest hour's minutes first.
+      assert.equal(await db.db.transaction().execute((trx) => pruneMinutes(trx, now)), 2);
+      assert.equal(await pruneMinutes(db.db, now), 1);
+      assert.equal(await pruneMinutes(db.db, now), 1);
+      assert.equal(await pruneMinutes(db.db, now), 0);
+      assert.deepEqual(await read('minutes'), []);
+      assert.deepEqual(await read('hours'), expected(oldRecords, 'hours'));
+      // A record that old arriving now (a journal replayed after a long stop) counts in its hour only.
+      const replayed = rec('old-replayed', { createdAt: old + 10 * MINUTE });
+      await ledger.insert([replayed, MIX[0]]);
+      assert.deepEqual(await read('minutes'), expected([MIX[0]], 'minutes'));
+      assert.deepEqual(await read('hours'), expected([...oldRecords, replayed, MIX[0]], 'hours'));
+    });
+
+    it('fills the rollups from the ledger when migrating a store that has rows (an upgrade)', async () => {
+      const twoDaysAgo = rec('m-old', { createdAt: Date.now() - MINUTES_KEPT_MS - HOUR, latencyMs: 250, ttftMs: 251 });
+      const rows = [...MIX, twoDaysAgo];
+      await ledger.insert(rows);
+      const written = { minutes: await read('minutes'), hours: await read('hours') };
+      // Back to before the hourly rollups, with per-minute rows that counted a retried batch twice.
+      const migrator = new Migrator({ db: db.db, provider: migrationProvider });
+      const down = await migrator.migrateTo('0013_console_sessions');
+      assert.equal(down.error, undefined);
+      await sql`update ledger_minutes set requests = requests * 2, cost_usd = cost_usd * 2`.execute(db.db);
+      const up = await migrator.migrateToLatest();
+      assert.equal(up.error, undefined);
+      assert.ok(up.results?.some((r) => r.migrationName === '0015_ledger_hours'));
+      // The migration's SQL (CASE per bucket) gives what the writer's sums gave, bucket for bucket.
+      assert.deepEqual(await read('minutes'), written.minutes);
+      assert.deepEqual(await read('hours'), written.hours);
+      assert.deepEqual(written.minutes, expected(MIX, 'minutes'));
+      assert.deepEqual(written.hours, expected(rows, 'hours'));
+    });
+  });
+}
+
+function sorted(cells: RollupCell[]): RollupCell[] {
+  const key = (c: RollupCell) => `${String(c.start).padStart(16, '0')}\0${c.provider}\0${c.model}`;
+  return cells.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+const schemas: TestSchema[] = [];
+const dirs: string[] = [];
+after(async () => {
+  for (const s of schemas) await s.drop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+// A file, not :memory:: two connections must open the same store.
+rollupContract(
+  'node:sqlite',
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-rollups-'));
+    dirs.push(dir);
+    return { path: join(dir, 'ledger.db') };
+  },
+  { oneWriterPerProcess: true },
+);
+rollupContract(
+  'PostgreSQL',
+  async () => {
+    const schema = await createTestSchema();
+    schemas.push(schema);
+    return { path: ':memory:', databaseUrl: schema.url };
+  },
+  { skip: noPostgres },
+);

@@ -1,0 +1,202 @@
+import { CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely';
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import type { Database } from './database.ts';
+import { engineOf } from './engine-of.ts';
+import { BUCKET_BOUNDS_MS, emptyHistogram, type RollupCell, summarize } from './rollup-cells.ts';
+
+/**
+ * The console's rollups of the ledger: per minute (ledger_minutes, migration 0012) and per hour
+ * (ledger_hours, migration 0015), per provider/model. Written in each ledger batch's transaction
+ * from the rows that batch stored (ledger-store.ts), so every ledger row is counted once, by
+ * whichever process wrote it; the charts read these, never the ledger.
+ */
+export const ROLLUPS = {
+  minutes: { table: 'ledger_minutes', column: 'minute', periodMs: 60_000 },
+  hours: { table: 'ledger_hours', column: 'hour', periodMs: 3_600_000 },
+} as const;
+export type RollupPeriod = keyof typeof ROLLUPS;
+
+/**
+ * Per-minute rows are kept 48 hours: twice the longest per-minute range the console reads (24
+ * hours), so a day's charts never miss their first hours. Per-hour rows are kept as long as the
+ * ledger (one row per hour and provider/model in use, ~8.8k a year per pair).
+ */
+export const MINUTES_KEPT_MS = 48 * 3_600_000;
+
+/** The histogram columns of both tables: one per bucket, the one past the last bound included. */
+export const HISTOGRAM_COLUMNS = Array.from({ length: BUCKET_BOUNDS_MS.length + 1 }, (_, i) => i);
+const ttftColumn = (i: number) => `ttft_${i}`;
+const latencyColumn = (i: number) => `latency_${i}`;
+const SUMMED = [
+  'requests',
+  'errors',
+  'input_tokens',
+  'output_tokens',
+  'cost_usd',
+  ...HISTOGRAM_COLUMNS.map(ttftColumn),
+  ...HISTOGRAM_COLUMNS.map(latencyColumn),
+];
+
+/** Cells per upsert: 36 values a row, well under both engines' bound-parameter limits. */
+const UPSERT_CHUNK = 100;
+
+type RollupRow = Record<string, number | string>;
+type RollupDatabase = Record<string, RollupRow>;
+/** What the upsert text is compiled from (its values are never sent). */
+const EMPTY_CELL: RollupCell = {
+  start: 0,
+  provider: '',
+  model: '',
+  requests: 0,
+  errors: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  costUsd: 0,
+  ttft: emptyHistogram(),
+  latency: emptyHistogram(),
+};
+
+/**
+ * Adds stored records to both tables, inside the caller's transaction (the batch's). Records
+ * whose minute is past MINUTES_KEPT_MS (replayed from a journal after a long stop) go to the
+ * hours only: their minute row would be pruned anyway.
+ */
+export async function addRollups(trx: Kysely<Database>, stored: readonly LedgerRecord[], now: number): Promise<void> {
+  if (stored.length === 0) return;
+  const minutes = summarize(stored, ROLLUPS.minutes.periodMs).filter((c) => c.start >= now - MINUTES_KEPT_MS);
+  await upsert(trx, 'minutes', minutes);
+  await upsert(trx, 'hours', summarize(stored, ROLLUPS.hours.periodMs));
+}
+
+async function upsert(trx: Kysely<Database>, period: RollupPeriod, cells: readonly RollupCell[]): Promise<void> {
+  const { column } = ROLLUPS[period];
+  for (let i = 0; i < cells.length; i += UPSERT_CHUNK) {
+    const chunk = cells.slice(i, i + UPSERT_CHUNK);
+    const params = chunk.flatMap((c) => Object.values(rowOf(column, c)));
+    await trx.executeQuery(CompiledQuery.raw(upsertSqlFor(trx, period, chunk.length), params));
+  }
+}
+
+/**
+ * Upsert text per engine, table and row count, compiled once (as the ledger's insert is): on
+ * PostgreSQL, building Kysely's tree of 36 columns and their update set for every batch was ~1.4
+ * ms of a 500-row batch's CPU (profiled).
+ */
+const upsertSql = new Map<string, string>();
+
+function upsertSqlFor(trx: Kysely<Database>, period: RollupPeriod, count: number): string {
+  const key = `${engineOf(trx)}:${period}:${count}`;
+  let text = upsertSql.get(key);
+  if (text === undefined) {
+    const { table, column } = ROLLUPS[period];
+    const placeholder = Object.fromEntries(Object.keys(rowOf(column, EMPTY_CELL)).map((c) => [c, 0]));
+    const update = Object.fromEntries(
+      SUMMED.map((c) => [c, sql<number>`${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`]),
+    );
+    const { sql: compiled, parameters } = (trx as unknown as Kysely<RollupDatabase>)
+      .insertInto(table)
+      .values(Array.from({ length: count }, () => placeholder))
+      .onConflict((oc) => oc.columns([column, 'provider', 'model']).doUpdateSet(update))
+      .compile();
+    if (parameters.length !== count * Object.keys(placeholder).length)
+      throw new Error('rollup upsert: every value must be a bound parameter');
+    text = compiled;
+    upsertSql.set(key, text);
+  }
+  return text;
+}
+
+/** The rows of the periods from `since` (epoch ms) on: one range read of the primary key. */
+export async function readRollups(db: Kysely<Database>, period: RollupPeriod, since: number): Promise<RollupCell[]> {
+  const { table, column } = ROLLUPS[period];
+  const rows = await (db as unknown as Kysely<RollupDatabase>).selectFrom(table).selectAll().where(column, '>=', since).execute();
+  return rows.map((row) => cellOf(column, row));
+}
+
+/**
+ * Deletes per-minute rows older than MINUTES_KEPT_MS, at most the oldest hour of them per call
+ * (bounded work on a batch's transaction, even after a long stop); returns how many.
+ */
+export async function pruneMinutes(db: Kysely<Database>, now: number): Promise<number> {
+  const result = await sql`
+    delete from ledger_minutes
+    where minute < ${now - MINUTES_KEPT_MS}
+      and minute < (select min(minute) from ledger_minutes) + ${ROLLUPS.hours.periodMs}
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/**
+ * Fills a rollup table from the ledger's rows created from `since` on (migration 0015, on an
+ * upgraded store): the same sums as addRollups, in one INSERT ... SELECT ... GROUP BY, with a
+ * CASE per histogram bucket. The same SQL on both engines: integer division of a bigint, a cast
+ * SQLite reads as INTEGER.
+ */
+export async function backfillRollup(db: Kysely<unknown>, period: RollupPeriod, since: number): Promise<void> {
+  const { table, column, periodMs } = ROLLUPS[period];
+  const start = sql`cast(created_at / ${sql.lit(periodMs)} as bigint) * ${sql.lit(periodMs)}`;
+  const columns = [column, 'provider', 'model', ...SUMMED].map((c) => sql.ref(c));
+  const bucketCounts = (field: string) =>
+    HISTOGRAM_COLUMNS.map((i) => sql`sum(case when ${bucketTest(sql.ref(field), i)} then 1 else 0 end)`);
+  await sql`
+    insert into ${sql.table(table)} (${sql.join(columns)})
+    select ${sql.join([
+      start,
+      sql.ref('provider'),
+      sql.ref('model'),
+      sql`count(*)`,
+      sql`sum(case when outcome = 'error' then 1 else 0 end)`,
+      sql`sum(input_tokens)`,
+      sql`sum(output_tokens)`,
+      sql`sum(cost_usd)`,
+      ...bucketCounts('ttft_ms'),
+      ...bucketCounts('latency_ms'),
+    ])}
+    from ledger
+    where created_at >= ${since}
+    group by ${start}, provider, model
+  `.execute(db);
+}
+
+/** Whether `ms` falls in bucket i (bucketOf's rule: the first bound it does not exceed); false for null. */
+function bucketTest(ms: RawBuilder<unknown>, i: number): RawBuilder<unknown> {
+  const upper = BUCKET_BOUNDS_MS[i];
+  const lower = BUCKET_BOUNDS_MS[i - 1];
+  if (lower === undefined) return sql`${ms} <= ${sql.lit(upper)}`;
+  if (upper === undefined) return sql`${ms} > ${sql.lit(lower)}`;
+  return sql`${ms} > ${sql.lit(lower)} and ${ms} <= ${sql.lit(upper)}`;
+}
+
+function rowOf(column: string, c: RollupCell): RollupRow {
+  const row: RollupRow = {
+    [column]: c.start,
+    provider: c.provider,
+    model: c.model,
+    requests: c.requests,
+    errors: c.errors,
+    input_tokens: c.inputTokens,
+    output_tokens: c.outputTokens,
+    cost_usd: c.costUsd,
+  };
+  for (const i of HISTOGRAM_COLUMNS) {
+    row[ttftColumn(i)] = c.ttft[i];
+    row[latencyColumn(i)] = c.latency[i];
+  }
+  return row;
+}
+
+function cellOf(column: string, row: RollupRow): RollupCell {
+  const n = (name: string) => Number(row[name]);
+  return {
+    start: n(column),
+    provider: String(row.provider),
+    model: String(row.model),
+    requests: n('requests'),
+    errors: n('errors'),
+    inputTokens: n('input_tokens'),
+    outputTokens: n('output_tokens'),
+    costUsd: n('cost_usd'),
+    ttft: HISTOGRAM_COLUMNS.map((i) => n(ttftColumn(i))),
+    latency: HISTOGRAM_COLUMNS.map((i) => n(latencyColumn(i))),
+  };
+}
