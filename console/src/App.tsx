@@ -5,6 +5,7 @@ import { Keys } from './Keys.tsx';
 import { Login } from './Login.tsx';
 import { Playground } from './Playground.tsx';
 import { RequestLog } from './RequestLog.tsx';
+import { RequestLookup } from './RequestLookup.tsx';
 import { RequestView } from './RequestView.tsx';
 import { useRoute } from './route.ts';
 
@@ -42,6 +43,7 @@ export function App() {
             </a>
           ))}
         </nav>
+        <RequestLookup />
         <button type="button" onClick={logout}>
           Log out
         </button>
