@@ -41,6 +41,9 @@ describe('the console API', () => {
     const project = await projectWithKey(gw.url, KEY, 'console-proj');
     assert.equal((await login(project.key)).status, 403);
     assert.equal((await fetch(`${gw.url}/console/api/session`)).status, 401);
+    assert.equal((await fetch(`${gw.url}/console/api/usage`)).status, 401);
+    const usage = await fetch(`${gw.url}/console/api/usage`, { headers: { authorization: `Bearer ${project.key}` } });
+    assert.equal(usage.status, 403);
     assert.equal((await fetch(`${gw.url}/v1/requests`, { headers: { cookie: 'sluice_console=made-up' } })).status, 401);
     assert.equal((await login(undefined as unknown as string)).status, 400);
   });

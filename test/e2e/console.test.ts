@@ -61,10 +61,19 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
+  /** The controls without an accessible name in Chromium's accessibility tree (Playwright's ARIA snapshot lists them as a bare role). */
+  const unnamedControls = async () =>
+    (await page.locator('body').ariaSnapshot())
+      .split('\n')
+      .filter((line) => /^\s*- (button|textbox|combobox|checkbox|spinbutton|searchbox|link|meter|slider|radio)( \[[^\]]*\])*:?\s*$/.test(line));
+
   const shot = (name: string) => page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
 
   it('logs in with the master key', async () => {
     await page.goto(`${gw.url}/console`);
+    await page.getByRole('heading', { level: 1, name: 'sluice console' }).waitFor();
+    assert.deepEqual(await unnamedControls(), []);
+    assert.equal(await page.title(), 'Log in · sluice console');
     await page.getByLabel('Master key or admin key').fill(KEY);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('heading', { name: 'Requests' }).waitFor();
@@ -275,13 +284,8 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     ]) {
       await page.goto(`${gw.url}/console${hash}`);
       await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-      // The accessibility tree as Chromium computes it (Playwright's ARIA snapshot): a control
-      // without a name is listed as its bare role.
-      const tree = await page.locator('body').ariaSnapshot();
-      const unnamed = tree
-        .split('\n')
-        .filter((line) => /^\s*- (button|textbox|combobox|checkbox|spinbutton|searchbox|link|meter|slider|radio)( \[[^\]]*\])*:?\s*$/.test(line));
-      assert.deepEqual(unnamed, [], `${hash}: controls without a name`);
+      assert.deepEqual(await unnamedControls(), [], `${hash}: controls without a name`);
+      assert.equal(await page.title(), `${heading} · sluice console`);
       assert.equal(await page.getByRole('heading', { level: 1 }).count(), 1, hash);
       for (const landmark of ['banner', 'navigation', 'main', 'search'] as const) {
         assert.equal(await page.getByRole(landmark).count(), 1, `${hash}: ${landmark}`);
