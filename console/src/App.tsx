@@ -5,10 +5,13 @@ import { Keys } from './Keys.tsx';
 import { Login } from './Login.tsx';
 import { Playground } from './Playground.tsx';
 import { RequestLog } from './RequestLog.tsx';
+import { RequestLookup } from './RequestLookup.tsx';
 import { RequestView } from './RequestView.tsx';
 import { useRoute } from './route.ts';
 
 type Session = 'checking' | 'out' | { storeContent: boolean };
+
+const TITLES = { log: 'Requests', charts: 'Charts', playground: 'Playground', keys: 'Keys and projects' } as const;
 
 export function App() {
   const route = useRoute();
@@ -20,6 +23,11 @@ export function App() {
       // Not logged in (401/403) or no answer: the login form says what the next attempt meets.
       .catch(() => setSession('out'));
   useEffect(() => void check(), []);
+  // Each page its own title: what a screen reader announces and a tab or the history shows.
+  useEffect(() => {
+    const page = route.page === 'request' ? `Request ${route.id}` : TITLES[route.page];
+    document.title = session === 'out' ? 'Log in · sluice console' : `${page} · sluice console`;
+  }, [route, session]);
 
   if (session === 'checking') return <p className="center">Loading…</p>;
   if (session === 'out') return <Login onLoggedIn={() => void check()} />;
@@ -42,6 +50,7 @@ export function App() {
             </a>
           ))}
         </nav>
+        <RequestLookup />
         <button type="button" onClick={logout}>
           Log out
         </button>

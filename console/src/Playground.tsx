@@ -5,8 +5,39 @@ import { requestHref } from './route.ts';
 
 interface ToolCallView {
   index: number;
+  id: string;
   name: string;
-  arguments: string;
+  /** The argument deltas as they came, each one shown on its own. */
+  deltas: string[];
+}
+
+/** A function tool for the tools field: mock/tools calls the first function tool it is given. */
+const EXAMPLE_TOOLS = JSON.stringify(
+  [
+    {
+      type: 'function',
+      function: {
+        name: 'get_weather',
+        description: 'The weather at a place',
+        parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+      },
+    },
+  ],
+  null,
+  2,
+);
+
+/** The tools field's JSON: empty is none; anything else must be an array (the gateway checks the rest). */
+function parseTools(text: string): unknown[] | undefined {
+  if (!text.trim()) return undefined;
+  let tools: unknown;
+  try {
+    tools = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`tools is not JSON: ${(err as Error).message}`);
+  }
+  if (!Array.isArray(tools)) throw new Error('tools must be a JSON array of tools');
+  return tools;
 }
 
 /**
@@ -19,8 +50,9 @@ export function Playground() {
   const [profile, setProfile] = useState<'openai' | 'accounting'>('openai');
   const [prompt, setPrompt] = useState('Hello from the console');
   const [raw, setRaw] = useState('');
+  const [toolsJson, setToolsJson] = useState('');
   const [text, setText] = useState('');
-  const [reasoning, setReasoning] = useState('');
+  const [reasoning, setReasoning] = useState<string[]>([]);
   const [tools, setTools] = useState<ToolCallView[]>([]);
   const [requestId, setRequestId] = useState<string>();
   const [status, setStatus] = useState<string>('');
@@ -40,12 +72,19 @@ export function Playground() {
 
   async function send(event: FormEvent) {
     event.preventDefault();
+    let tools: unknown[] | undefined;
+    try {
+      tools = parseTools(toolsJson);
+    } catch (err) {
+      setStatus(`not sent: ${(err as Error).message}`);
+      return;
+    }
     abort.current?.abort();
     const controller = new AbortController();
     abort.current = controller;
     setRaw('');
     setText('');
-    setReasoning('');
+    setReasoning([]);
     setTools([]);
     setRequestId(undefined);
     setStatus('streaming');
@@ -61,6 +100,7 @@ export function Playground() {
           stream: true,
           stream_options: { include_usage: true },
           messages: [{ role: 'user', content: prompt }],
+          ...(tools && { tools }),
         }),
       });
       setRequestId(res.headers.get('x-request-id') ?? undefined);
@@ -70,7 +110,7 @@ export function Playground() {
       const showing = showRaw(shown, (chunk) => setRaw((old) => old + chunk));
       const message = await readStream(new Response(read, { status: res.status, headers: res.headers }), {
         onText: (delta) => setText((old) => old + delta),
-        onReasoning: (delta) => setReasoning((old) => old + delta),
+        onReasoning: (delta) => setReasoning((old) => [...old, delta]),
         onFrame: (frame) => setTools((old) => withToolDeltas(old, frame.data)),
       });
       await showing;
@@ -107,6 +147,19 @@ export function Playground() {
           Prompt
           <textarea rows={3} value={prompt} onChange={(e) => setPrompt(e.target.value)} />
         </label>
+        <label className="wide">
+          Tools (JSON array, optional)
+          <textarea
+            rows={toolsJson ? 6 : 2}
+            value={toolsJson}
+            onChange={(e) => setToolsJson(e.target.value)}
+            placeholder='[{"type": "function", "function": {"name": "...", "parameters": {...}}}]'
+            spellCheck={false}
+          />
+        </label>
+        <button type="button" onClick={() => setToolsJson(EXAMPLE_TOOLS)}>
+          Example tool
+        </button>
         <button type="submit" disabled={busy || !model}>
           Send
         </button>
@@ -128,16 +181,22 @@ export function Playground() {
       <div className="side-by-side">
         <figure>
           <figcaption>Raw SSE frames</figcaption>
-          <pre aria-label="Raw SSE frames" data-testid="raw">
+          <pre aria-label="Raw SSE frames" data-testid="raw" tabIndex={0}>
             {raw}
           </pre>
         </figure>
         <figure>
           <figcaption>Assembled</figcaption>
-          {reasoning && (
+          {(reasoning.length > 0 || tools.length > 0) && <p className="note">Each shaded piece is one delta, as it arrived.</p>}
+          {reasoning.length > 0 && (
             <>
               <h2>Reasoning</h2>
-              <pre className="reasoning">{reasoning}</pre>
+              <Deltas
+                pieces={reasoning}
+                label={`Reasoning, ${reasoning.length} deltas`}
+                className="reasoning"
+                testId="reasoning"
+              />
             </>
           )}
           <h2>Text</h2>
@@ -146,15 +205,36 @@ export function Playground() {
             <>
               <h2>Tool calls</h2>
               {tools.map((t) => (
-                <pre key={t.index}>
-                  {t.name}({t.arguments})
-                </pre>
+                <div key={t.index} className="tool-call" data-testid="tool-call">
+                  <p>
+                    <code>{t.name}</code> {t.id && <span className="note">({t.id})</span>}
+                  </p>
+                  <Deltas
+                    pieces={t.deltas}
+                    label={`Arguments of ${t.name}, ${t.deltas.length} deltas`}
+                    className="arguments"
+                    testId="tool-arguments"
+                  />
+                </div>
               ))}
             </>
           )}
         </figure>
       </div>
     </section>
+  );
+}
+
+/** Deltas side by side, each in its own shaded span, so where one ended and the next began shows. */
+function Deltas({ pieces, label, className, testId }: { pieces: string[]; label: string; className: string; testId: string }) {
+  return (
+    <pre className={`deltas ${className}`} aria-label={label} data-testid={testId}>
+      {pieces.map((p, i) => (
+        <span key={i} className="delta">
+          {p}
+        </span>
+      ))}
+    </pre>
   );
 }
 
@@ -173,12 +253,13 @@ function withToolDeltas(calls: ToolCallView[], chunk: Record<string, unknown>): 
   const choices = chunk.choices as { delta?: { tool_calls?: unknown } }[] | undefined;
   const deltas = choices?.[0]?.delta?.tool_calls;
   if (!Array.isArray(deltas)) return calls;
-  const next = calls.map((c) => ({ ...c }));
-  for (const d of deltas as { index: number; function?: { name?: string; arguments?: string } }[]) {
+  const next = calls.map((c) => ({ ...c, deltas: [...c.deltas] }));
+  for (const d of deltas as { index: number; id?: string; function?: { name?: string; arguments?: string } }[]) {
     let call = next.find((c) => c.index === d.index);
-    if (!call) next.push((call = { index: d.index, name: '', arguments: '' }));
+    if (!call) next.push((call = { index: d.index, id: '', name: '', deltas: [] }));
+    call.id ||= d.id ?? '';
     call.name += d.function?.name ?? '';
-    call.arguments += d.function?.arguments ?? '';
+    if (d.function?.arguments) call.deltas.push(d.function.arguments);
   }
   return next;
 }

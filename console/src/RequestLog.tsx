@@ -36,7 +36,6 @@ export function RequestLog() {
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<string>();
   const [live, setLive] = useState(false);
-  const [lookup, setLookup] = useState('');
 
   useEffect(() => {
     const query = params(filters);
@@ -88,10 +87,6 @@ export function RequestLog() {
     e.preventDefault();
     setFilters(draft);
   };
-  const find = (e: FormEvent) => {
-    e.preventDefault();
-    if (lookup.trim()) location.hash = requestHref(lookup.trim());
-  };
   const field = (name: keyof Filters, label: string, type = 'text') => (
     <label>
       {label}
@@ -106,13 +101,6 @@ export function RequestLog() {
         <span className={live ? 'badge live' : 'badge'} role="status">
           {live ? 'live' : 'not live'}
         </span>
-        <form className="lookup" onSubmit={find} role="search">
-          <label>
-            Request ID
-            <input value={lookup} onChange={(e) => setLookup(e.target.value)} placeholder="X-Request-ID" />
-          </label>
-          <button type="submit">Open</button>
-        </form>
       </div>
       <form className="filters" onSubmit={apply} aria-label="Filters">
         {field('model', 'Model')}
@@ -146,41 +134,48 @@ export function RequestLog() {
           {error}
         </p>
       )}
-      <table className="log">
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Request</th>
-            <th scope="col">Model</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Tokens in → out</th>
-            <th scope="col">Cost</th>
-            <th scope="col">TTFT</th>
-            <th scope="col">Latency</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.request_id} className={r.outcome}>
-              <td>{new Date(r.created_at).toLocaleTimeString()}</td>
-              <td>
-                <a href={requestHref(r.request_id)}>{r.request_id}</a>
-              </td>
-              <td>
-                {r.provider}/{r.model}
-              </td>
-              <td>{r.outcome === 'ok' ? 'ok' : `${r.outcome}${r.error ? `: ${r.error.code}` : ''}`}</td>
-              <td>
-                {r.usage.input_tokens} → {r.usage.output_tokens}
-                {r.usage.estimated ? ' (est.)' : ''}
-              </td>
-              <td>{r.price_known ? formatUsd(r.cost_usd) : 'unpriced'}</td>
-              <td>{formatMs(r.ttft_ms)}</td>
-              <td>{formatMs(r.latency_ms)}</td>
+      <div className="table-wrap" role="region" aria-label="Requests" tabIndex={0}>
+        <table className="log">
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">Request</th>
+              <th scope="col">Model</th>
+              <th scope="col">Key / project</th>
+              <th scope="col">Outcome</th>
+              <th scope="col">Tokens in → out</th>
+              <th scope="col">Cost</th>
+              <th scope="col">TTFT</th>
+              <th scope="col">Latency</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.request_id} className={r.outcome}>
+                <td>{new Date(r.created_at).toLocaleTimeString()}</td>
+                <td>
+                  <a href={requestHref(r.request_id)}>{r.request_id}</a>
+                </td>
+                <td>
+                  {r.provider}/{r.model}
+                  {r.requested_model !== `${r.provider}/${r.model}` && r.requested_model !== r.model && (
+                    <span className="note"> (asked {r.requested_model})</span>
+                  )}
+                </td>
+                <td>{r.key_id ? `${r.key_id} / ${r.project_id ?? '–'}` : 'master key'}</td>
+                <td>{r.outcome === 'ok' ? 'ok' : `${r.outcome}${r.error ? `: ${r.error.code}` : ''}`}</td>
+                <td>
+                  {r.usage.input_tokens} → {r.usage.output_tokens}
+                  {r.usage.estimated ? ' (est.)' : ''}
+                </td>
+                <td>{r.price_known ? formatUsd(r.cost_usd) : 'unpriced'}</td>
+                <td>{formatMs(r.ttft_ms)}</td>
+                <td>{formatMs(r.latency_ms)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {rows.length === 0 && !error && <p>No requests yet.</p>}
       {next && (
         <button type="button" onClick={() => void older()}>

@@ -97,32 +97,34 @@ export function RequestView({ id, storeContent }: { id: string; storeContent: bo
       {r.attempts && r.attempts.length > 0 && (
         <>
           <h2>Attempts</h2>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">Target</th>
-                <th scope="col">Status</th>
-                <th scope="col">Error</th>
-                <th scope="col">Fallback reason</th>
-                <th scope="col">Latency</th>
-              </tr>
-            </thead>
-            <tbody>
-              {r.attempts.map((a, i) => (
-                <tr key={i}>
-                  <td>{i + 1}</td>
-                  <td>
-                    {a.provider}/{a.model}
-                  </td>
-                  <td>{a.status}</td>
-                  <td>{a.error_code ?? '–'}</td>
-                  <td>{a.fallback_reason ?? '–'}</td>
-                  <td>{formatMs(a.latency_ms)}</td>
+          <div className="table-wrap" role="region" aria-label="Attempts" tabIndex={0}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">#</th>
+                  <th scope="col">Target</th>
+                  <th scope="col">Upstream status</th>
+                  <th scope="col">Error</th>
+                  <th scope="col">Fallback reason</th>
+                  <th scope="col">Latency</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {r.attempts.map((a, i) => (
+                  <tr key={i}>
+                    <td>{i + 1}</td>
+                    <td>
+                      {a.provider}/{a.model}
+                    </td>
+                    <td>{a.status ?? '–'}</td>
+                    <td>{a.error_code ?? '–'}</td>
+                    <td>{a.fallback_reason ?? '–'}</td>
+                    <td>{formatMs(a.latency_ms)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </>
       )}
       <h2>Bodies</h2>
@@ -130,11 +132,15 @@ export function RequestView({ id, storeContent }: { id: string; storeContent: bo
         <div className="bodies">
           <figure>
             <figcaption>Request</figcaption>
-            <pre>{r.prompt ?? '(not stored)'}</pre>
+            <pre tabIndex={0} aria-label="Request body">
+              {r.prompt ?? '(not stored)'}
+            </pre>
           </figure>
           <figure>
             <figcaption>Response</figcaption>
-            <pre>{r.completion ?? '(not stored)'}</pre>
+            <pre tabIndex={0} aria-label="Response body">
+              {r.completion ?? '(not stored)'}
+            </pre>
           </figure>
         </div>
       ) : (

@@ -31,7 +31,8 @@ export interface RequestRecord {
   attempts?: {
     provider: string;
     model: string;
-    status: string;
+    /** The upstream's HTTP status; null when it gave none (never reached, or refused before any). */
+    status: number | null;
     error_code: string | null;
     fallback_reason: string | null;
     latency_ms: number;

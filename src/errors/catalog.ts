@@ -236,13 +236,15 @@ export const errors = {
       message,
       headers: { ...headers, 'x-should-retry': 'false' },
     }),
-  /** Redis (the shared limits) did not answer and the tier says fail_closed. */
-  limitsUnavailable: () =>
+  /** Redis (the shared limits) did not answer and the tier says fail_closed, or the console asked while it is away. */
+  limitsUnavailable: (
+    message = 'The rate limiter is unavailable and this tier does not admit requests without it; try again shortly.',
+  ) =>
     new GatewayError({
       code: 'limits_unavailable',
       status: 503,
       type: 'server_error',
-      message: 'The rate limiter is unavailable and this tier does not admit requests without it; try again shortly.',
+      message,
       headers: { 'retry-after': '1' },
       retryable: true,
     }),

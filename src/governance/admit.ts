@@ -3,7 +3,7 @@ import type { BudgetSpend, LedgerRecord } from '../accounting/ledger-record.ts';
 import type { PricingRegistry } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
-import type { Admission, AdmissionRequest, Admit, RateLimitWarning } from '../pipeline/admit.ts';
+import type { Admission, AdmissionRequest, Admit, Caller, RateLimitWarning } from '../pipeline/admit.ts';
 import type { Database } from '../store/database.ts';
 import { type BudgetBook, MemoryBudgetBook, type ReserveOutcome } from './budgets/budget-book.ts';
 import { BudgetGuard } from './budgets/budget-guard.ts';
@@ -30,6 +30,7 @@ import {
 import { RedisRateBuckets } from './limits/redis-rate-buckets.ts';
 import { type Redis, RedisLink, RedisUnavailable } from './limits/redis-link.ts';
 import { TierBook, type TierPolicy, tierDisplayName } from './limits/tier-policy.ts';
+import { type CallerUsage, usageOf } from './usage-report.ts';
 
 export interface GovernanceDeps {
   pricing: PricingRegistry;
@@ -61,6 +62,7 @@ export class LimitsAndBudgets {
   private readonly link: RedisLink | undefined;
   private readonly prefix: string;
   private readonly spend: SpendLedger;
+  private spendStore: SpendStore | undefined;
   private readonly memoryRates = new MemoryRateBuckets();
   private redisRates: { generation: number; rates: RedisRateBuckets } | undefined;
   private readonly slots: ConcurrencySlots;
@@ -102,7 +104,28 @@ export class LimitsAndBudgets {
 
   /** The store is open: budget spend is read there from now on (written with the ledger's rows). */
   attachStore(db: Kysely<Database>): void {
-    this.spend.attach(new SpendStore(db));
+    this.spendStore = new SpendStore(db);
+    this.spend.attach(this.spendStore);
+  }
+
+  /**
+   * What each caller's limits and budgets hold now (the console's keys page), charging nothing.
+   * Plain reads, not the admission's timed link: a slow read of many keys must not drop the
+   * connection admissions use.
+   */
+  usage(callers: readonly Caller[]): Promise<CallerUsage[]> {
+    if (this.link && !this.link.client)
+      throw errors.limitsUnavailable(
+        'Redis (limits.redis_url) is not connected: the limits in use cannot be read; try again shortly.',
+      );
+    const store = this.spendStore;
+    return usageOf(callers, {
+      tierOf: (caller) => this.tiers.of(caller),
+      rates: this.rates(),
+      slots: this.slots,
+      spent: (ids) => store?.spent(ids) ?? Promise.resolve(new Map()),
+      now: this.now(),
+    });
   }
 
   /** The ledger writer stored these records, and with them their spend. */

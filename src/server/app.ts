@@ -96,6 +96,7 @@ export function createGateway(
     ledgerStore: undefined,
     responsesStore: undefined,
     governance,
+    limits,
     streams: createStreamBuffer(config, log),
     metrics,
     console: consoleState,

@@ -1,4 +1,5 @@
 import type { ConsoleState } from '../console/console-state.ts';
+import type { LimitsAndBudgets } from '../governance/admit.ts';
 import type { Governance } from '../governance/keys/governance.ts';
 import type { PipelineContext } from '../pipeline/context.ts';
 import type { StreamBuffer } from '../resume/stream-buffer.ts';
@@ -16,6 +17,8 @@ export interface GatewayContext extends PipelineContext {
   streams: StreamBuffer | undefined;
   /** GET /metrics; undefined when metrics.enabled is false. */
   metrics: GatewayMetrics | undefined;
+  /** What callers' limits and budgets hold now (the console's keys page); admission itself goes through `admit`. */
+  limits: Pick<LimitsAndBudgets, 'usage'>;
   /** The console's sessions, live log and chart rollups (src/console). */
   console: ConsoleState;
 }

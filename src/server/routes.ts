@@ -25,6 +25,7 @@ import {
 import { handleEvents, handleLogin, handleLogout, handleSession, handleStats } from '../console/console-api.ts';
 import { handlePriceUsed } from '../console/price-used.ts';
 import { serveConsoleFile } from '../console/static-files.ts';
+import { handleUsage } from '../console/usage.ts';
 import { handleListModels } from './routes/models.ts';
 import { handleMetrics } from './routes/metrics.ts';
 import { handleGetRequest, handleListRequests } from './routes/requests.ts';
@@ -150,4 +151,5 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/console/api/session', auth: 'admin', handle: handleSession },
   { method: 'GET', path: '/console/api/events', auth: 'admin', handle: handleEvents },
   { method: 'GET', path: '/console/api/stats', auth: 'admin', handle: handleStats },
+  { method: 'GET', path: '/console/api/usage', auth: 'admin', handle: handleUsage },
 ];

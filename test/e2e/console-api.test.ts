@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +41,9 @@ describe('the console API', () => {
     const project = await projectWithKey(gw.url, KEY, 'console-proj');
     assert.equal((await login(project.key)).status, 403);
     assert.equal((await fetch(`${gw.url}/console/api/session`)).status, 401);
+    assert.equal((await fetch(`${gw.url}/console/api/usage`)).status, 401);
+    const usage = await fetch(`${gw.url}/console/api/usage`, { headers: { authorization: `Bearer ${project.key}` } });
+    assert.equal(usage.status, 403);
     assert.equal((await fetch(`${gw.url}/v1/requests`, { headers: { cookie: 'sluice_console=made-up' } })).status, 401);
     assert.equal((await login(undefined as unknown as string)).status, 400);
   });
@@ -193,3 +197,103 @@ describe('console sessions in the store', () => {
     assert.equal(await status(one.url, adminCookie), 401);
   });
 });
+
+const redisUrl = process.env.REDIS_URL;
+
+/** The keys page's usage: what each key and project is held to, and how much of it is used now. */
+for (const where of ['memory', 'Redis'] as const) {
+  const skip = where === 'Redis' && !redisUrl ? 'REDIS_URL not set: the usage read from Redis is skipped' : false;
+  describe(`the console's usage of limits and budgets (limits in ${where})`, { skip }, () => {
+    let gw: TestGateway;
+
+    before(async () => {
+      gw = await startGateway({
+        auth: { master_key: KEY },
+        ledger: { flush_interval_ms: 10 },
+        pricing: { 'mock/echo': { input_mtok: 3, output_mtok: 15 } },
+        ...(where === 'Redis' && {
+          limits: { redis_url: redisUrl, redis_prefix: `sluice-test:${process.pid}:${randomBytes(4).toString('hex')}:` },
+        }),
+        // Slow refills (a request is paid back in 10 s, a token in 0.6 s), so what the request
+        // took is still out of the buckets when the page reads them on a busy machine.
+        tiers: {
+          metered: {
+            requests_per_minute: 6,
+            tokens_per_minute: 100,
+            concurrent_requests: 2,
+            project: { requests_per_minute: 6 },
+            budgets: [{ period: 'day', limit_usd: 1 }],
+          },
+        },
+      });
+    });
+    after(() => gw?.close());
+
+    it("shows a key's tier limits with its request counted, its spend against its budgets, and its project's", async () => {
+      const key = await projectWithKey(gw.url, KEY, 'usage-proj', { tier: 'metered', budgets: { monthly_usd: 5 } });
+      const idle = await projectWithKey(gw.url, KEY, 'usage-proj', { tier: 'metered' });
+      const chat = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key.key}` },
+        body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'counted' }] }),
+      });
+      await chat.text();
+      const record = await waitForRecord(gw.url, chat.headers.get('x-request-id') ?? '');
+      assert.ok(record.cost_usd > 0);
+
+      // The spend reaches the store with the ledger row: poll until the page sees it.
+      let usage: Record<string, any> = {};
+      for (let tries = 0; tries < 100; tries++) {
+        if (tries) await new Promise((r) => setTimeout(r, 20));
+        const res = await fetch(`${gw.url}/console/api/usage`, { headers: { authorization: `Bearer ${KEY}` } });
+        assert.equal(res.status, 200);
+        usage = (await res.json()) as Record<string, any>;
+        if (usage.keys[key.id].budgets.some((b: { spent_usd: number }) => b.spent_usd > 0)) break;
+      }
+      const mine = usage.keys[key.id];
+      assert.equal(mine.tier, 'metered');
+      const limit = (scope: string, kind: string) => mine.limits.find((l: { scope: string; kind: string }) => l.scope === scope && l.kind === kind);
+      assert.deepEqual([limit('key', 'requests').limit, limit('key', 'requests').used], [6, 1]);
+      assert.ok(limit('key', 'tokens').used > 0);
+      assert.deepEqual([limit('key', 'concurrent').limit, limit('key', 'concurrent').used], [2, 0]);
+      assert.deepEqual([limit('project', 'requests').limit, limit('project', 'requests').used], [6, 1]);
+      const budgets = mine.budgets.map((b: Record<string, unknown>) => [b.scope, b.period, b.limit_usd, b.spent_usd]);
+      assert.deepEqual(budgets, [
+        ['key', 'day', 1, record.cost_usd],
+        ['key', 'month', 5, record.cost_usd],
+      ]);
+      // Another key of the same project and tier: its own buckets are full, the project's are shared.
+      const other = usage.keys[idle.id];
+      assert.equal(other.limits.find((l: { kind: string; scope: string }) => l.scope === 'key' && l.kind === 'requests').used, 0);
+      assert.equal(other.limits.find((l: { kind: string; scope: string }) => l.scope === 'project' && l.kind === 'requests').used, 1);
+      assert.equal(usage.projects['usage-proj'].tier, null);
+    });
+
+    it('counts a stream in progress against the concurrency limit', async () => {
+      const key = await projectWithKey(gw.url, KEY, 'usage-busy', { tier: 'metered' });
+      const abort = new AbortController();
+      const stream = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        signal: abort.signal,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key.key}` },
+        body: JSON.stringify({ model: 'mock/slow', stream: true, messages: [{ role: 'user', content: 'one two three four' }] }),
+      });
+      assert.equal(stream.status, 200);
+      const usage = (await (await fetch(`${gw.url}/console/api/usage`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as any;
+      abort.abort();
+      await stream.body?.cancel().catch(() => {});
+      const slots = usage.keys[key.id].limits.find((l: { scope: string; kind: string }) => l.scope === 'key' && l.kind === 'concurrent');
+      assert.deepEqual([slots.limit, slots.used], [2, 1]);
+    });
+  });
+}
+
+async function waitForRecord(url: string, id: string): Promise<{ cost_usd: number }> {
+  for (let tries = 0; ; tries++) {
+    const res = await fetch(`${url}/v1/requests/${id}`, { headers: { authorization: `Bearer ${KEY}` } });
+    if (res.status === 200) return (await res.json()) as { cost_usd: number };
+    await res.text();
+    assert.ok(tries < 100, 'the record was never stored');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -31,12 +31,17 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
       ledger: { flush_interval_ms: 10, store_content: true },
       // A price for the mock, so that the request page has a cost to show.
       pricing: { 'mock/echo': { input_mtok: 3, output_mtok: 15 } },
+      // A tier for the keys page's usage: slow refills, so a request is still counted when the page reads.
+      // A route that falls back, so that a request page has attempts to show.
+      routes: { steady: { targets: [{ model: 'mock/unavailable' }, { model: 'mock/echo' }] } },
+      tiers: { metered: { requests_per_minute: 6, concurrent_requests: 2, budgets: [{ period: 'day', limit_usd: 1 }] } },
     });
     profile = mkdtempSync(join(tmpdir(), 'sluice-chromium-'));
     // A fresh, empty profile per run (playwright takes it as the persistent context's directory).
     browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
-      viewport: { width: 1366, height: 800 },
+      // A laptop's screen.
+      viewport: { width: 1366, height: 768 },
       args: [
         '--headless',
         '--no-sandbox',
@@ -56,10 +61,19 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
+  /** The controls without an accessible name in Chromium's accessibility tree (Playwright's ARIA snapshot lists them as a bare role). */
+  const unnamedControls = async () =>
+    (await page.locator('body').ariaSnapshot())
+      .split('\n')
+      .filter((line) => /^\s*- (button|textbox|combobox|checkbox|spinbutton|searchbox|link|meter|slider|radio)( \[[^\]]*\])*:?\s*$/.test(line));
+
   const shot = (name: string) => page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
 
   it('logs in with the master key', async () => {
     await page.goto(`${gw.url}/console`);
+    await page.getByRole('heading', { level: 1, name: 'sluice console' }).waitFor();
+    assert.deepEqual(await unnamedControls(), []);
+    assert.equal(await page.title(), 'Log in · sluice console');
     await page.getByLabel('Master key or admin key').fill(KEY);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('heading', { name: 'Requests' }).waitFor();
@@ -83,6 +97,29 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     await shot('request-log');
   });
 
+  it('filters the log by model and by a time range', async () => {
+    const filters = page.getByRole('form', { name: 'Filters' });
+    const rows = page.getByRole('region', { name: 'Requests' }).getByRole('row');
+    const local = (ms: number) => new Date(ms - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    await filters.getByLabel('Model').fill('no-such-model');
+    await filters.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('No requests yet.').waitFor();
+    await filters.getByLabel('Model').fill('');
+    // A range that ended before the test began: nothing in it, and nothing live either.
+    await filters.getByLabel('Since').fill(local(Date.now() - 3 * 3_600_000));
+    await filters.getByLabel('Until').fill(local(Date.now() - 2 * 3_600_000));
+    await filters.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('No requests yet.').waitFor();
+    await page.getByText('not live', { exact: true }).waitFor();
+    // One that holds the request.
+    await filters.getByLabel('Since').fill(local(Date.now() - 3_600_000));
+    await filters.getByLabel('Until').fill(local(Date.now() + 3_600_000));
+    await filters.getByRole('button', { name: 'Apply' }).click();
+    await rows.filter({ hasText: requestId }).waitFor();
+    await filters.getByRole('button', { name: 'Clear' }).click();
+    await page.getByText('live', { exact: true }).waitFor();
+  });
+
   it("opens the request's page with its cost and the price used", async () => {
     const record = (await (await fetch(`${gw.url}/v1/requests/${requestId}`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as {
       cost_usd: number;
@@ -95,6 +132,40 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     await page.getByText('config: {"input_mtok":3,"output_mtok":15} USD per million tokens').waitFor();
     await page.getByText('seen in the log').first().waitFor();
     await shot('request-page');
+  });
+
+  it('opens a request by the X-Request-ID a user reports, from any page', async () => {
+    await page.getByRole('link', { name: 'Playground' }).click();
+    await page.getByRole('search').getByLabel('X-Request-ID').fill(` x-request-id: ${requestId} `);
+    await page.getByRole('search').getByLabel('X-Request-ID').press('Enter');
+    await page.getByRole('heading', { name: `Request ${requestId}` }).waitFor();
+    await page.getByTestId('cost').waitFor();
+    await page.getByRole('search').getByLabel('X-Request-ID').fill('no-such-request');
+    await page.getByRole('search').getByRole('button', { name: 'Open' }).click();
+    await page.getByRole('alert').waitFor();
+  });
+
+  it("shows a routed request's attempts and fallback, and the model it asked for beside the one that served it", async () => {
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+      body: JSON.stringify({ model: 'steady', messages: [{ role: 'user', content: 'fall back' }] }),
+    });
+    await res.text();
+    const routed = res.headers.get('x-request-id') ?? '';
+    await page.getByRole('link', { name: 'Requests' }).click();
+    await page.getByRole('link', { name: routed }).waitFor();
+    await page.getByRole('search').getByLabel('X-Request-ID').fill(routed);
+    await page.getByRole('search').getByLabel('X-Request-ID').press('Enter');
+    await page.getByRole('heading', { name: `Request ${routed}` }).waitFor();
+    const facts = page.locator('dl.facts').first();
+    assert.equal(await facts.locator('div', { hasText: 'Requested model' }).locator('dd').textContent(), 'steady');
+    assert.equal(await facts.locator('div', { hasText: 'Served by' }).locator('dd').textContent(), 'mock/echo');
+    const attempts = page.getByRole('region', { name: 'Attempts' }).getByRole('row');
+    await attempts.nth(2).waitFor();
+    assert.match((await attempts.nth(1).textContent()) ?? '', /mock\/unavailable.*upstream_overloaded/);
+    assert.match((await attempts.nth(2).textContent()) ?? '', /mock\/echo/);
+    await shot('request-attempts');
   });
 
   it('draws the charts from the rollups', async () => {
@@ -125,7 +196,7 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     await page.getByRole('heading', { name: /^Request / }).waitFor();
   });
 
-  it("shows the playground's reasoning and tool-call deltas", async () => {
+  it("shows the playground's reasoning and tool-call argument deltas, one piece per delta, with the tools it was given", async () => {
     await page.getByRole('link', { name: 'Playground' }).click();
     await page.getByLabel('Stream profile').selectOption('openai');
     await page.getByLabel('Prompt').fill('think first');
@@ -136,6 +207,20 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
       .getByText(/^done: /)
       .waitFor();
     await page.getByRole('heading', { name: 'Reasoning' }).waitFor();
+    const reasoning = page.getByTestId('reasoning');
+    assert.equal(await reasoning.textContent(), 'The user wants their message repeated. I will echo it.');
+    assert.ok((await reasoning.locator('.delta').count()) > 1);
+
+    await page.getByLabel('Tools (JSON array, optional)').fill('not json');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/^not sent: tools is not JSON/)
+      .waitFor();
+    // mock/tools calls the first function tool it is given: the name shows the tools were sent.
+    await page.getByRole('button', { name: 'Example tool' }).click();
+    const tools = (await page.getByLabel('Tools (JSON array, optional)').inputValue()).replace('get_weather', 'lookup_city');
+    await page.getByLabel('Tools (JSON array, optional)').fill(tools);
     await page.getByLabel('Model').selectOption('mock/tools');
     await page.getByRole('button', { name: 'Send' }).click();
     await page
@@ -143,7 +228,10 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
       .getByText(/^done: tool_calls/)
       .waitFor();
     await page.getByRole('heading', { name: 'Tool calls' }).waitFor();
-    await page.getByText(/^get_weather\(\{/).waitFor();
+    const call = page.getByTestId('tool-call');
+    await call.getByText('lookup_city', { exact: true }).waitFor();
+    const args = call.getByTestId('tool-arguments');
+    assert.deepEqual(await args.locator('.delta').allTextContents(), ['{"location":', ' "Paris",', ' "unit": "celsius"}']);
     await shot('playground-tools');
   });
 
@@ -155,6 +243,8 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     await page.getByRole('cell', { name: 'Browser project' }).waitFor();
     await page.getByRole('form', { name: 'New key' }).getByRole('combobox').selectOption('browser-proj');
     await page.getByLabel('Key name').fill('from-the-browser');
+    await page.getByLabel('Key tier (optional)').fill('metered');
+    await page.getByLabel('Key daily budget, USD (optional)').fill('0.5');
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = (await page.getByTestId('issued-key').textContent()) ?? '';
     assert.match(key, /^sk-sluice-/);
@@ -165,10 +255,64 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
         body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'with the new key' }] }),
       }).then(async (res) => (await res.text(), res.status));
     assert.equal(await chat(key), 200);
+    // Its usage: the request out of the tier's bucket, its cost against the day's budget (the
+    // tier's $1 and the key's own $0.50 are one window with the lower limit). The spend reaches
+    // the store with the ledger row: refresh until it shows.
+    await page.getByRole('button', { name: 'Done' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'from-the-browser' });
+    await page.getByRole('button', { name: 'Refresh usage' }).click();
+    await row.getByText('requests/min (key): 1 of 6').waitFor();
+    for (let tries = 0; !(await row.getByText(/^today \(key\): \$0\.\d{6} of \$0\.5000$/).count()); tries++) {
+      assert.ok(tries < 50, `no spend shown: ${await row.textContent()}`);
+      await page.getByRole('button', { name: 'Refresh usage' }).click();
+      await new Promise((r) => setTimeout(r, 100));
+    }
     await shot('keys');
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Revoke from-the-browser' }).click();
     await page.getByRole('cell', { name: 'revoked' }).waitFor();
     assert.equal(await chat(key), 401);
+  });
+
+  it('names every control, has one h1 and the landmarks on each page, and shows where the keyboard focus is', async () => {
+    for (const [hash, heading] of [
+      ['#/', 'Requests'],
+      [`#/requests/${requestId}`, `Request ${requestId}`],
+      ['#/charts', 'Charts'],
+      ['#/playground', 'Playground'],
+      ['#/keys', 'Keys and projects'],
+    ]) {
+      await page.goto(`${gw.url}/console${hash}`);
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      assert.deepEqual(await unnamedControls(), [], `${hash}: controls without a name`);
+      assert.equal(await page.title(), `${heading} · sluice console`);
+      assert.equal(await page.getByRole('heading', { level: 1 }).count(), 1, hash);
+      for (const landmark of ['banner', 'navigation', 'main', 'search'] as const) {
+        assert.equal(await page.getByRole(landmark).count(), 1, `${hash}: ${landmark}`);
+      }
+      // Nothing wider than a laptop's screen but the tables, which scroll on their own.
+      // (Expressions as text: the tests' TypeScript has no DOM library.)
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+      assert.ok(overflow <= 0, `${hash}: the page is ${overflow}px wider than the window`);
+    }
+    // Keyboard: Tab goes through the header's controls in order, each with a visible outline, and Enter follows a link.
+    await page.goto(`${gw.url}/console#/`);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Requests' }).waitFor();
+    const reached: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate<{ text: string; visible: boolean }>(`(() => {
+        const el = document.activeElement;
+        const style = getComputedStyle(el);
+        return { text: el.textContent, visible: style.outlineStyle !== 'none' && style.outlineWidth !== '0px' };
+      })()`);
+      assert.ok(focused.visible, `no visible focus on ${focused.text}`);
+      reached.push(focused.text);
+    }
+    assert.deepEqual(reached, ['Requests', 'Charts', 'Playground']);
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Charts' }).waitFor();
   });
 });

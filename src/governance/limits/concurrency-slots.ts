@@ -16,6 +16,8 @@ export type SlotOutcome =
 export interface ConcurrencySlots {
   acquire(claims: readonly SlotClaim[], requestId: string, ttlMs: number): Promise<SlotOutcome> | SlotOutcome;
   release(claims: readonly SlotClaim[], requestId: string): void;
+  /** The slots in use now per subject, taking none (the console's usage page). */
+  inUse(subjects: readonly string[]): Promise<number[]> | number[];
 }
 
 /**
@@ -40,6 +42,10 @@ export class MemorySlots implements ConcurrencySlots {
       if (n > 0) this.counts.set(c.subject, n);
       else this.counts.delete(c.subject);
     }
+  }
+
+  inUse(subjects: readonly string[]): number[] {
+    return subjects.map((s) => this.counts.get(s) ?? 0);
   }
 }
 
@@ -113,6 +119,14 @@ export class RedisSlots implements ConcurrencySlots {
     this.send('release a concurrency slot', (client) =>
       RELEASE.run(client, { keys: claims.map((c) => this.key(c)), arguments: [requestId] }),
     );
+  }
+
+  /** The slots not expired yet (a crashed instance's lapse by their score), counted without the script: a read. */
+  async inUse(subjects: readonly string[]): Promise<number[]> {
+    const client = this.redis();
+    if (!client) throw new Error('Redis is not connected');
+    const now = this.now();
+    return Promise.all(subjects.map((subject) => client.zCount(this.key({ subject, limit: 0 }), `(${now}`, '+inf')));
   }
 
   private key(claim: SlotClaim): string {

@@ -40,6 +40,8 @@ export interface RateBuckets {
   consume(charges: readonly RateCharge[], now: number): Promise<RateOutcome> | RateOutcome;
   /** Every reconciliation of a request at once: in Redis, one script. */
   reconcile(settlements: readonly RateSettlement[], now: number): Promise<unknown> | void;
+  /** Where each bucket stands now, taking nothing (the console's usage page). */
+  peek(charges: readonly RateCharge[], now: number): Promise<LimitState[]> | LimitState[];
 }
 
 /** The buckets' states after the check (`after`: what is stored when every charge fits). */
@@ -67,7 +69,7 @@ export function outcomeOf(charges: readonly RateCharge[], checked: Checked): Rat
   return { ok: false, refused, used: charge.limit - states[refused].remaining, retryAfterMs, states };
 }
 
-function stateOf(state: BucketState, limit: number): LimitState {
+export function stateOf(state: BucketState, limit: number): LimitState {
   return { limit, remaining: remaining(state, limit), resetMs: untilFull(state, limit) };
 }
 
@@ -98,6 +100,10 @@ export class MemoryRateBuckets implements RateBuckets {
       const state = drain(this.buckets.get(name)?.state ?? FULL, charge.limit, now);
       this.buckets.set(name, { state: reconcile(state, charge.limit, charge.points, used, chargedAt), limit: charge.limit });
     }
+  }
+
+  peek(charges: readonly RateCharge[], now: number): LimitState[] {
+    return charges.map((c) => stateOf(drain(this.buckets.get(bucketName(c))?.state ?? FULL, c.limit, now), c.limit));
   }
 
   private prune(now: number): void {

@@ -1,3 +1,4 @@
+import type { LimitState } from './rate-limit-headers.ts';
 import {
   outcomeOf,
   type RateBuckets,
@@ -5,10 +6,11 @@ import {
   type RateOutcome,
   type RateSettlement,
   bucketName,
+  stateOf,
 } from './rate-buckets.ts';
 import type { Redis } from './redis-link.ts';
 import { RedisScript } from './redis-script.ts';
-import type { BucketState } from './token-bucket.ts';
+import { type BucketState, drain } from './token-bucket.ts';
 
 /**
  * The drain of token-bucket.ts in Lua (doubles, like JavaScript's numbers: the same integers,
@@ -111,6 +113,15 @@ export class RedisRateBuckets implements RateBuckets {
         String(now),
         ...settlements.flatMap((s) => [String(s.charge.limit), String(s.charge.points), String(s.used), String(s.chargedAt)]),
       ],
+    });
+  }
+
+  /** Plain reads (node-redis sends them together: one round trip), drained here as DRAIN does in the scripts. */
+  async peek(charges: readonly RateCharge[], now: number): Promise<LimitState[]> {
+    const stored = await Promise.all(charges.map((c) => this.redis.hmGet(this.key(c), ['o', 'a'])));
+    return charges.map((c, i) => {
+      const [owed, at] = stored[i];
+      return stateOf(drain({ owed: Number(owed ?? 0), at: Number(at ?? 0) }, c.limit, now), c.limit);
     });
   }
 
