@@ -38,8 +38,9 @@ export function integerFlag(command: string, name: string, value: string, min: n
  * `--workers N|auto` (or SLUICE_WORKERS): absent, one process, so `npm start` and every embedding
  * behave as before; `auto` is one worker per core the process may use.
  */
-export function workersFlag(value: string | undefined): number {
-  if (value === undefined) return 1;
+/** `--workers`: undefined when not given (serve picks: a worker per core, cli/workers.ts defaultWorkers). */
+export function workersFlag(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
   if (value === 'auto') return availableParallelism();
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256) {
     throw new UsageError(`sluice serve: --workers must be auto or a whole number from 1 to 256, not "${value}".`);

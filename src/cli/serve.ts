@@ -1,17 +1,21 @@
 import cluster from 'node:cluster';
 import { type AddressInfo, isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config/load-config.ts';
 import type { Config } from '../config/schema.ts';
 import type { Gateway } from '../server/app.ts';
 import { OperatorError } from './operator-error.ts';
-import { superviseWorkers, WORKER_PORT_ENV, WORKER_SLOT_ENV, type WorkerListening } from './workers.ts';
+import { defaultWorkers, superviseWorkers, WORKER_PORT_ENV, WORKER_SLOT_ENV, type WorkerListening } from './workers.ts';
 
 export interface ServeOptions {
   port?: number;
   host?: string;
   config?: string;
-  /** Processes serving the port (`--workers`); more than 1: a supervisor and that many workers (cli/workers.ts). */
+  /**
+   * Processes serving the port (`--workers`); more than 1: a supervisor and that many workers
+   * (cli/workers.ts); undefined: a worker per core unless the config needs one process (defaultWorkers).
+   */
   workers?: number;
 }
 
@@ -31,8 +35,15 @@ export async function serve(options: ServeOptions): Promise<void> {
     );
     process.exit(1);
   }
-  const workers = options.workers ?? 1;
-  if (cluster.isPrimary && workers > 1) return superviseWorkers(config, workers);
+  let workers = options.workers;
+  // Said with the listening line: why a machine with several cores got one process.
+  let oneProcess: string | undefined;
+  if (workers === undefined && cluster.isPrimary) {
+    const chosen = defaultWorkers(config, availableParallelism());
+    oneProcess = chosen.why;
+    workers = chosen.workers;
+  }
+  if (cluster.isPrimary && workers !== undefined && workers > 1) return superviseWorkers(config, workers);
   const worker = cluster.isWorker ? await joinWorkers(config) : undefined;
   // Imported here: the supervisor of workers never loads the gateway (measured: its RSS 174 -> 98 MiB).
   const { createGateway } = await import('../server/app.ts');
@@ -81,7 +92,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     return;
   }
   const where = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-  console.log(`sluice listening on ${where}`);
+  console.log(`sluice listening on ${where}${oneProcess ? ` (${oneProcess})` : ''}`);
   console.log(`providers: ${gateway.context.registry.providers().join(', ')}`);
   if (!config.auth.master_key) console.log('no SLUICE_MASTER_KEY set: serving without auth (loopback only)');
 }

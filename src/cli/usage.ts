@@ -24,9 +24,10 @@ Runs the gateway (the default command).
   --host H         address to bind (HOST; default 127.0.0.1). Any non-loopback address needs
                    SLUICE_MASTER_KEY (or auth.master_key in the config)
   --config FILE    the YAML config file (SLUICE_CONFIG)
-  --workers N      processes serving the port (SLUICE_WORKERS; default 1; auto: one per core):
-                   a supervisor restarts a crashed one and drains them all on SIGTERM. Tiers with
-                   limits or budgets then need REDIS_URL (README "Every core of one machine")
+  --workers N      processes serving the port (SLUICE_WORKERS; default and auto: one per core;
+                   1: one process): a supervisor restarts a crashed one and drains them all on
+                   SIGTERM. Tiers with limits or budgets need REDIS_URL for more than one (by
+                   default sluice then serves one process; README "Every core of one machine")
   -h, --help       this help`,
 
   pricing: `Usage: sluice pricing <provider/model|alias> [--input N] [--output N] [--cached N] [--config FILE]

@@ -3,10 +3,12 @@ import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
 import { UsageError } from './operator-error.ts';
 import { workersFlag } from './parse-flags.ts';
+import { configSchema } from '../config/schema.ts';
+import { defaultWorkers } from './workers.ts';
 
 describe('--workers', () => {
-  it('is one process when not given, so npm start and embedders keep one', () => {
-    assert.equal(workersFlag(undefined), 1);
+  it('is left to serve when not given (a worker per core unless the config needs one process)', () => {
+    assert.equal(workersFlag(undefined), undefined);
   });
 
   it('takes a count, or auto for one per core', () => {
@@ -22,5 +24,26 @@ describe('--workers', () => {
         bad,
       );
     }
+  });
+});
+
+describe('the default number of workers', () => {
+  const config = (extra: object = {}) => configSchema.parse({ ...extra });
+  it('is one per core', () => {
+    assert.deepEqual(defaultWorkers(config(), 4), { workers: 4 });
+  });
+
+  it('is one on a single core', () => {
+    assert.deepEqual(defaultWorkers(config(), 1), { workers: 1 });
+  });
+
+  it('is one, saying why, when a tier keeps its limits in memory or the store is in memory', () => {
+    const limited = defaultWorkers(config({ tiers: { free: { requests_per_minute: 10 } } }), 2);
+    assert.equal(limited.workers, 1);
+    assert.match(limited.why ?? '', /tier\(s\) free are kept in memory \(set REDIS_URL/);
+    assert.deepEqual(defaultWorkers(config({ tiers: { free: { requests_per_minute: 10 } }, limits: { redis_url: 'redis://x' } }), 2), {
+      workers: 2,
+    });
+    assert.equal(defaultWorkers(config({ store: { path: ':memory:' } }), 2).workers, 1);
   });
 });

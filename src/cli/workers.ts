@@ -18,13 +18,12 @@ export const WORKER_SLOT_ENV = 'SLUICE_WORKER_SLOT';
 export const WORKER_PORT_ENV = 'SLUICE_WORKER_PORT';
 
 /**
- * Limits and budget reservations live in each process's memory unless Redis holds them: N workers
- * would each grant a tier's whole limit, N times what the operator configured. Refused at start
- * rather than silently loosened.
+ * The tiers whose limits and budget reservations live in each process's memory (no Redis holds
+ * them): N workers would each grant such a tier's whole limit, N times what the operator configured.
  */
-export function refuseUnsharedLimits(config: Config, workers: number): void {
-  if (workers < 2 || config.limits.redis_url) return;
-  const limited = Object.entries(config.tiers)
+function unsharedLimitTiers(config: Config): string[] {
+  if (config.limits.redis_url) return [];
+  return Object.entries(config.tiers)
     .filter(
       ([, t]) =>
         t.requests_per_minute !== undefined ||
@@ -34,11 +33,36 @@ export function refuseUnsharedLimits(config: Config, workers: number): void {
         t.budgets.length > 0,
     )
     .map(([name]) => name);
+}
+
+/** An explicit `--workers N` above 1 with such tiers is refused at start rather than silently loosened. */
+export function refuseUnsharedLimits(config: Config, workers: number): void {
+  const limited = workers < 2 ? [] : unsharedLimitTiers(config);
   if (limited.length === 0) return;
   throw new OperatorError(
     `--workers ${workers}: the limits and budgets of tier(s) ${limited.join(', ')} are kept in each process's memory, ` +
       'so every worker would grant them in full: set REDIS_URL (or limits.redis_url) to share them, or serve with --workers 1.',
   );
+}
+
+/**
+ * Without `--workers` (or SLUICE_WORKERS): a worker per core (issue 15), unless one process is
+ * what keeps the config correct: tiers whose limits only memory holds, or an in-memory store
+ * (each worker would have its own). Then one, and `why` says so.
+ */
+export function defaultWorkers(config: Config, cores: number): { workers: number; why?: string } {
+  if (cores < 2) return { workers: 1 };
+  const limited = unsharedLimitTiers(config);
+  if (limited.length > 0) {
+    return {
+      workers: 1,
+      why: `one process: the limits of tier(s) ${limited.join(', ')} are kept in memory (set REDIS_URL to serve on every core)`,
+    };
+  }
+  if (!config.store.database_url && config.store.path === ':memory:') {
+    return { workers: 1, why: 'one process: the store is in memory (store.path: ":memory:")' };
+  }
+  return { workers: cores };
 }
 
 /**

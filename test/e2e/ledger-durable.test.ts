@@ -17,8 +17,9 @@ interface Running {
 
 /** `sluice serve` in a child process (so it can be SIGKILLed), on an ephemeral port. */
 async function serve(config: string): Promise<Running> {
-  // No DATABASE_URL: the embedded SQLite file of the config, whatever the test run has set.
-  const child = spawn(process.execPath, [bin, 'serve', '--config', config], {
+  // No DATABASE_URL: the embedded SQLite file of the config, whatever the test run has set. One
+  // process: these are one process's crash windows and its journal (each worker has its own).
+  const child = spawn(process.execPath, [bin, 'serve', '--config', config, '--workers', '1'], {
     env: { PATH: process.env.PATH ?? '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
