@@ -1,4 +1,4 @@
-import { CompiledQuery, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { CompiledQuery, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import { addSpend } from './budget-spend.ts';
 import type { Database, LedgerTable } from './database.ts';
@@ -191,7 +191,13 @@ function modelMatches(model: string): ModelMatch[] {
   const slash = model.indexOf('/');
   const matches: ModelMatch[] = [(eb) => eb('requested_model', '=', model), (eb) => eb('model', '=', model)];
   if (slash > 0) {
-    matches.push((eb) => eb.and([eb('provider', '=', model.slice(0, slash)), eb('model', '=', model.slice(slash + 1))]));
+    // By the model's index, the provider checked on its rows: a provider-side model id belongs
+    // to one provider or a few, a provider has many models. Without statistics SQLite took the
+    // provider's index and read every row of the provider (120 ms for a 0.5% model on 1M rows
+    // in write order); `|| ''` keeps that index out of the choice (PostgreSQL knows better anyway).
+    matches.push((eb) =>
+      eb.and([eb(sql<string>`provider || ''`, '=', model.slice(0, slash)), eb('model', '=', model.slice(slash + 1))]),
+    );
   }
   return matches;
 }

@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
+import { type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database, LedgerTable } from './database.ts';
 import { engineOf } from './engine-of.ts';
 import { InvalidLedgerQuery } from './invalid-ledger-query.ts';
@@ -78,6 +78,9 @@ export function writeOrderOf(db: Kysely<Database>): WriteOrder {
 /** Rows a SQLite page walks in rowid order before it asks the filters' indexes instead. */
 const SQLITE_WINDOW = 10_000;
 
+/** The columns the request log filters on: all the window reads of each row it walks. */
+const FILTER_COLUMNS = ['created_at', 'key_id', 'project_id', 'provider', 'model', 'requested_model', 'outcome'] as const;
+
 type Positioned = Selectable<LedgerTable> & { write_position: number };
 
 /**
@@ -88,7 +91,8 @@ type Positioned = Selectable<LedgerTable> & { write_position: number };
  * among thousands) the index is right and the walk would read the whole ledger. So: first the
  * next SQLITE_WINDOW rowids, walked in order (bounded work, enough for a follower and for any
  * common value); only if the page is not full by then, and rows lie beyond, the planner's index
- * over the rest (where the value is rare, so the sort is small).
+ * over the rest (where the value is rare, so the sort is small). Both pick rowids first, from
+ * the filter columns only (the window) or the index alone, and read the page's rows after.
  */
 async function sqlitePage(
   db: Kysely<Database>,
@@ -106,24 +110,29 @@ async function sqlitePage(
   // the filter's index again): the window is then read as a co-routine, in rowid order.
   const window = db
     .selectFrom('ledger')
-    .selectAll()
-    .select(sql<number>`rowid`.as('write_position'))
+    .select([...FILTER_COLUMNS, sql<number>`rowid`.as('write_position')])
     .where(sql<boolean>`rowid > ${after} and rowid <= ${windowEnd}`)
     .orderBy(sql`rowid`)
     .limit(SQLITE_WINDOW)
     .as('ledger');
-  const rows = (await filter(db.selectFrom(window).selectAll() as unknown as LedgerSelect)
-    .orderBy(sql`write_position`)
-    .limit(limit)
-    .execute()) as Positioned[];
-  if (rows.length < limit && beyond) {
-    const rest = (await filter(db.selectFrom('ledger').selectAll())
-      .select(sql<number>`ledger.rowid`.as('write_position'))
-      .where(sql<boolean>`ledger.rowid > ${windowEnd}`)
-      .orderBy(sql`ledger.rowid`)
-      .limit(limit - rows.length)
+  /** The rowids of the next `n` rows `filter` keeps, by their `position` column. */
+  const positions = (source: LedgerSelect, position: RawBuilder<number>, n: number) =>
+    filter(source).clearSelect().select(position.as('write_position')).orderBy(position).limit(n);
+  const rowsAt = async (ids: ReturnType<typeof positions>) =>
+    (await db
+      .selectFrom('ledger')
+      .selectAll()
+      .select(sql<number>`rowid`.as('write_position'))
+      .where(sql<boolean>`rowid in (${ids})`)
+      .orderBy(sql`rowid`)
       .execute()) as Positioned[];
-    rows.push(...rest);
+  const rows = await rowsAt(positions(db.selectFrom(window).selectAll() as unknown as LedgerSelect, sql`write_position`, limit));
+  if (rows.length < limit && beyond) {
+    const rest = db
+      .selectFrom('ledger')
+      .selectAll()
+      .where(sql<boolean>`ledger.rowid > ${windowEnd}`);
+    rows.push(...(await rowsAt(positions(rest, sql`ledger.rowid`, limit - rows.length))));
   }
   return rows.map(({ write_position, ...row }) => ({ row, position: [Number(write_position)] }));
 }
