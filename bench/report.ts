@@ -1,4 +1,3 @@
-import type { LedgerPageResult } from './ledger-paging.ts';
 import type { ProfileSummary } from './profile-summary.ts';
 import type { BenchMode } from './options.ts';
 import type { Percentiles, SideResult } from './stats.ts';
@@ -56,8 +55,6 @@ export interface BenchResult {
   targets: TargetCheck[];
   /** The unary mode's figures in the public gateway boards' terms, when it ran. */
   unary?: UnarySummary;
-  /** The request log's pages on a large ledger (ledger-paging.ts), unless skipped. */
-  ledgerPage?: LedgerPageResult;
 }
 
 export function checkTarget(name: string, measuredMs: number | undefined, limitMs: number): TargetCheck {

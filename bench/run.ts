@@ -14,7 +14,7 @@ import { foreignCores, markLoad } from './machine-load.ts';
 import { type PhaseOptions, type PhaseResult, runPhase, type Target } from './load.ts';
 import { type BenchMode, type BenchOptions, parseOptions, USAGE } from './options.ts';
 import { admissionCost } from './admission-cost.ts';
-import { formatLedgerPage, ledgerPageBench, PAGE_TARGET_MS } from './ledger-paging.ts';
+import { formatLedgerPage, ledgerPageBench } from './ledger-paging.ts';
 import { type CpuProfile, formatProfileSummary, summarizeProfile } from './profile-summary.ts';
 import { type BenchResult, checkTarget, type Comparison, formatReport, type ModeResult, unarySummary } from './report.ts';
 import type { ProcessSample } from './process-sample.ts';
@@ -402,7 +402,6 @@ async function main(): Promise<number> {
   // The request log on a large ledger, in this process too, with the machine to itself again.
   const ledgerPage =
     options.ledgerPageRows === undefined ? undefined : await ledgerPageBench({ rows: options.ledgerPageRows, log });
-  const slowestPage = ledgerPage && Math.max(...ledgerPage.pages.map((p) => p.medianMs));
   const unary = unarySummary(modes);
   const result: BenchResult = {
     node: process.version,
@@ -428,16 +427,11 @@ async function main(): Promise<number> {
         unary && unary.concurrency === 1 ? unary.addedMs.p50 : undefined,
         0.15,
       ),
-      checkTarget(
-        `request log: slowest page (limit 50) on ${options.ledgerPageRows?.toLocaleString('en-US') ?? '-'} ledger rows, median`,
-        slowestPage,
-        PAGE_TARGET_MS,
-      ),
     ],
     unary,
-    ledgerPage,
   };
-  if (options.json) console.log(JSON.stringify(result, null, 2));
+  // Its own table and PASS/FAIL line (the 50 ms target of issue 14) under the report.
+  if (options.json) console.log(JSON.stringify(ledgerPage ? { ...result, ledgerPage } : result, null, 2));
   else {
     console.log(formatReport(result));
     if (ledgerPage) console.log(`\n${formatLedgerPage(ledgerPage)}`);
