@@ -111,8 +111,8 @@ function newestFirst(c: RowColumns, keep: (i: number) => boolean): number[] {
 const rowOf = (r: LedgerRecord) => Number(r.requestId.slice(-12));
 
 /**
- * Inserts the rows in order (rowid i + 1 is row i) in transactions of SEED_BATCH rows, through the
- * store's own insert; at each of `marks` (ascending) it takes the follow cursor of a page read
+ * Inserts the rows in order (rowid i + 1 is row i), SEED_BATCH rows a call of the store's own
+ * insert (as the ledger writer calls it, with a larger batch); at each of `marks` (ascending) it takes the follow cursor of a page read
  * once that many rows are written, as a console watcher opened then would hold.
  */
 async function seed(db: OpenedDatabase, c: RowColumns, marks: number[]): Promise<Map<number, string>> {
@@ -124,7 +124,7 @@ async function seed(db: OpenedDatabase, c: RowColumns, marks: number[]): Promise
     if (i === c.rows) return cursors;
     const next = Math.min(c.rows, i + SEED_BATCH, ...marks.filter((m) => m > i));
     const batch = Array.from({ length: next - i }, (_, j) => recordOf(c, i + j));
-    await db.db.transaction().execute((trx) => new LedgerStore(trx).insert(batch));
+    await store.insert(batch);
     i = next;
   }
 }
