@@ -33,10 +33,9 @@ async function explaining(engine: 'sqlite' | 'postgres', location: StoreLocation
   // Migrated and seeded through the gateway's own opening path, then read through a Kysely that logs.
   const seeded = await openDatabase(location);
   const columns = rowColumns(rows, END);
+  const seeder = new LedgerStore(seeded.db);
   for (let i = 0; i < rows; i += 1000) {
-    await seeded.db
-      .transaction()
-      .execute((trx) => new LedgerStore(trx).insert(Array.from({ length: Math.min(1000, rows - i) }, (_, j) => recordOf(columns, i + j))));
+    await seeder.insert(Array.from({ length: Math.min(1000, rows - i) }, (_, j) => recordOf(columns, i + j)));
   }
   if (engine === 'postgres') await seeded.db.executeQuery(CompiledQuery.raw('analyze ledger'));
   await seeded.close();
