@@ -20,6 +20,7 @@ describe('bench options', () => {
       profileDir: undefined,
       ledger: true,
       workers: 1,
+      ledgerPageRows: 1_000_000,
     });
   });
 
@@ -44,6 +45,14 @@ describe('bench options', () => {
         [1, 32],
       ],
     );
+  });
+
+  it('sizes or skips the ledger paging step', () => {
+    const sized = parseOptions(['--ledger-page-rows', '20000']);
+    const skipped = parseOptions(['--no-ledger-page']);
+    assert.ok(sized !== 'help' && skipped !== 'help');
+    assert.deepEqual([sized.ledgerPageRows, skipped.ledgerPageRows], [20_000, undefined]);
+    assert.throws(() => parseOptions(['--ledger-page-rows', '0']), /--ledger-page-rows must be a positive number/);
   });
 
   it('refuses nonsense', () => {

@@ -24,6 +24,8 @@ export interface BenchOptions {
   ledger: boolean;
   /** Gateway processes on the one port (`sluice serve --workers N`; gateway-workers.ts). */
   workers: number;
+  /** Rows the ledger paging step seeds after the load phases (ledger-paging.ts); undefined: skipped. */
+  ledgerPageRows: number | undefined;
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -39,7 +41,9 @@ export const USAGE = `npm run bench -- [options]
   --no-pin                         do not pin processes to cores
   --profile DIR                    CPU-profile the gateway's measured phases into DIR and summarize
   --no-ledger                      run the gateway with its ledger off (compare with a default run)
-  --workers N                      run the gateway as N worker processes on one port (default 1; unpins it)`;
+  --workers N                      run the gateway as N worker processes on one port (default 1; unpins it)
+  --ledger-page-rows N             rows the request-log paging step seeds after the load (default 1000000)
+  --no-ledger-page                 skip that step (node bench/ledger-page.ts runs it alone)`;
 
 function positive(name: string, value: string | undefined, fallback: number, integer = false): number {
   if (value === undefined) return fallback;
@@ -71,6 +75,8 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
       profile: { type: 'string' },
       'no-ledger': { type: 'boolean' },
       workers: { type: 'string' },
+      'ledger-page-rows': { type: 'string' },
+      'no-ledger-page': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -96,5 +102,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     profileDir: values.profile,
     ledger: values['no-ledger'] !== true,
     workers: positive('workers', values.workers, 1, true),
+    ledgerPageRows:
+      values['no-ledger-page'] === true ? undefined : positive('ledger-page-rows', values['ledger-page-rows'], 1_000_000, true),
   };
 }

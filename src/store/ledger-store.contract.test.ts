@@ -219,15 +219,40 @@ function ledgerStoreContract(name: string, site: () => Promise<StoreSite>, skip:
       // 37 rows on 4 timestamps: pages of 5 cut through runs of equal created_at.
       const t = 1_760_000_000_000;
       const rows = Array.from({ length: 37 }, (_, i) =>
-        ledgerRecord({ requestId: `r${String(i).padStart(2, '0')}`, createdAt: t + (i % 4) * 1000, provider: i % 2 ? 'odd' : 'even' }),
+        ledgerRecord({
+          requestId: `r${String(i).padStart(2, '0')}`,
+          createdAt: t + (i % 4) * 1000,
+          provider: i % 2 ? 'odd' : 'even',
+          keyId: i % 3 ? 'k1' : 'k2',
+          outcome: i % 5 ? 'ok' : 'error',
+          requestedModel: i % 7 ? 'odd/gpt-4o-mini' : 'fast',
+        }),
       );
       await store.insert(rows);
       const expected = rows.toSorted((x, y) => y.createdAt - x.createdAt || (x.requestId < y.requestId ? 1 : -1)).map((r) => r.requestId);
       for (const limit of [1, 5, 9, 36, 37, 38]) assert.deepEqual(await listAll(limit), expected, `limit ${limit}`);
       // The cursor composes with a filter.
+      const where = (keep: (i: number) => boolean) => expected.filter((id) => keep(Number(id.slice(1))));
       assert.deepEqual(
         await listAll(4, { provider: 'odd' }),
-        expected.filter((id) => Number(id.slice(1)) % 2 === 1),
+        where((i) => i % 2 === 1),
+      );
+      assert.deepEqual(
+        await listAll(4, { keyId: 'k2' }),
+        where((i) => i % 3 === 0),
+      );
+      assert.deepEqual(
+        await listAll(4, { outcome: 'error', provider: 'even' }),
+        where((i) => i % 5 === 0 && i % 2 === 0),
+      );
+      // The model filter's three ways (each read by its own index, merged): alias, provider/model, either.
+      assert.deepEqual(
+        await listAll(4, { model: 'fast' }),
+        where((i) => i % 7 === 0),
+      );
+      assert.deepEqual(
+        await listAll(4, { model: 'odd/gpt-4o-mini' }),
+        where((i) => i % 2 === 1 || i % 7 !== 0),
       );
       // The last page says there is no more; an exact fit has no empty trailing page.
       const exact = await store.list({ limit: 37 });
