@@ -8,6 +8,7 @@
  * `npm run bench`'s "telemetry off" row) measures the same around real streams, where ~20 µs are
  * within the noise of two phases.
  */
+import { openSync } from 'node:fs';
 import pino from 'pino';
 import type { LedgerRecord } from '../src/accounting/ledger-record.ts';
 import { GatewayMetrics } from '../src/telemetry/metrics.ts';
@@ -50,7 +51,9 @@ export interface TelemetryCost {
 /** Best of `runs` runs of `requests` records each (after a warm-up run): CPU µs per request. */
 export async function telemetryCost(requests: number, runs = 5): Promise<TelemetryCost> {
   const metrics = new GatewayMetrics({ openStreams: () => 0, ledger: () => undefined }, 100);
-  const destination = pino.destination({ dest: '/dev/null', sync: false });
+  // An open descriptor, so the destination is ready at once (a path opens asynchronously, and
+  // pino's flush at process exit throws on a destination that never became ready).
+  const destination = pino.destination({ dest: openSync('/dev/null', 'w'), sync: false });
   const logger = pino({ level: 'info', base: undefined }, destination);
   const batch = records(requests);
   const run = async (withLog: boolean): Promise<number> => {

@@ -26,6 +26,9 @@ describe('npm run bench (a very short run)', () => {
       '8',
       '--unary-concurrency',
       '1,4',
+      // The request-log paging step on a small ledger (bench/ledger-paging.test.ts checks its pages).
+      '--ledger-page-rows',
+      '20000',
     ];
     const { stdout } = await promisify(execFile)(process.execPath, [run, ...args], { timeout: 90_000 });
     const result = JSON.parse(stdout) as BenchResult;
