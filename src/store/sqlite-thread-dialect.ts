@@ -42,8 +42,8 @@ interface ThreadOptions {
 
 /**
  * Kysely's SQLite dialect, with the connection on a worker thread (sqlite-thread.ts). node:sqlite
- * is synchronous: on the main thread, every ledger batch (~5 ms per 500 rows on a quiet machine,
- * more under load) and every request log read stopped the event loop, and with it every stream's
+ * is synchronous: on the main thread, every ledger batch (500 rows: 11-15 ms on the loaded 2-core VM,
+ * bench/ledger-insert.ts) and every request log read stopped the event loop, and with it every stream's
  * next chunk (issue 15); so did `busy_timeout`'s wait for another process's write lock
  * (`serve --workers`). Here the main thread only sends the SQL text and its parameters and awaits
  * the rows. There is one connection, as with Kysely's own SQLite driver: SqliteAdapter says so,
