@@ -241,6 +241,11 @@ export class LimitsAndBudgets {
 
   /** Every limit and the budget at once; what one refused is given back by the others. */
   private async check(plan: Plan, requestId: string, now: number): Promise<Checked> {
+    // A budget window's first request here reads its spend from the store before Redis hears of
+    // it: waited for first, so that every command of the admission leaves in one write. A failed
+    // read is the reserve's to report (it reads again).
+    const readying = plan.budget && this.book.ready?.(plan.budget.windows);
+    if (readying) await readying.catch(() => {});
     const rates = plan.charges.length > 0 ? this.rates().consume(plan.charges, now) : undefined;
     const slots = plan.claims.length > 0 ? this.slots.acquire(plan.claims, requestId, plan.holdMs) : undefined;
     const budget = plan.budget

@@ -8,13 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { createTestSchema, noPostgres, type TestSchema } from '../../test/helpers/postgres.ts';
 import { keyName, projectName, recordOf, rowColumns } from '../../test/helpers/ledger-rows.ts';
 import type { Database } from './database.ts';
 import { type LedgerQuery, LedgerStore } from './ledger-store.ts';
-import { openNodeSqlite } from './node-sqlite-database.ts';
+import { SqliteThreadDialect } from './sqlite-thread-dialect.ts';
 import { openDatabase, type StoreLocation } from './open-database.ts';
 
 const END = Date.UTC(2026, 10, 24);
@@ -45,7 +45,7 @@ async function explaining(engine: 'sqlite' | 'postgres', location: StoreLocation
   };
   const db =
     engine === 'sqlite'
-      ? new Kysely<Database>({ dialect: new SqliteDialect({ database: openNodeSqlite(location.path) }), log })
+      ? new Kysely<Database>({ dialect: new SqliteThreadDialect(location.path), log })
       : new Kysely<Database>({
           dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: location.databaseUrl, max: 1 }) }),
           log,

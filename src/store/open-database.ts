@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, type PostgresPool, type PostgresPoolClient, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, type PostgresPool, type PostgresPoolClient, PostgresDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { classifyStoreError } from './classify-store-error.ts';
 import type { Database } from './database.ts';
 import { migrationProvider } from './migrations.ts';
-import { openNodeSqlite } from './node-sqlite-database.ts';
+import { SqliteThreadDialect } from './sqlite-thread-dialect.ts';
 
 export interface StoreLocation {
   /** PostgreSQL for deployments with many instances. */
@@ -79,7 +79,8 @@ export async function openDatabase(location: StoreLocation): Promise<OpenedDatab
     return openPostgres(poolOptions(location, 'queries'));
   }
   if (location.path !== ':memory:') mkdirSync(dirname(location.path), { recursive: true });
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: openNodeSqlite(location.path) }) });
+  // On a thread of its own: node:sqlite is synchronous (sqlite-thread-dialect.ts).
+  const db = new Kysely<Database>({ dialect: new SqliteThreadDialect(location.path) });
   const opened: OpenedDatabase = { db, engine: 'sqlite', close: () => db.destroy() };
   try {
     await migrate(opened);

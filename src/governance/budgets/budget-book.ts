@@ -23,6 +23,11 @@ export interface BudgetBook {
   extend(windows: readonly BudgetWindow[], id: string, want: number, ttlMs: number): Promise<number>;
   /** Releases the reservation and adds `costNanos` to the spend (here and in the store). */
   settle(windows: readonly BudgetWindow[], id: string, costNanos: number): void;
+  /**
+   * What a reserve of these windows must first read from the store, if anything: the admission
+   * waits for it before it sends any command, so that they all leave in one write.
+   */
+  ready?(windows: readonly BudgetWindow[]): Promise<void> | undefined;
 }
 
 interface Held {

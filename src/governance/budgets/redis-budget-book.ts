@@ -88,6 +88,8 @@ export class RedisBudgetBook implements BudgetBook {
   private readonly now: () => number;
   /** Windows this instance has seen in Redis, with when their keys expire: their spend need not be sent. */
   private readonly seen = new Map<string, number>();
+  /** Spend read by ready() for the reserve that follows it (taken by that reserve). */
+  private readonly readied = new Map<string, string>();
   private pruneAt = PRUNE_AT;
 
   constructor(
@@ -152,10 +154,29 @@ export class RedisBudgetBook implements BudgetBook {
     );
   }
 
-  /** Per window, '' when Redis has it already, else its spend as the store has it. */
-  private seeds(windows: readonly BudgetWindow[]): string[] | Promise<string[]> {
+  /**
+   * A window not seen in Redis yet is read from the store first. Done before the admission sends
+   * its rate and slot scripts, the store read (a round trip to the SQLite thread or PostgreSQL)
+   * no longer parts the reserve from them: one write to Redis, not two.
+   */
+  ready(windows: readonly BudgetWindow[]): Promise<void> | undefined {
+    if (windows.every((w) => this.seen.has(w.id))) return undefined;
+    return Promise.resolve(this.seeds(windows)).then((seeds) => {
+      windows.forEach((w, i) => seeds[i] && this.readied.set(w.id, seeds[i]));
+    });
+  }
+
+  /** Per window, '' when Redis has it already, else its spend as the store has it (or as ready() just read it). */
+  private seeds(windows: readonly BudgetWindow[]): Promise<string[]> | string[] {
     if (windows.every((w) => this.seen.has(w.id))) return windows.map(() => '');
-    return Promise.all(windows.map(async (w) => (this.seen.has(w.id) ? '' : String(await this.spend.seed(w)))));
+    return Promise.all(
+      windows.map(async (w) => {
+        if (this.seen.has(w.id)) return '';
+        const read = this.readied.get(w.id);
+        this.readied.delete(w.id);
+        return read ?? String(await this.spend.seed(w));
+      }),
+    );
   }
 
   /** Windows Redis has; those whose keys have expired are forgotten as the map grows (a window per key per day). */
