@@ -10,11 +10,6 @@ import { DEFAULT_LIMITS, type TallyLimits, TokenTally } from './token-tally.ts';
  * (estimate-tokens.ts).
  */
 
-/** Starts the worker and waits until its encodings are loaded (the gateway does this at startup). */
-export function loadTokenCounters(): Promise<void> {
-  return countScheduler.ready();
-}
-
 /** gpt-4 / gpt-3.5 (not gpt-4o, gpt-4.1) use cl100k; everything newer, and non-OpenAI models, o200k. */
 export function encodingFor(model: string): Encoding {
   // Azure names its deployments gpt-35-turbo; routers prefix the vendor (openai/gpt-4).

@@ -230,7 +230,7 @@ export class TokenTally implements CountSource {
         if (this.idle) done();
       };
       // The wait starts once the worker is loaded, with this text's encoding: a one-time load
-      // (~0.3 s at the gateway's start; cl100k on first use, ~80 ms) is not a count taking long.
+      // (~0.3 s on the gateway's first count; cl100k on first use, ~80 ms) is not a count taking long.
       this.queue.ready(this.encoding).then(() => {
         if (this.onCounted) timer = setTimeout(done, this.limits.waitMs);
       }, done);

@@ -38,23 +38,9 @@ export class Tracing {
 }
 
 /**
- * Tracing when the environment asks for it with the standard OTLP variables, else undefined: off,
- * no span is ever created. `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none` keep it off.
+ * OTLP/HTTP with JSON bodies to `url`; headers (OTEL_EXPORTER_OTLP_HEADERS) and timeouts come from
+ * the exporter's own reading of the standard variables.
  */
-export function tracingFromEnv(env: NodeJS.ProcessEnv): Tracing | undefined {
-  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
-  if (env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === 'none') return undefined;
-  const url = tracesUrl(env);
-  if (!url) return undefined;
-  // OTLP/HTTP with JSON bodies; headers (OTEL_EXPORTER_OTLP_HEADERS) and timeouts come from the
-  // exporter's own reading of the standard variables.
-  return new Tracing(new OTLPTraceExporter({ url }), env.OTEL_SERVICE_NAME?.trim() || 'sluice');
-}
-
-/** The signal-specific endpoint is used as given; the general one gets `/v1/traces` appended (the OTLP spec). */
-export function tracesUrl(env: NodeJS.ProcessEnv): string | undefined {
-  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
-  if (traces) return traces;
-  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
-  return base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined;
+export function otlpTracing(url: string, serviceName: string): Tracing {
+  return new Tracing(new OTLPTraceExporter({ url }), serviceName);
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { tracesUrl, tracingFromEnv } from './traces.ts';
+import { tracesUrl, tracingFromEnv } from './tracing-from-env.ts';
 
 describe('tracesUrl', () => {
   it('appends /v1/traces to the general endpoint, once', () => {
@@ -21,11 +21,11 @@ describe('tracesUrl', () => {
 
 describe('tracingFromEnv', () => {
   it('is off without an endpoint, and when the SDK or the traces exporter is switched off', async () => {
-    assert.equal(tracingFromEnv({}), undefined);
+    assert.equal(await tracingFromEnv({}), undefined);
     const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
-    assert.equal(tracingFromEnv({ ...endpoint, OTEL_SDK_DISABLED: 'true' }), undefined);
-    assert.equal(tracingFromEnv({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' }), undefined);
-    const on = tracingFromEnv(endpoint);
+    assert.equal(await tracingFromEnv({ ...endpoint, OTEL_SDK_DISABLED: 'true' }), undefined);
+    assert.equal(await tracingFromEnv({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' }), undefined);
+    const on = await tracingFromEnv(endpoint);
     assert.ok(on);
     await on.shutdown();
   });
