@@ -24,6 +24,8 @@ export interface BenchOptions {
   ledger: boolean;
   /** Gateway processes on the one port (`sluice serve --workers N`; gateway-workers.ts). */
   workers: number;
+  /** `--soak`: the slow-stream soak (soak.ts) instead of the modes. */
+  soak: { streams: number; seconds: number } | undefined;
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -39,7 +41,10 @@ export const USAGE = `npm run bench -- [options]
   --no-pin                         do not pin processes to cores
   --profile DIR                    CPU-profile the gateway's measured phases into DIR and summarize
   --no-ledger                      run the gateway with its ledger off (compare with a default run)
-  --workers N                      run the gateway as N worker processes on one port (default 1; unpins it)`;
+  --workers N                      run the gateway as N worker processes on one port (default 1; unpins it)
+  --soak                           instead of the modes: hold many slow streams through one gateway (bench/README.md)
+  --soak-streams N                 the soak's concurrent streams (default 10000)
+  --soak-seconds S                 the soak's length, streams included (default 180)`;
 
 function positive(name: string, value: string | undefined, fallback: number, integer = false): number {
   if (value === undefined) return fallback;
@@ -71,6 +76,9 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
       profile: { type: 'string' },
       'no-ledger': { type: 'boolean' },
       workers: { type: 'string' },
+      soak: { type: 'boolean' },
+      'soak-streams': { type: 'string' },
+      'soak-seconds': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -96,5 +104,12 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     profileDir: values.profile,
     ledger: values['no-ledger'] !== true,
     workers: positive('workers', values.workers, 1, true),
+    soak:
+      values.soak === true
+        ? {
+            streams: positive('soak-streams', values['soak-streams'], 10_000, true),
+            seconds: positive('soak-seconds', values['soak-seconds'], 180),
+          }
+        : undefined,
   };
 }

@@ -15,6 +15,7 @@ import { type PhaseOptions, type PhaseResult, runPhase, type Target } from './lo
 import { type BenchMode, type BenchOptions, parseOptions, USAGE } from './options.ts';
 import { admissionCost } from './admission-cost.ts';
 import { type CpuProfile, formatProfileSummary, summarizeProfile } from './profile-summary.ts';
+import { formatSoak, runSoak } from './soak.ts';
 import { type BenchResult, checkTarget, type Comparison, formatReport, type ModeResult, unarySummary } from './report.ts';
 import type { ProcessSample } from './process-sample.ts';
 import { type PhaseUsage, summarize } from './stats.ts';
@@ -314,6 +315,11 @@ async function main(): Promise<number> {
     return 0;
   }
   const log = (line: string) => process.stderr.write(`${line}\n`);
+  if (options.soak) {
+    const soak = await runSoak({ ...options.soak, log });
+    console.log(options.json ? JSON.stringify(soak, null, 2) : formatSoak(soak));
+    return soak.pass ? 0 : 1;
+  }
   const pinning = decidePinning(options.pin);
   log(`pinning: ${pinning.note}`);
   log(`ledger: ${options.ledger ? 'on (embedded SQLite file)' : 'off (--no-ledger)'}`);
