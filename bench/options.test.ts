@@ -29,8 +29,12 @@ describe('bench options', () => {
       const o = parseOptions(argv);
       return o === 'help' ? o : o.soak;
     };
-    assert.deepEqual(soak(['--soak']), { streams: 10_000, seconds: 180 });
-    assert.deepEqual(soak(['--soak', '--soak-streams', '300', '--soak-seconds', '10']), { streams: 300, seconds: 10 });
+    assert.deepEqual(soak(['--soak']), { streams: 10_000, seconds: 180, nodeArgs: [] });
+    assert.deepEqual(soak(['--soak', '--soak-streams', '300', '--soak-seconds', '10', '--soak-node-args=--max-semi-space-size=8']), {
+      streams: 300,
+      seconds: 10,
+      nodeArgs: ['--max-semi-space-size=8'],
+    });
     assert.equal(soak(['--soak-streams', '300']), undefined);
     assert.throws(() => parseOptions(['--soak', '--soak-streams', '1.5']), /--soak-streams must be a positive number/);
   });

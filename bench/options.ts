@@ -25,7 +25,7 @@ export interface BenchOptions {
   /** Gateway processes on the one port (`sluice serve --workers N`; gateway-workers.ts). */
   workers: number;
   /** `--soak`: the slow-stream soak (soak.ts) instead of the modes. */
-  soak: { streams: number; seconds: number } | undefined;
+  soak: { streams: number; seconds: number; nodeArgs: string[] } | undefined;
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -44,7 +44,8 @@ export const USAGE = `npm run bench -- [options]
   --workers N                      run the gateway as N worker processes on one port (default 1; unpins it)
   --soak                           instead of the modes: hold many slow streams through one gateway (bench/README.md)
   --soak-streams N                 the soak's concurrent streams (default 10000)
-  --soak-seconds S                 the soak's length, streams included (default 180)`;
+  --soak-seconds S                 the soak's length, streams included (default 180)
+  --soak-node-args=ARGS            Node options for the soak's gateway alone, e.g. --soak-node-args=--max-semi-space-size=8`;
 
 function positive(name: string, value: string | undefined, fallback: number, integer = false): number {
   if (value === undefined) return fallback;
@@ -79,6 +80,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
       soak: { type: 'boolean' },
       'soak-streams': { type: 'string' },
       'soak-seconds': { type: 'string' },
+      'soak-node-args': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -109,6 +111,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
         ? {
             streams: positive('soak-streams', values['soak-streams'], 10_000, true),
             seconds: positive('soak-seconds', values['soak-seconds'], 180),
+            nodeArgs: (values['soak-node-args'] ?? '').split(' ').filter(Boolean),
           }
         : undefined,
   };

@@ -16,6 +16,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
 import { startChild } from './children.ts';
+import { foreignCores, markLoad } from './machine-load.ts';
 
 export interface SoakOptions {
   streams: number;
@@ -25,6 +26,8 @@ export interface SoakOptions {
   dir?: string;
   /** The open-file limit to split the streams by (default: this process's, which its children inherit). */
   fdLimit?: number;
+  /** Node options for the gateway process alone (V8 heap flags to compare, e.g. `--max-semi-space-size=8`). */
+  nodeArgs?: string[];
 }
 
 /** How the streams were split between the fake upstream's sockets and the built-in mock provider. */
@@ -45,7 +48,7 @@ export interface SoakSample {
 export interface SoakResult {
   streams: number;
   split: SoakSplit;
-  /** What the gateway process ran: compiled dist/ or the TypeScript sources (bin/sluice.js decides). */
+  /** What the gateway process ran: compiled dist/ or the TypeScript sources (bin/sluice.js decides), and its Node options. */
   gatewayRuns: string;
   heartbeatSeconds: number;
   rampSeconds: number;
@@ -65,6 +68,8 @@ export interface SoakResult {
   heartbeats: number;
   gatewayCpuSeconds: number;
   loadGenCpuSeconds: number;
+  /** CPU that other programs used meanwhile, in cores: on a busy machine the gateway falls behind. */
+  otherCores: number | undefined;
   /** The load generator's event-loop delay: a starved load generator would show here. */
   loadGenDelayMs: { p99: number; max: number };
   limitBytes: number;
@@ -132,12 +137,16 @@ function cpuSeconds(pid: number): number {
 }
 
 /** `bin/sluice.js serve` on a config file; resolves with its port once it says it listens. */
-function startGateway(configFile: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [join(root, 'bin/sluice.js'), 'serve', '--config', configFile], {
+function startGateway(configFile: string, nodeArgs: string[]): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin/sluice.js'), 'serve', '--config', configFile], {
     stdio: ['ignore', 'pipe', 'pipe'],
     // The config file alone decides (no ledger in Postgres, no Redis, no port from the environment).
     env: { ...process.env, SLUICE_CONFIG: '', PORT: '', HOST: '', DATABASE_URL: '', REDIS_URL: '', SLUICE_MASTER_KEY: '' },
   });
+  // Never outlives the bench, as the other children do (children.ts).
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  child.once('exit', () => process.off('exit', kill));
   return new Promise((resolve, reject) => {
     let seen = '';
     let listening = false;
@@ -173,6 +182,7 @@ interface StreamTally {
   errorSamples: string[];
   frames: number;
   heartbeats: number;
+  log: (line: string) => void;
 }
 
 /** One slow stream, read to its end: it must be a 200 that ends with `[DONE]` and carries no error frame. */
@@ -203,7 +213,10 @@ async function oneStream(agent: Agent, origin: string, body: string, tally: Stre
     tally.completed++;
   } catch (err) {
     tally.errors++;
-    if (tally.errorSamples.length < 5) tally.errorSamples.push((err as Error).message);
+    if (tally.errorSamples.length < 5) {
+      tally.errorSamples.push((err as Error).message);
+      tally.log(`soak: error: ${(err as Error).message}`);
+    }
   } finally {
     if (opened) tally.open--;
   }
@@ -226,9 +239,10 @@ const median = (values: number[]) => {
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const { streams, seconds, log } = options;
   const split = splitStreams(streams, options.fdLimit ?? openFileLimit());
-  // Streams open over the first ~15% of the run and each lasts until ~90% of it, so that all are
-  // open together in between; the last ones end before the run's bound.
-  const rampSeconds = Math.max(1, Math.round(seconds * 0.15));
+  // Streams open over the first 40% of the run (10,000 in 72 s: a new stream costs the gateway
+  // ~1-3 ms of CPU on a busy 2-core VM, and 370 a second there led to timeouts) and each lasts
+  // until ~90% of it, so that all are open together in between.
+  const rampSeconds = Math.max(1, Math.round(seconds * 0.4));
   const streamSeconds = Math.max(2, Math.round(seconds * 0.9) - rampSeconds);
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'sluice-soak-'));
   const upstream = await startChild<{ type: 'ready'; port: number }>('./upstream-process.ts', {});
@@ -245,13 +259,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         stream: { heartbeat_s: HEARTBEAT_S, deadline_s: seconds * 2 },
       }),
     );
-    const started = await startGateway(configFile);
+    const started = await startGateway(configFile, options.nodeArgs ?? []);
     gateway = started.child;
     const pid = gateway.pid ?? 0;
     const origin = `http://127.0.0.1:${started.port}`;
     await new Promise((r) => setTimeout(r, 2000));
     const idleRssBytes = procStatus(pid, 'VmRSS');
-    const runs = gatewayRuns();
+    const runs = gatewayRuns() + (options.nodeArgs?.length ? `, node ${options.nodeArgs.join(' ')}` : '');
     log(
       `soak: ${streams} streams, open-file limit ${split.fdLimit ?? 'unknown'} per process: ${split.upstream} through the fake ` +
         `upstream (a socket each in the gateway), ${split.mock} through the built-in mock provider (no upstream socket)`,
@@ -261,13 +275,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         `(upstream: a token per second; mock/slow: one per 500 ms); heartbeat_s ${HEARTBEAT_S}`,
     );
 
-    const tally: StreamTally = { open: 0, peakOpen: 0, completed: 0, errors: 0, errorSamples: [], frames: 0, heartbeats: 0 };
-    const agent = new Agent({ connections: streams, headersTimeout: 60_000, bodyTimeout: 60_000, keepAliveTimeout: 1_000 });
+    const tally: StreamTally = { open: 0, peakOpen: 0, completed: 0, errors: 0, errorSamples: [], frames: 0, heartbeats: 0, log };
+    const agent = new Agent({
+      connections: streams,
+      connect: { timeout: 30_000 },
+      headersTimeout: 60_000,
+      bodyTimeout: 60_000,
+      keepAliveTimeout: 1_000,
+    });
     const upstreamBody = chat(`up/bench-pace-1000-tokens-${streamSeconds}`, 'Describe a river.');
     // mock/slow echoes the prompt a word per 500 ms: twice the words for the same length.
     const mockBody = chat('mock/slow', 'tick '.repeat(Math.max(1, streamSeconds * 2 - 2)));
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
+    const pids = [process.pid, pid, upstream.pid];
+    const loadFrom = markLoad(pids);
     const cpuBefore = process.cpuUsage();
     const gatewayCpuBefore = cpuSeconds(pid);
     const t0 = performance.now();
@@ -300,14 +322,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         );
       }
     }, 1000);
+    // Bounded: whatever is still open a minute past the run's length is an error (aborted).
+    const bound = t0 + (seconds + 60) * 1000;
     await opening;
-    // Bounded: whatever is still open past the run's length plus a minute is an error (aborted).
-    const hardStop = setTimeout(() => void agent.destroy(new Error('the soak ran past its bound')), (seconds + 60) * 1000);
+    const hardStop = setTimeout(
+      () => void agent.destroy(new Error('the soak ran past its bound')),
+      Math.max(0, bound - performance.now()),
+    );
     await Promise.all(running);
     clearTimeout(hardStop);
     clearInterval(sampler);
     delay.disable();
     const loadGen = process.cpuUsage(cpuBefore);
+    const loadTo = markLoad(pids);
     const gatewayCpuSeconds = cpuSeconds(pid) - gatewayCpuBefore;
     const peakRssBytes = Math.max(procStatus(pid, 'VmHWM'), ...samples.map((s) => s.rssBytes));
     await agent.close();
@@ -335,6 +362,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       heartbeats: tally.heartbeats,
       gatewayCpuSeconds,
       loadGenCpuSeconds: (loadGen.user + loadGen.system) / 1e6,
+      otherCores: loadFrom && loadTo ? foreignCores(loadFrom, loadTo) : undefined,
       loadGenDelayMs: { p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 },
       limitBytes: SOAK_LIMIT_BYTES,
       pass,
@@ -377,7 +405,8 @@ export function formatSoak(r: SoakResult): string {
       `${r.frames} data frames and ${r.heartbeats} heartbeats read`,
     ...r.errorSamples.map((e) => `    error: ${e}`),
     `  CPU: gateway ${r.gatewayCpuSeconds.toFixed(1)} s, load generator ${r.loadGenCpuSeconds.toFixed(1)} s ` +
-      `(event-loop delay p99 ${r.loadGenDelayMs.p99.toFixed(0)} ms, max ${r.loadGenDelayMs.max.toFixed(0)} ms)`,
+      `(event-loop delay p99 ${r.loadGenDelayMs.p99.toFixed(0)} ms, max ${r.loadGenDelayMs.max.toFixed(0)} ms); ` +
+      `other processes ${r.otherCores === undefined ? 'unknown' : `${r.otherCores.toFixed(2)} cores`}`,
     `  ${r.pass ? 'PASS' : 'FAIL'}: ${r.streams} streams held, 0 errors, peak RSS < ${mib(r.limitBytes)} ` +
       `(peak ${mib(r.peakRssBytes)}, errors ${r.errors}, at most ${r.peakOpen} open)`,
   );

@@ -1,5 +1,5 @@
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
-import { countScheduler, type Encoding } from './count-scheduler.ts';
+import type { Encoding } from './count-scheduler.ts';
 import { DEFAULT_LIMITS, type TallyLimits, TokenTally } from './token-tally.ts';
 
 /**
