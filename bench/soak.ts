@@ -111,14 +111,14 @@ export function splitStreams(streams: number, fdLimit: number | undefined): Soak
   return { fdLimit, upstream, mock: streams - upstream };
 }
 
-/** What bin/sluice.js will run, by the same rule: dist/ when it is newer than every file in src/. */
+/** What bin/sluice.js will run, by the same rule: dist/ when it is newer than every file in src/ but tests. */
 function gatewayRuns(): string {
   const compiled = join(root, 'dist/cli/main.js');
   if (!existsSync(compiled)) return 'TypeScript sources (no dist/: `npm run build`)';
   const built = statSync(compiled).mtimeMs;
   const older = (dir: string): boolean =>
     readdirSync(dir, { withFileTypes: true }).every((e) =>
-      e.isDirectory() ? older(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs <= built,
+      e.isDirectory() ? older(join(dir, e.name)) : e.name.endsWith('.test.ts') || statSync(join(dir, e.name)).mtimeMs <= built,
     );
   return older(join(root, 'src')) ? 'compiled dist/' : 'TypeScript sources (dist/ is older than src/: `npm run build`)';
 }
