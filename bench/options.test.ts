@@ -21,7 +21,23 @@ describe('bench options', () => {
       ledger: true,
       workers: 1,
       ledgerPageRows: 1_000_000,
+      soak: undefined,
     });
+  });
+
+  it('takes the soak, 10,000 streams for 180 s unless told', () => {
+    const soak = (argv: string[]) => {
+      const o = parseOptions(argv);
+      return o === 'help' ? o : o.soak;
+    };
+    assert.deepEqual(soak(['--soak']), { streams: 10_000, seconds: 180, nodeArgs: [] });
+    assert.deepEqual(soak(['--soak', '--soak-streams', '300', '--soak-seconds', '10', '--soak-node-args=--max-semi-space-size=8']), {
+      streams: 300,
+      seconds: 10,
+      nodeArgs: ['--max-semi-space-size=8'],
+    });
+    assert.equal(soak(['--soak-streams', '300']), undefined);
+    assert.throws(() => parseOptions(['--soak', '--soak-streams', '1.5']), /--soak-streams must be a positive number/);
   });
 
   it('takes durations, concurrency, modes and switches', () => {

@@ -26,6 +26,8 @@ export interface BenchOptions {
   workers: number;
   /** Rows the ledger paging step seeds after the load phases (ledger-paging.ts); undefined: skipped. */
   ledgerPageRows: number | undefined;
+  /** `--soak`: the slow-stream soak (soak.ts) instead of the modes. */
+  soak: { streams: number; seconds: number; nodeArgs: string[] } | undefined;
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -43,7 +45,11 @@ export const USAGE = `npm run bench -- [options]
   --no-ledger                      run the gateway with its ledger off (compare with a default run)
   --workers N                      run the gateway as N worker processes on one port (default 1; unpins it)
   --ledger-page-rows N             rows the request-log paging step seeds after the load (default 1000000)
-  --no-ledger-page                 skip that step (node bench/ledger-page.ts runs it alone)`;
+  --no-ledger-page                 skip that step (node bench/ledger-page.ts runs it alone)
+  --soak                           instead of the modes: hold many slow streams through one gateway (bench/README.md)
+  --soak-streams N                 the soak's concurrent streams (default 10000)
+  --soak-seconds S                 the soak's length, streams included (default 180)
+  --soak-node-args=ARGS            Node options for the soak's gateway alone, e.g. --soak-node-args=--max-semi-space-size=8`;
 
 function positive(name: string, value: string | undefined, fallback: number, integer = false): number {
   if (value === undefined) return fallback;
@@ -77,6 +83,10 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
       workers: { type: 'string' },
       'ledger-page-rows': { type: 'string' },
       'no-ledger-page': { type: 'boolean' },
+      soak: { type: 'boolean' },
+      'soak-streams': { type: 'string' },
+      'soak-seconds': { type: 'string' },
+      'soak-node-args': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -104,5 +114,13 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     workers: positive('workers', values.workers, 1, true),
     ledgerPageRows:
       values['no-ledger-page'] === true ? undefined : positive('ledger-page-rows', values['ledger-page-rows'], 1_000_000, true),
+    soak:
+      values.soak === true
+        ? {
+            streams: positive('soak-streams', values['soak-streams'], 10_000, true),
+            seconds: positive('soak-seconds', values['soak-seconds'], 180),
+            nodeArgs: (values['soak-node-args'] ?? '').split(' ').filter(Boolean),
+          }
+        : undefined,
   };
 }

@@ -19,6 +19,7 @@ import { type CpuProfile, formatProfileSummary, summarizeProfile } from './profi
 import { type BenchResult, type Comparison, formatReport, type ModeResult, unarySummary } from './report.ts';
 import { issueTargets } from './targets.ts';
 import { telemetryCost } from './telemetry-cost.ts';
+import { formatSoak, runSoak } from './soak.ts';
 import type { ProcessSample } from './process-sample.ts';
 import { type PhaseUsage, summarize } from './stats.ts';
 import { TOKENS } from './upstream-frames.ts';
@@ -332,6 +333,11 @@ async function main(): Promise<number> {
     return 0;
   }
   const log = (line: string) => process.stderr.write(`${line}\n`);
+  if (options.soak) {
+    const soak = await runSoak({ ...options.soak, log });
+    console.log(options.json ? JSON.stringify(soak, null, 2) : formatSoak(soak));
+    return soak.pass ? 0 : 1;
+  }
   const pinning = decidePinning(options.pin);
   log(`pinning: ${pinning.note}`);
   log(`ledger: ${options.ledger ? 'on (embedded SQLite file)' : 'off (--no-ledger)'}`);

@@ -4,7 +4,7 @@ import { assemble } from '../src/protocol/canonical/assemble.ts';
 import { createOpenAICompatibleFrameDecoder } from '../src/providers/openai-compatible/decode-stream.ts';
 import { createSseStreamDecoder } from '../src/providers/sse-decoder.ts';
 import { SseProbe } from './sse-probe.ts';
-import { EXPECTED_TEXT, paceFromModel, scriptedStream, TOKENS, UNARY_TEXT, unaryCompletion } from './upstream-frames.ts';
+import { EXPECTED_TEXT, paceFromModel, scriptedStream, TOKENS, tokensFromModel, UNARY_TEXT, unaryCompletion } from './upstream-frames.ts';
 
 describe('the fake upstream streams', () => {
   it('is a Chat Completions stream sluice decodes to 20 text deltas, stop and usage', () => {
@@ -41,8 +41,10 @@ describe('the fake upstream streams', () => {
     assert.deepEqual([probe.text, probe.contentFrames, probe.usage, probe.complete], [EXPECTED_TEXT, 20, true, true]);
   });
 
-  it('reads the pacing from the model name', () => {
+  it('reads the pacing and the length from the model name', () => {
     assert.deepEqual(['bench-pace-20', 'bench-pace-5', 'bench-fast', 'gpt-4o'].map(paceFromModel), [20, 5, 0, 0]);
+    assert.deepEqual(['bench-pace-1000-tokens-150', 'bench-pace-20'].map(tokensFromModel), [150, undefined]);
+    assert.equal(paceFromModel('bench-pace-1000-tokens-150'), 1000);
   });
 
   it('answers the unary mode with a 256-byte chat.completion, as the public gateway boards do', () => {

@@ -43,6 +43,15 @@ export function paceFromModel(model: string): number {
   return match ? Number(match[1]) : 0;
 }
 
+/**
+ * `bench-pace-1000-tokens-150` asks for 150 content chunks (the soak's long, slow streams: the 20
+ * tokens over and over); without it a stream carries the 20 once.
+ */
+export function tokensFromModel(model: string): number | undefined {
+  const match = /tokens-(\d+)/.exec(model);
+  return match ? Number(match[1]) : undefined;
+}
+
 export function scriptedStream(protocol: UpstreamProtocol, model: string): ScriptedStream {
   return protocol === 'anthropic' ? anthropicStream(model) : openAIStream(model);
 }

@@ -2,14 +2,21 @@
  * The fake upstream, its own process: OpenAI Chat Completions SSE on any path, Anthropic Messages
  * SSE on a path ending in `/messages`, and a 256-byte `chat.completion` for a Chat Completions
  * request without `stream: true` (the unary mode). The model name sets the pacing (`bench-pace-20`: 20 ms
- * between chunks); otherwise each chunk goes out in its own event-loop turn, so the chunks leave
+ * between chunks) and may set the length (`-tokens-150`, the soak's); otherwise each chunk goes out in its own event-loop turn, so the chunks leave
  * as separate writes as fast as the process can. Reports its port and answers CPU samples over
  * IPC; exits with its parent.
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { answerSamples } from './process-sample.ts';
-import { paceFromModel, type ScriptedStream, scriptedStream, type UpstreamProtocol, unaryCompletion } from './upstream-frames.ts';
+import {
+  paceFromModel,
+  type ScriptedStream,
+  scriptedStream,
+  tokensFromModel,
+  type UpstreamProtocol,
+  unaryCompletion,
+} from './upstream-frames.ts';
 
 const cache = new Map<string, ScriptedStream>();
 const unaryCache = new Map<string, Buffer>();
@@ -34,15 +41,15 @@ function streamFor(protocol: UpstreamProtocol, model: string): ScriptedStream {
   return stream;
 }
 
-function play(res: ServerResponse, stream: ScriptedStream, paceMs: number): void {
+function play(res: ServerResponse, stream: ScriptedStream, paceMs: number, tokens: number): void {
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
   res.write(stream.head);
   const started = performance.now();
   let next = 0;
   const step = () => {
     if (res.destroyed) return;
-    if (next < stream.tokens.length) {
-      res.write(stream.tokens[next++]);
+    if (next < tokens) {
+      res.write(stream.tokens[next++ % stream.tokens.length]);
       schedule();
     } else {
       res.end(stream.tail);
@@ -79,7 +86,8 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
       answerUnary(res, model);
       return;
     }
-    play(res, streamFor(protocol, model), paceFromModel(model));
+    const scripted = streamFor(protocol, model);
+    play(res, scripted, paceFromModel(model), tokensFromModel(model) ?? scripted.tokens.length);
   });
 });
 

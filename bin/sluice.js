@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Plain JS so that an old Node can still print a useful message instead of a syntax error.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,11 +18,31 @@ if (major < 22 || (major === 22 && minor < 19)) {
     process.exit(1);
   }
 } else {
-  // A checkout runs its sources, so what you run is what you just edited (no build step, never a
-  // stale build); the npm package ships no src/ (Node will not strip types under node_modules) and
-  // runs the JavaScript compiled into dist/ (`npm run build`, done by `npm pack`).
-  const source = new URL('../src/cli/main.ts', import.meta.url);
-  await import(existsSync(source) ? source : new URL('../dist/cli/main.js', import.meta.url));
+  // The npm package ships no src/ (Node will not strip types under node_modules) and runs the
+  // JavaScript compiled into dist/ (`npm run build`, done by `npm pack`). A checkout runs it too
+  // when it is newer than every source file, else its sources: what you run is what you just
+  // edited, never a stale build. Compiled is lighter: type stripping at load costs ~30 MiB of RSS
+  // (an idle gateway, 158 MiB from src/, 128 MiB from dist/).
+  const source = new URL('../src/', import.meta.url);
+  const compiled = new URL('../dist/cli/main.js', import.meta.url);
+  await import(existsSync(source) && !builtAfter(compiled, source) ? new URL('cli/main.ts', source) : compiled);
+}
+
+/**
+ * Whether `file` exists and was written after every file under `dir` but tests: ~500 stats, 5-25 ms
+ * of CPU on a 2-core VM (a recursive readdirSync was slower).
+ */
+function builtAfter(file, dir) {
+  if (!existsSync(file)) return false;
+  const built = statSync(file).mtimeMs;
+  const olderThanBuild = (path) =>
+    readdirSync(path, { withFileTypes: true }).every((entry) => {
+      const child = join(path, entry.name);
+      if (entry.isDirectory()) return olderThanBuild(child);
+      // Tests are not compiled (tsconfig.build.json): editing one does not make the build stale.
+      return entry.name.endsWith('.test.ts') || statSync(child).mtimeMs <= built;
+    });
+  return olderThanBuild(fileURLToPath(dir));
 }
 
 /**

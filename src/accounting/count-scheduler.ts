@@ -47,6 +47,8 @@ export const MAX_QUEUED_CHARS = 4 * 1024 * 1024;
  * large module synchronously (~150 ms, stalling every open stream), and their ~70 MiB of arrays
  * sit in the heap every major GC marks (~40 us per streamed request in `npm run bench`). Counting
  * is needed only when an upstream reports no usage, so a message round trip is cheap by comparison.
+ * For the same reason the worker starts on the first count, not with the gateway: it costs ~70 MiB
+ * of RSS (a V8 isolate and o200k), most of an idle gateway's memory when it never counts.
  *
  * One worker, shared fairly: one batch in flight at a time, taken in turn from each text in line
  * (round robin), texts someone waits on (a stream's end) before texts counted ahead in the

@@ -1,5 +1,5 @@
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
-import { countScheduler, type Encoding } from './count-scheduler.ts';
+import type { Encoding } from './count-scheduler.ts';
 import { DEFAULT_LIMITS, type TallyLimits, TokenTally } from './token-tally.ts';
 
 /**
@@ -9,11 +9,6 @@ import { DEFAULT_LIMITS, type TallyLimits, TokenTally } from './token-tally.ts';
  * and within a budget per text (token-tally.ts), past which the fast estimate takes over
  * (estimate-tokens.ts).
  */
-
-/** Starts the worker and waits until its encodings are loaded (the gateway does this at startup). */
-export function loadTokenCounters(): Promise<void> {
-  return countScheduler.ready();
-}
 
 /** gpt-4 / gpt-3.5 (not gpt-4o, gpt-4.1) use cl100k; everything newer, and non-OpenAI models, o200k. */
 export function encodingFor(model: string): Encoding {

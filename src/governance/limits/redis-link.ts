@@ -1,4 +1,4 @@
-import { createClient, type RedisClientType } from '@redis/client';
+import type { RedisClientType } from '@redis/client';
 
 export type Redis = RedisClientType;
 
@@ -102,6 +102,9 @@ export class RedisLink {
 
   private async open(): Promise<void> {
     const { url, timeoutMs, log } = this.options;
+    // Imported here, not at the top: node-redis costs ~5 MiB of RSS, for nothing in a gateway
+    // without Redis (an idle gateway, compiled: 133 -> 128 MiB).
+    const { createClient } = await import('@redis/client');
     const client: Redis = createClient({
       url,
       disableOfflineQueue: true,

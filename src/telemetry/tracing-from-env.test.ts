@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { configSchema } from '../config/schema.ts';
-import { capturesContent, tracesUrl, tracingFromEnv } from './traces.ts';
+import { capturesContent, tracesUrl, tracingFromEnv } from './tracing-from-env.ts';
 
 const defaults = configSchema.parse({}).traces;
 
@@ -24,11 +24,11 @@ describe('tracesUrl', () => {
 
 describe('tracingFromEnv', () => {
   it('is off without an endpoint, and when the SDK or the traces exporter is switched off', async () => {
-    assert.equal(tracingFromEnv({}, defaults), undefined);
+    assert.equal(await tracingFromEnv({}, defaults), undefined);
     const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
-    assert.equal(tracingFromEnv({ ...endpoint, OTEL_SDK_DISABLED: 'true' }, defaults), undefined);
-    assert.equal(tracingFromEnv({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' }, defaults), undefined);
-    const on = tracingFromEnv(endpoint, defaults);
+    assert.equal(await tracingFromEnv({ ...endpoint, OTEL_SDK_DISABLED: 'true' }, defaults), undefined);
+    assert.equal(await tracingFromEnv({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' }, defaults), undefined);
+    const on = await tracingFromEnv(endpoint, defaults);
     assert.ok(on);
     assert.equal(on.capture, undefined, 'content is not captured by default');
     await on.shutdown();
