@@ -64,7 +64,7 @@ pinning: gateway on core 0; upstream + load generator on core 1
 each response: role chunk, 20 content chunks, finish, usage, [DONE]
 gateway RSS once listening, before any request: 80.0 MiB
 
-paced mode (added latency): 64 streams in flight, 20 ms between chunks; 2 x 5 s per side, alternating direct/sluice
+paced mode (added latency): 64 streams in flight, 20 ms between chunks; 2 x 5 s per side, alternating direct/sluice (the gateway's sides rotating)
 other processes on the machine used 0.02 cores meanwhile
 
 | OpenAI-compatible upstream   |   direct |   sluice | sluice/direct | sluice-direct |

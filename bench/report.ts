@@ -322,8 +322,8 @@ function modeHeading(m: ModeResult): string {
   const sides = [
     'direct',
     first?.bare && 'bare',
-    'sluice',
     first?.reference && 'reference',
+    'sluice',
     first?.governed && 'governed',
     first?.governedRedis && 'governed-redis',
     first?.routed && 'routed',
@@ -331,7 +331,8 @@ function modeHeading(m: ModeResult): string {
   ]
     .filter(Boolean)
     .join('/');
-  return `${what}; ${m.rounds} x ${m.phaseSeconds} s per side, alternating ${sides}${noise}`;
+  // The gateway's sides take turns at going first (run.ts sidesOf).
+  return `${what}; ${m.rounds} x ${m.phaseSeconds} s per side, alternating ${sides} (the gateway's sides rotating)${noise}`;
 }
 
 export function formatReport(result: BenchResult): string {

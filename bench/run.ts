@@ -54,6 +54,17 @@ interface ComparisonSpec {
   telemetryOff?: Target;
 }
 
+/**
+ * Every proxy (gateway, reference, bare) runs without V8's memory reducer. The sides alternate, so
+ * each proxy sits idle through the others' phases, and an idle V8 shrinks its heap, which the next
+ * phase pays to grow back: whichever gateway side ran first after the idle gap paid it (quiet run,
+ * fast mode: plain sluice 0.813 ms CPU/request against 0.738 routed and 0.748 with telemetry off,
+ * which do more or the same; paced x64: 2.17 against 1.42 ms). Without the reducer the sides agree
+ * (routed -0.8% of plain sluice), and the figures are a busy gateway's, which never idles between
+ * bursts like that. `--no-memory-reducer` is refused in NODE_OPTIONS, so it is a node argument.
+ */
+const PROXY_NODE_ARGS = ['--no-memory-reducer'];
+
 /** The plain requests' key: the master key, so that only the governed sides go through admission. */
 const MASTER_KEY = 'sk-bench-master';
 
@@ -187,11 +198,10 @@ interface Children {
  * reference; none for direct phases) used during it, and the proxy's peak RSS.
  */
 async function measured(target: Target, options: PhaseOptions, upstream: BenchChild<Ready>, proxy?: BenchChild<Ready>) {
-  // An unmeasured lead-in (2 s, or half a short phase): with none, whichever gateway side ran
-  // first after the gateway sat idle through the direct and bare phases measured 16-50% more CPU
-  // per request than the same work later in the round (4 runs, sides reordered in one: the cost
-  // followed the position, not the side); 0.5 s did not remove it, 2 s did. An idle V8 shrinks
-  // its heap and lets code go cold; a steady gateway does neither.
+  // An unmeasured lead-in (2 s, or half a short phase): connections (client and upstream pools)
+  // and code warm again after the process sat idle through the other sides' phases. It shrank
+  // the first-after-idle penalty but did not remove it; what did is running the proxies without
+  // V8's memory reducer (PROXY_NODE_ARGS).
   await runPhase(target, { ...options, durationMs: Math.min(2000, options.durationMs / 2) });
   const [proxyBefore, upstreamBefore] = await Promise.all([proxy && sample(proxy), sample(upstream)]);
   const loadGenBefore = process.cpuUsage();
@@ -251,19 +261,34 @@ async function runMode(
     telemetryOff: newSide(),
   }));
   /** A comparison's sides in the order they run, each with the process in the middle. */
-  const sidesOf = (spec: ComparisonSpec) =>
-    (
-      [
+  /**
+   * A comparison's sides in the order they run in round `round` (0 for the warm-up), each with the
+   * process in the middle. The gateway's own sides take turns at going first: the first gateway
+   * phase after the direct, bare and reference phases measured more CPU per request than the same
+   * work later in the round, even with a lead-in and without the memory reducer (paced x64, a quiet
+   * run: 1.84 ms for plain sluice, which ran first, against 1.47-1.76 ms for the sides after it).
+   */
+  const sidesOf = (spec: ComparisonSpec, round = 0) => {
+    const present = <T extends readonly [string, Target | undefined, BenchChild<Ready> | undefined]>(sides: T[]) =>
+      sides.filter((side): side is T & { 1: Target } => side[1] !== undefined);
+    const gatewaySides = present([
+      ['sluice', spec.sluice, children.gateway],
+      ['governed', spec.governed, children.gateway],
+      ['governedRedis', spec.governedRedis, children.gateway],
+      ['routed', spec.routed, children.gateway],
+      ['telemetryOff', spec.telemetryOff, children.gateway],
+    ] as const);
+    const turn = round % gatewaySides.length;
+    return [
+      ...present([
         ['direct', spec.direct, undefined],
         ['bare', spec.bare, children.bare],
-        ['sluice', spec.sluice, children.gateway],
         ['reference', spec.reference, children.reference],
-        ['governed', spec.governed, children.gateway],
-        ['governedRedis', spec.governedRedis, children.gateway],
-        ['routed', spec.routed, children.gateway],
-        ['telemetryOff', spec.telemetryOff, children.gateway],
-      ] as const
-    ).filter((side): side is typeof side & { 1: Target } => side[1] !== undefined);
+      ] as const),
+      ...gatewaySides.slice(turn),
+      ...gatewaySides.slice(0, turn),
+    ];
+  };
   let sluiceRequests = 0;
   const profileFile = options.profileDir ? join(options.profileDir, `gateway-${mode}-${concurrency}.cpuprofile`) : undefined;
   const benchPids = [process.pid, children.gateway.pid, children.upstream.pid, children.reference.pid, children.bare.pid];
@@ -278,7 +303,7 @@ async function runMode(
     for (let round = 1; round <= options.rounds; round++) {
       for (const [i, spec] of list.entries()) {
         const runs: [string, Awaited<ReturnType<typeof measured>>][] = [];
-        for (const [side, target, proxy] of sidesOf(spec)) {
+        for (const [side, target, proxy] of sidesOf(spec, round - 1)) {
           const run = await measured(target, phase(phaseSeconds), children.upstream, proxy);
           collected[i][side].phases.push(run.phase);
           collected[i][side].usage.push(run.usage);
@@ -353,6 +378,7 @@ async function main(): Promise<number> {
   if (options.workers > 1) log(`gateway: ${options.workers} worker processes on one port, unpinned`);
   const gateway = await startChild<GatewayReady>(options.workers > 1 ? './gateway-workers.ts' : './gateway-process.ts', {
     core: options.workers > 1 ? undefined : pinning.gatewayCore,
+    nodeArgs: PROXY_NODE_ARGS,
     // Two gateways and a key each, on one core of a machine that may be busy: seconds, not milliseconds.
     readyTimeoutMs: 60_000,
     env: {
@@ -373,11 +399,13 @@ async function main(): Promise<number> {
   // Pinned with the gateway: it runs only during its own phases, on the same core.
   const reference = await startChild<Ready>('./reference-proxy-process.ts', {
     core: pinning.gatewayCore,
+    nodeArgs: PROXY_NODE_ARGS,
     env: { ...process.env, BENCH_UPSTREAM_URL: upstreamOrigin },
   });
   // The floor: pinned with the gateway too, and idle outside its own phases.
   const bare = await startChild<Ready>('./bare-proxy-process.ts', {
     core: pinning.gatewayCore,
+    nodeArgs: PROXY_NODE_ARGS,
     env: { ...process.env, BENCH_UPSTREAM_URL: upstreamOrigin },
   });
   const redis = gateway.ready.redis;

@@ -1,7 +1,8 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { LedgerWriterStats } from '../store/ledger-writer.ts';
 import { BoundedLabels } from './bounded-labels.ts';
+import { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './series-metrics.ts';
 
 export interface MetricsSources {
   /** Streams being answered now (the open request scopes of streamed requests). */
@@ -19,11 +20,13 @@ const TOKEN_KINDS = [
   ['reasoning', 'reasoningTokens'],
 ] as const;
 interface Series {
-  requests: Counter.Internal;
-  tokens: Counter.Internal[];
-  cost: Counter.Internal;
-  ttft: Histogram.Internal<'provider' | 'model' | 'surface'>;
-  latency: Histogram.Internal<'provider' | 'model' | 'surface' | 'outcome'>;
+  requests: CounterSeries;
+  tokens: CounterSeries[];
+  cost: CounterSeries;
+  ttft: HistogramSeries;
+  latency: HistogramSeries;
+  /** The upstream call of an unrouted request, by its result: ok, or the error's code. */
+  attempts: Map<string, CounterSeries>;
 }
 
 /** Seconds: a cached answer in tens of ms up to a long reasoning stream. */
@@ -38,13 +41,13 @@ export class GatewayMetrics {
   readonly registry = new Registry();
   private readonly models: BoundedLabels;
   private readonly projects: BoundedLabels;
-  private readonly requests: Counter<(typeof REQUEST_LABELS)[number]>;
-  private readonly tokens: Counter<'provider' | 'model' | 'surface' | 'project' | 'kind'>;
-  private readonly cost: Counter<'provider' | 'model' | 'surface' | 'project'>;
+  private readonly requests: SeriesCounter;
+  private readonly tokens: SeriesCounter;
+  private readonly cost: SeriesCounter;
   private readonly errors: Counter<'provider' | 'model' | 'surface' | 'type' | 'code'>;
-  private readonly ttft: Histogram<'provider' | 'model' | 'surface'>;
-  private readonly latency: Histogram<'provider' | 'model' | 'surface' | 'outcome'>;
-  private readonly attempts: Counter<'provider' | 'model' | 'result'>;
+  private readonly ttft: SeriesHistogram;
+  private readonly latency: SeriesHistogram;
+  private readonly attempts: SeriesCounter;
   private readonly fallbacks: Counter<'provider' | 'model' | 'reason'>;
   private readonly series = new Map<string, Series>();
   /**
@@ -57,50 +60,50 @@ export class GatewayMetrics {
     this.models = new BoundedLabels(maxModels);
     this.projects = new BoundedLabels(maxModels);
     const registers = [this.registry];
-    this.requests = new Counter({
-      name: 'sluice_requests_total',
-      help: 'Model requests finished, by outcome (ok, error, cancelled).',
-      labelNames: REQUEST_LABELS,
-      registers,
-    });
-    this.tokens = new Counter({
-      name: 'sluice_tokens_total',
-      help: 'Tokens by kind: input, output, cached (read from the cache), cache_write, reasoning.',
-      labelNames: ['provider', 'model', 'surface', 'project', 'kind'],
-      registers,
-    });
-    this.cost = new Counter({
-      name: 'sluice_cost_usd_total',
-      help: 'Cost in USD at the prices in use (0 for a model without a price).',
-      labelNames: ['provider', 'model', 'surface', 'project'],
-      registers,
-    });
+    this.requests = new SeriesCounter(
+      'sluice_requests_total',
+      'Model requests finished, by outcome (ok, error, cancelled).',
+      REQUEST_LABELS,
+      this.registry,
+    );
+    this.tokens = new SeriesCounter(
+      'sluice_tokens_total',
+      'Tokens by kind: input, output, cached (read from the cache), cache_write, reasoning.',
+      ['provider', 'model', 'surface', 'project', 'kind'],
+      this.registry,
+    );
+    this.cost = new SeriesCounter(
+      'sluice_cost_usd_total',
+      'Cost in USD at the prices in use (0 for a model without a price).',
+      ['provider', 'model', 'surface', 'project'],
+      this.registry,
+    );
     this.errors = new Counter({
       name: 'sluice_errors_total',
       help: "Requests that failed, by sluice's error type and code.",
       labelNames: ['provider', 'model', 'surface', 'type', 'code'],
       registers,
     });
-    this.ttft = new Histogram({
-      name: 'sluice_time_to_first_token_seconds',
-      help: 'From the request arriving to the first output sent.',
-      labelNames: ['provider', 'model', 'surface'],
-      buckets: TIME_BUCKETS,
-      registers,
-    });
-    this.latency = new Histogram({
-      name: 'sluice_request_duration_seconds',
-      help: 'From the request arriving to its response ending.',
-      labelNames: ['provider', 'model', 'surface', 'outcome'],
-      buckets: TIME_BUCKETS,
-      registers,
-    });
-    this.attempts = new Counter({
-      name: 'sluice_upstream_attempts_total',
-      help: 'Upstream calls, by result (ok or the error code); a routed request counts each target it tried.',
-      labelNames: ['provider', 'model', 'result'],
-      registers,
-    });
+    this.ttft = new SeriesHistogram(
+      'sluice_time_to_first_token_seconds',
+      'From the request arriving to the first output sent.',
+      ['provider', 'model', 'surface'],
+      TIME_BUCKETS,
+      this.registry,
+    );
+    this.latency = new SeriesHistogram(
+      'sluice_request_duration_seconds',
+      'From the request arriving to its response ending.',
+      ['provider', 'model', 'surface', 'outcome'],
+      TIME_BUCKETS,
+      this.registry,
+    );
+    this.attempts = new SeriesCounter(
+      'sluice_upstream_attempts_total',
+      'Upstream calls, by result (ok or the error code); a routed request counts each target it tried.',
+      ['provider', 'model', 'result'],
+      this.registry,
+    );
     this.fallbacks = new Counter({
       name: 'sluice_fallbacks_total',
       help: 'Targets given up for the next one of a route, by the reason of the fallback.',
@@ -160,40 +163,44 @@ export class GatewayMetrics {
     }
     if (record.ttftMs !== null) series.ttft.observe(record.ttftMs / 1000);
     series.latency.observe(record.latencyMs / 1000);
-    this.countAttempts(record, provider, model);
+    this.countAttempts(record, provider, model, series);
   }
 
   /**
-   * The children of one label set, kept: no label objects built per request (about a quarter of
-   * the cost of a request's metrics, measured). Bounded like the labels.
+   * The series of one label set, kept: no label objects built or hashed per request (the series
+   * metrics' reason, series-metrics.ts). Bounded like the labels.
    */
   private seriesOf(provider: string, model: string, surface: string, outcome: string, project: string): Series {
     const key = `${provider}\u0000${model}\u0000${surface}\u0000${outcome}\u0000${project}`;
     let series = this.series.get(key);
     if (series === undefined) {
       series = {
-        requests: this.requests.labels({ provider, model, surface, outcome, project }),
-        tokens: TOKEN_KINDS.map(([kind]) => this.tokens.labels({ provider, model, surface, project, kind })),
-        cost: this.cost.labels({ provider, model, surface, project }),
-        ttft: this.ttft.labels({ provider, model, surface }),
-        latency: this.latency.labels({ provider, model, surface, outcome }),
+        requests: this.requests.of({ provider, model, surface, outcome, project }),
+        tokens: TOKEN_KINDS.map(([kind]) => this.tokens.of({ provider, model, surface, project, kind })),
+        cost: this.cost.of({ provider, model, surface, project }),
+        ttft: this.ttft.of({ provider, model, surface }),
+        latency: this.latency.of({ provider, model, surface, outcome }),
+        attempts: new Map(),
       };
       this.series.set(key, series);
     }
     return series;
   }
 
-  private countAttempts(record: LedgerRecord, provider: string, model: string): void {
+  private countAttempts(record: LedgerRecord, provider: string, model: string, series: Series): void {
     if (!record.attempts) {
       // One target: it was called when it answered anything (a refusal before the call has no status).
       if (record.upstreamStatus !== null || record.outcome === 'ok') {
-        this.attempts.inc({ provider, model, result: record.outcome === 'ok' ? 'ok' : (record.errorCode ?? 'unknown') });
+        const result = record.outcome === 'ok' ? 'ok' : (record.errorCode ?? 'unknown');
+        let attempts = series.attempts.get(result);
+        if (attempts === undefined) series.attempts.set(result, (attempts = this.attempts.of({ provider, model, result })));
+        attempts.inc();
       }
       return;
     }
     for (const attempt of record.attempts) {
       const labels = { provider: attempt.provider, model: this.models.label(attempt.model) };
-      this.attempts.inc({ ...labels, result: attempt.errorCode ?? 'ok' });
+      this.attempts.of({ ...labels, result: attempt.errorCode ?? 'ok' }).inc();
       if (attempt.fallbackReason !== null) this.fallbacks.inc({ ...labels, reason: attempt.fallbackReason });
     }
   }
