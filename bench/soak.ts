@@ -138,11 +138,17 @@ function cpuSeconds(pid: number): number {
 
 /** `bin/sluice.js serve` on a config file; resolves with its port once it says it listens. */
 function startGateway(configFile: string, nodeArgs: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin/sluice.js'), 'serve', '--config', configFile], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // The config file alone decides (no ledger in Postgres, no Redis, no port from the environment).
-    env: { ...process.env, SLUICE_CONFIG: '', PORT: '', HOST: '', DATABASE_URL: '', REDIS_URL: '', SLUICE_MASTER_KEY: '' },
-  });
+  // One process (the issue's "held by one process"): without --workers, serve runs a worker per core
+  // and this child would be their supervisor, which holds no stream.
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, join(root, 'bin/sluice.js'), 'serve', '--config', configFile, '--workers', '1'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // The config file alone decides (no ledger in Postgres, no Redis, no port from the environment).
+      env: { ...process.env, SLUICE_CONFIG: '', PORT: '', HOST: '', DATABASE_URL: '', REDIS_URL: '', SLUICE_MASTER_KEY: '' },
+    },
+  );
   // Never outlives the bench, as the other children do (children.ts).
   const kill = () => child.kill('SIGKILL');
   process.once('exit', kill);
