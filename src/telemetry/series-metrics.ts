@@ -89,7 +89,7 @@ export class HistogramSeries {
   constructor(labels: Labels, bounds: readonly number[]) {
     this.labels = labels;
     this.bounds = bounds;
-    this.counts = new Array<number>(bounds.length + 1).fill(0);
+    this.counts = Array.from({ length: bounds.length + 1 }, () => 0);
   }
   observe(value: number): void {
     let i = 0;
