@@ -172,6 +172,8 @@ export async function runStream<T>(
   let finishedEarly = false;
   // The caller's budget ended the stream (Admission.watch): the client got a whole response.
   let stopped = false;
+  // What the budget's stop sends before the closing frames (the opening if none was sent, the stop).
+  let stopFrames = '';
   let outputBytes = 0;
   let drainTimer: NodeJS.Timeout | undefined;
   // The opening sent on the upstream's acceptance, until it is written (see below).
@@ -206,8 +208,10 @@ export async function runStream<T>(
             clearTimeout(idle);
             await early;
             early = undefined;
-            const opening = opened ? '' : await surface.opening(scope.signal);
-            writer.finish(opening + surface.stop() + (await surface.closing(scope.signal)));
+            // Leaving the loop cuts the upstream now; the closing frames, which may wait for a local
+            // count of the output (the counter's first use loads it), are built after it, not while
+            // the upstream goes on generating.
+            stopFrames = (opened ? '' : await surface.opening(scope.signal)) + surface.stop();
             stopped = true;
             break;
           }
@@ -273,6 +277,13 @@ export async function runStream<T>(
       await early;
     } catch (err) {
       failure ??= toGatewayError(err);
+    }
+  }
+  if (stopped) {
+    try {
+      writer.finish(stopFrames + (await surface.closing(scope.signal)));
+    } catch (err) {
+      failure = toGatewayError(scope.signal.aborted ? scope.signal.reason : err);
     }
   }
   // `drain`: the client left, and the upstream was read to its end (or to the deadline, or the

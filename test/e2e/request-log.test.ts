@@ -89,6 +89,13 @@ function requestLogSuite(
     });
 
     it('lists in write order after a follow_cursor, continuing with next_cursor', async () => {
+      // A record is written once settled, and mock/error's output is counted locally: the token
+      // counter loads on its first use (~0.3 s), which would write that record after a later
+      // request's. Warmed first, the three are written in the order they end.
+      const warm = await chat('mock/error');
+      for (let polls = 0; polls < 100 && (await get(`/v1/requests/${warm}`)).status !== 200; polls++) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
       const { body: first } = await get('/v1/requests?limit=1');
       assert.equal(typeof first.follow_cursor, 'string');
       const written = [await chat('mock/echo'), await chat('mock/error'), await chat('mock/echo')];
