@@ -262,7 +262,6 @@ function governedLines(c: Comparison, redisSkipped: string | undefined): string[
     const g = c[side];
     const cost = governedCost(c, side);
     if (!g || !cost) return [];
-    const us = (v: number) => `${v >= 0 ? '+' : '-'}${Math.abs(v).toFixed(1)} µs`;
     return [
       `${name}: ${(g.cpuMsPerRequest ?? Number.NaN).toFixed(3)} ms CPU/request, ${us(cost.cpuUs)} over plain sluice ` +
         `(best phases ${us(cost.bestCpuUs)}); ` +
@@ -282,30 +281,37 @@ function governedLines(c: Comparison, redisSkipped: string | undefined): string[
 /** What a two-target route adds over naming the target itself, in the same rounds (README "Routes and fallback"). */
 export function routedLines(c: Comparison): string[] {
   const r = c.routed;
-  if (!r || r.cpuMsPerRequest === undefined || c.sluice.cpuMsPerRequest === undefined) return [];
-  const addedUs = (r.cpuMsPerRequest - c.sluice.cpuMsPerRequest) * 1000;
-  const share = ((r.cpuMsPerRequest / c.sluice.cpuMsPerRequest - 1) * 100).toFixed(1);
-  const bestUs = ((r.cpuMsPerRequestBest ?? Number.NaN) - (c.sluice.cpuMsPerRequestBest ?? Number.NaN)) * 1000;
-  const us = (v: number) => `${v >= 0 ? '+' : '-'}${Math.abs(v).toFixed(1)} µs`;
+  const d = r && cpuOver(r, c.sluice);
+  if (!r || !d) return [];
   return [
-    `two-target route, first target healthy: ${r.cpuMsPerRequest.toFixed(3)} ms CPU/request, ${us(addedUs)} (${share}%) ` +
-      `over naming the target (best phases ${us(bestUs)}); TTFT p50 ${ms(r.ttft.p50)} ms; ${r.requests} requests (${r.errors} errors)`,
+    `two-target route, first target healthy: ${d.cpuMs.toFixed(3)} ms CPU/request, ${us(d.addedUs)} (${d.share}%) ` +
+      `over naming the target (best phases ${us(d.bestUs)}); TTFT p50 ${ms(r.ttft.p50)} ms; ${r.requests} requests (${r.errors} errors)`,
   ];
 }
 
 /** What metrics and the request log line cost: the plain side over the telemetry-off side of the same rounds (issue 14: within 3%). */
 export function telemetryLines(c: Comparison): string[] {
   const off = c.telemetryOff;
-  if (!off || off.cpuMsPerRequest === undefined || c.sluice.cpuMsPerRequest === undefined) return [];
-  const addedUs = (c.sluice.cpuMsPerRequest - off.cpuMsPerRequest) * 1000;
-  const share = ((c.sluice.cpuMsPerRequest / off.cpuMsPerRequest - 1) * 100).toFixed(1);
-  const bestUs = ((c.sluice.cpuMsPerRequestBest ?? Number.NaN) - (off.cpuMsPerRequestBest ?? Number.NaN)) * 1000;
-  const us = (v: number) => `${v >= 0 ? '+' : '-'}${Math.abs(v).toFixed(1)} µs`;
+  const d = off && cpuOver(c.sluice, off);
+  if (!off || off.cpuMsPerRequest === undefined || !d) return [];
   return [
     `metrics and request log line off: ${off.cpuMsPerRequest.toFixed(3)} ms CPU/request; with them (plain sluice) ` +
-      `${us(addedUs)} (${share}%, best phases ${us(bestUs)}); ${off.requests} requests (${off.errors} errors)`,
+      `${us(d.addedUs)} (${d.share}%, best phases ${us(d.bestUs)}); ${off.requests} requests (${off.errors} errors)`,
   ];
 }
+
+/** Side `a`'s CPU per request over side `b`'s: the difference (mean and best phases, µs) and as a percentage. */
+function cpuOver(a: SideResult, b: SideResult): { cpuMs: number; addedUs: number; bestUs: number; share: string } | undefined {
+  if (a.cpuMsPerRequest === undefined || b.cpuMsPerRequest === undefined) return undefined;
+  return {
+    cpuMs: a.cpuMsPerRequest,
+    addedUs: (a.cpuMsPerRequest - b.cpuMsPerRequest) * 1000,
+    bestUs: ((a.cpuMsPerRequestBest ?? Number.NaN) - (b.cpuMsPerRequestBest ?? Number.NaN)) * 1000,
+    share: ((a.cpuMsPerRequest / b.cpuMsPerRequest - 1) * 100).toFixed(1),
+  };
+}
+
+const us = (v: number) => `${v >= 0 ? '+' : '-'}${Math.abs(v).toFixed(1)} µs`;
 
 function modeHeading(m: ModeResult): string {
   const what =
