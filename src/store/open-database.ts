@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, type PostgresPool, type PostgresPoolClient, PostgresDialect, sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
+import { type MigrationResultSet, Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { classifyStoreError } from './classify-store-error.ts';
 import type { Database } from './database.ts';
@@ -144,13 +144,36 @@ function discardBrokenClients(pool: pg.Pool): PostgresPool {
   };
 }
 
+/** Attempts at migrating while other schemas of the database come and go (see below). */
+const MIGRATE_ATTEMPTS = 5;
+
 async function migrate(opened: OpenedDatabase): Promise<void> {
-  const { error } = await new Migrator({
-    db: opened.db,
-    provider: migrationProvider,
-    migrationTableSchema: opened.engine === 'postgres' ? await currentSchema(opened.db) : undefined,
-  }).migrateToLatest();
-  if (error) throw error;
+  await migrateStore(opened);
+}
+
+/** Migrates to `target` (default: the latest), in sluice's own schema on PostgreSQL. */
+export async function migrateStore(opened: OpenedDatabase, target?: string): Promise<MigrationResultSet> {
+  const schema = opened.engine === 'postgres' ? await currentSchema(opened.db) : undefined;
+  const migrator = new Migrator({ db: opened.db, provider: migrationProvider, migrationTableSchema: schema });
+  for (let attempt = 1; ; attempt++) {
+    const result = await (target ? migrator.migrateTo(target) : migrator.migrateToLatest());
+    if (!result.error) return result;
+    if (attempt === MIGRATE_ATTEMPTS || !droppedMeanwhile(result.error, schema)) throw result.error;
+    await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+  }
+}
+
+/**
+ * Kysely's Migrator looks for its tables by listing every table of every schema (its
+ * introspector calls has_schema_privilege per schema), so a schema another client drops during
+ * that query fails it with "schema … does not exist" (3F000) naming that other schema: another
+ * app sharing the database, or a parallel test run cleaning up. Nothing of ours is wrong, and
+ * migrations are idempotent, so that one error is retried.
+ */
+export function droppedMeanwhile(error: unknown, ownSchema: string | undefined): boolean {
+  if (!ownSchema || typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === '3F000' && typeof message === 'string' && !message.includes(`"${ownSchema}"`);
 }
 
 /**
