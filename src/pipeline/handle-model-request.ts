@@ -46,10 +46,13 @@ export async function handleModelRequest(
     caller = await ctx.authenticate(req);
     // A resumable stream is resumed by its caller's project only (README "Resuming a stream").
     exchange.resume?.recording.claim(caller.projectId);
-    const body = await overhead.excluding(readBody());
+    let body = await overhead.excluding(readBody());
     const tooDeep = findTooDeep(body);
     if (tooDeep) throw errors.invalidRequest(`${tooDeep} is nested more than ${MAX_JSON_DEPTH} levels deep.`, tooDeep);
     const parsed = operation.parse(body, ctx, caller);
+    // This frame is suspended for the whole response, its variables with it: the body as sent is
+    // not needed past its parse (the parsed request is what the rest reads).
+    body = undefined;
     model = parsed.model;
     // Resolve is routing: the targets to try, healthy ones first (src/routing).
     const candidates = ctx.router.order(ctx.router.plan(model, parsed.fallbacks), { stickyKey: parsed.stickyKey });

@@ -36,7 +36,12 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
       parts.push(chunk);
     });
     req.once('end', () => {
-      if (!failed) resolve(parts.length === 1 ? parts[0] : Buffer.concat(parts));
+      if (failed) return;
+      const whole = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+      // These listeners stay on the request for its life (a stream's), and with them this array:
+      // emptied, the body's bytes are not kept for as long as the response runs.
+      parts.length = 0;
+      resolve(whole);
     });
     req.once('error', () => {
       if (failed) return;
