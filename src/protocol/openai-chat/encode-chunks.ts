@@ -229,10 +229,13 @@ export class ChatChunkEncoder {
   private getPrefix(): string {
     if (this.prefix === undefined) {
       const o = this.options;
-      this.prefix =
-        `{"id":${JSON.stringify(o.id)},"object":"chat.completion.chunk","created":${o.created},` +
-        `"model":${JSON.stringify(o.model)},"service_tier":${JSON.stringify(this.serviceTier)},` +
-        `"system_fingerprint":${JSON.stringify(this.systemFingerprint)},`;
+      // Joined rather than concatenated: a concatenation is a tree of ~15 string nodes (~500
+      // bytes a stream, held for its life: measured in the soak's heap); join makes one flat string.
+      this.prefix = [
+        `{"id":${JSON.stringify(o.id)},"object":"chat.completion.chunk","created":${o.created},`,
+        `"model":${JSON.stringify(o.model)},"service_tier":${JSON.stringify(this.serviceTier)},`,
+        `"system_fingerprint":${JSON.stringify(this.systemFingerprint)},`,
+      ].join('');
     }
     return this.prefix;
   }
