@@ -42,8 +42,11 @@ type Flat = { type: string; data: string };
 interface ChoiceState {
   started: boolean;
   finished: boolean;
-  /** Upstream tool-call index -> the dense index the client sees, in order of first appearance. */
-  toolIndex: Map<number, number>;
+  /**
+   * Upstream tool-call index -> the dense index the client sees, in order of first appearance.
+   * Made at the first tool call: most streams have none (an empty Map is ~180 bytes a stream).
+   */
+  toolIndex: Map<number, number> | undefined;
 }
 
 /**
@@ -116,13 +119,13 @@ export class ChatChunkEncoder {
         });
       case 'tool-call-start': {
         const state = this.choice(event.choice);
-        const index = state.toolIndex.size;
-        state.toolIndex.set(event.index, index);
+        const index = state.toolIndex?.size ?? 0;
+        (state.toolIndex ??= new Map()).set(event.index, index);
         const call = `{"index":${index},"id":${JSON.stringify(event.id)},"type":"function","function":{"name":${JSON.stringify(event.name)},"arguments":""}}`;
         return this.delta(event.choice, `{"tool_calls":[${call}]}`, 'null', { type: 'tool_call', data: '' });
       }
       case 'tool-call-delta': {
-        const index = this.choice(event.choice).toolIndex.get(event.index);
+        const index = this.choice(event.choice).toolIndex?.get(event.index);
         if (index === undefined || event.arguments === '') return '';
         const call = `{"index":${index},"function":{"arguments":${JSON.stringify(event.arguments)}}}`;
         return this.delta(event.choice, `{"tool_calls":[${call}]}`, 'null', { type: 'tool_call', data: event.arguments });
@@ -196,7 +199,7 @@ export class ChatChunkEncoder {
       if (!Number.isInteger(index) || index < 0 || index >= MAX_CHOICES) {
         throw new Error(`canonical event with an invalid choice index: ${String(index).slice(0, 40)}`);
       }
-      state = { started: false, finished: false, toolIndex: new Map() };
+      state = { started: false, finished: false, toolIndex: undefined };
       this.choices[index] = state;
     }
     return state;

@@ -22,8 +22,11 @@ interface CallSlot {
 }
 
 interface ChoiceState {
-  /** Upstream index (or id, for Mistral which sends none) -> the canonical call slot. */
-  calls: Map<number | string, CallSlot>;
+  /**
+   * Upstream index (or id, for Mistral which sends none) -> the canonical call slot. Made at the
+   * first tool call: most streams have none, and an empty Map is ~180 bytes held for the stream's life.
+   */
+  calls: Map<number | string, CallSlot> | undefined;
   lastCall: CallSlot | undefined;
   finished: boolean;
   splitter: ThinkTagSplitter | undefined;
@@ -109,7 +112,7 @@ export class ChunkDecoder {
     let s = this.choices[choice];
     if (!s) {
       s = {
-        calls: new Map(),
+        calls: undefined,
         lastCall: undefined,
         finished: false,
         splitter: this.options.splitThinkTags ? new ThinkTagSplitter() : undefined,
@@ -145,7 +148,7 @@ export class ChunkDecoder {
       if (state.splitter) this.emitSegments(choice, state.splitter.end(), out);
       let reason = normalizeFinishReason(c.finish_reason);
       // Some servers finish a tool-calling turn with "stop"; clients key their tool loop on tool_calls.
-      if (reason === 'stop' && state.calls.size > 0) reason = 'tool_calls';
+      if (reason === 'stop' && state.calls !== undefined) reason = 'tool_calls';
       out.push({ type: 'finish', choice, reason, rawReason: c.finish_reason });
     }
   }
@@ -185,10 +188,10 @@ export class ChunkDecoder {
     const id = call.id || undefined;
     let slot: CallSlot | undefined;
     if (call.index !== undefined && call.index !== null) {
-      slot = state.calls.get(call.index);
+      slot = state.calls?.get(call.index);
       if (slot && id && slot.id !== id) slot = undefined; // same index, new id: a new call
     } else if (id) {
-      slot = state.calls.get(id);
+      slot = state.calls?.get(id);
     } else {
       slot = state.lastCall;
     }
@@ -201,7 +204,7 @@ export class ChunkDecoder {
         return;
       }
       slot = { id: id ?? generateCallId(), index: this.nextCallIndex++ };
-      state.calls.set(call.index ?? slot.id, slot);
+      (state.calls ??= new Map()).set(call.index ?? slot.id, slot);
       out.push({ type: 'tool-call-start', choice, index: slot.index, id: slot.id, name });
     }
     state.lastCall = slot;
