@@ -43,42 +43,8 @@ export class UpstreamClient {
   send(provider: string, req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse> {
     if (signal.aborted) return Promise.reject(upstreamFailure(provider, signal.reason, signal));
     const { origin, path } = this.target(req.url);
-    return new Promise((resolve, reject) => {
-      let body: UpstreamBody | undefined;
-      let controller: Dispatcher.DispatchController | undefined;
-      const onAbort = () => controller?.abort(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      const settle = () => signal.removeEventListener('abort', onAbort);
-      this.agent.dispatch(
-        { origin, path, method: req.method ?? 'POST', headers: req.headers, body: req.body },
-        {
-          onRequestStart(c) {
-            controller = c;
-            if (signal.aborted) c.abort(signal.reason);
-          },
-          onResponseStart(c, statusCode, headers) {
-            // undici keeps the raw header Buffers on the controller for the response's life (~2 KiB
-            // a stream, measured in the soak's heap); the parsed `headers` are all sluice reads.
-            c.rawHeaders = null;
-            body = new UpstreamBody(c);
-            resolve({ statusCode, headers, body });
-          },
-          onResponseData(_c, chunk) {
-            body?.push(chunk);
-          },
-          onResponseEnd() {
-            settle();
-            body?.end();
-          },
-          onResponseError(_c, err) {
-            settle();
-            const failure = upstreamFailure(provider, err, signal);
-            if (body) body.fail(failure);
-            else reject(failure);
-          },
-        },
-      );
-    });
+    const options = { origin, path, method: req.method ?? 'POST', headers: req.headers, body: req.body };
+    return new Promise((resolve, reject) => this.agent.dispatch(options, responseHandler(provider, signal, resolve, reject)));
   }
 
   /** Upstream URLs repeat (one per provider and model): parse each once. */
@@ -96,6 +62,50 @@ export class UpstreamClient {
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+/**
+ * The dispatch handler of one upstream request. A function of its own so that its closures, which
+ * live as long as the response (a whole stream), hold none of the request: built inside send(),
+ * they kept its body (the prompt, serialized) and headers alive until the stream ended.
+ */
+function responseHandler(
+  provider: string,
+  signal: AbortSignal,
+  resolve: (response: UpstreamResponse) => void,
+  reject: (err: GatewayError) => void,
+): Dispatcher.DispatchHandler {
+  let body: UpstreamBody | undefined;
+  let controller: Dispatcher.DispatchController | undefined;
+  const onAbort = () => controller?.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  const settle = () => signal.removeEventListener('abort', onAbort);
+  return {
+    onRequestStart(c) {
+      controller = c;
+      if (signal.aborted) c.abort(signal.reason);
+    },
+    onResponseStart(c, statusCode, headers) {
+      // undici keeps the raw header Buffers on the controller for the response's life (~2 KiB
+      // a stream, measured in the soak's heap); the parsed `headers` are all sluice reads.
+      c.rawHeaders = null;
+      body = new UpstreamBody(c);
+      resolve({ statusCode, headers, body });
+    },
+    onResponseData(_c, chunk) {
+      body?.push(chunk);
+    },
+    onResponseEnd() {
+      settle();
+      body?.end();
+    },
+    onResponseError(_c, err) {
+      settle();
+      const failure = upstreamFailure(provider, err, signal);
+      if (body) body.fail(failure);
+      else reject(failure);
+    },
+  };
 }
 
 /** Maps a thrown network error (or our own abort reason) to a GatewayError. */
