@@ -26,6 +26,7 @@ describe('formatReport', () => {
       pinning: 'gateway on core 0; upstream + load generator on core 1',
       chunksPerResponse: 20,
       gatewayStartRssMiB: 80,
+      idle: { medianMiB: 95, runs: [94, 95, 96] },
       modes: [
         {
           mode: 'paced',
@@ -62,7 +63,8 @@ describe('formatReport', () => {
       `sluice bench: Node v24.0.0, 2 cores (Test CPU)
 pinning: gateway on core 0; upstream + load generator on core 1
 each response: role chunk, 20 content chunks, finish, usage, [DONE]
-gateway RSS once listening, before any request: 80.0 MiB
+idle: sluice serve --workers 1 (dist/, default config) RSS 3 s after listening: 95.0 MiB (median of 94.0, 95.0, 96.0)
+the bench's gateway process (sources, three gateways) once listening: 80.0 MiB
 
 paced mode (added latency): 64 streams in flight, 20 ms between chunks; 2 x 5 s per side, alternating direct/sluice (the gateway's sides rotating)
 other processes on the machine used 0.02 cores meanwhile
@@ -102,6 +104,7 @@ other processes on the machine used 0.02 cores meanwhile
       pinning: 'none',
       chunksPerResponse: 20,
       gatewayStartRssMiB: 80,
+      idle: { medianMiB: 95, runs: [94, 95, 96] },
       modes: [
         {
           mode: 'fast',
@@ -148,6 +151,7 @@ other processes on the machine used 0.02 cores meanwhile
       chunksPerResponse: 20,
       governedRedisSkipped,
       gatewayStartRssMiB: 80,
+      idle: { medianMiB: 95, runs: [94, 95, 96] },
       modes: [{ mode: 'fast', concurrency: 32, paceMs: 0, phaseSeconds: 4, rounds: 2, comparisons: [c] }],
       targets: [],
     });

@@ -1,3 +1,4 @@
+import type { IdleRss } from './idle-rss.ts';
 import type { ProfileSummary } from './profile-summary.ts';
 import type { BenchMode } from './options.ts';
 import type { Percentiles, SideResult } from './stats.ts';
@@ -55,8 +56,10 @@ export interface BenchResult {
   chunksPerResponse: number;
   /** Why the governed row has no Redis side (no REDIS_URL, Redis unreachable); undefined when it has one. */
   governedRedisSkipped?: string;
-  /** The gateway's RSS once listening, before any request. */
+  /** The bench's gateway process (the TypeScript sources, three gateways) once listening, before any request. */
   gatewayStartRssMiB: number;
+  /** `sluice serve --workers 1` as a user starts it, idle (idle-rss.ts). */
+  idle: IdleRss;
   modes: ModeResult[];
   targets: TargetCheck[];
   /** The unary mode's figures in the public gateway boards' terms, when it ran. */
@@ -346,7 +349,9 @@ export function formatReport(result: BenchResult): string {
     `sluice bench: Node ${result.node}, ${result.cores} cores (${result.cpu})`,
     `pinning: ${result.pinning}`,
     `each response: role chunk, ${result.chunksPerResponse} content chunks, finish, usage, [DONE]`,
-    `gateway RSS once listening, before any request: ${result.gatewayStartRssMiB.toFixed(1)} MiB`,
+    `idle: sluice serve --workers 1 (dist/, default config) RSS 3 s after listening: ${result.idle.medianMiB.toFixed(1)} MiB ` +
+      `(median of ${result.idle.runs.map((r) => r.toFixed(1)).join(', ')})${result.idle.stale ? ` (${result.idle.stale})` : ''}`,
+    `the bench's gateway process (sources, three gateways) once listening: ${result.gatewayStartRssMiB.toFixed(1)} MiB`,
   ];
   for (const m of result.modes) {
     out.push('', modeHeading(m));

@@ -19,6 +19,7 @@ import { type CpuProfile, formatProfileSummary, summarizeProfile } from './profi
 import { type BenchResult, type Comparison, formatReport, type ModeResult, unarySummary } from './report.ts';
 import { issueTargets } from './targets.ts';
 import { telemetryCost } from './telemetry-cost.ts';
+import { idleRss } from './idle-rss.ts';
 import { formatSoak, runSoak } from './soak.ts';
 import type { ProcessSample } from './process-sample.ts';
 import { type PhaseUsage, summarize } from './stats.ts';
@@ -366,6 +367,9 @@ async function main(): Promise<number> {
   const pinning = decidePinning(options.pin);
   log(`pinning: ${pinning.note}`);
   log(`ledger: ${options.ledger ? 'on (embedded SQLite file)' : 'off (--no-ledger)'}`);
+  // Before anything else runs: a start on a quiet machine.
+  const idle = await idleRss();
+  log(`idle: sluice serve --workers 1, RSS 3 s after listening: ${idle.runs.map((r) => r.toFixed(1)).join(', ')} MiB`);
 
   const upstream = await startChild<Ready>('./upstream-process.ts', { core: pinning.loadCore });
   const upstreamOrigin = `http://127.0.0.1:${upstream.ready.port}`;
@@ -469,11 +473,12 @@ async function main(): Promise<number> {
     chunksPerResponse: TOKENS.length,
     governedRedisSkipped: 'skipped' in redis ? redis.skipped : undefined,
     gatewayStartRssMiB: startRss / (1024 * 1024),
+    idle,
     modes,
     targets: issueTargets({
       modes,
       unary,
-      startRssMiB: startRss / (1024 * 1024),
+      idleRssMiB: idle.medianMiB,
       admissionUs: admissionBusy?.governedCpuUs,
       telemetryUs: telemetry.cpuUs,
     }),

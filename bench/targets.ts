@@ -5,8 +5,8 @@ import type { SideResult } from './stats.ts';
 export interface TargetInputs {
   modes: ModeResult[];
   unary: UnarySummary | undefined;
-  /** The gateway's RSS once listening, before any request (MiB). */
-  startRssMiB: number;
+  /** `sluice serve --workers 1` idle, 3 s after listening (idle-rss.ts), MiB. */
+  idleRssMiB: number;
   /** Admission + settlement alone, in memory, 32 in flight (bench/admission-cost.ts), µs. */
   admissionUs: number | undefined;
   /** Metrics + the request log line alone (bench/telemetry-cost.ts), µs per request. */
@@ -78,7 +78,7 @@ export function issueTargets(t: TargetInputs): TargetCheck[] {
       'x',
       'least',
     ),
-    checkTarget('gateway RSS once listening, before any request', t.startRssMiB, 100, 'MiB'),
+    checkTarget('idle: sluice serve --workers 1, RSS 3 s after listening', t.idleRssMiB, 100, 'MiB'),
     checkTarget('paced x256: gateway peak RSS', paced256?.sluice.peakRssMiB, 150, 'MiB'),
     checkTarget('governed: admission + settlement CPU per request, in memory (32 in flight)', t.admissionUs, 20, 'µs'),
     checkTarget(

@@ -1,6 +1,7 @@
 import { ConfigError } from '../config/config-error.ts';
 import { OperatorError, UsageError } from './operator-error.ts';
 import { packageVersion } from './package-version.ts';
+import { holdYoungGeneration } from './start-up-heap.ts';
 import { integerFlag, parseFlags, workersFlag } from './parse-flags.ts';
 import { usage } from './usage.ts';
 import type { AdminCommand } from './keys.ts';
@@ -25,8 +26,10 @@ async function run(command: Command, args: string[]): Promise<void> {
       if (values.help) return console.log(usage.serve);
       const port = values.port === undefined ? undefined : integerFlag(command, 'port', values.port, 0, 65535);
       const workers = workersFlag(values.workers ?? (process.env.SLUICE_WORKERS || undefined));
+      const releaseYoungGeneration = holdYoungGeneration();
       const { serve } = await import('./serve.ts');
-      return serve({ port, host: values.host, config: values.config, workers });
+      await serve({ port, host: values.host, config: values.config, workers });
+      return releaseYoungGeneration();
     }
     case 'pricing': {
       const { values, positionals } = parseFlags(
