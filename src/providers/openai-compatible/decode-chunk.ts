@@ -100,6 +100,17 @@ export class ChunkDecoder {
     if (chunk.error) out.push({ type: 'error', error: streamErrorFrom(this.options.provider, chunk) });
   }
 
+  /**
+   * A chunk that textOnlyChunk read without parsing: its one text event for choice 0, as
+   * decodeChecked gives it for such a chunk. False before the stream's first chunk (whose id and
+   * model make the start event) and once broken: the caller then parses the chunk.
+   */
+  decodeText(text: string, out: CanonicalEvent[]): boolean {
+    if (!this.started || this.broken) return false;
+    this.text(0, this.state(0), text, undefined, out);
+    return true;
+  }
+
   /** Flushes held-back partial think tags. */
   end(out: CanonicalEvent[]): void {
     if (this.broken) return;

@@ -4,10 +4,12 @@ import type { SseFrame } from '../../protocol/sse/parse-upstream.ts';
 import type { SseFrameDecoder } from '../sse-decoder.ts';
 import { ChunkDecoder, type ChunkDecoderOptions } from './decode-chunk.ts';
 import { streamErrorFrom } from './stream-error.ts';
+import { TextChunkReader } from './text-only-chunk.ts';
 
 /** SSE frames of a Chat Completions stream -> canonical events. */
 export function createOpenAICompatibleFrameDecoder(options: ChunkDecoderOptions): SseFrameDecoder {
   const chunks = new ChunkDecoder(options);
+  const texts = new TextChunkReader();
   let done = false;
   return {
     frame(frame: SseFrame, out: CanonicalEvent[]) {
@@ -19,6 +21,11 @@ export function createOpenAICompatibleFrameDecoder(options: ChunkDecoderOptions)
         chunks.end(out);
         out.push({ type: 'end' });
         return;
+      }
+      // Most chunks carry only text: read without JSON.parse (text-only-chunk.ts).
+      if (frame.event !== 'error') {
+        const text = texts.read(data);
+        if (text !== undefined && chunks.decodeText(text, out)) return;
       }
       let parsed: unknown;
       try {
