@@ -17,13 +17,13 @@
  * side's difference from it is what metrics and the log line cost end to end.
  */
 import cluster from 'node:cluster';
-import { writeFileSync } from 'node:fs';
+import { openSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@redis/client';
-import pino from 'pino';
 import { configSchema } from '../src/config/schema.ts';
 import { createGateway, type Gateway } from '../src/server/app.ts';
+import { logDestination } from '../src/telemetry/logger.ts';
 import { BENCH_PRICES, BENCH_TIER, benchRedisPrefix, deleteBenchKeys } from './governed-tier.ts';
 import { answerSamples } from './process-sample.ts';
 
@@ -92,12 +92,14 @@ async function redisUnreachable(url: string): Promise<string | undefined> {
 
 const gateways: Gateway[] = [];
 async function serve(path: string, redisUrl: string | undefined, telemetry = true): Promise<{ port: number; key: string }> {
-  // The request log lines are written (their CPU is part of sluice's) to /dev/null, not the bench's terminal.
+  // The request log lines are written (their CPU is part of sluice's) to /dev/null, not the bench's
+  // terminal, batched as `sluice serve` writes them to stderr. An open descriptor: a path opens
+  // asynchronously, and pino's flush at exit throws on a destination not yet ready.
   const gateway = createGateway(
     gatewayConfig(path, redisUrl, telemetry),
     process.env,
     undefined,
-    pino.destination({ dest: '/dev/null', sync: false }),
+    logDestination(openSync('/dev/null', 'w')),
   );
   gateways.push(gateway);
   const address: AddressInfo = await gateway.listen({ reusePort: cluster.isWorker });
