@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../config/load-config.ts';
 import type { Config } from '../config/schema.ts';
 import type { Gateway } from '../server/app.ts';
+import { watchHeapGrowth } from './heap-growth.ts';
 import { OperatorError } from './operator-error.ts';
 import { defaultWorkers, superviseWorkers, WORKER_PORT_ENV, WORKER_SLOT_ENV, type WorkerListening } from './workers.ts';
 
@@ -57,6 +58,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     });
   }
   const address = await listenOrExplain(gateway, host, config.server.port, worker !== undefined);
+  // Thousands of requests in flight: the heap grows in smaller steps (heap-growth.ts).
+  watchHeapGrowth(() => gateway.context.scopes.size);
   let stopping: { signal: string; at: number } | undefined;
   const stop = (signal: string) => {
     if (stopping) {
