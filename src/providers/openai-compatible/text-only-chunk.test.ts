@@ -132,6 +132,8 @@ describe('textOnlyChunk', () => {
       ['reasoning', edit('{"content":" capital"}', '{"content":" capital","reasoning":"r"}')],
       ['tool calls', edit('{"content":" capital"}', '{"content":" capital","tool_calls":[]}')],
       ['empty content', edit('" capital"', '""')],
+      ['a choice without a delta', edit('"delta":{"content":" capital"},', '')],
+      ['a delta without content', edit('{"content":" capital"}', '{"role":"assistant"}')],
       ['content parts', edit('" capital"', '[{"type":"text","text":"x"}]')],
       ['an error', edit('"usage":null', '"error":"boom"')],
       ['a vendor event type', edit('"usage":null', '"type":"x_search"')],

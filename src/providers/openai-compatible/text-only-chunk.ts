@@ -71,49 +71,52 @@ function stringText(json: string, quote: number, end: number): string {
 
 /** A whole chunk; its text, with where its content string starts and ends left in `found`. */
 function scan(json: string): string | undefined {
-  if (json.charCodeAt(0) !== LBRACE) return undefined;
-  let i = 1;
   let text: string | undefined;
-  for (;;) {
-    if (json.charCodeAt(i) !== QUOTE) return undefined;
-    const keyEnd = plainStringEnd(json, i);
-    if (keyEnd < 0 || json.charCodeAt(keyEnd) !== COLON) return undefined;
-    const key = json.slice(i + 1, keyEnd - 1);
-    const v = keyEnd + 1;
-    let end: number;
+  const end = objectEnd(json, 0, (key, v) => {
     switch (key) {
-      case 'choices':
-        if (text !== undefined) return undefined;
-        end = choices(json, v);
-        if (end < 0) return undefined;
-        text = found.text;
-        break;
+      case 'choices': {
+        if (text !== undefined) return -1;
+        const end = choices(json, v);
+        if (end >= 0) text = found.text;
+        return end;
+      }
       case 'id':
       case 'model':
-        end = json.charCodeAt(v) === QUOTE ? stringEnd(json, v) : -1;
-        break;
+        return json.charCodeAt(v) === QUOTE ? stringEnd(json, v) : -1;
       case 'system_fingerprint':
       case 'service_tier':
-        end = json.charCodeAt(v) === QUOTE ? stringEnd(json, v) : nullEnd(json, v);
-        break;
+        return json.charCodeAt(v) === QUOTE ? stringEnd(json, v) : nullEnd(json, v);
       case 'usage':
       case 'x_groq':
       case 'error':
-        end = nullEnd(json, v);
-        break;
+        return nullEnd(json, v);
       case 'type':
         // `{"type":"x_..."}` is a vendor event, not a chunk (decode-stream.ts).
-        return undefined;
+        return -1;
       default:
-        end = scalarEnd(json, v);
+        return scalarEnd(json, v);
     }
-    if (end < 0) return undefined;
+  });
+  return end === json.length ? text : undefined;
+}
+
+/**
+ * The object at `start` (its `{`), each member handed to `member` with its key and where its
+ * value starts, which returns the index past the value or -1; the index past the `}`, or -1.
+ */
+function objectEnd(json: string, start: number, member: (key: string, value: number) => number): number {
+  if (json.charCodeAt(start) !== LBRACE) return -1;
+  let i = start + 1;
+  for (;;) {
+    if (json.charCodeAt(i) !== QUOTE) return -1;
+    const keyEnd = plainStringEnd(json, i);
+    if (keyEnd < 0 || json.charCodeAt(keyEnd) !== COLON) return -1;
+    const end = member(json.slice(i + 1, keyEnd - 1), keyEnd + 1);
+    if (end < 0) return -1;
     const next = json.charCodeAt(end);
-    if (next === COMMA) {
-      i = end + 1;
-      continue;
-    }
-    return next === RBRACE && end === json.length - 1 ? text : undefined;
+    if (next === RBRACE) return end + 1;
+    if (next !== COMMA) return -1;
+    i = end + 1;
   }
 }
 
@@ -139,85 +142,55 @@ function choices(json: string, i: number): number {
   return end >= 0 && json.charCodeAt(end) === RBRACKET ? end + 1 : -1;
 }
 
-/** The choice object at `i`; the index past its `}`, or -1. Its text is left in `found`. */
+/** The choice object at `start`; the index past its `}`, or -1. Its text is left in `found`. */
 function choice(json: string, start: number): number {
-  let i = start + 1;
   let delta = false;
-  for (;;) {
-    if (json.charCodeAt(i) !== QUOTE) return -1;
-    const keyEnd = plainStringEnd(json, i);
-    if (keyEnd < 0 || json.charCodeAt(keyEnd) !== COLON) return -1;
-    const key = json.slice(i + 1, keyEnd - 1);
-    const v = keyEnd + 1;
-    let end: number;
+  const end = objectEnd(json, start, (key, v) => {
     switch (key) {
       case 'delta':
         if (delta) return -1;
         delta = true;
-        end = deltaEnd(json, v);
-        break;
+        return deltaEnd(json, v);
       case 'index':
         // 0 alone: `0` followed by what ends a value (JSON allows no leading zeros).
-        end = json.charCodeAt(v) === ZERO && !isDigitOrNumberPart(json.charCodeAt(v + 1)) ? v + 1 : -1;
-        break;
+        return json.charCodeAt(v) === ZERO && !isDigitOrNumberPart(json.charCodeAt(v + 1)) ? v + 1 : -1;
       case 'logprobs':
       case 'finish_reason':
       case 'message':
-        end = nullEnd(json, v);
-        break;
+        return nullEnd(json, v);
       default:
-        end = scalarEnd(json, v);
+        return scalarEnd(json, v);
     }
-    if (end < 0) return -1;
-    const next = json.charCodeAt(end);
-    if (next === COMMA) {
-      i = end + 1;
-      continue;
-    }
-    return next === RBRACE && delta ? end + 1 : -1;
-  }
+  });
+  return delta ? end : -1;
 }
 
-/** The delta object at `i`; the index past its `}`, or -1. Its content is left in `found`. */
+/** The delta object at `start`; the index past its `}`, or -1. Its content is left in `found`. */
 function deltaEnd(json: string, start: number): number {
-  if (json.charCodeAt(start) !== LBRACE) return -1;
-  let i = start + 1;
   let content = false;
-  for (;;) {
-    if (json.charCodeAt(i) !== QUOTE) return -1;
-    const keyEnd = plainStringEnd(json, i);
-    if (keyEnd < 0 || json.charCodeAt(keyEnd) !== COLON) return -1;
-    const key = json.slice(i + 1, keyEnd - 1);
-    const v = keyEnd + 1;
-    let end: number;
+  const end = objectEnd(json, start, (key, v) => {
     switch (key) {
-      case 'content':
+      case 'content': {
         if (content || json.charCodeAt(v) !== QUOTE) return -1;
         content = true;
-        end = stringEnd(json, v);
+        const end = stringEnd(json, v);
         if (end < 0 || end === v + 2) return -1;
         found.text = stringText(json, v, end);
         found.quote = v;
         found.end = end;
-        break;
+        return end;
+      }
       case 'reasoning_content':
       case 'reasoning':
       case 'refusal':
       case 'tool_calls':
       case 'annotations':
-        end = nullEnd(json, v);
-        break;
+        return nullEnd(json, v);
       default:
-        end = scalarEnd(json, v);
+        return scalarEnd(json, v);
     }
-    if (end < 0) return -1;
-    const next = json.charCodeAt(end);
-    if (next === COMMA) {
-      i = end + 1;
-      continue;
-    }
-    return next === RBRACE && content ? end + 1 : -1;
-  }
+  });
+  return content ? end : -1;
 }
 
 /** Whether the last string scanned by stringEnd held an escape. */
