@@ -6,14 +6,13 @@
  * beside this one).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
+import { distIsCurrent, procStatus, root } from './gateway-build.ts';
 import { percentile } from './stats.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const main = join(root, 'dist', 'cli', 'main.js');
 
 export interface IdleRss {
@@ -28,7 +27,7 @@ export async function idleRss(runs = 3): Promise<IdleRss> {
   if (!existsSync(main)) throw new Error('dist/ is missing: run npm run build first');
   const figures: number[] = [];
   for (let i = 0; i < runs; i++) figures.push(await oneStart());
-  const stale = newestSource(join(root, 'src')) > statSync(main).mtimeMs ? 'dist/ is older than src/: npm run build' : undefined;
+  const stale = distIsCurrent() ? undefined : 'dist/ is older than src/: npm run build';
   return {
     medianMiB: percentile(
       [...figures].sort((a, b) => a - b),
@@ -56,26 +55,9 @@ async function oneStart(): Promise<number> {
       child.once('exit', (code) => reject(new Error(`sluice serve exited (${code}) before listening`)));
     });
     await sleep(3_000);
-    return rssOf(child.pid ?? 0) / (1024 * 1024);
+    return procStatus(child.pid ?? 0, 'VmRSS') / (1024 * 1024);
   } finally {
     child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** VmRSS of a process, bytes (the same figure `ps -o rss` shows). */
-function rssOf(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
-  if (!line) throw new Error(`no VmRSS for ${pid}`);
-  return Number(line[1]) * 1024;
-}
-
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
-    else if (!entry.name.endsWith('.test.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
-  }
-  return newest;
 }

@@ -9,13 +9,13 @@
  * (upstream-process.ts); this process is the load generator.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
 import { startChild } from './children.ts';
+import { distIsCurrent, procStatus, root } from './gateway-build.ts';
 import { foreignCores, markLoad } from './machine-load.ts';
 
 export interface SoakOptions {
@@ -83,7 +83,6 @@ export const SOAK_LIMIT_BYTES = 1024 ** 3;
 const RESERVED_FDS = 1_000;
 
 const HEARTBEAT_S = 15;
-const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** `Max open files` (the soft limit) of this process; its children inherit it. */
 export function openFileLimit(): number | undefined {
@@ -111,23 +110,10 @@ export function splitStreams(streams: number, fdLimit: number | undefined): Soak
   return { fdLimit, upstream, mock: streams - upstream };
 }
 
-/** What bin/sluice.js will run, by the same rule: dist/ when it is newer than every file in src/ but tests. */
+/** What bin/sluice.js will run: dist/ when it is current, else the sources. */
 function gatewayRuns(): string {
-  const compiled = join(root, 'dist/cli/main.js');
-  if (!existsSync(compiled)) return 'TypeScript sources (no dist/: `npm run build`)';
-  const built = statSync(compiled).mtimeMs;
-  const older = (dir: string): boolean =>
-    readdirSync(dir, { withFileTypes: true }).every((e) =>
-      e.isDirectory() ? older(join(dir, e.name)) : e.name.endsWith('.test.ts') || statSync(join(dir, e.name)).mtimeMs <= built,
-    );
-  return older(join(root, 'src')) ? 'compiled dist/' : 'TypeScript sources (dist/ is older than src/: `npm run build`)';
-}
-
-function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith(`${field}:`));
-  return Number(line?.split(/\s+/)[1] ?? 0) * 1024;
+  if (!existsSync(join(root, 'dist/cli/main.js'))) return 'TypeScript sources (no dist/: `npm run build`)';
+  return distIsCurrent() ? 'compiled dist/' : 'TypeScript sources (dist/ is older than src/: `npm run build`)';
 }
 
 function cpuSeconds(pid: number): number {

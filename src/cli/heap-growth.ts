@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { operatorSet } from './node-flags.ts';
 
 export interface HeapGrowthOptions {
   /** Requests in flight above which the heap grows in small steps. */
@@ -32,8 +33,7 @@ export function watchHeapGrowth(
   inFlight: () => number,
   options: HeapGrowthOptions = { tightAbove: 2_000, looseBelow: 1_000, everyMs: 1_000, setFlags: setFlagsFromString },
 ): () => void {
-  const chosen = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) => arg.includes('heap-growing'));
-  if (chosen) return () => {};
+  if (operatorSet('heap-growing')) return () => {};
   let tight = false;
   const timer = setInterval(() => {
     const n = inFlight();

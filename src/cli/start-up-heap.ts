@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { operatorSet } from './node-flags.ts';
 
 const FLAG = '--semi-space-growth-factor';
 /** V8's default growth factor, restored once the gateway listens. */
@@ -18,8 +19,7 @@ const V8_DEFAULT = 2;
  * young generation (a semi-space flag on node's command line or in NODE_OPTIONS).
  */
 export function holdYoungGeneration(): () => void {
-  const chosen = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) => arg.includes('semi-space'));
-  if (chosen) return () => {};
+  if (operatorSet('semi-space')) return () => {};
   setFlagsFromString(`${FLAG}=1`);
   return () => setFlagsFromString(`${FLAG}=${V8_DEFAULT}`);
 }
