@@ -238,6 +238,44 @@ export class RelayOutput {
   }
 }
 
+/**
+ * What the accountant sees of a relayed response that came whole (no stream): the events the
+ * stream's deltas would have shown (follow), then its finish as the stream's terminal event gives
+ * it (finishReason). The same answer streamed or not records the same output and finish.
+ */
+export function wholeResponseEvents(response: Json): CanonicalEvent[] {
+  const events: CanonicalEvent[] = [];
+  const output = Array.isArray(response.output) ? (response.output as unknown[]) : [];
+  const text = (type: 'text' | 'refusal' | 'reasoning', value: unknown) => {
+    if (typeof value === 'string' && value) events.push({ type, choice: 0, text: value });
+  };
+  let calls = false;
+  output.forEach((entry, index) => {
+    if (!entry || typeof entry !== 'object') return;
+    const item = entry as Json;
+    if (item.type === 'function_call') {
+      calls = true;
+      if (typeof item.arguments === 'string' && item.arguments) {
+        events.push({ type: 'tool-call-delta', choice: 0, index, arguments: item.arguments });
+      }
+      return;
+    }
+    for (const part of partsOf(item.summary)) if (part.type === 'summary_text') text('reasoning', part.text);
+    for (const part of partsOf(item.content)) {
+      if (part.type === 'output_text') text('text', part.text);
+      else if (part.type === 'refusal') text('refusal', part.refusal);
+      else if (part.type === 'reasoning_text') text('reasoning', part.text);
+    }
+  });
+  if (response.status === 'incomplete') events.push({ type: 'finish', choice: 0, reason: 'length' });
+  else if (response.status === 'completed') events.push({ type: 'finish', choice: 0, reason: calls ? 'tool_calls' : 'stop' });
+  return events;
+}
+
+function partsOf(value: unknown): Json[] {
+  return Array.isArray(value) ? value.filter((p): p is Json => p !== null && typeof p === 'object') : [];
+}
+
 function builtPart(p: Part): Json {
   if (p.part.type === 'refusal') return { ...p.part, refusal: p.text };
   if (p.part.type === 'output_text') return { ...p.part, text: p.text, annotations: p.annotations };

@@ -16,6 +16,7 @@ import { completeEvents } from './complete-chat.ts';
 import type { RunScope } from './model-operation.ts';
 import { openRouted, relayCandidates } from './routed-calls.ts';
 import { capRelayedOutput } from './output-cap.ts';
+import { wholeResponseEvents } from './relay-output.ts';
 import { fromResponsesUsage, RelayStreamSurface } from './relay-surface.ts';
 import { ResponsesStreamSurface } from './responses-surface.ts';
 import type { RunStreamOptions, StreamTimings } from './run-stream.ts';
@@ -157,6 +158,7 @@ export async function relayResponses(
   if (!outcome.ok) return outcome.failure;
   const response = outcome.value.value;
   accountant.markAcknowledged();
+  for (const event of wholeResponseEvents(response)) accountant.observe(event);
   const usage = response.usage as Parameters<typeof fromResponsesUsage>[0] | undefined;
   if (usage) accountant.observe({ type: 'usage', usage: fromResponsesUsage(usage) });
   exchange.sendJson(200, response);

@@ -171,3 +171,32 @@ describe('relay: a provider with its own Responses API (responses_api: true)', (
     assert.deepEqual(await gw.client.responses.retrieve(recorded.id), response);
   });
 });
+
+describe('relay, the request log with store_content on: a response streamed or whole records the same', () => {
+  const { upstream, gw } = useUpstreamGateway((url) => ({
+    config: { ...upstreamConfig(url, { responses_api: true }), ledger: { store_content: true, flush_interval_ms: 10 } },
+  }));
+
+  streams.forEach(({ label, body }) => {
+    const recorded = lastResponse(body);
+    if (recorded.status === 'failed') return;
+    it(`${label}: completion, finish reason and output tokens`, async () => {
+      upstream.reply({ body });
+      const raw = await rawStream(gw.url, { model: MODEL, input: 'hi', stream: true }, {}, '/v1/responses');
+      const streamed = await requestRecord(gw, raw.headers.get('x-request-id')!);
+
+      upstream.reply({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(recorded) });
+      const res = await fetch(`${gw.url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: MODEL, input: 'hi' }),
+      });
+      assert.equal(res.status, 200);
+      const whole = await requestRecord(gw, res.headers.get('x-request-id')!);
+
+      const seen = (r: Record<string, any>) => ({ completion: r.completion, finish_reason: r.finish_reason, usage: r.usage });
+      assert.ok(streamed.completion, 'the streamed record holds its output');
+      assert.deepEqual(seen(whole), seen(streamed));
+    });
+  });
+});
