@@ -1,3 +1,5 @@
+import { THREAD_ENDED } from './sqlite-thread-dialect.ts';
+
 /**
  * Why a write failed, which decides what the ledger writer does next:
  * - `data`: the database refused a value in the batch. Retrying the same batch would fail forever
@@ -59,7 +61,7 @@ export function classifyStoreError(err: unknown): StoreErrorKind {
   if (!(err instanceof Error)) return 'unknown';
   const { code, errcode } = err as Error & { code?: unknown; errcode?: unknown };
   if (typeof code === 'string') {
-    if (NETWORK_CODES.has(code)) return 'connection';
+    if (NETWORK_CODES.has(code) || code === THREAD_ENDED) return 'connection';
     // A SQLSTATE is five characters, digits and upper-case letters.
     if (/^[0-9A-Z]{5}$/.test(code)) return PG_DATA_CLASSES.has(code.slice(0, 2)) ? 'data' : 'connection';
     if (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number') {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import type { Worker } from 'node:worker_threads';
 import { Kysely, sql } from 'kysely';
 import { classifyStoreError } from './classify-store-error.ts';
 import { SqliteThreadDialect } from './sqlite-thread-dialect.ts';
@@ -164,6 +165,37 @@ describe('SqliteThreadDialect: node:sqlite on a worker thread', () => {
     await assert.rejects(db.selectFrom('t').selectAll().execute(), /destroyed/);
     db = new Kysely<Db>({ dialect: new SqliteThreadDialect(path) });
     assert.deepEqual(await db.selectFrom('t').select('name').execute(), [{ name: 'before close' }]);
+  });
+
+  it('a thread that ends by itself is replaced by the next query: committed rows kept, an open transaction rolled back', async () => {
+    const threads: Worker[] = [];
+    const watched = new Kysely<Db>({ dialect: new SqliteThreadDialect(path, { started: (thread) => threads.push(thread) }) });
+    await watched.insertInto('t').values({ id: 1, name: 'committed' }).execute();
+    let inTransaction: () => void = () => {};
+    const entered = new Promise<void>((resolve) => (inTransaction = resolve));
+    const transaction = watched.transaction().execute(async (trx) => {
+      await trx.insertInto('t').values({ id: 2, name: 'never committed' }).execute();
+      inTransaction();
+      await trx.insertInto('t').values({ id: 3, name: 'sent after the end' }).execute();
+    });
+    await entered;
+    // An end the store did not ask for, as a crash of the thread would be.
+    await threads[0].terminate();
+    const lost = await transaction.then(
+      () => assert.fail('the transaction cannot commit'),
+      (err: unknown) => err,
+    );
+    assert.match((lost as Error).message, /the SQLite thread ended/);
+    // A lost connection, retried by the ledger writer (which the restart then answers).
+    assert.equal(classifyStoreError(lost), 'connection');
+
+    assert.deepEqual(await watched.selectFrom('t').select('name').orderBy('id').execute(), [{ name: 'committed' }]);
+    assert.equal(threads.length, 2);
+    // The new thread writes: the old one's write lock went with it.
+    await watched.insertInto('t').values({ id: 2, name: 'after the restart' }).execute();
+    assert.deepEqual(await db.selectFrom('t').select('name').orderBy('id').execute(), [{ name: 'committed' }, { name: 'after the restart' }]);
+    await watched.destroy();
+    assert.equal(threads.length, 2, 'a store closed on purpose is not reopened');
   });
 
   it('the thread holds a process open only while a query is in flight, and not after the store is closed', async () => {

@@ -53,13 +53,15 @@ interface ThreadOptions {
  */
 export class SqliteThreadDialect implements Dialect {
   private readonly path: string;
+  private readonly options: DialectOptions;
 
-  constructor(path: string) {
+  constructor(path: string, options: DialectOptions = {}) {
     this.path = path;
+    this.options = options;
   }
 
   createDriver(): Driver {
-    return new SqliteThreadDriver(this.path);
+    return new SqliteThreadDriver(this.path, this.options);
   }
 
   createQueryCompiler(): QueryCompiler {
@@ -75,21 +77,51 @@ export class SqliteThreadDialect implements Dialect {
   }
 }
 
+export interface DialectOptions {
+  /** Each thread once its file is open, the first and any that replaces one (fault tests end them). */
+  started?: (thread: Worker) => void;
+}
+
 class SqliteThreadDriver implements Driver {
   private readonly path: string;
+  private readonly options: DialectOptions;
   private connection: SqliteThreadConnection | undefined;
+  private reopening: Promise<void> | undefined;
 
-  constructor(path: string) {
+  constructor(path: string, options: DialectOptions) {
     this.path = path;
+    this.options = options;
   }
 
   /** Starts the thread and opens the file there: rejects with node:sqlite's error when it cannot. */
   async init(): Promise<void> {
-    this.connection = await SqliteThreadConnection.open({ path: this.path });
+    this.connection = await this.open();
   }
 
+  private async open(): Promise<SqliteThreadConnection> {
+    const connection = await SqliteThreadConnection.open({ path: this.path });
+    this.options.started?.(connection.thread);
+    return connection;
+  }
+
+  /**
+   * A thread that ended by itself (a bug, an out-of-memory end) is replaced by the next query: the
+   * file is opened again in a new thread, and what the old one had not committed SQLite rolled
+   * back. Until then its queries failed as a lost connection, which the ledger writer retries
+   * (ledger-writer.ts), so no record is lost. A `:memory:` database ended with its thread.
+   */
   async acquireConnection(): Promise<DatabaseConnection> {
     if (!this.connection) throw new Error('the SQLite thread is not started');
+    if (this.connection.crashed && this.path !== ':memory:') {
+      this.reopening ??= this.open()
+        .then((connection) => {
+          this.connection = connection;
+        })
+        .finally(() => {
+          this.reopening = undefined;
+        });
+      await this.reopening;
+    }
     return this.connection;
   }
 
@@ -119,17 +151,18 @@ interface Waiting {
 
 /** The main thread's end of the SQLite thread: queries out, rows or errors back, matched by id. */
 class SqliteThreadConnection implements DatabaseConnection {
-  private readonly worker: Worker;
+  readonly thread: Worker;
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 1;
   /** Why queries are refused from now on: the store was closed, or the thread is gone. */
   private refusal: Error | undefined;
+  private endedUnasked = false;
   private readonly exited: Promise<void>;
 
-  private constructor(worker: Worker, exited: Promise<void>) {
-    this.worker = worker;
+  private constructor(thread: Worker, exited: Promise<void>) {
+    this.thread = thread;
     this.exited = exited;
-    worker.on('message', (response: ThreadResponse) => this.answer(response));
+    thread.on('message', (response: ThreadResponse) => this.answer(response));
   }
 
   static async open(options: ThreadOptions): Promise<SqliteThreadConnection> {
@@ -151,7 +184,7 @@ class SqliteThreadConnection implements DatabaseConnection {
     }
     const connection = new SqliteThreadConnection(worker, exited);
     // Closed, it has answered every query sent before; gone otherwise (a crash), it never will.
-    void exited.then(() => connection.lost(failure ?? new Error('the SQLite thread ended')));
+    void exited.then(() => connection.lost(threadEnded(failure)));
     // Idle, the thread never keeps the process alive by itself (a query in flight references it).
     worker.unref();
     return connection;
@@ -163,7 +196,7 @@ class SqliteThreadConnection implements DatabaseConnection {
     const request: ThreadRequest = { id, sql: compiled.sql, parameters: compiled.parameters };
     const result = new Promise<QueryResult<unknown>>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
     try {
-      this.worker.postMessage(request);
+      this.thread.postMessage(request);
     } catch (err) {
       this.waiting.delete(id);
       // A value no thread message can hold (a function, a symbol): node:sqlite would have refused
@@ -172,7 +205,7 @@ class SqliteThreadConnection implements DatabaseConnection {
         code: 'ERR_INVALID_ARG_TYPE',
       });
     }
-    this.worker.ref();
+    this.thread.ref();
     return (await result) as QueryResult<R>;
   }
 
@@ -187,9 +220,9 @@ class SqliteThreadConnection implements DatabaseConnection {
   async close(): Promise<void> {
     if (!this.refusal) {
       this.refusal = new Error('the SQLite database is closed');
-      this.worker.postMessage({ close: true } satisfies ThreadRequest);
+      this.thread.postMessage({ close: true } satisfies ThreadRequest);
       // Referenced until it ends: a process may wait for its file to be closed.
-      this.worker.ref();
+      this.thread.ref();
     }
     await this.exited;
   }
@@ -198,7 +231,7 @@ class SqliteThreadConnection implements DatabaseConnection {
     const waiting = this.waiting.get(response.id);
     if (!waiting) return;
     this.waiting.delete(response.id);
-    if (this.waiting.size === 0 && !this.refusal) this.worker.unref();
+    if (this.waiting.size === 0 && !this.refusal) this.thread.unref();
     if ('error' in response) return waiting.reject(revive(response.error));
     const { rows, changes, lastInsertRowid } = response;
     waiting.resolve(
@@ -208,7 +241,13 @@ class SqliteThreadConnection implements DatabaseConnection {
     );
   }
 
+  /** The thread ended without being closed: nothing will answer on this connection again. */
+  get crashed(): boolean {
+    return this.endedUnasked;
+  }
+
   private lost(reason: Error): void {
+    if (!this.refusal) this.endedUnasked = true;
     this.refusal ??= reason;
     for (const waiting of this.waiting.values()) waiting.reject(reason);
     this.waiting.clear();
@@ -226,6 +265,14 @@ function threadSource(): URL {
   const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
   const text = readFileSync(new URL(`./sqlite-thread${extension}`, import.meta.url), 'utf8');
   return new URL(`data:text/javascript,${encodeURIComponent(text)}`);
+}
+
+/** Why a connection whose thread ended refuses queries: a lost connection (classify-store-error.ts), retried. */
+export const THREAD_ENDED = 'ERR_SQLITE_THREAD_ENDED';
+
+function threadEnded(cause: Error | undefined): Error {
+  const message = `the SQLite thread ended${cause ? `: ${cause.message}` : ''}`;
+  return Object.assign(new Error(message, { cause }), { code: THREAD_ENDED });
 }
 
 /** node:sqlite's error again, on this side: its class, message and the codes classifyStoreError reads. */
