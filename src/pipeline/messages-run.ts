@@ -5,17 +5,12 @@ import {
   type MessageIdentity,
 } from '../protocol/anthropic-messages/encode-events.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
-import type { FallbackEvent } from '../protocol/canonical/events.ts';
-import type { Candidate } from '../routing/plan.ts';
 import { messagesRelayReading } from '../routing/relay-readings.ts';
 import { relayedBodyFor } from '../routing/relayed-body.ts';
-import { routedCall } from '../routing/route-complete.ts';
-import { routedItems } from '../routing/route-stream.ts';
-import { callOnce } from './call-once.ts';
 import { completeEvents } from './complete-chat.ts';
 import { MessagesRelaySurface, MessagesStreamSurface } from './messages-surface.ts';
 import type { RunScope } from './model-operation.ts';
-import { openRouted, relayCandidates } from './routed-calls.ts';
+import { openRouted, routedRelay } from './routed-calls.ts';
 import { capRelayedOutput } from './output-cap.ts';
 import { type RunStreamOptions, runStream, type StreamTimings } from './run-stream.ts';
 
@@ -76,50 +71,28 @@ export async function relayMessages(
   options: RunMessagesOptions,
 ): Promise<GatewayError | null> {
   const { accountant, exchange } = run;
-  const { ctx, relayFor } = relayCandidates(run, (c) => c.target.adapter.messages);
-  run.attempts.candidates = ctx.candidates.length;
-  const call = (signal: AbortSignal, traceHeaders: Record<string, string> | undefined) => ({
-    signal,
-    requestId: exchange.requestId,
-    onResponse: run.scope.upstreamResponded,
-    traceHeaders,
-    beta,
-  });
-  const onFallback = (event: FallbackEvent) => accountant.observe(event);
+  const relay = routedRelay(
+    run,
+    (c) => c.target.adapter.messages,
+    { beta },
+    (event) => accountant.observe(event),
+  );
   if (options.streamed) {
     return runStream(
       exchange,
       run.scope,
-      routedItems(
-        ctx,
-        (candidate, signal, traceHeaders) =>
-          relayFor(candidate).stream(
-            relayedBodyFor(body, candidate, 'messages'),
-            candidate.target.model,
-            call(signal, traceHeaders),
-          ),
-        onFallback,
-        messagesRelayReading,
-      ),
+      relay.stream((candidate) => relayedBodyFor(body, candidate, 'messages'), messagesRelayReading),
       new MessagesRelaySurface(accountant, new MessagesEventEncoder(identityOf(run))),
       streamOptions(run, options),
     );
   }
   // The route's params first, then the budget's cap: a target's own limit cannot pass what the reservation pays for.
-  const sent = (candidate: Candidate) =>
-    capRelayedOutput(relayedBodyFor(body, candidate, 'messages'), run.admission.maxOutputTokens, 'max_tokens');
-  const outcome = await callOnce(exchange, run.scope, () =>
-    routedCall(
-      ctx,
-      (candidate, signal, traceHeaders) =>
-        relayFor(candidate).complete(sent(candidate), candidate.target.model, call(signal, traceHeaders)),
-      onFallback,
-      () => null,
-    ),
+  const outcome = await relay.complete((candidate) =>
+    capRelayedOutput(relayedBodyFor(body, candidate, 'messages'), run.admission.maxOutputTokens, 'max_tokens'),
   );
   if (!outcome.ok) return outcome.failure;
   accountant.markAcknowledged();
-  for (const event of outcome.value.value.events) accountant.observe(event);
-  exchange.sendJson(200, outcome.value.value.message);
+  for (const event of outcome.value.events) accountant.observe(event);
+  exchange.sendJson(200, outcome.value.message);
   return null;
 }

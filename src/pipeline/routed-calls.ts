@@ -1,11 +1,13 @@
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
-import type { EventBatches } from '../providers/types.ts';
+import type { FallbackEvent } from '../protocol/canonical/events.ts';
+import type { CallContext, EventBatches } from '../providers/types.ts';
 import type { AttemptContext } from '../routing/attempt-target.ts';
 import type { Candidate } from '../routing/plan.ts';
-import { routedComplete } from '../routing/route-complete.ts';
-import { routedStream } from '../routing/route-stream.ts';
+import { routedCall, routedComplete } from '../routing/route-complete.ts';
+import { routedItems, routedStream, type StreamReading } from '../routing/route-stream.ts';
 import { requestFor } from '../routing/target-request.ts';
+import { callOnce, type Outcome } from './call-once.ts';
 import type { RunScope } from './model-operation.ts';
 
 function attemptContext(run: RunScope): AttemptContext {
@@ -53,7 +55,7 @@ export function completeRouted(run: RunScope, request: CanonicalRequest): () => 
  * so it falls back only to targets relayed the same way (README "Routes and fallback"); the others
  * are left out. The first candidate is always kept (the relay was chosen for it).
  */
-export function relayCandidates<R>(
+function relayCandidates<R>(
   run: RunScope,
   relayOf: (candidate: Candidate) => R | undefined,
 ): { ctx: AttemptContext; relayFor: (candidate: Candidate) => R } {
@@ -69,4 +71,50 @@ export function relayCandidates<R>(
     return relay;
   };
   return { ctx: { ...attemptContext(run), candidates: [...relays.keys()] }, relayFor };
+}
+
+/** An upstream API a surface relays as it came: its stream's items, its whole answer. */
+export interface Relay<Item, Whole, Context extends CallContext> {
+  stream(body: Record<string, unknown>, model: string, ctx: Context): Promise<AsyncIterable<Item[]>>;
+  complete(body: Record<string, unknown>, model: string, ctx: Context): Promise<Whole>;
+}
+
+/**
+ * A relayed surface's calls over its candidates (relayCandidates): each target gets the body as
+ * it takes it (`bodyFor`) and the call context of the request, with the surface's own fields
+ * (`extra`); a switch is told to `onFallback`.
+ */
+export function routedRelay<Item, Whole, Context extends CallContext>(
+  run: RunScope,
+  relayOf: (candidate: Candidate) => Relay<Item, Whole, Context> | undefined,
+  extra: Omit<Context, keyof CallContext>,
+  onFallback: (event: FallbackEvent) => void,
+) {
+  const { ctx, relayFor } = relayCandidates(run, relayOf);
+  run.attempts.candidates = ctx.candidates.length;
+  const call = (signal: AbortSignal, traceHeaders: Record<string, string> | undefined) =>
+    ({ signal, requestId: run.exchange.requestId, onResponse: run.scope.upstreamResponded, traceHeaders, ...extra }) as Context;
+  return {
+    /** The `open` of runStream; `reading` says when an attempt answered or failed. */
+    stream: (bodyFor: (candidate: Candidate) => Record<string, unknown>, reading: StreamReading<Item>) =>
+      routedItems(
+        ctx,
+        (candidate, signal, traceHeaders) =>
+          relayFor(candidate).stream(bodyFor(candidate), candidate.target.model, call(signal, traceHeaders)),
+        onFallback,
+        reading,
+      ),
+    /** The whole answer, under the request's scope (callOnce: a failure is sent as the surface's HTTP error). */
+    complete: (bodyFor: (candidate: Candidate) => Record<string, unknown>): Promise<Outcome<Whole>> =>
+      callOnce(run.exchange, run.scope, async () => {
+        const { value } = await routedCall(
+          ctx,
+          (candidate, signal, traceHeaders) =>
+            relayFor(candidate).complete(bodyFor(candidate), candidate.target.model, call(signal, traceHeaders)),
+          onFallback,
+          () => null,
+        );
+        return value;
+      }),
+  };
 }

@@ -4,17 +4,12 @@ import { ResponsesEventEncoder } from '../protocol/openai-responses/encode-event
 import type { ResponsesInputItem, ResponsesRequest } from '../protocol/openai-responses/request-schema.ts';
 import { buildResponse, type ResponseIdentity } from '../protocol/openai-responses/response-object.ts';
 import { itemsToMessages } from '../protocol/openai-responses/to-canonical.ts';
-import type { FallbackEvent } from '../protocol/canonical/events.ts';
-import type { Candidate } from '../routing/plan.ts';
 import { responsesRelayReading } from '../routing/relay-readings.ts';
 import { relayedBodyFor } from '../routing/relayed-body.ts';
-import { routedCall } from '../routing/route-complete.ts';
-import { routedItems } from '../routing/route-stream.ts';
 import type { ResponsesStore } from '../store/responses-store.ts';
-import { callOnce } from './call-once.ts';
 import { completeEvents } from './complete-chat.ts';
 import type { RunScope } from './model-operation.ts';
-import { openRouted, relayCandidates } from './routed-calls.ts';
+import { openRouted, routedRelay } from './routed-calls.ts';
 import { capRelayedOutput } from './output-cap.ts';
 import { wholeResponseEvents } from './relay-output.ts';
 import { fromResponsesUsage, RelayStreamSurface } from './relay-surface.ts';
@@ -106,36 +101,22 @@ export async function relayResponses(
   options: RunResponsesOptions,
 ): Promise<GatewayError | null> {
   const { accountant, exchange, target } = run;
-  const requestId = exchange.requestId;
-  const { ctx, relayFor } = relayCandidates(run, (c) => c.target.adapter.responses);
-  run.attempts.candidates = ctx.candidates.length;
-  const call = (signal: AbortSignal, traceHeaders: Record<string, string> | undefined) => ({
-    signal,
-    requestId,
-    onResponse: run.scope.upstreamResponded,
-    traceHeaders,
-  });
   let provider = target.provider;
-  const onFallback = (event: FallbackEvent) => {
-    provider = event.to.provider;
-    accountant.observe(event);
-  };
+  const relay = routedRelay(
+    run,
+    (c) => c.target.adapter.responses,
+    {},
+    (event) => {
+      provider = event.to.provider;
+      accountant.observe(event);
+    },
+  );
   if (body.stream === true) {
     const surface = new RelayStreamSurface(accountant, () => provider);
     const failure = await runStream(
       exchange,
       run.scope,
-      routedItems(
-        ctx,
-        (candidate, signal, traceHeaders) =>
-          relayFor(candidate).stream(
-            relayedBodyFor(body, candidate, 'responses'),
-            candidate.target.model,
-            call(signal, traceHeaders),
-          ),
-        onFallback,
-        responsesRelayReading,
-      ),
+      relay.stream((candidate) => relayedBodyFor(body, candidate, 'responses'), responsesRelayReading),
       surface,
       streamOptions(run, options),
     );
@@ -144,19 +125,11 @@ export async function relayResponses(
     return failure;
   }
   // The route's params first, then the budget's cap: a target's own limit cannot pass what the reservation pays for.
-  const sent = (candidate: Candidate) =>
-    capRelayedOutput(relayedBodyFor(body, candidate, 'responses'), run.admission.maxOutputTokens);
-  const outcome = await callOnce(exchange, run.scope, () =>
-    routedCall(
-      ctx,
-      (candidate, signal, traceHeaders) =>
-        relayFor(candidate).complete(sent(candidate), candidate.target.model, call(signal, traceHeaders)),
-      onFallback,
-      () => null,
-    ),
+  const outcome = await relay.complete((candidate) =>
+    capRelayedOutput(relayedBodyFor(body, candidate, 'responses'), run.admission.maxOutputTokens),
   );
   if (!outcome.ok) return outcome.failure;
-  const response = outcome.value.value;
+  const response = outcome.value;
   accountant.markAcknowledged();
   for (const event of wholeResponseEvents(response)) accountant.observe(event);
   const usage = response.usage as Parameters<typeof fromResponsesUsage>[0] | undefined;
