@@ -1,4 +1,5 @@
 /** What the bench knows of the gateway it starts as a user would: its build, and a process's memory. */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,4 +24,51 @@ export function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
     .split('\n')
     .find((l) => l.startsWith(`${field}:`));
   return Number(line?.split(/\s+/)[1] ?? 0) * 1024;
+}
+
+/** `bin/sluice.js serve` on a config file; resolves with its port once it says it listens. */
+export function startServe(
+  configFile: string,
+  nodeArgs: string[],
+  core?: number,
+): Promise<{ child: ChildProcess; port: number }> {
+  // One process (the issue's "held by one process"): without --workers, serve runs a worker per core
+  // and this child would be their supervisor, which holds no stream.
+  const argv = [process.execPath, ...nodeArgs, join(root, 'bin/sluice.js'), 'serve', '--config', configFile, '--workers', '1'];
+  // taskset execs the command: the child's pid is the gateway's, whose /proc the bench reads.
+  const [command, ...args] = core === undefined ? argv : ['taskset', '-c', String(core), ...argv];
+  const child = spawn(command, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // The config file alone decides (no ledger in Postgres, no Redis, no port from the environment).
+    env: { ...process.env, SLUICE_CONFIG: '', PORT: '', HOST: '', DATABASE_URL: '', REDIS_URL: '', SLUICE_MASTER_KEY: '' },
+  });
+  // Never outlives the bench, as the other children do (children.ts).
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  child.once('exit', () => process.off('exit', kill));
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    let listening = false;
+    const timer = setTimeout(() => fail(new Error('the gateway did not start within 60 s')), 60_000);
+    const fail = (err: Error) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(err);
+    };
+    // Its log (a line per request) is read and dropped, so the pipes never fill; the end of it
+    // says why, when it stops before it listens.
+    let logTail = '';
+    child.stderr?.on('data', (piece: Buffer) => (logTail = (logTail + piece.toString('utf8')).slice(-2000)));
+    child.once('exit', (code) => fail(new Error(`the gateway exited before it listened (code ${code}): ${logTail}`)));
+    child.stdout?.on('data', (piece: Buffer) => {
+      if (listening) return;
+      seen += piece.toString('utf8');
+      const match = /sluice listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(seen);
+      if (!match) return;
+      listening = true;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      resolve({ child, port: Number(match[1]) });
+    });
+  });
 }

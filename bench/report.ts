@@ -1,4 +1,5 @@
 import type { IdleRss } from './idle-rss.ts';
+import type { LoadedRss } from './loaded-rss.ts';
 import type { ProfileSummary } from './profile-summary.ts';
 import type { BenchMode } from './options.ts';
 import type { Percentiles, SideResult } from './stats.ts';
@@ -60,6 +61,8 @@ export interface BenchResult {
   gatewayStartRssMiB: number;
   /** `sluice serve --workers 1` as a user starts it, idle (idle-rss.ts). */
   idle: IdleRss;
+  /** `sluice serve --workers 1` as a user runs it, under the paced mode's largest load (loaded-rss.ts). */
+  loaded?: LoadedRss;
   modes: ModeResult[];
   targets: TargetCheck[];
   /** The unary mode's figures in the public gateway boards' terms, when it ran. */
@@ -353,6 +356,14 @@ export function formatReport(result: BenchResult): string {
       `(median of ${result.idle.runs.map((r) => r.toFixed(1)).join(', ')})${result.idle.stale ? ` (${result.idle.stale})` : ''}`,
     `the bench's gateway process (sources, three gateways) once listening: ${result.gatewayStartRssMiB.toFixed(1)} MiB`,
   ];
+  const l = result.loaded;
+  if (l) {
+    out.push(
+      `under load: sluice serve --workers 1 (dist/, the SQLite ledger), ${l.streams} streams paced ${l.paceMs} ms: ` +
+        `peak RSS ${l.peakMiB.toFixed(1)} MiB (${l.startMiB.toFixed(1)} once listening), ${l.requests} requests, ${l.errors} errors` +
+        (l.stale ? ` (${l.stale})` : ''),
+    );
+  }
   for (const m of result.modes) {
     out.push('', modeHeading(m));
     for (const c of m.comparisons) {

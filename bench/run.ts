@@ -20,6 +20,7 @@ import { type BenchResult, type Comparison, formatReport, type ModeResult, unary
 import { issueTargets } from './targets.ts';
 import { telemetryCost } from './telemetry-cost.ts';
 import { idleRss } from './idle-rss.ts';
+import { loadedRss } from './loaded-rss.ts';
 import { formatSoak, runSoak } from './soak.ts';
 import type { ProcessSample } from './process-sample.ts';
 import { type PhaseUsage, summarize } from './stats.ts';
@@ -459,6 +460,27 @@ async function main(): Promise<number> {
     `metrics + request log line alone (bench/telemetry-cost.ts): ${telemetry.cpuUs.toFixed(1)} µs CPU per request ` +
       `(metrics ${telemetry.metricsUs.toFixed(1)} µs)`,
   );
+  // The memory figure under load, from the product as a user runs it (the bench's gateway process
+  // runs the sources and three gateways): the paced mode's largest load through sluice serve.
+  const pacedStreams = options.modes.includes('paced') ? Math.max(...options.pacedConcurrency) : undefined;
+  const loaded =
+    pacedStreams === undefined
+      ? undefined
+      : await loadedRss({
+          streams: pacedStreams,
+          paceMs: options.paceMs,
+          seconds: options.pacedSeconds * 2,
+          target: (origin) => openAIChat(origin, `up/${modelName(options.paceMs)}`),
+          masterKey: MASTER_KEY,
+          core: pinning.gatewayCore,
+          upstreamCore: pinning.loadCore,
+        });
+  if (loaded) {
+    log(
+      `under load: sluice serve --workers 1, ${loaded.streams} paced streams: peak RSS ${loaded.peakMiB.toFixed(1)} MiB, ` +
+        `${loaded.requests} requests, ${loaded.errors} errors`,
+    );
+  }
   // The request log on a large ledger, in this process too, with the machine to itself again.
   const ledgerPage =
     options.ledgerPageRows === undefined ? undefined : await ledgerPageBench({ rows: options.ledgerPageRows, log });
@@ -474,11 +496,13 @@ async function main(): Promise<number> {
     governedRedisSkipped: 'skipped' in redis ? redis.skipped : undefined,
     gatewayStartRssMiB: startRss / (1024 * 1024),
     idle,
+    loaded,
     modes,
     targets: issueTargets({
       modes,
       unary,
       idleRssMiB: idle.medianMiB,
+      loaded,
       admissionUs: admissionBusy?.governedCpuUs,
       telemetryUs: telemetry.cpuUs,
     }),

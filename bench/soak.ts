@@ -8,14 +8,14 @@
  * it, and its memory is read from /proc. The fake upstream is a child process
  * (upstream-process.ts); this process is the load generator.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Agent } from 'undici';
 import { startChild } from './children.ts';
-import { distIsCurrent, procStatus, root } from './gateway-build.ts';
+import { distIsCurrent, procStatus, root, startServe } from './gateway-build.ts';
 import { foreignCores, markLoad } from './machine-load.ts';
 
 export interface SoakOptions {
@@ -122,50 +122,6 @@ function cpuSeconds(pid: number): number {
   return (Number(after[11]) + Number(after[12])) / 100; // utime + stime, in clock ticks (USER_HZ 100)
 }
 
-/** `bin/sluice.js serve` on a config file; resolves with its port once it says it listens. */
-function startGateway(configFile: string, nodeArgs: string[]): Promise<{ child: ChildProcess; port: number }> {
-  // One process (the issue's "held by one process"): without --workers, serve runs a worker per core
-  // and this child would be their supervisor, which holds no stream.
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, join(root, 'bin/sluice.js'), 'serve', '--config', configFile, '--workers', '1'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // The config file alone decides (no ledger in Postgres, no Redis, no port from the environment).
-      env: { ...process.env, SLUICE_CONFIG: '', PORT: '', HOST: '', DATABASE_URL: '', REDIS_URL: '', SLUICE_MASTER_KEY: '' },
-    },
-  );
-  // Never outlives the bench, as the other children do (children.ts).
-  const kill = () => child.kill('SIGKILL');
-  process.once('exit', kill);
-  child.once('exit', () => process.off('exit', kill));
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    let listening = false;
-    const timer = setTimeout(() => fail(new Error('the gateway did not start within 60 s')), 60_000);
-    const fail = (err: Error) => {
-      clearTimeout(timer);
-      child.kill('SIGKILL');
-      reject(err);
-    };
-    // Its log (a line per request) is read and dropped, so the pipes never fill; the end of it
-    // says why, when it stops before it listens.
-    let logTail = '';
-    child.stderr?.on('data', (piece: Buffer) => (logTail = (logTail + piece.toString('utf8')).slice(-2000)));
-    child.once('exit', (code) => fail(new Error(`the gateway exited before it listened (code ${code}): ${logTail}`)));
-    child.stdout?.on('data', (piece: Buffer) => {
-      if (listening) return;
-      seen += piece.toString('utf8');
-      const match = /sluice listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(seen);
-      if (!match) return;
-      listening = true;
-      clearTimeout(timer);
-      child.removeAllListeners('exit');
-      resolve({ child, port: Number(match[1]) });
-    });
-  });
-}
-
 interface StreamTally {
   open: number;
   peakOpen: number;
@@ -251,7 +207,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         stream: { heartbeat_s: HEARTBEAT_S, deadline_s: seconds * 2 },
       }),
     );
-    const started = await startGateway(configFile, options.nodeArgs ?? []);
+    const started = await startServe(configFile, options.nodeArgs ?? []);
     gateway = started.child;
     const pid = gateway.pid ?? 0;
     const origin = `http://127.0.0.1:${started.port}`;

@@ -76,12 +76,16 @@ describe('npm run bench (a very short run)', () => {
       'unary x1: added latency p50 over the bare pass-through',
       'unary: requests per core / the bare pass-through',
       'idle: sluice serve --workers 1, RSS 3 s after listening',
+      'paced x8: sluice serve --workers 1, peak RSS',
       'governed: admission + settlement CPU per request, in memory (32 in flight)',
       'metrics + request log line, end to end: plain sluice / telemetry off - 1 (fast)',
       'metrics + request log line alone, share of the CPU per request (fast, OpenAI-compatible)',
     ]);
     // The idle figure: the product's own start, three times.
     assert.ok(result.idle.runs.length === 3 && result.idle.medianMiB > 0, JSON.stringify(result.idle));
+    // The loaded figure: the product as a user runs it, under the paced mode's load.
+    const loaded = result.loaded!;
+    assert.ok(loaded.requests > 0 && loaded.errors === 0 && loaded.peakMiB >= loaded.startMiB, JSON.stringify(loaded));
     for (const t of result.targets) assert.equal(typeof t.pass, t.measured === undefined ? 'undefined' : 'boolean', t.name);
     // The boards' figures: a rate per core for both proxies, over the two-point sweep.
     assert.ok(result.unary && result.unary.bare.perCore > 0 && result.unary.sluice.perCore > 0);
