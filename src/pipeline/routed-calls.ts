@@ -1,6 +1,5 @@
-import type { CanonicalEvent } from '../protocol/canonical/events.ts';
+import type { CanonicalEvent, FallbackEvent } from '../protocol/canonical/events.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
-import type { FallbackEvent } from '../protocol/canonical/events.ts';
 import type { CallContext, EventBatches } from '../providers/types.ts';
 import type { AttemptContext } from '../routing/attempt-target.ts';
 import type { Candidate } from '../routing/plan.ts';
