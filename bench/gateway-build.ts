@@ -26,6 +26,13 @@ export function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(line?.split(/\s+/)[1] ?? 0) * 1024;
 }
 
+/** A process's user + system CPU so far, seconds. */
+export function procCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(after[11]) + Number(after[12])) / 100; // utime + stime, in clock ticks (USER_HZ 100)
+}
+
 /** `bin/sluice.js serve` on a config file; resolves with its port once it says it listens. */
 export function startServe(
   configFile: string,

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { startChild } from './children.ts';
-import { distIsCurrent, procStatus, startServe } from './gateway-build.ts';
+import { distIsCurrent, procCpuSeconds, procStatus, startServe } from './gateway-build.ts';
 import { runPhase, type Target } from './load.ts';
 
 export interface LoadedRss {
@@ -23,6 +23,8 @@ export interface LoadedRss {
   peakMiB: number;
   requests: number;
   errors: number;
+  /** The gateway's CPU over the load (user + system, its threads included) per request, ms. */
+  cpuMsPerRequest: number;
   /** What bin/sluice.js ran, when it was not the compiled dist/. */
   stale?: string;
 }
@@ -60,6 +62,7 @@ export async function loadedRss(options: LoadedRssOptions): Promise<LoadedRss> {
     const pid = gateway.pid ?? 0;
     const startMiB = procStatus(pid, 'VmRSS') / MIB;
     let peakMiB = startMiB;
+    const cpuBefore = procCpuSeconds(pid);
     const sampler = setInterval(() => (peakMiB = Math.max(peakMiB, procStatus(pid, 'VmRSS') / MIB)), 100);
     try {
       const phase = await runPhase(options.target(`http://127.0.0.1:${started.port}`), {
@@ -70,6 +73,7 @@ export async function loadedRss(options: LoadedRssOptions): Promise<LoadedRss> {
         validateEvery: 50,
       });
       peakMiB = Math.max(peakMiB, procStatus(pid, 'VmRSS') / MIB);
+      const cpuMsPerRequest = ((procCpuSeconds(pid) - cpuBefore) * 1000) / Math.max(1, phase.timings.length);
       const stale = distIsCurrent() ? undefined : 'dist/ is older than src/ (or missing): `npm run build`';
       return {
         streams: options.streams,
@@ -78,6 +82,7 @@ export async function loadedRss(options: LoadedRssOptions): Promise<LoadedRss> {
         peakMiB,
         requests: phase.timings.length,
         errors: phase.errors,
+        cpuMsPerRequest,
         stale,
       };
     } finally {

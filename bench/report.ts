@@ -360,7 +360,8 @@ export function formatReport(result: BenchResult): string {
   if (l) {
     out.push(
       `under load: sluice serve --workers 1 (dist/, the SQLite ledger), ${l.streams} streams paced ${l.paceMs} ms: ` +
-        `peak RSS ${l.peakMiB.toFixed(1)} MiB (${l.startMiB.toFixed(1)} once listening), ${l.requests} requests, ${l.errors} errors` +
+        `peak RSS ${l.peakMiB.toFixed(1)} MiB (${l.startMiB.toFixed(1)} once listening), ${l.cpuMsPerRequest.toFixed(3)} ms CPU per request, ` +
+        `${l.requests} requests, ${l.errors} errors` +
         (l.stale ? ` (${l.stale})` : ''),
     );
   }

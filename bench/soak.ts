@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Agent } from 'undici';
 import { startChild } from './children.ts';
-import { distIsCurrent, procStatus, root, startServe } from './gateway-build.ts';
+import { distIsCurrent, procCpuSeconds, procStatus, root, startServe } from './gateway-build.ts';
 import { foreignCores, markLoad } from './machine-load.ts';
 
 export interface SoakOptions {
@@ -114,12 +114,6 @@ export function splitStreams(streams: number, fdLimit: number | undefined): Soak
 function gatewayRuns(): string {
   if (!existsSync(join(root, 'dist/cli/main.js'))) return 'TypeScript sources (no dist/: `npm run build`)';
   return distIsCurrent() ? 'compiled dist/' : 'TypeScript sources (dist/ is older than src/: `npm run build`)';
-}
-
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(after[11]) + Number(after[12])) / 100; // utime + stime, in clock ticks (USER_HZ 100)
 }
 
 interface StreamTally {
@@ -239,7 +233,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const pids = [process.pid, pid, upstream.pid];
     const loadFrom = markLoad(pids);
     const cpuBefore = process.cpuUsage();
-    const gatewayCpuBefore = cpuSeconds(pid);
+    const gatewayCpuBefore = procCpuSeconds(pid);
     const t0 = performance.now();
     const running: Promise<void>[] = [];
     // Opened in batches every 50 ms; upstream and mock streams interleaved in proportion.
@@ -283,7 +277,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     delay.disable();
     const loadGen = process.cpuUsage(cpuBefore);
     const loadTo = markLoad(pids);
-    const gatewayCpuSeconds = cpuSeconds(pid) - gatewayCpuBefore;
+    const gatewayCpuSeconds = procCpuSeconds(pid) - gatewayCpuBefore;
     const peakRssBytes = Math.max(procStatus(pid, 'VmHWM'), ...samples.map((s) => s.rssBytes));
     await agent.close();
 
