@@ -103,9 +103,11 @@ async function serve(path: string, redisUrl: string | undefined, telemetry = tru
   );
   gateways.push(gateway);
   const address: AddressInfo = await gateway.listen({ reusePort: cluster.isWorker });
-  // Workers share one store: the first issues the key, the others find it there.
+  // Workers share one store: the first issues the key, the others find it there. Keys live in the
+  // store, which --no-ledger turns off with the ledger: no key, and no governed side, then.
   const first = (process.env.BENCH_WORKER_SLOT ?? '0') === '0';
-  return { port: address.port, key: first ? await issueKey(`http://127.0.0.1:${address.port}`) : '' };
+  const issues = first && process.env.BENCH_LEDGER !== 'off';
+  return { port: address.port, key: issues ? await issueKey(`http://127.0.0.1:${address.port}`) : '' };
 }
 
 const memory = await serve(storePath, undefined);

@@ -147,8 +147,10 @@ function comparisons(origins: Origins, paceMs: number, withAnthropic: boolean): 
       bare: openAIChat(origins.bare, model),
       sluice: openAIChat(gateway, `up/${model}`),
       reference: openAIChat(origins.reference, `up/${model}`),
-      governed: openAIChat(gateway, `up/${model}`, origins.governedKey),
-      governedRedis: origins.redis && openAIChat(origins.redis.origin, `up/${model}`, origins.redis.governedKey),
+      governed: origins.governedKey ? openAIChat(gateway, `up/${model}`, origins.governedKey) : undefined,
+      governedRedis: origins.redis?.governedKey
+        ? openAIChat(origins.redis.origin, `up/${model}`, origins.redis.governedKey)
+        : undefined,
       // gateway-process.ts routes `route-{model}` to up/{model}, then a second target never needed.
       routed: openAIChat(gateway, `route-${model}`),
       telemetryOff: origins.telemetryOff ? openAIChat(origins.telemetryOff, `up/${model}`) : undefined,
@@ -428,7 +430,11 @@ async function main(): Promise<number> {
   log(
     `gateway ${gatewayOrigin}, upstream ${upstreamOrigin}, anthropic row: ${withAnthropic ? 'yes' : 'no (no anthropic provider)'}`,
   );
-  log(`governed row: in memory, and ${'skipped' in redis ? `not with Redis: ${redis.skipped}` : 'with Redis'}`);
+  log(
+    gateway.ready.governedKey
+      ? `governed row: in memory, and ${'skipped' in redis ? `not with Redis: ${redis.skipped}` : 'with Redis'}`
+      : 'governed row: skipped (--no-ledger: keys live in the store, which is off with the ledger)',
+  );
 
   const modes: ModeResult[] = [];
   const concurrencies = { fast: options.concurrency, paced: options.pacedConcurrency, unary: options.unaryConcurrency };
