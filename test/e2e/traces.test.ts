@@ -403,7 +403,8 @@ describe('traces: traces.capture_content records prompts and completions (GenAI 
     assert.deepEqual(streamed.output, [{ role: 'assistant', parts, finish_reason: 'tool_call' }]);
     const unstreamed = contentOf(spans, 'relayed-unstreamed');
     assert.deepEqual(unstreamed.input, [{ role: 'user', parts: [{ type: 'text', content: `${PROMPT} relayed-unstreamed` }] }]);
-    assert.deepEqual(unstreamed.output, [{ role: 'assistant', parts }]);
+    // Whole, the response's status and items give the finish its stream's terminal event gives.
+    assert.deepEqual(unstreamed.output, [{ role: 'assistant', parts, finish_reason: 'tool_call' }]);
   });
 
   it('puts content on the request span only, never on an attempt span', () => {
