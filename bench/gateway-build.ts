@@ -1,4 +1,4 @@
-/** What the bench knows of the gateway it starts as a user would: its build, and a process's memory. */
+/** The gateway as a user starts it, for the bench: its build, its start, and a process's memory and CPU. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -63,7 +63,14 @@ export async function loadedRss(options: LoadedRssOptions): Promise<LoadedRss> {
     const startMiB = procStatus(pid, 'VmRSS') / MIB;
     let peakMiB = startMiB;
     const cpuBefore = procCpuSeconds(pid);
-    const sampler = setInterval(() => (peakMiB = Math.max(peakMiB, procStatus(pid, 'VmRSS') / MIB)), 100);
+    const sample = () => {
+      try {
+        peakMiB = Math.max(peakMiB, procStatus(pid, 'VmRSS') / MIB);
+      } catch {
+        // A gateway gone mid-load has no /proc entry: its requests fail, and the run says so.
+      }
+    };
+    const sampler = setInterval(sample, 100);
     try {
       const phase = await runPhase(options.target(`http://127.0.0.1:${started.port}`), {
         dispatcher: agent,
@@ -72,7 +79,7 @@ export async function loadedRss(options: LoadedRssOptions): Promise<LoadedRss> {
         staggerMs: options.paceMs,
         validateEvery: 50,
       });
-      peakMiB = Math.max(peakMiB, procStatus(pid, 'VmRSS') / MIB);
+      sample();
       const cpuMsPerRequest = ((procCpuSeconds(pid) - cpuBefore) * 1000) / Math.max(1, phase.timings.length);
       const stale = distIsCurrent() ? undefined : 'dist/ is older than src/ (or missing): `npm run build`';
       return {
