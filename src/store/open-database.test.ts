@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import type { Worker } from 'node:worker_threads';
 import { adminQuery, createTestSchema, databaseUrl, noPostgres } from '../../test/helpers/postgres.ts';
 import { droppedMeanwhile, openDatabase } from './open-database.ts';
 
@@ -15,6 +19,26 @@ describe('droppedMeanwhile', () => {
     assert.equal(droppedMeanwhile(Object.assign(new Error('relation "x" does not exist'), { code: '42P01' }), 'sluice'), false);
     assert.equal(droppedMeanwhile(gone('other_app'), undefined), false);
     assert.equal(droppedMeanwhile('schema "x" does not exist', 'sluice'), false);
+  });
+});
+
+describe('openDatabase on a SQLite file', () => {
+  it('migrates on this thread; the SQLite thread starts on the first query, with the file migrated', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-open-'));
+    const threads: Worker[] = [];
+    try {
+      const opened = await openDatabase({ path: join(dir, 'store.db'), sqliteThreadStarted: (thread) => threads.push(thread) });
+      assert.equal(threads.length, 0, 'no thread for an idle store');
+      assert.deepEqual(await opened.db.selectFrom('ledger').select('request_id').execute(), []);
+      assert.equal(threads.length, 1);
+      await opened.close();
+      // Opened again, it finds the file migrated (and migrates nothing).
+      const again = await openDatabase({ path: join(dir, 'store.db') });
+      assert.deepEqual(await again.db.selectFrom('api_keys').select('id').execute(), []);
+      await again.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,11 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { Kysely, type PostgresPool, type PostgresPoolClient, PostgresDialect, sql } from 'kysely';
 import { type MigrationResultSet, Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { classifyStoreError } from './classify-store-error.ts';
 import type { Database } from './database.ts';
 import { migrationProvider } from './migrations.ts';
+import { sqliteHere } from './sqlite-here.ts';
 import { SqliteThreadDialect } from './sqlite-thread-dialect.ts';
 
 export interface StoreLocation {
@@ -13,6 +15,8 @@ export interface StoreLocation {
   databaseUrl?: string;
   /** The embedded SQLite file (`:memory:` for a throwaway one). */
   path: string;
+  /** SQLite: each thread the store starts, on its first query (sqlite-thread-dialect.ts). */
+  sqliteThreadStarted?: (thread: Worker) => void;
   /** PostgreSQL: give up on a connection attempt after this long (default 5 s). */
   connectTimeoutMs?: number;
   /**
@@ -78,15 +82,26 @@ export async function openDatabase(location: StoreLocation): Promise<OpenedDatab
     }
     return openPostgres(poolOptions(location, 'queries'));
   }
-  if (location.path !== ':memory:') mkdirSync(dirname(location.path), { recursive: true });
-  // On a thread of its own: node:sqlite is synchronous (sqlite-thread-dialect.ts).
-  const db = new Kysely<Database>({ dialect: new SqliteThreadDialect(location.path) });
+  // On a thread of its own: node:sqlite is synchronous (sqlite-thread-dialect.ts). The thread
+  // starts on the first query; a file is migrated before that, on this thread (sqlite-here.ts).
+  const db = new Kysely<Database>({
+    dialect: new SqliteThreadDialect(location.path, { started: location.sqliteThreadStarted }),
+  });
   const opened: OpenedDatabase = { db, engine: 'sqlite', close: () => db.destroy() };
+  if (location.path === ':memory:') {
+    // A throwaway database lives in its thread: it is migrated there.
+    await migrate(opened).catch(async (err: unknown) => {
+      await db.destroy();
+      throw err;
+    });
+    return opened;
+  }
+  mkdirSync(dirname(location.path), { recursive: true });
+  const here = sqliteHere(location.path);
   try {
-    await migrate(opened);
-  } catch (err) {
-    await db.destroy();
-    throw err;
+    await migrate({ db: here, engine: 'sqlite', close: () => here.destroy() });
+  } finally {
+    await here.destroy();
   }
   return opened;
 }
