@@ -38,7 +38,17 @@ interface CarriedError {
 
 interface ThreadOptions {
   path: string;
+  /** The connection's settings, run once the file is open (SQLITE_SETTINGS). */
+  settings: string;
 }
+
+/**
+ * How sluice uses the SQLite file, on every connection to it (the thread's, and the start-up's
+ * migrations in sqlite-here.ts). WAL: readers (the request log) never block the ledger writer;
+ * NORMAL is durable across process crashes, which is what a gateway needs. busy_timeout: a write
+ * lock held by another process (serve --workers) is waited for, up to 5 s.
+ */
+export const SQLITE_SETTINGS = 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;';
 
 /**
  * Kysely's SQLite dialect, with the connection on a worker thread (sqlite-thread.ts). node:sqlite
@@ -99,7 +109,7 @@ class SqliteThreadDriver implements Driver {
   }
 
   private async open(): Promise<SqliteThreadConnection> {
-    const connection = await SqliteThreadConnection.open({ path: this.path });
+    const connection = await SqliteThreadConnection.open({ path: this.path, settings: SQLITE_SETTINGS });
     this.options.started?.(connection.thread);
     return connection;
   }

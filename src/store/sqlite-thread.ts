@@ -23,10 +23,8 @@ function carry(err = new Error()) {
 const db = (() => {
   try {
     const opened = new DatabaseSync(workerData.path);
-    // WAL: readers (the request log) never block the ledger writer; NORMAL is durable across
-    // process crashes, which is what a gateway needs. busy_timeout: a write lock held by another
-    // process (serve --workers) is waited for, up to 5 s, here rather than on the event loop.
-    opened.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+    // The main thread's SQLITE_SETTINGS; busy_timeout's wait happens here, not on the event loop.
+    opened.exec(workerData.settings);
     return opened;
   } catch (err) {
     // The main thread's open rejects with it; the thread ends, having nothing to serve.
