@@ -159,8 +159,13 @@ function discardBrokenClients(pool: pg.Pool): PostgresPool {
   };
 }
 
-/** Attempts at migrating while other schemas of the database come and go (see below). */
-const MIGRATE_ATTEMPTS = 5;
+/**
+ * Attempts at migrating while other schemas of the database come and go (see below). Each
+ * migration run lists the tables several times, and under steady churn (the test: a schema
+ * created and dropped back to back) most attempts met a drop: 5 attempts failed the test's ten
+ * opens in 5 runs of 6, so an attempt is cheap to repeat and the waits stay short (at most ~3 s).
+ */
+const MIGRATE_ATTEMPTS = 25;
 
 async function migrate(opened: OpenedDatabase): Promise<void> {
   await migrateStore(opened);
@@ -174,7 +179,7 @@ export async function migrateStore(opened: OpenedDatabase, target?: string): Pro
     const result = await (target ? migrator.migrateTo(target) : migrator.migrateToLatest());
     if (!result.error) return result;
     if (attempt === MIGRATE_ATTEMPTS || !droppedMeanwhile(result.error, schema)) throw result.error;
-    await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+    await new Promise((resolve) => setTimeout(resolve, Math.min(20 * attempt, 150)));
   }
 }
 
