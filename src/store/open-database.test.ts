@@ -12,6 +12,9 @@ describe('droppedMeanwhile', () => {
 
   it('is another schema dropped while the Migrator listed the tables', () => {
     assert.equal(droppedMeanwhile(gone('other_app'), 'sluice'), true);
+    const table = (name: string) => Object.assign(new Error(`relation "${name}" does not exist`), { code: '42P01' });
+    assert.equal(droppedMeanwhile(table('other_app.t'), 'sluice'), true);
+    assert.equal(droppedMeanwhile(table('sluice.ledger'), 'sluice'), false);
   });
 
   it('is not our own schema missing, another error, or SQLite', () => {

@@ -186,14 +186,19 @@ export async function migrateStore(opened: OpenedDatabase, target?: string): Pro
 /**
  * Kysely's Migrator looks for its tables by listing every table of every schema (its
  * introspector calls has_schema_privilege per schema), so a schema another client drops during
- * that query fails it with "schema … does not exist" (3F000) naming that other schema: another
+ * that query fails it with "schema … does not exist" (3F000) naming that other schema, or
+ * "relation "schema.table" does not exist" (42P01) naming one of its tables: another
  * app sharing the database, or a parallel test run cleaning up. Nothing of ours is wrong, and
  * migrations are idempotent, so that one error is retried.
  */
 export function droppedMeanwhile(error: unknown, ownSchema: string | undefined): boolean {
   if (!ownSchema || typeof error !== 'object' || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
-  return code === '3F000' && typeof message === 'string' && !message.includes(`"${ownSchema}"`);
+  if (typeof message !== 'string') return false;
+  if (code === '3F000') return !message.includes(`"${ownSchema}"`);
+  // Or the schema's table, dropped with it during the same listing: named with its schema.
+  const table = code === '42P01' ? /^relation "([^".]+)\.[^"]+" does not exist/.exec(message) : null;
+  return table !== null && table[1] !== ownSchema;
 }
 
 /**
