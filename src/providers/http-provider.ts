@@ -13,7 +13,8 @@ export interface HttpProviderSpec {
   name: string;
   /** May be async: a request signature (AWS SigV4) is computed over the finished request. */
   buildRequest(request: CanonicalRequest, model: string, stream: boolean): UpstreamRequest | Promise<UpstreamRequest>;
-  createStreamDecoder(): StreamDecoder;
+  /** May be async: a decoder whose library is loaded on first use (Bedrock's eventstream codec). */
+  createStreamDecoder(): StreamDecoder | Promise<StreamDecoder>;
   decodeResponse(body: unknown): CanonicalEvent[];
   mapError(status: number, headers: IncomingHttpHeaders, body: string): GatewayError;
   models?: string[];
@@ -47,7 +48,7 @@ export function createHttpProvider(spec: HttpProviderSpec, client: UpstreamClien
           yield events;
         })();
       }
-      return res.body.decode(spec.createStreamDecoder());
+      return res.body.decode(await spec.createStreamDecoder());
     },
     async complete(request, model, ctx) {
       const res = await open(request, model, false, ctx);

@@ -4,7 +4,6 @@ import type { NativeProviderDefinition } from '../native-providers.ts';
 import type { ProviderAdapter } from '../types.ts';
 import { type BedrockTarget, buildBedrockRequest } from './build-request.ts';
 import { decodeBedrockResponse } from './decode-response.ts';
-import { createBedrockStreamDecoder } from './decode-stream.ts';
 import { mapBedrockError } from './map-error.ts';
 import { type BedrockAuth, createRequestSigner } from './sign-request.ts';
 import { buildBedrockEmbeddings, decodeBedrockEmbeddings } from './embed.ts';
@@ -29,7 +28,8 @@ export function createBedrockProvider(settings: BedrockSettings, client: Upstrea
       name: NAME,
       models: settings.models,
       buildRequest: (request, model, stream) => sign(buildBedrockRequest(request, model, stream, settings)),
-      createStreamDecoder: () => createBedrockStreamDecoder(NAME),
+      // The eventstream codec (@smithy) is loaded by the first stream: see sign-request.ts.
+      createStreamDecoder: async () => (await import('./decode-stream.ts')).createBedrockStreamDecoder(NAME),
       decodeResponse: (body) => decodeBedrockResponse(body, NAME),
       mapError: mapBedrockError,
     },

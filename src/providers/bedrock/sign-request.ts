@@ -1,5 +1,5 @@
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
-import { SignatureV4 } from '@smithy/signature-v4';
+import type { SignatureV4 } from '@smithy/signature-v4';
 import type { UpstreamRequest } from '../../upstream/http-client.ts';
 
 export interface AwsCredentials {
@@ -48,12 +48,20 @@ export function createRequestSigner(auth: BedrockAuth, now: () => Date = () => n
   if (auth.kind === 'bearer') {
     return async (request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${auth.token}` } });
   }
-  const signer = new SignatureV4({ service: 'bedrock', region: auth.region, credentials: auth.credentials, sha256: NodeSha256 });
+  // @smithy/signature-v4 (and the @smithy/core it pulls in, ~1.9 MiB of heap with the codec in
+  // decode-stream.ts) is loaded by the first signature: a gateway without Bedrock never holds it.
+  let signer: Promise<SignatureV4> | undefined;
   return async (request) => {
+    signer ??= import('@smithy/signature-v4').then(
+      ({ SignatureV4 }) =>
+        new SignatureV4({ service: 'bedrock', region: auth.region, credentials: auth.credentials, sha256: NodeSha256 }),
+    );
     const url = new URL(request.url);
     const query: Record<string, string> = {};
     for (const [key, value] of url.searchParams) query[key] = value;
-    const signed = await signer.sign(
+    const signed = await (
+      await signer
+    ).sign(
       {
         method: request.method ?? 'POST',
         protocol: url.protocol,
