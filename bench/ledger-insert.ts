@@ -26,6 +26,7 @@ import { ledgerRecord } from '../test/helpers/ledger-records.ts';
 import type { LedgerRecord } from '../src/accounting/ledger-record.ts';
 import { LedgerStore } from '../src/store/ledger-store.ts';
 import { openDatabase } from '../src/store/open-database.ts';
+import { newRequestId } from '../src/server/request-id.ts';
 
 const { values } = parseArgs({
   options: {
@@ -49,14 +50,17 @@ const rssOpen = process.memoryUsage().rss;
 try {
   const store = new LedgerStore(opened.db);
   let n = 0;
-  const record = (): LedgerRecord =>
-    ledgerRecord({
-      requestId: `req_${++n}`,
+  // Ids as the gateway issues them (time first: the primary key appends, request-id.ts).
+  const record = (): LedgerRecord => {
+    n++;
+    return ledgerRecord({
+      requestId: newRequestId(),
       createdAt: Date.now(),
       budgetSpend: values.spend
         ? [{ windowId: `key:k${n % 10}:day:2026-11-24`, subject: `key:k${n % 10}`, period: 'day', start: 0, usd: 0.0001 }]
         : null,
     });
+  };
   // Records arrive a few at a time, as requests end, not all at once: building a batch in one
   // go would be a pause of the bench's own.
   const batch = async (): Promise<LedgerRecord[]> => {
