@@ -44,6 +44,14 @@ describe('SqliteThreadDialect: node:sqlite on a worker thread', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('the connection runs with SQLITE_SETTINGS: WAL, NORMAL sync, a 5 s busy timeout, temp tables and journals in memory', async () => {
+    const pragma = async (name: string) => Object.values((await sql.raw(`PRAGMA ${name}`).execute(db)).rows[0] as object)[0];
+    assert.equal(await pragma('journal_mode'), 'wal');
+    assert.equal(await pragma('synchronous'), 1);
+    assert.equal(await pragma('busy_timeout'), 5000);
+    assert.equal(await pragma('temp_store'), 2);
+  });
+
   it('runs queries and returns rows, affected counts and insert ids', async () => {
     const inserted = await db.insertInto('t').values({ id: 7, name: 'seven' }).executeTakeFirstOrThrow();
     assert.equal(inserted.insertId, 7n);
