@@ -28,7 +28,7 @@ import type { GatewayContext } from './gateway-context.ts';
 import { createRequestScreen } from './edge/screen-request.ts';
 import { limitConnections, serverOptions } from './edge/server-limits.ts';
 import { newRequestId } from './request-id.ts';
-import { decodePathParam, matchRoute } from './route-table.ts';
+import { decodePathParam, indexRoutes, matchRoute } from './route-table.ts';
 import { routes } from './routes.ts';
 
 export interface Gateway {
@@ -41,6 +41,8 @@ export interface Gateway {
   /** Stop accepting, let open streams run up to the drain time, then end them with an error frame. */
   shutdown(drainMs?: number): Promise<void>;
 }
+
+const routeIndex = indexRoutes(routes);
 
 /**
  * The HTTP edge on bare node:http: the SSE path needs raw, unbuffered socket writes and the route
@@ -154,7 +156,7 @@ export function createGateway(
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
     if (screen(req, res)) return; // Host check and CORS, before any route (server/edge)
-    const { route, rawParam, rawParams } = matchRoute(routes, req.method ?? 'GET', path);
+    const { route, rawParam, rawParams } = matchRoute(routeIndex, req.method ?? 'GET', path);
     const caller = route.auth === 'key' || route.auth === 'admin' ? await context.authenticate(req) : null;
     if (route.auth === 'admin' && !caller?.admin) throw errors.adminRequired();
     const params: Record<string, string> = {};
