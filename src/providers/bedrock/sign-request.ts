@@ -59,9 +59,8 @@ export function createRequestSigner(auth: BedrockAuth, now: () => Date = () => n
     const url = new URL(request.url);
     const query: Record<string, string> = {};
     for (const [key, value] of url.searchParams) query[key] = value;
-    const signed = await (
-      await signer
-    ).sign(
+    const sigv4 = await signer;
+    const signed = await sigv4.sign(
       {
         method: request.method ?? 'POST',
         protocol: url.protocol,
