@@ -21,6 +21,7 @@ import { Agent } from 'undici';
 import { decidePinning, startChild } from './children.ts';
 import { distIsCurrent, startServe } from './gateway-build.ts';
 import { runPhase, type Target } from './load.ts';
+import { MASTER_KEY, openAIChat, openAIUnary } from './requests.ts';
 
 const { values } = parseArgs({
   options: {
@@ -49,27 +50,8 @@ if (!distIsCurrent()) {
 }
 
 const HZ = 1999;
-const MASTER_KEY = 'sk-perf-master';
 const model = paced ? 'bench-pace-20' : 'bench';
-
-function chat(origin: string, name: string): Target {
-  return {
-    origin,
-    path: '/v1/chat/completions',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${MASTER_KEY}` },
-    body: JSON.stringify({
-      model: name,
-      messages: [
-        { role: 'system', content: 'You are a concise assistant.' },
-        { role: 'user', content: 'Describe a river in twenty words.' },
-      ],
-      max_tokens: 64,
-      ...(paced && { stream: true, stream_options: { include_usage: true } }),
-    }),
-    protocol: 'openai',
-    unary: !paced,
-  };
-}
+const request = paced ? openAIChat : openAIUnary;
 
 /** A perf sample's place, from `perf report`'s thread, object and symbol. */
 function placeOf(thread: string, symbol: string): string {
@@ -128,8 +110,8 @@ writeFileSync(
 );
 const sluice = await startServe(configFile, ['--perf-basic-prof'], pinning.gatewayCore);
 const sides = [
-  { name: 'bare', pid: bare.pid, target: chat(`http://127.0.0.1:${bare.ready.port}`, model) },
-  { name: 'sluice', pid: sluice.child.pid ?? 0, target: chat(`http://127.0.0.1:${sluice.port}`, `up/${model}`) },
+  { name: 'bare', pid: bare.pid, target: request(`http://127.0.0.1:${bare.ready.port}`, model) },
+  { name: 'sluice', pid: sluice.child.pid ?? 0, target: request(`http://127.0.0.1:${sluice.port}`, `up/${model}`) },
 ];
 const agent = new Agent({ connections: concurrency * 2, keepAliveTimeout: 60_000 });
 const phase = (target: Target, s: number) =>

@@ -13,6 +13,7 @@ import { type BenchChild, decidePinning, startChild } from './children.ts';
 import { foreignCores, markLoad } from './machine-load.ts';
 import { type PhaseOptions, type PhaseResult, runPhase, type Target } from './load.ts';
 import { type BenchMode, type BenchOptions, parseOptions, USAGE } from './options.ts';
+import { anthropicMessages, MASTER_KEY, openAIChat, openAIUnary } from './requests.ts';
 import { admissionCost } from './admission-cost.ts';
 import { formatLedgerPage, ledgerPageBench } from './ledger-paging.ts';
 import { type CpuProfile, formatProfileSummary, summarizeProfile } from './profile-summary.ts';
@@ -66,62 +67,6 @@ interface ComparisonSpec {
  * bursts like that. `--no-memory-reducer` is refused in NODE_OPTIONS, so it is a node argument.
  */
 const PROXY_NODE_ARGS = ['--no-memory-reducer'];
-
-/** The plain requests' key: the master key, so that only the governed sides go through admission. */
-const MASTER_KEY = 'sk-bench-master';
-
-const SYSTEM = 'You are a concise assistant.';
-const PROMPT = 'Describe a river in twenty words.';
-
-/** A chat stream through `origin`; with a governed key, every answer must carry its limit headers. */
-function openAIChat(origin: string, model: string, governedKey?: string): Target {
-  return {
-    ...(governedKey && { expectHeader: 'x-ratelimit-limit-requests' }),
-    origin,
-    path: '/v1/chat/completions',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${governedKey ?? MASTER_KEY}` },
-    body: JSON.stringify({
-      model,
-      messages: [
-        { role: 'system', content: SYSTEM },
-        { role: 'user', content: PROMPT },
-      ],
-      max_tokens: 64,
-      stream: true,
-      stream_options: { include_usage: true },
-    }),
-    protocol: 'openai',
-  };
-}
-
-/** The unary mode's request: the same chat without `stream`, answered by a 256-byte completion. */
-function openAIUnary(origin: string, model: string): Target {
-  return {
-    origin,
-    path: '/v1/chat/completions',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${MASTER_KEY}` },
-    body: JSON.stringify({
-      model,
-      messages: [
-        { role: 'system', content: SYSTEM },
-        { role: 'user', content: PROMPT },
-      ],
-      max_tokens: 64,
-    }),
-    protocol: 'openai',
-    unary: true,
-  };
-}
-
-function anthropicMessages(origin: string, model: string): Target {
-  return {
-    origin,
-    path: '/v1/messages',
-    headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-bench', 'anthropic-version': '2023-06-01' },
-    body: JSON.stringify({ model, max_tokens: 64, system: SYSTEM, messages: [{ role: 'user', content: PROMPT }], stream: true }),
-    protocol: 'anthropic',
-  };
-}
 
 interface Origins {
   upstream: string;
