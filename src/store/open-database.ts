@@ -42,7 +42,7 @@ export async function openDatabase(location: StoreLocation): Promise<OpenedDatab
     // Migrations run on their own connection, with their own (longer) query timeout.
     const migrating = openPostgres(location, 'migrations');
     try {
-      await migrate(migrating);
+      await migrateStore(migrating);
     } finally {
       await migrating.close();
     }
@@ -56,7 +56,7 @@ export async function openDatabase(location: StoreLocation): Promise<OpenedDatab
   const opened: OpenedDatabase = { db, engine: 'sqlite', close: () => db.destroy() };
   if (location.path === ':memory:') {
     // A throwaway database lives in its thread: it is migrated there.
-    await migrate(opened).catch(async (err: unknown) => {
+    await migrateStore(opened).catch(async (err: unknown) => {
       await db.destroy();
       throw err;
     });
@@ -65,7 +65,7 @@ export async function openDatabase(location: StoreLocation): Promise<OpenedDatab
   mkdirSync(dirname(location.path), { recursive: true });
   const here = sqliteHere(location.path);
   try {
-    await migrate({ db: here, engine: 'sqlite', close: () => here.destroy() });
+    await migrateStore({ db: here, engine: 'sqlite', close: () => here.destroy() });
   } finally {
     await here.destroy();
   }
@@ -79,10 +79,6 @@ export async function openDatabase(location: StoreLocation): Promise<OpenedDatab
  * opens in 5 runs of 6, so an attempt is cheap to repeat and the waits stay short (at most ~3 s).
  */
 const MIGRATE_ATTEMPTS = 25;
-
-async function migrate(opened: OpenedDatabase): Promise<void> {
-  await migrateStore(opened);
-}
 
 /** Migrates to `target` (default: the latest), in sluice's own schema on PostgreSQL. */
 export async function migrateStore(opened: OpenedDatabase, target?: string): Promise<MigrationResultSet> {
