@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import pino from 'pino';
-import { readable } from './logger.ts';
+import { logDestination, readable } from './logger.ts';
 
 describe('the readable log lines (a terminal)', () => {
   it('puts the time, the level and the message first, then the fields as key=value', () => {
@@ -11,5 +15,46 @@ describe('the readable log lines (a terminal)', () => {
     logger.warn('ledger: the store is slow');
     assert.match(lines[0], /^\d\d:\d\d:\d\d\.\d{3} INFO  request  request_id=req_1 model=gpt-4o cost_usd=0.0014 ttft_ms=null\n$/);
     assert.match(lines[1], /^\d\d:\d\d:\d\d\.\d{3} WARN  ledger: the store is slow\n$/);
+  });
+});
+
+describe('the log destination (batched, as bytes)', () => {
+  const scratch = () => join(mkdtempSync(join(tmpdir(), 'sluice-log-')), 'out.log');
+
+  it('writes every line whole and in order, multi-byte text included, across many batches', async () => {
+    const path = scratch();
+    const destination = logDestination(openSync(path, 'w'));
+    const logger = pino({ base: undefined }, destination);
+    // ~300 bytes a line: a few hundred lines fill several 16 KiB batches, with turns of the loop between.
+    for (let i = 0; i < 600; i++) {
+      logger.info({ i, text: `é—漢字 ${'x'.repeat(i % 200)}` }, 'request');
+      if (i % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await new Promise<void>((resolve, reject) => destination.flush((err) => (err ? reject(err) : resolve())));
+    const lines = readFileSync(path, 'utf8').split('\n').slice(0, -1);
+    assert.equal(lines.length, 600);
+    lines.forEach((line, i) => {
+      const entry = JSON.parse(line) as { i: number; text: string; msg: string };
+      assert.deepEqual([entry.i, entry.text, entry.msg], [i, `é—漢字 ${'x'.repeat(i % 200)}`, 'request']);
+    });
+  });
+
+  it('loses no line when the process exits right after writing it', () => {
+    const path = scratch();
+    const script = [
+      `import { openSync } from 'node:fs';`,
+      `import pino from 'pino';`,
+      `import { logDestination } from ${JSON.stringify(new URL('./logger.ts', import.meta.url).href)};`,
+      `const logger = pino({ base: undefined }, logDestination(openSync(${JSON.stringify(path)}, 'w')));`,
+      `for (let i = 0; i < 100; i++) logger.info({ i }, 'request');`,
+      'process.exit(0);',
+    ].join('\n');
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(child.status, 0, child.stderr);
+    const lines = readFileSync(path, 'utf8').split('\n').slice(0, -1);
+    assert.deepEqual(
+      lines.map((line) => (JSON.parse(line) as { i: number }).i),
+      Array.from({ length: 100 }, (_, i) => i),
+    );
   });
 });

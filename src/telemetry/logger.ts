@@ -32,9 +32,37 @@ export function createLogger(settings: LogSettings, destination?: DestinationStr
   return pino(options, pretty ? readable(stderr) : stderr);
 }
 
-/** Where the lines go: a file descriptor or a path, written as described above. */
-export function logDestination(dest: number | string): ReturnType<typeof pino.destination> {
-  return pino.destination({ dest, sync: false, minLength: 16384, maxWrite: 65536, periodicFlush: 250 });
+/** A log destination that takes pino's lines (strings) and can flush what it holds. */
+export interface LineDestination extends DestinationStream {
+  flush(cb?: (err?: Error) => void): void;
+  flushSync(): void;
+}
+
+/**
+ * Where the lines go: a file descriptor or a path, written as described above. Each line is
+ * handed to sonic-boom as bytes (its `buffer` content mode), which keeps the batch as a list and
+ * its length as a number. In its default string mode every write appends to one string and
+ * measures the whole of it again (`Buffer.byteLength` of the pending batch, flattened first), so
+ * a line cost more the fuller the batch, and left a copy of the batch as garbage: at 16 KiB
+ * batches, a line written through sonic-boom cost ~3.0 µs in string mode and ~0.5 µs in buffer
+ * mode (100k lines to /dev/null, a turn of the event loop every 16 lines).
+ */
+export function logDestination(dest: number | string): LineDestination {
+  const out = pino.destination({
+    dest,
+    sync: false,
+    minLength: 16384,
+    maxWrite: 65536,
+    periodicFlush: 250,
+    contentMode: 'buffer',
+  });
+  return {
+    // sonic-boom's types know only its string mode.
+    write: (line: string) => out.write(Buffer.from(line) as unknown as string),
+    // pino flushes it synchronously at process exit (it registered `out` when it built it).
+    flush: (cb) => out.flush(cb),
+    flushSync: () => out.flushSync(),
+  };
 }
 
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
