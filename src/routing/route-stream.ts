@@ -112,15 +112,31 @@ export function routedItems<T>(
 
     let current = await connect();
 
-    async function* batches(): AsyncGenerator<T[]> {
-      let held: T[] = [];
-      /** What waited for an answer (the switches, the held items), handed on once. */
-      const pending = (batch: T[]): T[] => {
-        const out = [...switches, ...held, ...batch];
-        switches.length = 0;
-        held = [];
-        return out;
-      };
+    let held: T[] = [];
+    /** What waited for an answer (the switches, the held items), handed on once. */
+    const pending = (batch: T[]): T[] => {
+      const out = [...switches, ...held, ...batch];
+      switches.length = 0;
+      held = [];
+      return out;
+    };
+    /** The attempt being read has answered: its reads go on as they come. */
+    let answered = false;
+    let finished = false;
+    /** The stream is over (its end, an error, or the reader leaving): the attempt's upstream is released. */
+    const finish = async (): Promise<void> => {
+      if (finished) return;
+      finished = true;
+      current.attempt.dispose();
+      await current.batches.return?.();
+    };
+    const switchTo = async (): Promise<void> => {
+      held = [];
+      current = await connect();
+    };
+
+    /** The next read until an attempt answers: held, handed on, or a switch to the next candidate. */
+    const beforeAnswer = async (): Promise<IteratorResult<T[]>> => {
       try {
         for (;;) {
           let step: IteratorResult<T[]>;
@@ -129,8 +145,7 @@ export function routedItems<T>(
           } catch (err) {
             void current.batches.return?.().catch(() => {});
             if (!(await fallBack(current.attempt, err))) throw errorOf(current.attempt, err);
-            held = [];
-            current = await connect();
+            await switchTo();
             continue;
           }
           if (step.done) {
@@ -139,50 +154,65 @@ export function routedItems<T>(
             // the last candidate.
             const truncated = errors.truncated(current.attempt.candidate.target.provider);
             if (await fallBack(current.attempt, truncated)) {
-              held = [];
-              current = await connect();
+              await switchTo();
               continue;
             }
-            return;
+            await finish();
+            return step;
           }
           const batch = step.value;
           const verdict = reading.verdict(batch, current.attempt.candidate);
           if (verdict !== null && verdict !== 'answer') {
             if (await fallBack(current.attempt, verdict)) {
               void current.batches.return?.().catch(() => {});
-              held = [];
-              current = await connect();
+              await switchTo();
               continue;
             }
             // The last candidate's own error event: the stream goes on as it would unrouted (a
             // canonical one ends on it, an HTTP error when nothing was sent; a relayed Responses
             // `error` is followed by its response.failed). The accountant was told the switches.
-            yield batch;
-            break;
+            answered = true;
+            return step;
           }
           if (verdict === 'answer') {
             current.attempt.succeeded(ctx);
-            yield pending(batch);
-            break;
+            answered = true;
+            return { done: false, value: pending(batch) };
           }
           // Nothing to fall back to: the stream goes on as it would unrouted (usage_start with
           // the upstream's first event). Else held, with an empty batch as a sign of life.
-          if (isLast()) yield pending(batch);
-          else {
-            held.push(...batch);
-            yield [];
-          }
+          if (isLast()) return { done: false, value: pending(batch) };
+          held.push(...batch);
+          return { done: false, value: [] };
         }
-        for (;;) {
-          const step = await current.batches.next();
-          if (step.done) return;
-          yield step.value;
-        }
-      } finally {
-        current.attempt.dispose();
-        await current.batches.return?.();
+      } catch (err) {
+        await finish();
+        throw err;
       }
-    }
-    return batches();
+    };
+
+    const passOn = async (step: IteratorResult<T[]>): Promise<IteratorResult<T[]>> => {
+      if (step.done) await finish();
+      return step;
+    };
+    const failed = async (err: unknown): Promise<never> => {
+      await finish();
+      throw err;
+    };
+    // Once answered, every read of the stream passes through here: an iterator that hands the
+    // attempt's reads on, not an async generator around them, whose every yield costs promises
+    // and turns of the microtask queue: a 22-read stream through routedStream cost 13.8-17.2 µs
+    // with the generator, 6.2-6.7 µs with this (20k streams in a loop, the reads already there).
+    const iterator: AsyncIterator<T[]> = {
+      next: () => {
+        if (finished) return Promise.resolve({ done: true, value: undefined });
+        return answered ? current.batches.next().then(passOn, failed) : beforeAnswer();
+      },
+      return: async () => {
+        await finish();
+        return { done: true, value: undefined };
+      },
+    };
+    return { [Symbol.asyncIterator]: () => iterator };
   };
 }
