@@ -1,5 +1,6 @@
-import { calcPrice, findProvider, type ModelPrice, type Provider } from '@pydantic/genai-prices';
+import type { ModelPrice, Provider } from '@pydantic/genai-prices';
 import type { Usage } from '../protocol/canonical/usage.ts';
+import { genaiPrices } from './genai-prices.ts';
 
 /** A price set in the config, per million tokens (overrides or adds to the registry). */
 export interface PriceOverride {
@@ -54,7 +55,7 @@ export class PricingRegistry {
     if (FREE.has(provider)) return { costUsd: 0, priceKnown: true, source: 'free' };
     const one = this.lookup(provider, model);
     if (!one) return { costUsd: 0, priceKnown: false, source: 'unknown' };
-    const result = calcPrice(toRegistryUsage(usage), model, { provider: one, timestamp: at });
+    const result = genaiPrices().calcPrice(toRegistryUsage(usage), model, { provider: one, timestamp: at });
     if (!result) return { costUsd: 0, priceKnown: false, source: 'unknown' };
     return {
       costUsd: result.total_price,
@@ -72,6 +73,7 @@ export class PricingRegistry {
     const providerId = REGISTRY_PROVIDER[provider];
     let one: Provider | null = null;
     if (providerId) {
+      const { calcPrice, findProvider } = genaiPrices();
       const probe = calcPrice({ input_tokens: 1, output_tokens: 1 }, model, { providerId });
       const full = findProvider({ providerId });
       if (probe && full) one = { ...full, models: [probe.model] };

@@ -1,4 +1,4 @@
-import { findProvider } from '@pydantic/genai-prices';
+import { genaiPrices } from '../accounting/genai-prices.ts';
 
 /**
  * The native providers' ids in @pydantic/genai-prices (the pricing registry sluice already
@@ -20,7 +20,7 @@ export function pricedModels(provider: string): string[] {
   let models = cache.get(provider);
   if (!models) {
     const registryId = REGISTRY_PROVIDER[provider];
-    const entry = registryId ? findProvider({ providerId: registryId }) : undefined;
+    const entry = registryId ? genaiPrices().findProvider({ providerId: registryId }) : undefined;
     const skip = NOT_SERVED[provider];
     models = (entry?.models ?? []).map((m) => m.id).filter((id) => !skip?.(id));
     cache.set(provider, models);
@@ -49,7 +49,7 @@ export function knownModelIds(provider: string): ReadonlySet<string> {
   let ids = named.get(provider);
   if (!ids) {
     const registryId = NAMING_PROVIDER[provider];
-    const entry = registryId ? findProvider({ providerId: registryId }) : undefined;
+    const entry = registryId ? genaiPrices().findProvider({ providerId: registryId }) : undefined;
     const skip = NOT_SERVED[provider];
     ids = new Set((entry?.models ?? []).map((m) => m.id).filter((id) => !skip?.(id)));
     named.set(provider, ids);
