@@ -60,7 +60,14 @@ export function logDestination(dest: number | string): LineDestination {
     // sonic-boom's types know only its string mode.
     write: (line: string) => out.write(Buffer.from(line) as unknown as string),
     // pino flushes it synchronously at process exit (it registered `out` when it built it).
-    flush: (cb) => out.flush(cb),
+    // sonic-boom calls a flush back once the write in flight has drained, which can leave lines
+    // under minLength still held: a second flush writes them. Its fsync after each fails with
+    // EINVAL on a pipe or /dev/null, where the lines were written all the same.
+    flush: (cb) =>
+      out.flush((err) => {
+        if (err && (err as NodeJS.ErrnoException).code !== 'EINVAL') cb?.(err);
+        else out.flush(cb);
+      }),
     flushSync: () => out.flushSync(),
   };
 }
