@@ -35,7 +35,6 @@ export function createLogger(settings: LogSettings, destination?: DestinationStr
 /** A log destination that takes pino's lines (strings) and can flush what it holds. */
 export interface LineDestination extends DestinationStream {
   flush(cb?: (err?: Error) => void): void;
-  flushSync(): void;
 }
 
 /**
@@ -68,7 +67,6 @@ export function logDestination(dest: number | string): LineDestination {
         if (err && (err as NodeJS.ErrnoException).code !== 'EINVAL') cb?.(err);
         else out.flush(cb);
       }),
-    flushSync: () => out.flushSync(),
   };
 }
 
