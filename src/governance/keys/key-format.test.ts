@@ -41,4 +41,12 @@ describe('key format', () => {
     assert.notDeepEqual(createSecretHasher('pepper-b')(secret), a);
     assert.notDeepEqual(createSecretHasher(undefined)(secret), a);
   });
+
+  it('is HMAC-SHA256 keyed with the pepper as UTF-8, so hashes already stored keep matching', () => {
+    const secret = 'A'.repeat(43);
+    // Digests of the stored form (HMAC-SHA256 of the secret, the pepper's UTF-8 bytes as the key).
+    assert.equal(createSecretHasher('pepper-a')(secret).toString('hex'), '95869cb810b0fd016404985d820a99231b6dd85fe4562703af3f94754db3c550');
+    assert.equal(createSecretHasher(undefined)(secret).toString('hex'), '58a98994c1004fc700ad0009805ea809bd5344b59ffe875444e3c289b7838888');
+    assert.equal(createSecretHasher('pfeffer-ß')(secret).toString('hex'), '37c29f24c5ed0edd70b9ca9e110940cdfff6cd0447d5598d83faa44ffb22ac0e');
+  });
 });
