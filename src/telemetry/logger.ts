@@ -61,13 +61,19 @@ export function logDestination(dest: number | string): LineDestination {
     // pino flushes it synchronously at process exit (it registered `out` when it built it).
     // sonic-boom calls a flush back once the write in flight has drained, which can leave lines
     // under minLength still held: a second flush writes them. Its fsync after each fails with
-    // EINVAL on a pipe or /dev/null, where the lines were written all the same.
+    // EINVAL on a pipe or /dev/null, where the lines were written all the same: not a failure.
     flush: (cb) =>
       out.flush((err) => {
-        if (err && (err as NodeJS.ErrnoException).code !== 'EINVAL') cb?.(err);
-        else out.flush(cb);
+        const failure = flushFailure(err);
+        if (failure) cb?.(failure);
+        else out.flush((last) => cb?.(flushFailure(last)));
       }),
   };
+}
+
+/** A flush's error, but for the fsync that a pipe or /dev/null refuses (EINVAL) after the write. */
+function flushFailure(err: Error | undefined): Error | undefined {
+  return err && (err as NodeJS.ErrnoException).code !== 'EINVAL' ? err : undefined;
 }
 
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
