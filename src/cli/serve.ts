@@ -6,6 +6,7 @@ import { loadConfig } from '../config/load-config.ts';
 import type { Config } from '../config/schema.ts';
 import type { Gateway } from '../server/app.ts';
 import { watchHeapGrowth } from './heap-growth.ts';
+import { listeningLines, originOf } from './listening-lines.ts';
 import { OperatorError } from './operator-error.ts';
 import { defaultWorkers, superviseWorkers, WORKER_PORT_ENV, WORKER_SLOT_ENV, type WorkerListening } from './workers.ts';
 
@@ -90,14 +91,13 @@ export async function serve(options: ServeOptions): Promise<void> {
       address: address.address,
       family: address.family,
       port: address.port,
+      providers: gateway.context.registry.providers(),
     };
     process.send?.(listening);
     return;
   }
-  const where = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-  console.log(`sluice listening on ${where}${oneProcess ? ` (${oneProcess})` : ''}`);
-  console.log(`providers: ${gateway.context.registry.providers().join(', ')}`);
-  if (!config.auth.master_key) console.log('no SLUICE_MASTER_KEY set: serving without auth (loopback only)');
+  for (const line of listeningLines(originOf(address), oneProcess, gateway.context.registry.providers(), config))
+    console.log(line);
 }
 
 /**

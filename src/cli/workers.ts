@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config/schema.ts';
 import { isWorkerMetricsMessage } from '../telemetry/worker-metrics.ts';
 import { MetricsGatherer } from './gather-metrics.ts';
+import { listeningLines, originOf } from './listening-lines.ts';
 import { OperatorError } from './operator-error.ts';
 import { RestartPolicy } from './restart-policy.ts';
 
@@ -11,6 +12,8 @@ export interface WorkerListening {
   address: string;
   family: string;
   port: number;
+  /** The providers the worker serves (the same config gives every worker the same), for the supervisor to say. */
+  providers: string[];
 }
 
 /** The environment a worker reads: its slot (stable across restarts) and the port to bind. */
@@ -172,6 +175,5 @@ export async function superviseWorkers(config: Config, workers: number): Promise
     return;
   }
   started = true;
-  const where = `http://${first.family === 'IPv6' ? `[${first.address}]` : first.address}:${first.port}`;
-  console.log(`sluice listening on ${where} (${workers} workers)`);
+  for (const line of listeningLines(originOf(first), `${workers} workers`, first.providers, config)) console.log(line);
 }

@@ -140,6 +140,12 @@ describe('sluice serve --workers 2', { timeout: 300_000 }, () => {
     assert.equal((await pidsAnswering(gw.url, 2)).size, 2);
   });
 
+  it('says at start, as one process does, the providers it serves and that it serves without auth', async () => {
+    // The supervisor prints them after its listening line, from the first worker's report.
+    for (let i = 0; i < 50 && !gw.output().includes('serving without auth'); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.match(gw.output(), /sluice listening on http:\/\/\S+ \(2 workers\)\nproviders: mock\nno SLUICE_MASTER_KEY set: serving without auth/);
+  });
+
   it('a request is found in the request log from the other worker, on a keep-alive connection', async () => {
     const [a, b] = await connectionsOnTwoWorkers(gw.url);
     agents.push(a, b);
