@@ -3,10 +3,10 @@
  * `telemetryCost()` (run by `npm run bench` for issue 14's target: within 3% of the CPU of a
  * streamed request). Runs what a gateway does once per finished request (app.ts `observe`: the
  * Prometheus series' updates and the one JSON log line, through the gateway's own log destination
- * (logDestination: batched, asynchronous) to /dev/null, its flush included) over records like the bench's, several models and outcomes,
- * and prints the CPU per request of this process. The end-to-end side (a gateway with both off,
- * `npm run bench`'s "telemetry off" row) measures the same around real streams, where ~20 µs are
- * within the noise of two phases.
+ * (logDestination: batched, asynchronous) to /dev/null, its flush included) over records like the
+ * bench's, several models and outcomes, and prints the CPU per request of this process. The
+ * end-to-end side (a gateway with both off, `npm run bench`'s "telemetry off" row) measures the
+ * same around real streams, where ~20 µs are within the noise of two phases.
  */
 import { openSync } from 'node:fs';
 import pino from 'pino';
