@@ -6,7 +6,7 @@
  * profile between `profile-start` and `profile-stop` (so that startup and warm-up stay out of
  * it); stops when the parent closes the channel.
  *
- * Governed requests (bench/README.md "The governed row"): the master key `BENCH_MASTER_KEY`
+ * Governed requests (docs/benchmarks/index.md "The governed row"): the master key `BENCH_MASTER_KEY`
  * authenticates the plain requests; a key issued through the admin API, on the tier `bench`
  * (governed-tier.ts: every limit and budgets, never reached), those that go through
  * admission and settlement. With `BENCH_REDIS_URL`, a second gateway in this same process (same

@@ -46,7 +46,7 @@ export const USAGE = `npm run bench -- [options]
   --workers N                      run the gateway as N worker processes on one port (default 1; unpins it)
   --ledger-page-rows N             rows the request-log paging step seeds after the load (default 1000000)
   --no-ledger-page                 skip that step (node bench/ledger-page.ts runs it alone)
-  --soak                           instead of the modes: hold many slow streams through one gateway (bench/README.md)
+  --soak                           instead of the modes: hold many slow streams through one gateway (docs/benchmarks/soak.md)
   --soak-streams N                 the soak's concurrent streams (default 10000)
   --soak-seconds S                 the soak's length, streams included (default 180)
   --soak-node-args=ARGS            Node options for the soak's gateway alone, e.g. --soak-node-args=--max-semi-space-size=8`;

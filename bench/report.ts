@@ -284,7 +284,7 @@ function governedLines(c: Comparison, redisSkipped: string | undefined): string[
   ];
 }
 
-/** What a two-target route adds over naming the target itself, in the same rounds (README "Routes and fallback"). */
+/** What a two-target route adds over naming the target itself, in the same rounds (docs/routing.md). */
 export function routedLines(c: Comparison): string[] {
   const r = c.routed;
   const d = r && cpuOver(r, c.sluice);

@@ -3,7 +3,7 @@
  * sluice, alternating, in a fast mode (CPU cost) and a paced mode (added latency); also through a
  * minimal reference proxy, the yardstick for sluice's CPU and latency figures. The fake
  * upstream, the gateway and the reference proxy are children; this process generates the load.
- * bench/README.md says how to read the output.
+ * docs/benchmarks/index.md says how to read the output.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -397,7 +397,7 @@ async function main(): Promise<number> {
 
   // Admission and settlement alone, in this process once the children are stopped: end to end the
   // governed row's difference also holds the key's HMAC, the rate-limit headers and the spend rows,
-  // and moves by tens of µs between runs on a busy machine (bench/README.md).
+  // and moves by tens of µs between runs on a busy machine (docs/benchmarks/index.md).
   const admission = await admissionCost(undefined, 20_000);
   const admissionBusy = admission.runs.find((r) => r.inFlight === 32);
   log(

@@ -1,8 +1,8 @@
 /**
  * `npm run bench -- --soak`: many slow streams held open at once through one gateway process
  * (issue 15: 10,000 streams, one token per second, heartbeats on, in < 1 GiB with no error),
- * bounded in time, printing the gateway's RSS over time and per open stream. bench/README.md
- * ("The soak") says how to read it.
+ * bounded in time, printing the gateway's RSS over time and per open stream.
+ * docs/benchmarks/soak.md says how to read it.
  *
  * The gateway is sluice's own CLI (`bin/sluice.js serve` with a config file), as `npm start` runs
  * it, and its memory is read from /proc. The fake upstream is a child process

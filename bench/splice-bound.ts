@@ -12,8 +12,8 @@
  *   text-only-chunk.ts reads it), the accountant's event, and the envelope swapped in the bytes;
  *   every other chunk also spliced, so this is a lower bound of a real splice's cost;
  * - `framing alone`: the SSE framing, the floor of any path that sends frames.
- * The difference between the first two is the most a splice could save a stream; the README's
- * fast-mode CPU per stream is what it is set against.
+ * The difference between the first two is the most a splice could save a stream; the benchmark's
+ * fast-mode CPU per stream (docs/benchmarks/results/) is what it is set against.
  */
 import { parseArgs } from 'node:util';
 import { Accountant } from '../src/accounting/accountant.ts';

@@ -6,7 +6,7 @@ import { fuzzTargets } from './targets.ts';
 /**
  * `npm run fuzz [-- --runs N] [--target NAME] [--out FILE]`: every target at full size (100,000
  * generated inputs each) from the printed seed (FUZZ_SEED overrides it). Writes the results as JSON
- * (for RELIABILITY.md) and exits 1 when a property failed, with fast-check's report: the shrunk
+ * (for docs/reliability/report.md) and exits 1 when a property failed, with fast-check's report: the shrunk
  * counterexample, the error with its stack, and the seed and path that replay it.
  */
 const { values } = parseArgs({

@@ -19,7 +19,7 @@ export interface FuzzTarget {
   name: string;
   /** The file the target belongs to (sse framer, stream decoders, response decoders, surface encoders). */
   family: string;
-  /** What it feeds and what must hold, one line (for RELIABILITY.md). */
+  /** What it feeds and what must hold, one line (for docs/reliability/report.md). */
   what: string;
   check(parameters: fc.Parameters<unknown>): fc.RunDetails<unknown>;
 }

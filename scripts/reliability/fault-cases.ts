@@ -1,6 +1,6 @@
 /**
  * The fault matrix as a table: each fault, and the tests that exercise it (a file and a part of a
- * test's name). RELIABILITY.md marks each test as it ran in the last `npm run reliability`, so a
+ * test's name). docs/reliability/report.md marks each test as it ran in the last `npm run reliability`, so a
  * renamed or failing test shows instead of a stale claim. `asserts` says what those tests check:
  * the client's frames, the upstream connection, the ledger row.
  */

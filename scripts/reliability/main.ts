@@ -1,6 +1,6 @@
 import { spawnSync, execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readResults, renderReliability } from './render.ts';
 import { runFaults } from './run-faults.ts';
@@ -8,7 +8,7 @@ import { runFaults } from './run-faults.ts';
 /**
  * `npm run reliability [-- --fuzz-runs N] [--soak-minutes M] [--render-only]`: the fault matrix
  * (with the ledger and bad-input tests), a short fuzz and a short soak, each writing its JSON to
- * .reliability/, then RELIABILITY.md rendered from them. Exits 1 when any part did not hold (the
+ * .reliability/, then docs/reliability/report.md rendered from them. Exits 1 when any part did not hold (the
  * file is still written, saying what failed).
  */
 const { values } = parseArgs({
@@ -37,6 +37,9 @@ if (!values['render-only']) {
 
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}`;
-writeFileSync('RELIABILITY.md', renderReliability({ ...readResults(dir), commit, node: process.version, machine }));
-console.log(`RELIABILITY.md written${failed ? ': some parts did not hold' : ''}`);
+// In docs/ so the docs site publishes it beside the page that explains it (docs/reliability/index.md).
+const report = 'docs/reliability/report.md';
+mkdirSync('docs/reliability', { recursive: true });
+writeFileSync(report, renderReliability({ ...readResults(dir), commit, node: process.version, machine }));
+console.log(`${report} written${failed ? ': some parts did not hold' : ''}`);
 process.exitCode = failed ? 1 : 0;

@@ -15,7 +15,7 @@ export interface TestOutcome {
 
 /**
  * Runs the fault, ledger and bad-input test files with node's own runner (two at a time, as
- * `npm test` does) and records every test's outcome to `out`: what RELIABILITY.md counts.
+ * `npm test` does) and records every test's outcome to `out`: what docs/reliability/report.md counts.
  */
 export async function runFaults(out: string): Promise<{ passed: number; failed: number }> {
   const outcomes: TestOutcome[] = [];

@@ -78,7 +78,7 @@ export class MetricsGatherer {
       for (const worker of waiting) worker.send({ sluice: 'metrics-collect', id } satisfies WorkerMetricsMessage);
       if (waiting.size === 0) round.done(null);
     });
-    // Loaded on the first scrape: the supervisor otherwise loads no metrics code (README "Every core").
+    // Loaded on the first scrape: the supervisor otherwise loads no metrics code (docs/operations/scale-out.md "Every core of one machine").
     const { AggregatorRegistry } = await import('prom-client');
     return AggregatorRegistry.aggregate(collected).metrics();
   }

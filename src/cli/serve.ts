@@ -51,7 +51,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   const { createGateway } = await import('../server/app.ts');
   const gateway = createGateway(config);
   if (worker !== undefined && gateway.context.metrics) {
-    // A scrape of any worker answers for them all (README "Every core of one machine").
+    // A scrape of any worker answers for them all (docs/operations/scale-out.md "Every core of one machine").
     const { shareMetricsAcrossWorkers } = await import('../telemetry/worker-metrics.ts');
     shareMetricsAcrossWorkers(gateway.context.metrics, {
       send: (message) => process.send?.(message),

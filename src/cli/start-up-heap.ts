@@ -15,7 +15,7 @@ const V8_DEFAULT = 2;
  * compiled, RSS 3 s after listening, 5 starts): 139-143 -> 118-122 MiB, the new space 32 -> 2 MiB
  * (the old space takes ~7 MiB more: start-up's short-lived objects get promoted), for ~40 ms more
  * to start (500 -> 540 ms). Under load the young generation grows again as usual, which the CPU
- * figures need (a capped one costs 10-15%, README "Memory"). Left alone when the operator sized the
+ * figures need (a capped one costs 10-15%, docs/benchmarks/memory.md). Left alone when the operator sized the
  * young generation (a semi-space flag on node's command line or in NODE_OPTIONS).
  */
 export function holdYoungGeneration(): () => void {

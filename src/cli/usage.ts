@@ -15,7 +15,7 @@ Usage:
 Run sluice <command> --help for a command's options.
 Environment: PORT, HOST, SLUICE_CONFIG, SLUICE_MASTER_KEY, SLUICE_KEY_PEPPER, DATABASE_URL,
 SLUICE_URL (for logs, projects, keys and endpoints),
-and each provider's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...). See README.md.`,
+and each provider's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...). Docs: README.md, docs/.`,
 
   serve: `Usage: sluice serve [--port N] [--host H] [--config FILE] [--workers N|auto]
 
@@ -27,7 +27,7 @@ Runs the gateway (the default command).
   --workers N      processes serving the port (SLUICE_WORKERS; default and auto: one per core;
                    1: one process): a supervisor restarts a crashed one and drains them all on
                    SIGTERM. Tiers with limits or budgets need REDIS_URL for more than one (by
-                   default sluice then serves one process; README "Every core of one machine")
+                   default sluice then serves one process: docs/operations/scale-out.md)
   -h, --help       this help`,
 
   pricing: `Usage: sluice pricing <provider/model|alias> [--input N] [--output N] [--cached N] [--config FILE]

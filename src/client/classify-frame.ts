@@ -1,6 +1,6 @@
 import type { StreamFrame, StreamSurface } from './types.ts';
 
-/** The events of the accounting profile (README "Stream profiles"), and `response.done` that closes it. */
+/** The events of the accounting profile (docs/streams/profiles.md), and `response.done` that closes it. */
 const ACCOUNTING_EVENTS = new Set([
   'usage_start',
   'rate_limit_warning',

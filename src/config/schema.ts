@@ -15,89 +15,136 @@ const isOrigin = (value: string): boolean => {
   }
 };
 
+// The descriptions (.describe) are the configuration reference: scripts/docs/config-reference.ts
+// renders docs/reference/configuration.md from them. They change no validation.
+
 const providerSchema = z.strictObject({
-  /** `openai-compatible` for a server declared in the config; presets infer their own type. */
-  type: z.enum(['openai-compatible']).optional(),
-  api_key: z.string().optional(),
-  base_url: z.url().optional(),
-  /** Extra headers sent upstream (e.g. OpenRouter's HTTP-Referer). */
-  headers: z.record(z.string(), z.string()).optional(),
-  /** `keep` leaves `<think>` tags in content (default); `reasoning` moves them to reasoning_content. */
-  think_tags: z.enum(['keep', 'reasoning']).optional(),
-  /** Some servers reject `stream_options`; they still usually send usage on their own. */
-  stream_options: z.boolean().optional(),
-  /** Native providers: drop request parameters the provider cannot honour instead of answering 400. */
-  drop_params: z.boolean().optional(),
-  /** Bedrock: the AWS region (else AWS_REGION). */
-  region: z.string().optional(),
-  /** OpenAI-compatible upstreams that implement /v1/responses themselves: relay it (events as sent). */
-  responses_api: z.boolean().optional(),
-  /** Static model ids for GET /v1/models. */
-  models: z.array(z.string()).optional(),
+  type: z
+    .enum(['openai-compatible'])
+    .optional()
+    .describe(
+      '`openai-compatible` for a server declared in the config; the built-in presets and native providers infer their own.',
+    ),
+  api_key: z.string().optional().describe("The provider's key; empty leaves the provider disabled. Wins over the environment."),
+  base_url: z
+    .url()
+    .optional()
+    .describe("The upstream's base URL (`…/v1` for OpenAI-compatible servers). Wins over the environment."),
+  headers: z.record(z.string(), z.string()).optional().describe("Extra headers sent upstream (e.g. OpenRouter's HTTP-Referer)."),
+  think_tags: z
+    .enum(['keep', 'reasoning'])
+    .optional()
+    .describe('`keep` leaves `<think>` tags in the content (default); `reasoning` moves them to reasoning_content.'),
+  stream_options: z
+    .boolean()
+    .optional()
+    .describe('`false` for servers that reject `stream_options`; they still usually send usage on their own.'),
+  drop_params: z
+    .boolean()
+    .optional()
+    .describe('Drop request parameters the provider cannot honour instead of answering 400 naming them.'),
+  region: z.string().optional().describe('Bedrock: the AWS region (else AWS_REGION, else us-east-1).'),
+  responses_api: z
+    .boolean()
+    .optional()
+    .describe(
+      'OpenAI-compatible upstreams that implement /v1/responses themselves: relay /v1/responses to them (events as sent).',
+    ),
+  models: z.array(z.string()).optional().describe('Model ids listed by GET /v1/models (and served under bare names).'),
 });
 
 /** A spending limit over a calendar period (UTC): the key's own spend, or its whole project's. */
 const tierBudgetSchema = z.strictObject({
-  scope: z.enum(['key', 'project']).default('key'),
-  period: z.enum(['day', 'month']),
-  limit_usd: z.number().positive(),
+  scope: z.enum(['key', 'project']).default('key').describe("Whose spend: the key's own, or its whole project's."),
+  period: z.enum(['day', 'month']).describe('The calendar period, in UTC.'),
+  limit_usd: z.number().positive().describe('The most that may be spent in one period, in USD.'),
 });
 
 /** Per-minute and in-flight limits; `undefined`: unlimited. */
 const rateLimitsShape = {
-  requests_per_minute: z.number().int().positive().optional(),
-  /** Prompt (counted up front) plus output tokens, reconciled with the real usage at the end. */
-  tokens_per_minute: z.number().int().positive().optional(),
-  concurrent_requests: z.number().int().positive().optional(),
+  requests_per_minute: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Requests a minute (a token bucket: the whole limit at once, then at the rate).'),
+  tokens_per_minute: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Prompt (estimated up front) plus output tokens a minute, reconciled with the real usage at the end.'),
+  concurrent_requests: z.number().int().positive().optional().describe('Requests in flight at once.'),
 };
 
-/** What a tier grants (README "Tiers, limits and budgets"). */
+/** What a tier grants (docs/governance/tiers-limits-budgets.md). */
 const tierSchema = z.strictObject({
-  /** The request deadline, replacing stream.deadline_s / responses.deadline_s; the error names the tier. */
-  deadline_s: seconds.optional(),
-  /** Replaces stream.idle_timeout_s. */
-  idle_timeout_s: seconds.optional(),
+  deadline_s: seconds
+    .optional()
+    .describe('The request deadline, replacing stream.deadline_s / responses.deadline_s; the error names the tier.'),
+  idle_timeout_s: seconds.optional().describe('Replaces stream.idle_timeout_s.'),
   /** Limits per key. */
   ...rateLimitsShape,
-  /** The same limits over all the keys of a project together. */
-  project: z.strictObject(rateLimitsShape).optional(),
-  budgets: z.array(tierBudgetSchema).default([]),
-  /** A stream the client abandoned: bill what was generated, or charge nothing (cost 0, `billing: void`). */
-  abandoned_streams: z.enum(['bill_generated', 'void']).default('bill_generated'),
-  /** With Redis unreachable: admit without the shared limits, or refuse with 503. */
-  redis_unavailable: z.enum(['fail_open', 'fail_closed']).default('fail_open'),
-  /** Replaces stream.on_disconnect for this tier's streams. */
-  on_disconnect: z.enum(['cancel', 'drain']).optional(),
+  project: z.strictObject(rateLimitsShape).optional().describe('The same limits over all the keys of a project together.'),
+  budgets: z.array(tierBudgetSchema).default([]).describe('USD budgets over calendar periods (UTC); several at once.'),
+  abandoned_streams: z
+    .enum(['bill_generated', 'void'])
+    .default('bill_generated')
+    .describe('A stream the client abandoned: bill what was generated, or charge nothing (cost 0, `billing: void`).'),
+  redis_unavailable: z
+    .enum(['fail_open', 'fail_closed'])
+    .default('fail_open')
+    .describe('With Redis unreachable: admit without limits or budgets, or refuse with 503 limits_unavailable.'),
+  on_disconnect: z.enum(['cancel', 'drain']).optional().describe("Replaces stream.on_disconnect for this tier's streams."),
 });
 
-/** Request parameters a route target sets in place of the client's (README "Routes and fallback"). */
+/** Request parameters a route target sets in place of the client's (docs/routing.md). */
 const targetParamsSchema = z.strictObject({
-  temperature: z.number().min(0).max(2).optional(),
-  top_p: z.number().min(0).max(1).optional(),
-  max_tokens: z.number().int().positive().optional(),
-  max_completion_tokens: z.number().int().positive().optional(),
-  reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).optional(),
-  seed: z.number().int().optional(),
+  temperature: z.number().min(0).max(2).optional().describe("Sent in place of the client's `temperature`."),
+  top_p: z.number().min(0).max(1).optional().describe("Sent in place of the client's `top_p`."),
+  max_tokens: z.number().int().positive().optional().describe("Sent in place of the client's `max_tokens`."),
+  max_completion_tokens: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("Sent in place of the client's `max_completion_tokens`."),
+  reasoning_effort: z
+    .enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])
+    .optional()
+    .describe("Sent in place of the client's `reasoning_effort`."),
+  seed: z.number().int().optional().describe("Sent in place of the client's `seed`."),
 });
 
 const routeSchema = z.strictObject({
-  /** `ordered`: a fallback chain in the order written. `weighted`: spread over the healthy targets by weight. */
-  strategy: z.enum(['ordered', 'weighted']).default('ordered'),
+  strategy: z
+    .enum(['ordered', 'weighted'])
+    .default('ordered')
+    .describe('`ordered`: a fallback chain in the order written. `weighted`: spread over the healthy targets by weight.'),
   targets: z
     .array(
       z.strictObject({
-        model: z.string().regex(/^[^/]+\/.+$/, 'must be provider/model'),
-        weight: z.number().positive().default(1),
-        /** No first output token within this long: the attempt is abandoned for the next target. */
-        ttft_timeout_s: z.number().positive().optional(),
-        /** A non-streamed answer not complete within this long: the attempt is abandoned for the next target. */
-        timeout_s: z.number().positive().optional(),
-        params: targetParamsSchema.optional(),
+        model: z
+          .string()
+          .regex(/^[^/]+\/.+$/, 'must be provider/model')
+          .describe('The target, as `provider/model`.'),
+        weight: z.number().positive().default(1).describe('Its share of a weighted route.'),
+        ttft_timeout_s: z
+          .number()
+          .positive()
+          .optional()
+          .describe('Streamed: no first output within this long, the attempt is abandoned for the next target.'),
+        timeout_s: z
+          .number()
+          .positive()
+          .optional()
+          .describe('Not streamed: no whole answer within this long, the attempt is abandoned for the next target.'),
+        params: targetParamsSchema.optional().describe("Request parameters this target sets in place of the client's."),
       }),
     )
-    .min(1),
-  /** Requests with the same prompt_cache_key (or user) go to the same healthy target. */
-  sticky: z.boolean().default(false),
+    .min(1)
+    .describe('One or more targets, tried (ordered) or picked (weighted) in this order.'),
+  sticky: z.boolean().default(false).describe('Requests with the same prompt_cache_key (or user) go to the same healthy target.'),
 });
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -105,15 +152,20 @@ export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', '
 const configObject = z.strictObject({
   server: z
     .strictObject({
-      host: z.string().default('127.0.0.1'),
-      port: z.number().int().min(0).max(65535).default(8080),
+      host: z
+        .string()
+        .default('127.0.0.1')
+        .describe('The address to bind (HOST, --host). A non-loopback address needs a master key.'),
+      port: z.number().int().min(0).max(65535).default(8080).describe('The port (PORT, --port); 0 picks a free one.'),
       body_limit_bytes: z
         .number()
         .int()
         .positive()
-        .default(20 * 1024 * 1024),
-      drain_timeout_s: seconds.default(30),
-      /** Host names answered (`*.example.com`: any subdomain); empty: any with a key, loopback only without. */
+        .default(20 * 1024 * 1024)
+        .describe('The largest request body accepted; larger ones get 413 request_too_large.'),
+      drain_timeout_s: seconds
+        .default(30)
+        .describe('On SIGTERM or SIGINT: how long open streams may go on before they are ended.'),
       allowed_hosts: z
         .array(
           z
@@ -123,195 +175,322 @@ const configObject = z.strictObject({
               'must be a host name, *.domain, an IP or [IPv6], without a port',
             ),
         )
-        .default([]),
-      /** Browser origins allowed by CORS (`https://app.example.com`), or "*"; empty: CORS off. */
+        .default([])
+        .describe('Host names answered (`*.example.com`: any subdomain); empty: any with a key, loopback only without.'),
       cors_origins: z
         .union([z.literal('*'), z.array(z.string().refine(isOrigin, 'must be an origin (scheme://host[:port], no path) or "*"'))])
-        .default([]),
-      /** Past this many open connections, new ones are closed at once. */
-      max_connections: z.number().int().positive().default(10_000),
-      /** A client must send its request headers within this (slowloris), and the whole request within the next. */
-      headers_timeout_s: seconds.default(10),
-      request_timeout_s: seconds.default(60),
-      /** The listen queue length (the kernel caps it at net.core.somaxconn). */
-      backlog: z.number().int().positive().default(2048),
+        .default([])
+        .describe('Browser origins allowed by CORS (`https://app.example.com`), or "*"; empty: CORS off.'),
+      max_connections: z
+        .number()
+        .int()
+        .positive()
+        .default(10_000)
+        .describe('Past this many open connections, new ones are closed at once.'),
+      headers_timeout_s: seconds
+        .default(10)
+        .describe('A client must send its request headers within this (slowloris); else 408 and the connection closes.'),
+      request_timeout_s: seconds
+        .default(60)
+        .describe('The whole request (headers and body) must arrive within this; 0: off. Responses may stream longer.'),
+      backlog: z
+        .number()
+        .int()
+        .positive()
+        .default(2048)
+        .describe('The listen queue length (the kernel caps it at net.core.somaxconn).'),
     })
-    .prefault({}),
+    .prefault({})
+    .describe('The HTTP server and the checks at its edge.'),
   auth: z
     .strictObject({
-      /** Empty (`${SLUICE_MASTER_KEY:-}` with the variable unset) means no key, as if not written. */
       master_key: z
         .string()
         .optional()
-        .transform((key) => key || undefined),
-      /**
-       * The server-side secret of the keyed hash that gateway-issued keys are stored as
-       * (SLUICE_KEY_PEPPER sets it too). Set it before creating keys: changing it invalidates them.
-       */
+        .transform((key) => key || undefined)
+        .describe("The operator's key (SLUICE_MASTER_KEY). Empty (`${SLUICE_MASTER_KEY:-}` unset) means no key: loopback only."),
       key_pepper: z
         .string()
         .optional()
-        .transform((pepper) => pepper || undefined),
-      /** How long an instance trusts a verified key before reading it again (a revocation elsewhere takes this long). */
-      key_cache_ttl_s: seconds.max(300).default(10),
+        .transform((pepper) => pepper || undefined)
+        .describe(
+          'The server-side secret of the keyed hash that gateway-issued keys are stored as (SLUICE_KEY_PEPPER). Set it before creating keys: changing it invalidates them.',
+        ),
+      key_cache_ttl_s: seconds
+        .max(300)
+        .default(10)
+        .describe('How long an instance trusts a verified key before reading it again (a revocation elsewhere takes this long).'),
     })
-    .prefault({}),
+    .prefault({})
+    .describe('The master key and the storage of gateway-issued keys.'),
   stream: z
     .strictObject({
-      heartbeat_s: seconds.default(15),
-      idle_timeout_s: seconds.default(120),
-      deadline_s: seconds.default(600),
-      error_style: z.enum(['data', 'event']).default('data'),
-      usage: z.enum(['opt_in', 'always']).default('opt_in'),
-      /** `openai`: the strict OpenAI chunk shape. `accounting`: reference/accounting-events.txt. */
-      profile: z.enum(['openai', 'accounting']).default('openai'),
-      /** Adds `cost_usd` and `estimated` to the openai profile's usage object (strict clients may reject them). */
-      usage_extensions: z.boolean().default(false),
-      /**
-       * An upstream's `x_*` vendor events among the chunks (research steps, artifacts): dropped, as
-       * strict clients may choke on them, or passed through unchanged and in order.
-       */
-      vendor_events: z.enum(['drop', 'passthrough']).default('drop'),
-      /**
-       * A client that leaves a stream: `cancel` aborts the upstream at once; `drain` reads it to its
-       * end (within the deadline) so that its usage is exact, then records it (README "Disconnect policy").
-       */
-      on_disconnect: z.enum(['cancel', 'drain']).default('cancel'),
-      /** Resumable streams (README "Resuming a stream"): recent streams' frames are kept for GET /v1/streams/{id}. */
+      heartbeat_s: seconds
+        .default(15)
+        .describe('A `: heartbeat` comment (a `ping` on /v1/messages) after this long without output; 0: off.'),
+      idle_timeout_s: seconds
+        .default(120)
+        .describe('No upstream data this long once it answered: the stream ends with stream_idle_timeout.'),
+      deadline_s: seconds.default(600).describe('The whole request deadline: timeout_error.'),
+      error_style: z
+        .enum(['data', 'event'])
+        .default('data')
+        .describe('An error frame as `data: {"error":…}`, or as an `event: error` frame.'),
+      usage: z
+        .enum(['opt_in', 'always'])
+        .default('opt_in')
+        .describe('The usage chunk only when the client sends stream_options.include_usage, or always.'),
+      profile: z
+        .enum(['openai', 'accounting'])
+        .default('openai')
+        .describe(
+          "`openai`: the strict OpenAI chunk shape. `accounting`: sluice's accounting events. Per request: X-Sluice-Profile.",
+        ),
+      usage_extensions: z
+        .boolean()
+        .default(false)
+        .describe("Adds `cost_usd` and `estimated` to the openai profile's usage object (strict clients may reject them)."),
+      vendor_events: z
+        .enum(['drop', 'passthrough'])
+        .default('drop')
+        .describe(
+          "An upstream's `x_*` vendor events among the chunks (research steps, artifacts): dropped, as strict clients may choke on them, or passed through unchanged and in order.",
+        ),
+      // `drain` reads the upstream to its end so that the usage is exact (docs/streams/contract.md "Disconnect policy").
+      on_disconnect: z
+        .enum(['cancel', 'drain'])
+        .default('cancel')
+        .describe(
+          'A client that leaves a stream: `cancel` aborts the upstream at once; `drain` reads it to its end (within the deadline), then records it.',
+        ),
       resume: z
         .strictObject({
-          enabled: z.boolean().default(false),
-          /** At most this many streams are kept (the oldest goes first). */
-          buffer_streams: z.number().int().positive().default(1_000),
-          /** At most this many bytes of frames (64 MiB), over every kept stream (one stream larger than this is not kept). */
-          buffer_bytes: z.number().int().positive().default(67_108_864),
-          /** A stream is kept this long after its last frame. */
-          ttl_s: seconds.default(300),
-          /** A stream whose client went away goes on this long (then is cancelled), so that the client can resume it. */
-          grace_s: seconds.default(30),
+          enabled: z.boolean().default(false).describe("Keep recent streams' frames for GET /v1/streams/{request_id}."),
+          buffer_streams: z
+            .number()
+            .int()
+            .positive()
+            .default(1_000)
+            .describe('At most this many streams are kept (the oldest goes first).'),
+          buffer_bytes: z
+            .number()
+            .int()
+            .positive()
+            .default(67_108_864)
+            .describe(
+              'At most this many bytes of frames (64 MiB), over every kept stream (one stream larger than this is not kept).',
+            ),
+          ttl_s: seconds.default(300).describe('A stream is kept this long after its last frame.'),
+          grace_s: seconds
+            .default(30)
+            .describe('A stream whose client went away goes on this long (then is cancelled), so that the client can resume it.'),
         })
-        .prefault({}),
+        .prefault({})
+        .describe("Resumable streams: recent streams' frames are kept for GET /v1/streams/{request_id}."),
     })
-    .prefault({}),
+    .prefault({})
+    .describe('Streams of every surface: timeouts, frame shapes, disconnects and resuming.'),
   responses: z
     .strictObject({
-      /** The Responses surface's request deadline (its reference says 2 minutes). */
-      deadline_s: seconds.default(120),
+      deadline_s: seconds.default(120).describe("The Responses surface's request deadline (its reference says 2 minutes)."),
     })
-    .prefault({}),
+    .prefault({})
+    .describe('The Responses API (/v1/responses).'),
   store: z
     .strictObject({
-      /** PostgreSQL (many instances); else (or empty) the embedded SQLite file below. DATABASE_URL sets it too. */
       database_url: z
         .string()
         .optional()
-        .transform((url) => url || undefined),
-      path: z.string().default('.sluice/sluice.db'),
-      /** PostgreSQL: give up on a connection attempt after this long. */
-      connect_timeout_ms: z.number().int().positive().default(5_000),
-      /** PostgreSQL: give up on a query after this long (ends a query on a half-open connection). */
-      query_timeout_ms: z.number().int().positive().default(10_000),
+        .transform((url) => url || undefined)
+        .describe('PostgreSQL (for many instances); else (or empty) the embedded SQLite file below. DATABASE_URL sets it too.'),
+      path: z.string().default('.sluice/sluice.db').describe('The embedded SQLite file, relative to the working directory.'),
+      connect_timeout_ms: z
+        .number()
+        .int()
+        .positive()
+        .default(5_000)
+        .describe('PostgreSQL: give up on a connection attempt after this long.'),
+      query_timeout_ms: z
+        .number()
+        .int()
+        .positive()
+        .default(10_000)
+        .describe('PostgreSQL: give up on a query after this long (ends a query on a half-open connection).'),
     })
-    .prefault({}),
+    .prefault({})
+    .describe("Where the ledger, keys, stored responses and budgets' spend are kept."),
   ledger: z
     .strictObject({
-      enabled: z.boolean().default(true),
-      /** Keep prompts and completions in the request log (off by default), capped per record. */
-      store_content: z.boolean().default(false),
-      content_max_chars: z.number().int().positive().default(16_384),
-      flush_interval_ms: z.number().int().positive().default(200),
-      batch_size: z.number().int().positive().default(500),
-      max_buffered: z.number().int().positive().default(100_000),
-      /** On shutdown, write what is buffered for at most this long, then log what was lost. */
-      shutdown_flush_ms: z.number().int().positive().default(10_000),
-      /** Journal every record to local disk before acknowledging it (README "Ledger durability"). */
-      durable: z.boolean().default(false),
-      /** The journal's directory (turns the durable mode on); default: ledger-journal beside store.path. */
-      journal: z.string().min(1).optional(),
-      /** fdatasync the journal at most every this many ms (0: after every record). */
-      journal_sync_ms: z.number().int().nonnegative().default(100),
+      enabled: z
+        .boolean()
+        .default(true)
+        .describe('Record every request. Off: no store, so no gateway-issued keys and no request log.'),
+      store_content: z.boolean().default(false).describe('Keep prompts and completions in the request log, capped per record.'),
+      content_max_chars: z
+        .number()
+        .int()
+        .positive()
+        .default(16_384)
+        .describe('The cap on stored prompt and completion text, in characters.'),
+      flush_interval_ms: z.number().int().positive().default(200).describe('Records are written in a batch at least this often.'),
+      batch_size: z.number().int().positive().default(500).describe('At most this many records in one batch.'),
+      max_buffered: z
+        .number()
+        .int()
+        .positive()
+        .default(100_000)
+        .describe('Records waiting in memory while the store is slow or down; past this they are dropped and counted.'),
+      shutdown_flush_ms: z
+        .number()
+        .int()
+        .positive()
+        .default(10_000)
+        .describe('On shutdown, write what is buffered for at most this long, then log what was lost.'),
+      durable: z
+        .boolean()
+        .default(false)
+        .describe('Journal every record to local disk before acknowledging it (docs/reliability "Ledger durability").'),
+      journal: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("The journal's directory (turns the durable mode on); default: ledger-journal beside store.path."),
+      journal_sync_ms: z
+        .number()
+        .int()
+        .nonnegative()
+        .default(100)
+        .describe('fdatasync the journal at most every this many ms (0: after every record).'),
     })
-    .prefault({}),
-  /** Prices per million tokens for `provider/model`, overriding or adding to the registry. */
+    .prefault({})
+    .describe('The request log and its writer.'),
   pricing: z
     .record(
       z.string().regex(/^[^/]+\/.+$/, 'must be provider/model'),
       z.strictObject({
-        input_mtok: z.number().nonnegative(),
-        output_mtok: z.number().nonnegative(),
-        cache_read_mtok: z.number().nonnegative().optional(),
-        cache_write_mtok: z.number().nonnegative().optional(),
+        input_mtok: z.number().nonnegative().describe('USD per million input tokens.'),
+        output_mtok: z.number().nonnegative().describe('USD per million output tokens.'),
+        cache_read_mtok: z.number().nonnegative().optional().describe('USD per million cached input tokens read.'),
+        cache_write_mtok: z.number().nonnegative().optional().describe('USD per million input tokens written to the cache.'),
       }),
     )
-    .default({}),
+    .default({})
+    .describe('Prices per million tokens for `provider/model`, overriding or adding to the registry.'),
   upstream: z
     .strictObject({
-      connect_timeout_s: seconds.default(10),
-      /** Upper bound for the upstream's response headers (reasoning models can think a while). */
-      headers_timeout_s: seconds.default(300),
+      connect_timeout_s: seconds
+        .default(10)
+        .describe('Give up connecting to an upstream after this long (a failure of the target).'),
+      headers_timeout_s: seconds
+        .default(300)
+        .describe("Upper bound for the upstream's response headers (reasoning models can think a while)."),
     })
-    .prefault({}),
-  providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/), providerSchema).default({}),
+    .prefault({})
+    .describe('Connections to the providers.'),
+  providers: z
+    .record(z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/), providerSchema)
+    .default({})
+    .describe('Providers by name: a preset or native provider to configure, or any OpenAI-compatible server to declare.'),
   model_list: z
-    .array(z.strictObject({ model_name: z.string().min(1), model: z.string().regex(/^[^/]+\/.+$/, 'must be provider/model') }))
-    .default([]),
-  /** Public model names served by one or more targets, with fallback and balancing (README "Routes and fallback"). */
-  routes: z.record(z.string().min(1), routeSchema).default({}),
-  /** Health of route targets: the circuit breaker's thresholds. */
+    .array(
+      z.strictObject({
+        model_name: z.string().min(1).describe('The alias clients send.'),
+        model: z
+          .string()
+          .regex(/^[^/]+\/.+$/, 'must be provider/model')
+          .describe('What it stands for, as `provider/model`.'),
+      }),
+    )
+    .default([])
+    .describe('Aliases: a model name clients send, for one `provider/model`.'),
+  routes: z
+    .record(z.string().min(1), routeSchema)
+    .default({})
+    .describe('Public model names served by one or more targets, with fallback and balancing.'),
   routing: z
     .strictObject({
-      /** Consecutive failures that open a target's breaker. */
-      breaker_failures: z.number().int().positive().default(3),
-      /** How long an open breaker skips its target before one probe request is let through. */
-      breaker_open_s: seconds.default(30),
+      breaker_failures: z.number().int().positive().default(3).describe("Consecutive failures that open a target's breaker."),
+      breaker_open_s: seconds
+        .default(30)
+        .describe('How long an open breaker skips its target before one probe request is let through.'),
     })
-    .prefault({}),
-  /** Tiers by name; a key or project names its tier, else `default_tier` applies. */
+    .prefault({})
+    .describe("Health of route targets: the circuit breaker's thresholds."),
   tiers: z
     .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a name of letters, digits, _ . -'), tierSchema)
-    .default({}),
-  default_tier: z.string().min(1).optional(),
+    .default({})
+    .describe('Tiers by name; a key or project names its tier, else `default_tier` applies.'),
+  default_tier: z.string().min(1).optional().describe('The tier of keys and projects that name none (a name under `tiers`).'),
   limits: z
     .strictObject({
-      /** Limits and reservations shared by every instance; empty: in memory (one process). REDIS_URL sets it too. */
       redis_url: z
         .string()
         .optional()
-        .transform((url) => url || undefined),
-      /** A Redis answer slower than this counts as Redis unreachable (the tier's redis_unavailable applies). */
-      redis_timeout_ms: z.number().int().positive().default(250),
-      /** Prefix of every Redis key sluice writes (several gateways, or tests, sharing one Redis). */
-      redis_prefix: z.string().min(1).default('sluice:'),
-      /** The output a budget reserves for a request without max_tokens (tokens). */
-      reserve_output_tokens: z.number().int().positive().default(4096),
+        .transform((url) => url || undefined)
+        .describe('Limits and reservations shared by every instance; empty: in memory (one process). REDIS_URL sets it too.'),
+      redis_timeout_ms: z
+        .number()
+        .int()
+        .positive()
+        .default(250)
+        .describe("A Redis answer slower than this counts as Redis unreachable (the tier's redis_unavailable applies)."),
+      redis_prefix: z
+        .string()
+        .min(1)
+        .default('sluice:')
+        .describe('Prefix of every Redis key sluice writes (several gateways, or tests, sharing one Redis).'),
+      reserve_output_tokens: z
+        .number()
+        .int()
+        .positive()
+        .default(4096)
+        .describe(
+          'The output a budget reserves for a request without max_tokens (and caps a non-streamed answer at), in tokens.',
+        ),
     })
-    .prefault({}),
-  /** GET /metrics in Prometheus' text format (README "Metrics"). */
+    .prefault({})
+    .describe('Where the per-minute limits, concurrency slots and budget reservations live.'),
   metrics: z
     .strictObject({
-      enabled: z.boolean().default(true),
-      /** Open to anyone who reaches the port (a scraper without a key); else the master key or an admin key. */
-      public: z.boolean().default(false),
-      /** Distinct unpriced models (and projects) with their own label; later ones are counted as `other`. */
-      max_label_values: z.number().int().positive().default(100),
+      enabled: z.boolean().default(true).describe('Serve GET /metrics; false: no route (404).'),
+      public: z
+        .boolean()
+        .default(false)
+        .describe('Open to anyone who reaches the port (a scraper without a key); else the master key or an admin key.'),
+      max_label_values: z
+        .number()
+        .int()
+        .positive()
+        .default(100)
+        .describe('Distinct unpriced models (and projects) with their own label; later ones are counted as `other`.'),
     })
-    .prefault({}),
-  /** OpenTelemetry traces, on with OTEL_EXPORTER_OTLP_ENDPOINT (README "Traces (OpenTelemetry)"). */
+    .prefault({})
+    .describe("GET /metrics in Prometheus' text format."),
   traces: z
     .strictObject({
-      /** Prompts and completions in the request spans (off by default); each attribute capped. */
-      capture_content: z.boolean().default(false),
-      content_max_chars: z.number().int().positive().default(16_384),
+      capture_content: z
+        .boolean()
+        .default(false)
+        .describe('Prompts and completions in the request spans (off by default); each attribute capped.'),
+      content_max_chars: z
+        .number()
+        .int()
+        .positive()
+        .default(16_384)
+        .describe('Each content attribute at most this many characters of JSON.'),
     })
-    .prefault({}),
-  /** sluice's own log (README "Logs"): JSON lines on stderr, readable lines on a terminal. */
+    .prefault({})
+    .describe('OpenTelemetry traces, on with OTEL_EXPORTER_OTLP_ENDPOINT.'),
   log: z
     .strictObject({
-      /** SLUICE_LOG_LEVEL sets it too. */
-      level: z.enum(LOG_LEVELS).default('info'),
-      format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+      level: z.enum(LOG_LEVELS).default('info').describe('The least severe level logged; SLUICE_LOG_LEVEL sets it too.'),
+      format: z
+        .enum(['auto', 'json', 'pretty'])
+        .default('auto')
+        .describe('`auto`: readable lines on a terminal, JSON lines otherwise.'),
     })
-    .prefault({}),
+    .prefault({})
+    .describe("sluice's own log: JSON lines on stderr, readable lines on a terminal."),
 });
 
 /** The config, with the checks across sections (default_tier names a tier). */

@@ -46,7 +46,7 @@ const HOLD_MARGIN_MS = 60_000;
 const NOTHING_TO_SETTLE: Admission = { settle: () => {} };
 
 /**
- * The admit step for tiers, limits and budgets (README "Tiers, limits and budgets"): every model
+ * The admit step for tiers, limits and budgets (docs/governance/tiers-limits-budgets.md): every model
  * request is charged to its key's and project's per-minute token buckets (requests, and tokens with
  * the prompt's estimate), takes an in-flight slot and reserves its estimated cost in every budget
  * window, all at once (with Redis: one pipelined round trip), or is refused before any output.

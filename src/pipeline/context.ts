@@ -28,6 +28,6 @@ export interface PipelineContext {
   admit: Admit;
   /** Told every request's final ledger record (metrics, the request's log line); must not throw. */
   observe?: (record: LedgerRecord) => void;
-  /** OpenTelemetry traces (README "Traces (OpenTelemetry)"); absent when off, so no span is ever made. */
+  /** OpenTelemetry traces (docs/operations/observability.md "Traces (OpenTelemetry)"); absent when off, so no span is ever made. */
   tracing?: Tracing;
 }

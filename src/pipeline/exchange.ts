@@ -14,7 +14,7 @@ export interface Exchange {
   sendJson(status: number, body: unknown): void;
   /** The HTTP error for `error`, unless a response has already started (then a no-op). */
   sendError(error: GatewayError): void;
-  /** Set when streams are resumable (stream.resume, README "Resuming a stream"). */
+  /** Set when streams are resumable (stream.resume, docs/streams/resume.md). */
   readonly resume?: Resumable;
 }
 

@@ -44,7 +44,7 @@ export async function handleModelRequest(
   const attempts = new AttemptLog(trace);
   try {
     caller = await ctx.authenticate(req);
-    // A resumable stream is resumed by its caller's project only (README "Resuming a stream").
+    // A resumable stream is resumed by its caller's project only (docs/streams/resume.md).
     exchange.resume?.recording.claim(caller.projectId);
     let body = await overhead.excluding(readBody());
     const tooDeep = findTooDeep(body);
@@ -60,7 +60,7 @@ export async function handleModelRequest(
     attempts.candidates = candidates.length;
     const target = candidates[0].target;
     const prepared = await parsed.prepare(target, ctx);
-    // Only when the trace captures content (README "Traces (OpenTelemetry)"): built lazily.
+    // Only when the trace captures content (docs/operations/observability.md "Traces (OpenTelemetry)"): built lazily.
     trace?.captureInput(() => prepared.traceInput?.() ?? canonicalInput(prepared.request, operation.surface));
     admission = await ctx.admit({
       requestId: exchange.requestId,
@@ -87,7 +87,7 @@ export async function handleModelRequest(
       deadlineError: admission.deadline?.error,
       idleTimeoutMs: admission.idleTimeoutMs,
       watch: admission.watch,
-      // A client leaving a stream may let it drain (README "Disconnect policy"); any other request is cancelled.
+      // A client leaving a stream may let it drain (docs/streams/contract.md "Disconnect policy"); any other request is cancelled.
       onDisconnect: prepared.streamed ? (admission.onDisconnect ?? ctx.config.stream.on_disconnect) : 'cancel',
       disconnectGraceMs: prepared.streamed ? exchange.resume?.graceMs : undefined,
       scopes: ctx.scopes,

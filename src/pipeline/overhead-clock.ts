@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 
-/** The response header with sluice's own time on a request (README "Overhead header"). */
+/** The response header with sluice's own time on a request (docs/operations/observability.md "Overhead header"). */
 export const OVERHEAD_HEADER = 'x-sluice-overhead-ms';
 
 /**

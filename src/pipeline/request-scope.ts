@@ -19,7 +19,7 @@ export interface RequestScopeOptions {
   /**
    * `cancel` on a resumable stream (stream.resume.grace_s): the upstream is aborted this long after
    * the client left instead of at once, so that the stream goes on, recorded, for the client to
-   * resume (README "Resuming a stream"). 0 or absent: at once.
+   * resume (docs/streams/resume.md). 0 or absent: at once.
    */
   disconnectGraceMs?: number;
   /** Every open scope, so that a shutdown can end them after the drain time. */

@@ -51,7 +51,7 @@ export function completeRouted(run: RunScope, request: CanonicalRequest): () => 
 
 /**
  * The candidates a relay can serve: a relayed surface passes the upstream's bytes on as they came,
- * so it falls back only to targets relayed the same way (README "Routes and fallback"); the others
+ * so it falls back only to targets relayed the same way (docs/routing.md); the others
  * are left out. The first candidate is always kept (the relay was chosen for it).
  */
 function relayCandidates<R>(

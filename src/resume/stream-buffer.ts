@@ -2,7 +2,7 @@ import type { FrameRecording } from '../protocol/sse/sse-writer.ts';
 
 /**
  * Recent streams' frames, kept so that a client that lost its connection can fetch the frames it
- * missed (GET /v1/streams/{request_id} with `Last-Event-ID`, README "Resuming a stream"). In memory
+ * missed (GET /v1/streams/{request_id} with `Last-Event-ID`, docs/streams/resume.md). In memory
  * (memory-buffer.ts), or in memory and in Redis so that another instance can serve the resume
  * (redis-buffer.ts).
  */

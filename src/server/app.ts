@@ -34,7 +34,7 @@ import { routes } from './routes.ts';
 export interface Gateway {
   server: Server;
   context: GatewayContext;
-  /** sluice's structured log (README "Logs"). */
+  /** sluice's structured log (docs/operations/observability.md "Logs"). */
   logger: Logger;
   /** `reusePort`: one of several processes each binding the port (SO_REUSEPORT; `sluice serve --workers`). */
   listen(options?: { reusePort?: boolean }): Promise<AddressInfo>;
@@ -65,7 +65,7 @@ export function createGateway(
   });
   const governance = createGovernance(config, log);
   const pricing = new PricingRegistry(config.pricing);
-  // Tiers, rate limits, concurrency and budgets: the lifecycle's admit step (README "Tiers, limits and budgets").
+  // Tiers, rate limits, concurrency and budgets: the lifecycle's admit step (docs/governance/tiers-limits-budgets.md).
   const limits = new LimitsAndBudgets(config, { pricing, log });
   const registry = createProviderRegistry(config, env, client);
   const scopes = new Set<RequestScope>();

@@ -70,9 +70,9 @@ const health = ({ res, ctx }: RouteCall) => sendJson(res, 200, { status: 'ok', p
 export const routes: readonly Route[] = [
   { method: 'GET', path: '/healthz', auth: 'open', handle: health },
   { method: 'GET', path: '/health', auth: 'open', handle: health },
-  // Prometheus metrics (README "Metrics"): the handler checks the key unless metrics.public is set.
+  // Prometheus metrics (docs/operations/observability.md "Metrics"): the handler checks the key unless metrics.public is set.
   { method: 'GET', path: '/metrics', auth: 'open', handle: handleMetrics },
-  // Route targets' breakers, cooldowns and TTFT averages, as this instance sees them (README "Routes and fallback").
+  // Route targets' breakers, cooldowns and TTFT averages, as this instance sees them (docs/routing.md).
   {
     method: 'GET',
     path: '/healthz/providers',
@@ -82,12 +82,12 @@ export const routes: readonly Route[] = [
   },
   { method: 'POST', path: '/v1/chat/completions', auth: 'model', handle: modelRoute((call) => chatCompletions(profileOf(call))) },
   { method: 'POST', path: '/v1/responses', auth: 'model', handle: modelRoute(() => createResponse) },
-  // Anthropic's Messages API (README "/v1/messages"): `base_url` is the gateway's origin for the Anthropic SDKs.
+  // Anthropic's Messages API (docs/api/messages.md): `base_url` is the gateway's origin for the Anthropic SDKs.
   { method: 'POST', path: '/v1/messages', auth: 'model', handle: modelRoute(messagesOperation, anthropicErrorStatus) },
   { method: 'POST', path: '/v1/messages/count_tokens', auth: 'model', handle: countTokensRoute },
-  // OpenAI's embeddings API over every provider with embedding models (README "Embeddings").
+  // OpenAI's embeddings API over every provider with embedding models (docs/api/embeddings.md).
   { method: 'POST', path: '/v1/embeddings', auth: 'model', handle: modelRoute(() => createEmbeddings) },
-  // A project's endpoints: `base_url=https://…/{project}/{endpoint}/v1` (README "Keys, projects and endpoints").
+  // A project's endpoints: `base_url=https://…/{project}/{endpoint}/v1` (docs/governance/keys.md).
   {
     method: 'POST',
     path: '/{project}/{endpoint}/v1/chat/completions',
@@ -115,7 +115,7 @@ export const routes: readonly Route[] = [
     auth: 'key',
     handle: ({ res, ctx, param, requestId, caller }) => handleGetResponse(res, ctx, param, requestId, caller),
   },
-  // Resuming a stream after a lost connection, with Last-Event-ID (README "Resuming a stream").
+  // Resuming a stream after a lost connection, with Last-Event-ID (docs/streams/resume.md).
   { method: 'GET', path: '/v1/streams/', param: 'request_id', auth: 'key', handle: handleResumeStream },
   {
     method: 'GET',
@@ -131,7 +131,7 @@ export const routes: readonly Route[] = [
     handle: ({ res, ctx, param, requestId, caller }) => handleGetRequest(res, ctx, param, requestId, caller),
   },
   { method: 'GET', path: '/v1/models', auth: 'key', handle: ({ res, ctx, requestId }) => handleListModels(res, ctx, requestId) },
-  // The admin API (README "Keys, projects and endpoints"): the master key or an admin key.
+  // The admin API (docs/governance/keys.md): the master key or an admin key.
   { method: 'POST', path: '/admin/projects', auth: 'admin', handle: handleCreateProject },
   { method: 'GET', path: '/admin/projects', auth: 'admin', handle: handleListProjects },
   { method: 'POST', path: '/admin/keys', auth: 'admin', handle: handleCreateKey },
@@ -140,7 +140,7 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/admin/keys/{key_id}/rotate', auth: 'admin', handle: handleRotateKey },
   { method: 'POST', path: '/admin/endpoints', auth: 'admin', handle: handleCreateEndpoint },
   { method: 'GET', path: '/admin/endpoints', auth: 'admin', handle: handleListEndpoints },
-  // The console (README "Console"): its static bundle is open, its data needs an admin's session or key.
+  // The console (docs/console.md): its static bundle is open, its data needs an admin's session or key.
   { method: 'GET', path: '/console', auth: 'open', handle: serveConsoleFile },
   { method: 'GET', path: '/console/', auth: 'open', handle: serveConsoleFile },
   { method: 'GET', path: '/console/api/price/', param: 'request_id', auth: 'admin', handle: handlePriceUsed },

@@ -4,7 +4,7 @@ import type { CanonicalMessage, CanonicalRequest, CanonicalUserPart } from '../p
 /**
  * Messages in the shape of the GenAI semantic conventions' content attributes
  * (gen_ai.input.messages, gen_ai.output.messages, gen_ai.system_instructions: a role and typed
- * parts). Only what a trace that captures content records (README "Traces (OpenTelemetry)").
+ * parts). Only what a trace that captures content records (docs/operations/observability.md "Traces (OpenTelemetry)").
  */
 export type GenAiPart = { type: string } & Record<string, unknown>;
 

@@ -18,7 +18,7 @@ export function createLogger(settings: LogSettings, destination?: DestinationStr
   const options = { level: settings.level, base: undefined };
   if (destination) return pino(options, destination);
   const pretty = settings.format === 'pretty' || (settings.format === 'auto' && process.stderr.isTTY === true);
-  // Asynchronous (a write syscall per line was most of the line's cost, README "Logs"), and
+  // Asynchronous (a write syscall per line was most of the line's cost, docs/operations/observability.md "Logs"), and
   // batched: lines wait for 16 KiB or 250 ms, whichever comes first, and go in one write. A write
   // per line was ~35 us of the gateway's core per request in the unary bench at 16 in flight
   // (`npm run bench -- --modes unary --profile DIR`: fs writeString, the thread pool's write and

@@ -33,7 +33,7 @@ export interface ContentCapture {
 /**
  * The spans of one model request: a SERVER span for the request, a CLIENT span per upstream
  * attempt under it, with the GenAI semantic-convention attributes from the ledger record. The
- * prompt and the completion go in only when content capture is on (README "Traces (OpenTelemetry)").
+ * prompt and the completion go in only when content capture is on (docs/operations/observability.md "Traces (OpenTelemetry)").
  */
 export class RequestTrace implements AttemptWatcher {
   private readonly tracer: Tracer;

@@ -8,7 +8,7 @@ import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import { type ContentCapture, RequestTrace } from './request-trace.ts';
 
 /**
- * OpenTelemetry traces of one gateway (README "Traces (OpenTelemetry)"): its own tracer provider,
+ * OpenTelemetry traces of one gateway (docs/operations/observability.md "Traces (OpenTelemetry)"): its own tracer provider,
  * never registered globally, so two gateways in one process (the tests) do not share spans, and
  * no context manager: the request's span is handed down explicitly (RequestTrace).
  */

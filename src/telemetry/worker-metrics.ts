@@ -2,7 +2,7 @@ import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 import type { GatewayMetrics } from './metrics.ts';
 
 /**
- * One scrape of `sluice serve --workers N` (README "Every core of one machine"): the worker whose
+ * One scrape of `sluice serve --workers N` (docs/operations/scale-out.md "Every core of one machine"): the worker whose
  * connection it came on asks the supervisor (`metrics-ask`), the supervisor collects every
  * worker's registry as JSON (`metrics-collect` / `metrics-collected`, cli/gather-metrics.ts), sums
  * them with prom-client's AggregatorRegistry and answers the asking worker (`metrics-answer`),

@@ -7,7 +7,7 @@ import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.t
 import { requestRecord, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
 import { chatRequest, recordedFrames, until } from './faults-support.ts';
 
-// stream.on_disconnect (README "Disconnect policy"): what a client that leaves a stream does to
+// stream.on_disconnect (docs/streams/contract.md "Disconnect policy"): what a client that leaves a stream does to
 // the upstream. `cancel` cuts it at once; `drain` reads it to its end so its usage is exact.
 
 const frames = recordedFrames();

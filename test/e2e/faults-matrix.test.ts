@@ -28,7 +28,7 @@ import { contentOf, expectErrorThenDone, groqErrorFrame, recordedFrames, recorde
  * when sluice gave up on it, else ended by the upstream), and exactly one ledger row with the
  * outcome and error code. The cases other files already pin (faults-stream, faults-http,
  * faults-shutdown, faults-backpressure, faults-mixed-load) are repeated here only where they
- * lacked one of the three; RELIABILITY.md has the whole table. Bounded: ~20 s in all.
+ * lacked one of the three; docs/reliability/report.md has the whole table. Bounded: ~20 s in all.
  */
 
 const frames = recordedFrames();

@@ -57,7 +57,7 @@ describe('the npm package', { skip }, () => {
     }
     // Type declarations ship for the one importable module, sluice/client, and nowhere else.
     assert.ok(files.includes('dist/client/index.d.ts'), 'dist/client/index.d.ts');
-    // The console's bundle (README "Console"), built by vite.
+    // The console's bundle (docs/console.md), built by vite.
     assert.ok(files.includes('dist/console-ui/index.html'), 'dist/console-ui/index.html');
     const extra = files.filter(
       (f) =>

@@ -44,7 +44,7 @@ function responsesUsageOf(usage: Record<string, number>): Record<string, unknown
 
 /**
  * The body with its terminal event's `"usage":null` (the failed recording's) replaced by the usage
- * so far, which sluice puts there (README "How a stream ends"): the ledger's.
+ * so far, which sluice puts there (docs/streams/contract.md "How a stream ends"): the ledger's.
  */
 function withUsageSoFar(body: string, usage: Record<string, number>): string {
   const at = body.lastIndexOf('"usage":null');

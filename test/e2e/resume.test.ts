@@ -151,7 +151,7 @@ describe('resumable streams (stream.resume)', () => {
       assert.equal(normalized(run.text, run.requestId), uninterrupted, `seed ${seed}, drops after ${drops.join(', ')} frames`);
       assert.equal(upstream.requests.length, calls + 1, 'the upstream was called once');
       assert.equal(upstream.closedEarly, cut, 'a dropped client did not cut the upstream');
-      // The stream ran to its end within the grace: one request, completed (README "Resuming a stream").
+      // The stream ran to its end within the grace: one request, completed (docs/streams/resume.md).
       const record = (await adminCall(gw.url, MASTER, 'GET', `/v1/requests/${run.requestId}`)).body;
       assert.equal(record.outcome, 'ok');
       assert.equal(record.usage.output_tokens, WORDS);

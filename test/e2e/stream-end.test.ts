@@ -6,7 +6,7 @@ import { checkResponsesStream } from '../helpers/responses-grammar.ts';
 import { relayBodies } from '../helpers/responses-recordings.ts';
 import { chatRequest, groqErrorFrame, recordedFrames } from './faults-support.ts';
 
-// The end-of-stream guarantee (README "How a stream ends"): on every exit, the client gets at most
+// The end-of-stream guarantee (docs/streams/contract.md "How a stream ends"): on every exit, the client gets at most
 // one finish per choice, the usage so far when it asked for usage, the error frame when the stream
 // failed, and [DONE]; and the usage it is told is the usage the ledger records. The budget stop is
 // in budgets.test.ts; a usage that cannot be built, in run-stream.test.ts.

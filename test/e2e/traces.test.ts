@@ -8,7 +8,7 @@ import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.t
 import { rawStream, startGateway, type TestGateway } from '../helpers/gateway.ts';
 
 /**
- * OpenTelemetry traces (README "Traces (OpenTelemetry)"): a gateway exporting to a local OTLP/HTTP
+ * OpenTelemetry traces (docs/operations/observability.md "Traces (OpenTelemetry)"): a gateway exporting to a local OTLP/HTTP
  * collector stub (JSON bodies), a fake OpenAI-compatible upstream, and a route whose first target
  * refuses with 503. The spans are read once the gateway shut down (its provider flushes then).
  */

@@ -6,7 +6,7 @@ import { mib, runSoak } from './run-soak.ts';
 /**
  * `npm run soak [-- --minutes N] [--seed S] [--concurrency C] [--out FILE]`: 5 minutes of mixed
  * streaming traffic with faults (SOAK_MINUTES, SOAK_SEED override the defaults), then the checks of
- * run-soak.ts. Writes the result as JSON (for RELIABILITY.md); exits 1 if anything did not hold.
+ * run-soak.ts. Writes the result as JSON (for docs/reliability/report.md); exits 1 if anything did not hold.
  */
 const { values } = parseArgs({
   options: {

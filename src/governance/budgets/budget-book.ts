@@ -45,7 +45,7 @@ interface WindowHolds {
 /**
  * One process's book: reservations in memory, spend from the SpendLedger (the store, refreshed).
  * Without Redis every instance reserves on its own: budgets then hold per instance against the
- * spend all of them have written (README "Running several instances").
+ * spend all of them have written (docs/operations/scale-out.md).
  */
 export class MemoryBudgetBook implements BudgetBook {
   private readonly spend: SpendLedger;

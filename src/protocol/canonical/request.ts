@@ -101,7 +101,7 @@ export interface CanonicalAssistantMessage extends MessageBase {
   refusal?: string | null;
   tool_calls?: CanonicalToolCall[];
   name?: string;
-  /** Reasoning round trip (README "Reasoning round trip"): the model's reasoning text and its signature. */
+  /** Reasoning round trip (docs/providers.md "Reasoning round trip"): the model's reasoning text and its signature. */
   reasoning_content?: string | null;
   reasoning_signature?: string | null;
 }

@@ -105,7 +105,7 @@ export class ChatChunkEncoder {
         });
       case 'reasoning': {
         // The signature travels as `reasoning_signature` so the client can send it back next
-        // turn (README "Reasoning round trip"); redacted reasoning is never rendered.
+        // turn (docs/providers.md "Reasoning round trip"); redacted reasoning is never rendered.
         const parts: string[] = [];
         if (event.text) parts.push(`"reasoning_content":${JSON.stringify(event.text)}`);
         if (event.signature) parts.push(`"reasoning_signature":${JSON.stringify(event.signature)}`);

@@ -55,7 +55,7 @@ const assistantMessage = z.looseObject({
   refusal: z.string().nullable().optional(),
   tool_calls: z.array(toolCall).optional(),
   name: z.string().optional(),
-  // Reasoning round trip (see README "Reasoning"): what sluice sent as reasoning_content comes back here.
+  // Reasoning round trip (see docs/providers.md "Reasoning round trip"): what sluice sent as reasoning_content comes back here.
   reasoning_content: z.string().nullable().optional(),
   reasoning_signature: z.string().nullable().optional(),
 });

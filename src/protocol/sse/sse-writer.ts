@@ -46,8 +46,8 @@ export interface FrameRecording {
  * Timeouts and cancellation belong to the request's scope (pipeline/request-scope.ts).
  *
  * Every frame gets an `id:` line, the frame's number in its stream (1, 2, 3, ...; `[DONE]`
- * included, comments not): the `Last-Event-ID` a client sends to resume (README "Resuming a
- * stream"). A write may hold several frames, each ending at a blank line; each gets its own id.
+ * included, comments not): the `Last-Event-ID` a client sends to resume
+ * (docs/streams/resume.md). A write may hold several frames, each ending at a blank line; each gets its own id.
  */
 export class SseWriter {
   private readonly res: ServerResponse;

@@ -2,7 +2,7 @@ import { errors } from '../../errors/catalog.ts';
 import type { RouteCall } from '../route-table.ts';
 
 /**
- * GET /metrics (README "Metrics"): the master key or an admin key, unless `metrics.public` opens it
+ * GET /metrics (docs/operations/observability.md "Metrics"): the master key or an admin key, unless `metrics.public` opens it
  * to a scraper without one; a gateway with metrics off has no such route.
  */
 export async function handleMetrics({ req, res, ctx }: RouteCall): Promise<void> {

@@ -12,7 +12,7 @@ export function resumable({ ctx, requestId }: RouteCall): Resumable | undefined 
 }
 
 /**
- * GET /v1/streams/{request_id} with `Last-Event-ID: n` (README "Resuming a stream"): the frames of
+ * GET /v1/streams/{request_id} with `Last-Event-ID: n` (docs/streams/resume.md): the frames of
  * a stream after the one with id n, exactly as its client would have had them; while the stream
  * still runs, its new frames as they come, to `[DONE]`. The upstream is not called again: the
  * frames come from the buffer the stream was recorded into (src/resume). The id is the request's

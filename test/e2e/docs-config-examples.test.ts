@@ -1,16 +1,24 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { createProviderRegistry } from '../../src/providers/registry.ts';
 import { UpstreamClient } from '../../src/upstream/http-client.ts';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-/** Every ```yaml block of the README, in order. */
-const examples = [...readme.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
-const dir = mkdtempSync(join(tmpdir(), 'sluice-readme-'));
+const docs = new URL('../../docs/', import.meta.url).pathname;
+/** Every ```yaml block of the docs' pages, with the page it is in. */
+const examples = readdirSync(docs, { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.md') && !file.startsWith('.'))
+  .toSorted()
+  .flatMap((file) =>
+    [...readFileSync(join(docs, file), 'utf8').matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((m, i) => ({
+      name: `docs/${relative(docs, join(docs, file))} example ${i + 1}`,
+      yaml: m[1],
+    })),
+  );
+const dir = mkdtempSync(join(tmpdir(), 'sluice-docs-config-'));
 const client = new UpstreamClient({ connectTimeoutMs: 1000, headersTimeoutMs: 1000 });
 after(async () => {
   rmSync(dir, { recursive: true, force: true });
@@ -25,18 +33,18 @@ function start(example: string, index: number, env: NodeJS.ProcessEnv) {
   return { config, registry: createProviderRegistry(config, env, client) };
 }
 
-describe('the config examples of README.md', () => {
-  it('has at least one', () => assert.ok(examples.length >= 1));
+describe('the config examples of the docs', () => {
+  it('finds them (the configuration page, tiers, routes, metrics, logs, traces, the edge ...)', () => assert.ok(examples.length >= 6));
 
-  examples.forEach((example, i) => {
-    it(`example ${i + 1} starts with no variable set, as the README says: only the mock enabled`, () => {
+  examples.forEach(({ name, yaml: example }, i) => {
+    it(`${name} starts with no variable set, as docs/configuration.md says: only the mock enabled`, () => {
       const { config, registry } = start(example, i, {});
       assert.deepEqual(registry.providers(), ['mock']);
       assert.equal(config.auth.master_key, undefined);
       assert.equal(config.store.database_url, undefined);
     });
 
-    it(`example ${i + 1} enables every provider it names once their variables are set`, () => {
+    it(`${name} enables every provider it names once their variables are set`, () => {
       const names = [...example.matchAll(/\$\{([A-Z0-9_]+)(?::-[^}]*)?\}/g)].map((m) => m[1]);
       const env = Object.fromEntries(names.map((name) => [name, `value-of-${name}`]));
       // A real PostgreSQL URL would be opened by the gateway, not by loadConfig: any string does here.
