@@ -13,7 +13,7 @@ import { ledgerRecord } from '../test/helpers/ledger-records.ts';
 import { PricingRegistry } from '../src/accounting/pricing.ts';
 import { configSchema } from '../src/config/schema.ts';
 import { LimitsAndBudgets } from '../src/governance/admit.ts';
-import type { AdmissionRequest, Caller } from '../src/pipeline/admit.ts';
+import type { AdmissionRequest, Caller } from '../src/admission/admission.ts';
 import type { ResolvedModel } from '../src/providers/registry.ts';
 import { openDatabase } from '../src/store/open-database.ts';
 import { BENCH_PRICES, BENCH_TIER, benchRedisPrefix, deleteBenchKeys } from './governed-tier.ts';

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import type { LedgerRecord } from '../src/accounting/ledger-record.ts';
 import { LedgerStore } from '../src/store/ledger-store.ts';
-import { type OpenedDatabase, openDatabase } from '../src/store/open-database.ts';
+import { openDatabase } from '../src/store/open-database.ts';
+import type { OpenedDatabase } from '../src/store/store-location.ts';
 import {
   keyName,
   MODELS,

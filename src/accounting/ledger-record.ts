@@ -1,4 +1,4 @@
-import type { Attempt } from '../routing/attempts.ts';
+import type { Attempt } from './attempt.ts';
 
 /** One row per request, whatever way it ended. Times are epoch milliseconds. */
 export interface LedgerRecord {
@@ -48,7 +48,7 @@ export interface LedgerRecord {
   upstreamRequestId?: string | null;
   /** `void`: the caller's tier does not bill abandoned streams, so cost_usd is 0 whatever was generated. */
   billing?: 'void' | null;
-  /** Every target tried, in order, when routing chose one (src/routing/attempts.ts); null before routing ran. */
+  /** Every target tried, in order, when routing chose one (attempt.ts; routing fills them); null before routing ran. */
   attempts?: Attempt[] | null;
   /**
    * The request's cost added to each budget window it falls under: written in the same

@@ -12,8 +12,16 @@ const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
  * the default applies, a provider whose api_key is empty stays disabled). A variable set to the
  * empty string counts as set, as in the shell.
  */
-export function interpolateEnv(value: unknown, env: NodeJS.ProcessEnv, file: string, path: PropertyKey[] = []): unknown {
+export function interpolateEnv(
+  value: unknown,
+  env: NodeJS.ProcessEnv,
+  file: string,
+  path: PropertyKey[] = [],
+  /** Filled with the key path of every string that held a reference (coerce-scalars.ts reads it). */
+  interpolated: PropertyKey[][] = [],
+): unknown {
   if (typeof value === 'string') {
+    if (value.includes('${')) interpolated.push(path);
     return value.replace(REFERENCE, (_, name: string, fallback: string | undefined) => {
       const set = env[name];
       if (fallback !== undefined) return set ? set : fallback;
@@ -26,9 +34,11 @@ export function interpolateEnv(value: unknown, env: NodeJS.ProcessEnv, file: str
       return set;
     });
   }
-  if (Array.isArray(value)) return value.map((v, i) => interpolateEnv(v, env, file, [...path, i]));
+  if (Array.isArray(value)) return value.map((v, i) => interpolateEnv(v, env, file, [...path, i], interpolated));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolateEnv(v, env, file, [...path, k])]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, interpolateEnv(v, env, file, [...path, k], interpolated)]),
+    );
   }
   return value;
 }

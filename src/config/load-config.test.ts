@@ -65,6 +65,23 @@ describe('loadConfig', () => {
     assert.equal(config.providers.groq.api_key, '');
   });
 
+  it('regression: port: ${PORT:-8080} failed as "expected number, received string"; numbers and booleans from ${VAR} load', () => {
+    const text = 'server:\n  port: ${PORT:-8080}\nmetrics:\n  enabled: ${METRICS:-false}\n';
+    assert.equal(loadConfig({ file: configFile(text), env: {} }).server.port, 8080);
+    assert.equal(loadConfig({ file: configFile(text), env: {} }).metrics.enabled, false);
+    const set = loadConfig({ file: configFile(text), env: { PORT: '9090', METRICS: 'true' } });
+    assert.equal(set.server.port, 9090);
+    assert.equal(set.metrics.enabled, true);
+  });
+
+  it('keeps a ${VAR} of digits a string where the schema wants a string, and refuses one that is no number', () => {
+    const key = loadConfig({ file: configFile('auth:\n  master_key: ${KEY}\n'), env: { KEY: '12345678901234567890' } });
+    assert.equal(key.auth.master_key, '12345678901234567890');
+    assert.match(refusal('server:\n  port: ${PORT}\n', { PORT: 'eighty' }).message, /server\.port/);
+    // A literal string in the file is the author's: it is not read as a number.
+    assert.match(refusal('server:\n  port: "8080"\n').message, /server\.port/);
+  });
+
   it('names the file, line and column of a YAML syntax error', () => {
     const { file, message } = refusal('server:\n  port: 8080\n  host: "127.0.0.1\n');
     assert.match(message, new RegExp(`^${file}:\\d+:\\d+: YAML syntax error: Missing closing "quote`));

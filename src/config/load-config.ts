@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
+import { coerceInterpolated } from './coerce-scalars.ts';
 import { ConfigError } from './config-error.ts';
 import { describeIssue } from './describe-issue.ts';
 import { interpolateEnv } from './interpolate-env.ts';
@@ -19,8 +20,10 @@ export interface LoadOptions {
 export function loadConfig(options: LoadOptions): Config {
   const { env } = options;
   const file = options.file ?? (env.SLUICE_CONFIG || undefined);
-  const raw = file ? interpolateEnv(readYamlFile(file), env, file) : {};
-  const result = configSchema.safeParse(raw ?? {});
+  const interpolated: PropertyKey[][] = [];
+  const raw = (file ? interpolateEnv(readYamlFile(file), env, file, [], interpolated) : {}) ?? {};
+  let result = configSchema.safeParse(raw);
+  if (!result.success && coerceInterpolated(raw, result.error.issues, interpolated)) result = configSchema.safeParse(raw);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => describeIssue(issue, configSchema));
     throw new ConfigError(`${file ?? 'config'}: ${problems.join('; ')}`);

@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import { recordJson } from '../accounting/record-json.ts';
 import { errors } from '../errors/catalog.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
-import type { RouteCall } from '../server/route-table.ts';
-import { readJsonBody } from '../server/http-io.ts';
-import { recordJson } from '../server/routes/requests.ts';
+import type { ConsoleCall } from './console-call.ts';
+import { readJsonBody } from '../protocol/http/read-json-body.ts';
 import { InvalidLedgerQuery } from '../store/invalid-ledger-query.ts';
 import type { LedgerQueryInWriteOrder } from '../store/ledger-store.ts';
 import { BUCKET_BOUNDS_MS, emptyHistogram, quantileOf, type RollupCell } from '../store/rollup-cells.ts';
@@ -15,7 +15,7 @@ import { clearedCookie, sessionCookie } from './sessions.ts';
  * POST /console/api/login {key}: the master key or an admin key opens a session whose id goes
  * back in an HttpOnly, SameSite=Strict cookie; the key itself is neither sent back nor kept.
  */
-export async function handleLogin({ req, res, ctx, requestId }: RouteCall): Promise<void> {
+export async function handleLogin({ req, res, ctx, requestId }: ConsoleCall): Promise<void> {
   const body = await readJsonBody(req, 16_384);
   const key = (body as { key?: unknown } | null)?.key;
   if (typeof key !== 'string') throw errors.invalidRequest('key must be a string.', 'key');
@@ -33,7 +33,7 @@ export async function handleLogin({ req, res, ctx, requestId }: RouteCall): Prom
   );
 }
 
-export async function handleLogout({ req, res, ctx, requestId }: RouteCall): Promise<void> {
+export async function handleLogout({ req, res, ctx, requestId }: ConsoleCall): Promise<void> {
   await ctx.console.sessions.close(req);
   sendJson(
     res,
@@ -44,7 +44,7 @@ export async function handleLogout({ req, res, ctx, requestId }: RouteCall): Pro
 }
 
 /** GET /console/api/session: 200 when the cookie (or key) is an admin's; the route's auth refuses the rest. */
-export function handleSession({ res, ctx, requestId }: RouteCall): void {
+export function handleSession({ res, ctx, requestId }: ConsoleCall): void {
   sendJson(
     res,
     200,
@@ -57,7 +57,7 @@ export function handleSession({ res, ctx, requestId }: RouteCall): void {
  * GET /console/api/events?after=&model=&provider=&outcome=&key_id=&project_id=: the live request
  * log as SSE, every record stored after `after` (a list page's follow_cursor; none: from now).
  */
-export async function handleEvents({ res, ctx, search, requestId }: RouteCall): Promise<void> {
+export async function handleEvents({ res, ctx, search, requestId }: ConsoleCall): Promise<void> {
   const store = ctx.ledgerStore;
   if (!store) throw errors.invalidRequest('The request log is disabled (ledger.enabled: false) or its store is not open yet.');
   const query: LedgerQueryInWriteOrder = {};
@@ -96,7 +96,7 @@ const OUTCOMES = new Set(['ok', 'error', 'cancelled']);
  * TTFT and latency percentiles per period (bucket upper bounds), error rate per period by
  * provider, and the streams open now.
  */
-export async function handleStats({ res, ctx, search, requestId }: RouteCall): Promise<void> {
+export async function handleStats({ res, ctx, search, requestId }: ConsoleCall): Promise<void> {
   const { period, count } = statsRange(search);
   const step = ROLLUPS[period].periodMs;
   const now = Date.now();

@@ -1,6 +1,6 @@
 import { errors } from '../errors/catalog.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
-import type { RouteCall } from '../server/route-table.ts';
+import type { ConsoleCall } from './console-call.ts';
 
 /**
  * GET /console/api/price/{request_id}: the price sluice applies to the request's model (config
@@ -8,7 +8,7 @@ import type { RouteCall } from '../server/route-table.ts';
  * for the record's tokens. The ledger stores the cost, not the price: this is the price looked up
  * again now, so a config price changed since shows as a cost that differs from the recorded one.
  */
-export async function handlePriceUsed({ res, ctx, param, requestId }: RouteCall): Promise<void> {
+export async function handlePriceUsed({ res, ctx, param, requestId }: ConsoleCall): Promise<void> {
   const record = await ctx.ledgerStore?.get(param);
   if (!record) throw errors.requestNotFound(param);
   const cost = ctx.accounting.pricing.cost(

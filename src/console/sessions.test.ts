@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
 import type { VerifiedKey } from '../governance/keys/authenticate.ts';
-import { type Caller, MASTER } from '../pipeline/admit.ts';
+import { type Caller, MASTER } from '../admission/admission.ts';
 import { ConsoleSessions, MemorySessionRecords, SESSION_COOKIE } from './sessions.ts';
 
 const request = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;

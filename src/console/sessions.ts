@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { errors } from '../errors/catalog.ts';
 import type { VerifiedKey } from '../governance/keys/authenticate.ts';
 import type { TtlCache } from '../governance/keys/ttl-cache.ts';
-import { type Authenticate, type Caller, MASTER } from '../pipeline/admit.ts';
+import { type Authenticate, type Caller, MASTER } from '../admission/admission.ts';
 import type { Database } from '../store/database.ts';
 
 export const SESSION_COOKIE = 'sluice_console';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RouteCall } from '../server/route-table.ts';
+import type { ConsoleCall } from './console-call.ts';
 
 /**
  * Where vite puts the console's bundle (`npm run build:console`, run by `npm install` through
@@ -32,7 +32,7 @@ const SECURITY_HEADERS = {
 };
 
 /** GET /console and /console/{file}: the bundle's files; the page itself for anything without an extension. */
-export async function serveConsoleFile({ res, param }: RouteCall): Promise<void> {
+export async function serveConsoleFile({ res, param }: ConsoleCall): Promise<void> {
   const wanted = param === '' || extname(param) === '' ? 'index.html' : param;
   const path = normalize(CONSOLE_ROOT + wanted);
   // normalize() resolves `..`: a path that leaves the bundle's folder is not one of its files.
@@ -59,7 +59,7 @@ export async function serveConsoleFile({ res, param }: RouteCall): Promise<void>
   res.end(body);
 }
 
-function notFound(res: RouteCall['res']): void {
+function notFound(res: ConsoleCall['res']): void {
   res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
   res.end('Not found\n');
 }

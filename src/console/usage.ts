@@ -1,9 +1,9 @@
 import { verifiedKey } from '../governance/keys/authenticate.ts';
 import type { Project } from '../governance/keys/governance-store.ts';
 import type { CallerUsage } from '../governance/usage-report.ts';
-import type { Budget, Caller } from '../pipeline/admit.ts';
+import type { Budget, Caller } from '../admission/admission.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
-import type { RouteCall } from '../server/route-table.ts';
+import type { ConsoleCall } from './console-call.ts';
 
 /**
  * GET /console/api/usage: for every usable key and every project, the tier that applies, its
@@ -12,7 +12,7 @@ import type { RouteCall } from '../server/route-table.ts';
  * its own and its project's limits and budgets, under its tier. Revoked and expired keys are left
  * out: nothing of theirs is admitted any more.
  */
-export async function handleUsage({ res, ctx, requestId }: RouteCall): Promise<void> {
+export async function handleUsage({ res, ctx, requestId }: ConsoleCall): Promise<void> {
   const [projects, keys] = await ctx.governance.withStore((store) => Promise.all([store.listProjects(), store.listKeys()]));
   const defaultTier = ctx.config.default_tier ?? null;
   const byId = new Map(projects.map((p) => [p.id, p]));

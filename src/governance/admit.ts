@@ -3,7 +3,7 @@ import type { BudgetSpend, LedgerRecord } from '../accounting/ledger-record.ts';
 import type { PricingRegistry } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
-import type { Admission, AdmissionRequest, Admit, Caller, RateLimitWarning } from '../pipeline/admit.ts';
+import type { Admission, AdmissionRequest, Admit, Caller, RateLimitWarning } from '../admission/admission.ts';
 import type { Database } from '../store/database.ts';
 import { type BudgetBook, MemoryBudgetBook, type ReserveOutcome } from './budgets/budget-book.ts';
 import { BudgetGuard } from './budgets/budget-guard.ts';
@@ -28,7 +28,7 @@ import {
   type RateSettlement,
 } from './limits/rate-buckets.ts';
 import { RedisRateBuckets } from './limits/redis-rate-buckets.ts';
-import { type Redis, RedisLink, RedisUnavailable } from './limits/redis-link.ts';
+import { type Redis, RedisLink, RedisUnavailable } from '../store/redis-link.ts';
 import { TierBook, type TierPolicy, tierDisplayName } from './limits/tier-policy.ts';
 import { type CallerUsage, usageOf } from './usage-report.ts';
 

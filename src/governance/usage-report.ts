@@ -1,4 +1,4 @@
-import type { Caller } from '../pipeline/admit.ts';
+import type { Caller } from '../admission/admission.ts';
 import { budgetWindows, NANOS_PER_USD } from './budgets/budget-windows.ts';
 import type { ConcurrencySlots, SlotClaim } from './limits/concurrency-slots.ts';
 import type { RateBuckets, RateCharge } from './limits/rate-buckets.ts';

@@ -4,7 +4,7 @@ import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Router } from '../routing/router.ts';
 import type { ResponsesStore } from '../store/responses-store.ts';
 import type { Tracing } from '../telemetry/traces.ts';
-import type { Admit, Authenticate } from './admit.ts';
+import type { Admit, Authenticate } from '../admission/admission.ts';
 import type { RequestScope } from './request-scope.ts';
 import type { AccountingDeps } from './request-accounting.ts';
 

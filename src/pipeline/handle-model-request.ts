@@ -6,7 +6,7 @@ import { errors } from '../errors/catalog.ts';
 import { logInternalError } from '../errors/log-internal-error.ts';
 import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import { findTooDeep, MAX_JSON_DEPTH } from '../protocol/http/json-depth.ts';
-import type { Admission, Caller } from './admit.ts';
+import type { Admission, Caller } from '../admission/admission.ts';
 import type { PipelineContext } from './context.ts';
 import type { Exchange } from './exchange.ts';
 import type { ModelOperation } from './model-operation.ts';

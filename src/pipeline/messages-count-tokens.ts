@@ -6,7 +6,7 @@ import { logInternalError } from '../errors/log-internal-error.ts';
 import { anthropicErrorStatus, renderAnthropicError } from '../protocol/anthropic-messages/errors.ts';
 import { parseCountTokensRequest } from '../protocol/anthropic-messages/parse-request.ts';
 import { messagesToCanonical } from '../protocol/anthropic-messages/to-canonical.ts';
-import type { Caller } from './admit.ts';
+import type { Caller } from '../admission/admission.ts';
 import type { PipelineContext } from './context.ts';
 import { createExchange } from './exchange.ts';
 

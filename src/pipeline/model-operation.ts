@@ -7,7 +7,7 @@ import type { AttemptLog } from '../routing/attempts.ts';
 import type { Candidate } from '../routing/plan.ts';
 import type { GenAiInput } from '../telemetry/genai-messages.ts';
 import type { OutputTranscript } from '../telemetry/output-transcript.ts';
-import type { Admission, Caller } from './admit.ts';
+import type { Admission, Caller } from '../admission/admission.ts';
 import type { PipelineContext } from './context.ts';
 import type { Exchange } from './exchange.ts';
 import type { RequestScope } from './request-scope.ts';

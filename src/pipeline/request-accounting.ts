@@ -7,7 +7,7 @@ import type { ResolvedModel } from '../providers/registry.ts';
 import type { LedgerWriter } from '../store/ledger-writer.ts';
 import type { RejectionCounter } from '../store/rejection-counter.ts';
 import type { OutputTranscript } from '../telemetry/output-transcript.ts';
-import type { Caller } from './admit.ts';
+import type { Caller } from '../admission/admission.ts';
 
 export interface AccountingDeps {
   pricing: PricingRegistry;

@@ -1,21 +1,7 @@
-import type { ProviderConfig } from '../config/schema.ts';
-import type { UpstreamClient } from '../upstream/http-client.ts';
 import { anthropicProvider } from './anthropic/index.ts';
 import { bedrockProvider } from './bedrock/index.ts';
 import { googleProvider } from './google/index.ts';
-import type { ProviderAdapter } from './types.ts';
+import type { NativeProviderDefinition } from './native-provider-definition.ts';
 
-/**
- * Providers whose APIs are not OpenAI-compatible (one folder each). A definition decides from the
- * environment and its config entry whether it is enabled, and builds its adapter.
- */
-export interface NativeProviderDefinition {
-  name: string;
-  /** What to set to enable it, for the 404 hint (e.g. "ANTHROPIC_API_KEY"). */
-  enableHint: string;
-  /** Environment variables it reads credentials from: the redactor removes their values from upstream text. */
-  secretEnv: readonly string[];
-  create(env: NodeJS.ProcessEnv, fromFile: ProviderConfig | undefined, client: UpstreamClient): ProviderAdapter | undefined;
-}
-
+/** Providers whose APIs are not OpenAI-compatible (one folder each). */
 export const nativeProviders: NativeProviderDefinition[] = [bedrockProvider, anthropicProvider, googleProvider];

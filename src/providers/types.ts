@@ -3,6 +3,7 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { SseFrame } from '../protocol/sse/parse-upstream.ts';
+import type { EmbeddingRequest } from '../protocol/canonical/embedding-request.ts';
 
 export interface CallContext {
   signal: AbortSignal;
@@ -38,18 +39,6 @@ export interface ProviderAdapter {
 }
 
 /** An OpenAI embeddings request, validated (src/protocol/openai-embeddings). */
-export interface EmbeddingRequest {
-  /** One entry per vector asked for: a text, or token ids (only OpenAI-compatible upstreams take those). */
-  input: string[] | number[][];
-  /** What the client sent as `input` (a string or an array): an OpenAI-compatible upstream gets it as sent. */
-  rawInput: string | string[] | number[] | number[][];
-  encodingFormat: 'float' | 'base64';
-  dimensions?: number;
-  user?: string;
-  /** Fields the client sent beyond OpenAI's (a vLLM or Jina option): relayed to OpenAI-compatible upstreams only. */
-  extra?: Record<string, unknown>;
-}
-
 export interface EmbeddingResult {
   /** One per input, in input order: floats, or base64 little-endian float32 as the upstream encoded them. */
   embeddings: (number[] | string)[];

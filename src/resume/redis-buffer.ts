@@ -1,5 +1,5 @@
 import { errors } from '../errors/catalog.ts';
-import { type Redis, RedisLink, RedisUnavailable } from '../governance/limits/redis-link.ts';
+import { type Redis, RedisLink, RedisUnavailable } from '../store/redis-link.ts';
 import { MemoryStreamBuffer } from './memory-buffer.ts';
 import type { BufferLimits, KeptStream, StreamBuffer, StreamLookup, StreamRecording } from './stream-buffer.ts';
 import { framesFrom } from './stream-buffer.ts';

@@ -1,19 +1,6 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
+import type { Attempt } from '../accounting/attempt.ts';
 import type { Candidate } from './plan.ts';
-
-/** One target tried for a request, as the ledger keeps it (GET /v1/requests/{id}: `attempts`). */
-export interface Attempt {
-  provider: string;
-  model: string;
-  /** The upstream's HTTP status (200 for a stream that failed inside), null when it was never reached. */
-  status: number | null;
-  /** sluice's error code; null for the attempt that answered. */
-  errorCode: string | null;
-  /** Why the next target was tried (errors/fallback-policy.ts, `ttft_timeout`); null when none was. */
-  fallbackReason: string | null;
-  /** From the attempt's start to its first output, or to its failure. */
-  latencyMs: number;
-}
 
 /** Follows each attempt as it goes: the request's trace (telemetry/request-trace.ts) when tracing is on. */
 export interface AttemptWatcher {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors } from '../errors/catalog.ts';
-import type { Caller } from '../pipeline/admit.ts';
+import type { Caller } from '../admission/admission.ts';
 import type { GatewayContext } from './gateway-context.ts';
 
 export interface RouteCall {

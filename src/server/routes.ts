@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { streamOverrides } from '../governance/endpoints/endpoint-context.ts';
+import { streamOverrides } from '../pipeline/endpoint-context.ts';
 import { chatCompletions } from '../pipeline/chat-completions.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { createResponse } from '../pipeline/create-response.ts';
@@ -10,7 +10,7 @@ import { createExchange } from '../pipeline/exchange.ts';
 import { handleModelRequest } from '../pipeline/handle-model-request.ts';
 import type { ModelOperation } from '../pipeline/model-operation.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
-import { readJsonBody } from './http-io.ts';
+import { readJsonBody } from '../protocol/http/read-json-body.ts';
 import type { Route, RouteCall } from './route-table.ts';
 import {
   handleCreateEndpoint,

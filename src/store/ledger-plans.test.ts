@@ -15,7 +15,8 @@ import { keyName, projectName, recordOf, rowColumns } from '../../test/helpers/l
 import type { Database } from './database.ts';
 import { type LedgerQuery, LedgerStore } from './ledger-store.ts';
 import { SqliteThreadDialect } from './sqlite-thread-dialect.ts';
-import { openDatabase, type StoreLocation } from './open-database.ts';
+import { openDatabase } from './open-database.ts';
+import type { StoreLocation } from './store-location.ts';
 
 const END = Date.UTC(2026, 10, 24);
 const DAY = 86_400_000;

@@ -5,7 +5,8 @@ import { ledgerRecord } from '../../test/helpers/ledger-records.ts';
 import type { BudgetSpend, LedgerRecord } from '../accounting/ledger-record.ts';
 import { SpendStore } from '../governance/budgets/spend-store.ts';
 import { LedgerStore } from './ledger-store.ts';
-import { type OpenedDatabase, openDatabase, type StoreLocation } from './open-database.ts';
+import { openDatabase } from './open-database.ts';
+import type { OpenedDatabase, StoreLocation } from './store-location.ts';
 
 const DAY: BudgetSpend = { windowId: 'key:k1:day:2026-11-24', subject: 'key:k1', period: 'day', start: Date.UTC(2026, 10, 24), usd: 0 };
 const MONTH: BudgetSpend = { windowId: 'project:p1:month:2026-11', subject: 'project:p1', period: 'month', start: Date.UTC(2026, 10, 1), usd: 0 };

@@ -8,7 +8,8 @@ import { ledgerRecord } from '../../test/helpers/ledger-records.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import { InvalidLedgerQuery } from './invalid-ledger-query.ts';
 import { LedgerStore, type LedgerQueryInWriteOrder } from './ledger-store.ts';
-import { migrateStore, type OpenedDatabase, openDatabase, type StoreLocation } from './open-database.ts';
+import { migrateStore, openDatabase } from './open-database.ts';
+import type { OpenedDatabase, StoreLocation } from './store-location.ts';
 
 /** Where one test's store lives, and how to get rid of it afterwards. */
 interface StoreSite {

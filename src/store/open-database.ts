@@ -1,39 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Worker } from 'node:worker_threads';
 import { Kysely, sql } from 'kysely';
 import { type MigrationResultSet, Migrator } from 'kysely/migration';
 import type { Database } from './database.ts';
 import { migrationProvider } from './migrations.ts';
 import { sqliteHere } from './sqlite-here.ts';
+import type { OpenedDatabase, StoreLocation } from './store-location.ts';
 import { SqliteThreadDialect } from './sqlite-thread-dialect.ts';
-
-export interface StoreLocation {
-  /** PostgreSQL for deployments with many instances. */
-  databaseUrl?: string;
-  /** The embedded SQLite file (`:memory:` for a throwaway one). */
-  path: string;
-  /** SQLite: each thread the store starts, on its first query (sqlite-thread-dialect.ts). */
-  sqliteThreadStarted?: (thread: Worker) => void;
-  /** PostgreSQL: give up on a connection attempt after this long (default 5 s). */
-  connectTimeoutMs?: number;
-  /**
-   * PostgreSQL: give up on a query after this long (default 10 s), on both sides: the server
-   * cancels it (statement_timeout) and the client stops waiting (query_timeout), which is what
-   * ends a query on a half-open connection, where no answer and no error ever comes.
-   */
-  queryTimeoutMs?: number;
-}
-
-export interface OpenedDatabase {
-  db: Kysely<Database>;
-  engine: 'postgres' | 'sqlite';
-  /**
-   * Closes the connections, in at most `timeoutMs`: past it, PostgreSQL sockets still open (a
-   * half-open connection never answers the goodbye) are destroyed, so a shutdown always ends.
-   */
-  close: (timeoutMs?: number) => Promise<void>;
-}
 
 export async function openDatabase(location: StoreLocation): Promise<OpenedDatabase> {
   if (location.databaseUrl) {

@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import { ledgerRecord } from '../../test/helpers/ledger-records.ts';
 import { configSchema } from '../config/schema.ts';
 import type { LedgerStore } from './ledger-store.ts';
-import { type OpenedDatabase, openDatabase } from './open-database.ts';
+import { openDatabase } from './open-database.ts';
+import type { OpenedDatabase } from './store-location.ts';
 import { type LedgerSettings, ledgerSettings, startLedger } from './open-ledger.ts';
 
 const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });

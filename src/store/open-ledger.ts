@@ -6,7 +6,8 @@ import type { Database } from './database.ts';
 import { LedgerJournal } from './ledger-journal.ts';
 import { LedgerStore } from './ledger-store.ts';
 import { LedgerWriter } from './ledger-writer.ts';
-import { type OpenedDatabase, openDatabase, type StoreLocation } from './open-database.ts';
+import { openDatabase } from './open-database.ts';
+import type { OpenedDatabase, StoreLocation } from './store-location.ts';
 import { RejectionCounter, RejectionStore } from './rejection-counter.ts';
 import { ResponsesStore } from './responses-store.ts';
 

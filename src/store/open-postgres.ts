@@ -2,7 +2,7 @@ import { Kysely, type PostgresPool, type PostgresPoolClient, PostgresDialect } f
 import pg from 'pg';
 import { classifyStoreError } from './classify-store-error.ts';
 import type { Database } from './database.ts';
-import type { OpenedDatabase, StoreLocation } from './open-database.ts';
+import type { OpenedDatabase, StoreLocation } from './store-location.ts';
 
 /** int8 (bigint) columns come back from pg as strings; every bigint here is a count or a time. */
 const pgTypes = {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createTestSchema, noPostgres } from '../../test/helpers/postgres.ts';
-import { openDatabase, type StoreLocation } from './open-database.ts';
+import { openDatabase } from './open-database.ts';
+import type { StoreLocation } from './store-location.ts';
 import { RejectionCounter, type RejectionRow, type RejectionSink, RejectionStore, WINDOW_MS } from './rejection-counter.ts';
 
 const T0 = 1_760_000_040_000; // a minute's start

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CanonicalMessage } from '../protocol/canonical/request.ts';
-import { type OpenedDatabase, openDatabase } from './open-database.ts';
+import { openDatabase } from './open-database.ts';
+import type { OpenedDatabase } from './store-location.ts';
 import { ResponsesStore } from './responses-store.ts';
 
 describe('responses store', () => {

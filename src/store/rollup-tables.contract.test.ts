@@ -9,7 +9,8 @@ import { ledgerRecord } from '../../test/helpers/ledger-records.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import { LedgerStore } from './ledger-store.ts';
 import { LedgerWriter } from './ledger-writer.ts';
-import { migrateStore, type OpenedDatabase, openDatabase, type StoreLocation } from './open-database.ts';
+import { migrateStore, openDatabase } from './open-database.ts';
+import type { OpenedDatabase, StoreLocation } from './store-location.ts';
 import { type RollupCell, summarize } from './rollup-cells.ts';
 import { addRollups, MINUTES_KEPT_MS, pruneMinutes, ROLLUPS, type RollupPeriod, readRollups } from './rollup-tables.ts';
 

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { LedgerWriterStats } from '../store/ledger-writer.ts';
 import { BoundedLabels } from './bounded-labels.ts';
@@ -60,6 +60,10 @@ export class GatewayMetrics {
     this.models = new BoundedLabels(maxModels);
     this.projects = new BoundedLabels(maxModels);
     const registers = [this.registry];
+    // prom-client's process and Node runtime metrics (CPU, memory, heap spaces, event loop lag,
+    // handles, GC): what an operator reads first when a gateway misbehaves. Each aggregates
+    // correctly across `serve --workers N` (prom-client names how: summed, or the first worker's).
+    collectDefaultMetrics({ register: this.registry });
     this.requests = new SeriesCounter(
       'sluice_requests_total',
       'Model requests finished, by outcome (ok, error, cancelled).',

@@ -12,7 +12,8 @@ import {
 } from '@opentelemetry/api';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
-import type { Attempt, AttemptWatcher } from '../routing/attempts.ts';
+import type { Attempt } from '../accounting/attempt.ts';
+import type { AttemptWatcher } from '../routing/attempts.ts';
 import type { Candidate } from '../routing/plan.ts';
 import { boundedJson } from './bounded-json.ts';
 import type { GenAiInput } from './genai-messages.ts';

@@ -10,7 +10,7 @@ import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { APIError } from 'openai';
 import { PricingRegistry } from '../../src/accounting/pricing.ts';
 import type { Usage } from '../../src/protocol/canonical/usage.ts';
-import { recordJson } from '../../src/server/routes/requests.ts';
+import { recordJson } from '../../src/accounting/record-json.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { openAIStreamBody } from '../helpers/fixtures.ts';
 import { parseSse, startGateway, type TestGateway } from '../helpers/gateway.ts';

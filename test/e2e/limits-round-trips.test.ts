@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { PricingRegistry } from '../../src/accounting/pricing.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { LimitsAndBudgets } from '../../src/governance/admit.ts';
-import type { AdmissionRequest } from '../../src/pipeline/admit.ts';
+import type { AdmissionRequest } from '../../src/admission/admission.ts';
 import type { CanonicalRequest } from '../../src/protocol/canonical/request.ts';
 import type { ResolvedModel } from '../../src/providers/registry.ts';
 import { openDatabase } from '../../src/store/open-database.ts';

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Budget, Caller } from '../../src/pipeline/admit.ts';
+import type { Budget, Caller } from '../../src/admission/admission.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 
 /**

@@ -137,6 +137,17 @@ describe('metrics, the overhead header and the request log line', () => {
     for (const value of ids) assert.ok(!value.startsWith('req_') && !value.includes(MASTER), value);
   });
 
+  it("serves the process's and Node's runtime metrics beside sluice's own", async () => {
+    const m = await scrape(gw.url);
+    assert.ok((sample(m, 'process_resident_memory_bytes', {}) ?? 0) > 10e6, 'resident memory');
+    assert.ok((sample(m, 'process_cpu_seconds_total', {}) ?? 0) > 0, 'CPU seconds');
+    assert.equal(typeof sample(m, 'nodejs_eventloop_lag_seconds', {}), 'number');
+    assert.ok(
+      m.some((s) => s.name === 'nodejs_heap_space_size_used_bytes'),
+      'heap spaces',
+    );
+  });
+
   it('gives every response its overhead, the same figure as the ledger for a response sent whole', async () => {
     const res = await chat(gw.url, 'up/gpt-4o');
     const header = Number(res.headers.get('x-sluice-overhead-ms'));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createClient } from '@redis/client';
-import type { Redis } from '../limits/redis-link.ts';
+import type { Redis } from '../../store/redis-link.ts';
 import { type BudgetWindow, toNanos } from './budget-windows.ts';
 import { RedisBudgetBook } from './redis-budget-book.ts';
 import { SpendLedger } from './spend-ledger.ts';

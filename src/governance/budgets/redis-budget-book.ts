@@ -1,4 +1,4 @@
-import type { Redis } from '../limits/redis-link.ts';
+import type { Redis } from '../../store/redis-link.ts';
 import { RedisScript } from '../limits/redis-script.ts';
 import type { BudgetBook, ReserveOutcome } from './budget-book.ts';
 import type { BudgetWindow } from './budget-windows.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { type AdmissionRequest, type Caller, MASTER } from '../../pipeline/admit.ts';
+import { type AdmissionRequest, type Caller, MASTER } from '../../admission/admission.ts';
 import type { ResolvedModel } from '../../providers/registry.ts';
 import { refuseDisallowedModels } from './allowed-models.ts';
 

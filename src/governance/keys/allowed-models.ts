@@ -1,5 +1,5 @@
 import { errors } from '../../errors/catalog.ts';
-import type { Admit } from '../../pipeline/admit.ts';
+import type { Admit } from '../../admission/admission.ts';
 
 /**
  * Refuses (403 model_not_allowed, param `model`) a model the caller's key may not use, before

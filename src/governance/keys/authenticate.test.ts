@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { type Caller, MASTER } from '../../pipeline/admit.ts';
+import { type Caller, MASTER } from '../../admission/admission.ts';
 import { createAuthenticate, type VerifiedKey, verifiedKey } from './authenticate.ts';
 import type { ApiKey, Project } from './governance-store.ts';
 import { createSecretHasher, formatKey, newKeyId, newSecret } from './key-format.ts';

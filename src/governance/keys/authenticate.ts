@@ -1,7 +1,7 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { errors } from '../../errors/catalog.ts';
-import { type Authenticate, type Budget, type Caller, MASTER } from '../../pipeline/admit.ts';
+import { type Authenticate, type Budget, type Caller, MASTER } from '../../admission/admission.ts';
 import type { ApiKey, Project } from './governance-store.ts';
 import { KEY_PREFIX, parseKey, type SecretHasher } from './key-format.ts';
 import type { TtlCache } from './ttl-cache.ts';

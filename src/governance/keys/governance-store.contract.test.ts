@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { createTestSchema, noPostgres } from '../../../test/helpers/postgres.ts';
 import { ledgerRecord } from '../../../test/helpers/ledger-records.ts';
 import { LedgerStore } from '../../store/ledger-store.ts';
-import { type OpenedDatabase, openDatabase, type StoreLocation } from '../../store/open-database.ts';
+import { openDatabase } from '../../store/open-database.ts';
+import type { OpenedDatabase, StoreLocation } from '../../store/store-location.ts';
 import { ResponsesStore } from '../../store/responses-store.ts';
 import { type ApiKey, GovernanceStore, type Project } from './governance-store.ts';
 

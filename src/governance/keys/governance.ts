@@ -1,6 +1,6 @@
 import { errors } from '../../errors/catalog.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { Authenticate } from '../../pipeline/admit.ts';
+import type { Authenticate } from '../../admission/admission.ts';
 import { describeStoreError } from '../../store/classify-store-error.ts';
 import { createAuthenticate, type VerifiedKey, verifiedKey } from './authenticate.ts';
 import type { Endpoint, GovernanceStore } from './governance-store.ts';

@@ -1,4 +1,4 @@
-import type { Caller } from '../../pipeline/admit.ts';
+import type { Caller } from '../../admission/admission.ts';
 import type { ResponsesScope } from '../../store/responses-store.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Redis } from './redis-link.ts';
+import type { Redis } from '../../store/redis-link.ts';
 import { RedisScript } from './redis-script.ts';
 
 /** One in-flight limit a request takes a slot of: its key's or its project's. */

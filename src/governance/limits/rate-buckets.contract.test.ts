@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import type { LimitState } from './rate-limit-headers.ts';
 import { MemoryRateBuckets, type RateBuckets, type RateCharge, type RateOutcome } from './rate-buckets.ts';
 import { RedisRateBuckets } from './redis-rate-buckets.ts';
-import type { Redis } from './redis-link.ts';
+import type { Redis } from '../../store/redis-link.ts';
 
 const redisUrl = process.env.REDIS_URL;
 

@@ -8,7 +8,7 @@ import {
   bucketName,
   stateOf,
 } from './rate-buckets.ts';
-import type { Redis } from './redis-link.ts';
+import type { Redis } from '../../store/redis-link.ts';
 import { RedisScript } from './redis-script.ts';
 import { type BucketState, drain } from './token-bucket.ts';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from './redis-link.ts';
+import type { Redis } from '../../store/redis-link.ts';
 
 /** What the scripts of the limits and budgets are given. */
 export interface ScriptArgs {

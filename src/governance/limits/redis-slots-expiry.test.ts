@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createClient } from '@redis/client';
 import { RedisSlots } from './concurrency-slots.ts';
-import type { Redis } from './redis-link.ts';
+import type { Redis } from '../../store/redis-link.ts';
 
 const redisUrl = process.env.REDIS_URL;
 const skip = redisUrl ? false : 'REDIS_URL not set: the Redis concurrency slots are skipped';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { configSchema } from '../../config/schema.ts';
-import type { Caller } from '../../pipeline/admit.ts';
+import type { Caller } from '../../admission/admission.ts';
 import { TierBook, tierDisplayName } from './tier-policy.ts';
 
 const caller = (tier: string | null): Caller => ({ keyId: 'k', projectId: 'p', tier, allowedModels: null, admin: false, budgets: [] });

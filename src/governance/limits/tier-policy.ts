@@ -1,5 +1,5 @@
 import type { Config, TierConfig } from '../../config/schema.ts';
-import type { Caller } from '../../pipeline/admit.ts';
+import type { Caller } from '../../admission/admission.ts';
 
 /** Per-minute and in-flight limits of one subject (a key, or a project); undefined: unlimited. */
 export interface RateLimits {

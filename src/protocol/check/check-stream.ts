@@ -12,7 +12,7 @@ import { streamRules } from './stream-rules.ts';
 import type { Frame, RuleFamily, Violation } from './types.ts';
 
 export type { StreamKind } from './detect.ts';
-export type { RuleId, Violation } from './types.ts';
+export type { Violation } from './types.ts';
 
 export interface CheckReport {
   kind: StreamKind;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errors } from '../../errors/catalog.ts';
-import type { EmbeddingRequest } from '../../providers/types.ts';
+import type { EmbeddingRequest } from '../canonical/embedding-request.ts';
 import { schemaError } from '../schema-errors.ts';
 
 /** OpenAI's own limit on the number of inputs of one request. */

@@ -1,7 +1,7 @@
 import type { ProviderConfig } from '../../config/schema.ts';
 import type { UpstreamClient } from '../../upstream/http-client.ts';
 import { createHttpProvider } from '../http-provider.ts';
-import type { NativeProviderDefinition } from '../native-providers.ts';
+import type { NativeProviderDefinition } from '../native-provider-definition.ts';
 import type { ProviderAdapter } from '../types.ts';
 import { type AnthropicTarget, buildAnthropicRequest } from './build-request.ts';
 import { decodeAnthropicResponse } from './decode-response.ts';

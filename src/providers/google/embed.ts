@@ -2,7 +2,8 @@ import { errors } from '../../errors/catalog.ts';
 import type { UpstreamRequest } from '../../upstream/http-client.ts';
 import { floatVector } from '../embed-call.ts';
 import { checkModelId, modelIdRules } from '../model-id.ts';
-import type { EmbeddingRequest, EmbeddingResult } from '../types.ts';
+import type { EmbeddingRequest } from '../../protocol/canonical/embedding-request.ts';
+import type { EmbeddingResult } from '../types.ts';
 import type { GoogleTarget } from './build-request.ts';
 import { paramPolicy } from './params.ts';
 

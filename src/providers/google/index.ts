@@ -1,6 +1,6 @@
 import type { UpstreamClient } from '../../upstream/http-client.ts';
 import { createHttpProvider } from '../http-provider.ts';
-import type { NativeProviderDefinition } from '../native-providers.ts';
+import type { NativeProviderDefinition } from '../native-provider-definition.ts';
 import type { ProviderAdapter } from '../types.ts';
 import { buildGoogleRequest, type GoogleTarget } from './build-request.ts';
 import { countGeminiTokens } from './count-tokens.ts';

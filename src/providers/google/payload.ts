@@ -72,7 +72,6 @@ export const geminiResponseSchema = z.object({
   error: z.unknown().optional(),
 });
 
-export type GeminiResponse = z.infer<typeof geminiResponseSchema>;
 export type GeminiCandidate = z.infer<typeof candidate>;
 export type GeminiPart = z.infer<typeof part>;
 export type GeminiFunctionCall = z.infer<typeof functionCall>;

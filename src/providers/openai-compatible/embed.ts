@@ -1,7 +1,8 @@
 import { errors } from '../../errors/catalog.ts';
 import type { UpstreamRequest } from '../../upstream/http-client.ts';
 import { floatVector, tokenCount } from '../embed-call.ts';
-import type { EmbeddingRequest, EmbeddingResult } from '../types.ts';
+import type { EmbeddingRequest } from '../../protocol/canonical/embedding-request.ts';
+import type { EmbeddingResult } from '../types.ts';
 import type { OpenAICompatibleTarget } from './build-request.ts';
 
 /**

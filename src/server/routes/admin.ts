@@ -12,7 +12,7 @@ import {
 } from '../../governance/keys/manage-keys.ts';
 import { sendJson } from '../../protocol/http/send-json.ts';
 import type { GatewayContext } from '../gateway-context.ts';
-import { readJsonBody } from '../http-io.ts';
+import { readJsonBody } from '../../protocol/http/read-json-body.ts';
 import type { RouteCall } from '../route-table.ts';
 
 /**

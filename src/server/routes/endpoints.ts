@@ -1,10 +1,10 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import type { Endpoint } from '../../governance/keys/governance-store.ts';
-import { endpointContext, withEndpointModel } from '../../governance/endpoints/endpoint-context.ts';
+import { endpointContext, withEndpointModel } from '../../pipeline/endpoint-context.ts';
 import { createExchange } from '../../pipeline/exchange.ts';
 import { handleModelRequest } from '../../pipeline/handle-model-request.ts';
 import type { ModelOperation } from '../../pipeline/model-operation.ts';
-import { readJsonBody } from '../http-io.ts';
+import { readJsonBody } from '../../protocol/http/read-json-body.ts';
 import type { RouteCall } from '../route-table.ts';
 import { resumable } from './streams.ts';
 

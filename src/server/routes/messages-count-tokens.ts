@@ -1,6 +1,6 @@
-import { endpointContext, withEndpointModel } from '../../governance/endpoints/endpoint-context.ts';
+import { endpointContext, withEndpointModel } from '../../pipeline/endpoint-context.ts';
 import { handleCountTokens } from '../../pipeline/messages-count-tokens.ts';
-import { readJsonBody } from '../http-io.ts';
+import { readJsonBody } from '../../protocol/http/read-json-body.ts';
 import type { RouteCall } from '../route-table.ts';
 
 /** POST /v1/messages/count_tokens. */

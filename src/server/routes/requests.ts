@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LedgerRecord } from '../../accounting/ledger-record.ts';
+import { recordJson } from '../../accounting/record-json.ts';
 import { errors } from '../../errors/catalog.ts';
 import { readableProject } from '../../governance/keys/project-scope.ts';
-import type { Caller } from '../../pipeline/admit.ts';
+import type { Caller } from '../../admission/admission.ts';
 import { InvalidLedgerQuery } from '../../store/invalid-ledger-query.ts';
 import type { LedgerQuery, LedgerStore } from '../../store/ledger-store.ts';
 import type { GatewayContext } from '../gateway-context.ts';
@@ -11,70 +12,6 @@ import { isRequestId } from '../request-id.ts';
 import { sendJson } from '../../protocol/http/send-json.ts';
 
 const OUTCOMES = new Set(['ok', 'error', 'cancelled']);
-
-/** The request log, as JSON with snake_case fields (the style of the rest of the API). */
-export function recordJson(r: LedgerRecord): Record<string, unknown> {
-  return {
-    object: 'sluice.request',
-    request_id: r.requestId,
-    created_at: new Date(r.createdAt).toISOString(),
-    key_id: r.keyId,
-    project_id: r.projectId,
-    provider: r.provider,
-    model: r.model,
-    requested_model: r.requestedModel,
-    surface: r.surface,
-    streamed: r.streamed,
-    usage: {
-      input_tokens: r.inputTokens,
-      cached_input_tokens: r.cachedInputTokens,
-      cache_write_tokens: r.cacheWriteTokens,
-      output_tokens: r.outputTokens,
-      reasoning_tokens: r.reasoningTokens,
-      // Usage details the upstream reported (audio, Predicted Outputs); left out when it did not.
-      ...reported({
-        audio_input_tokens: r.audioInputTokens,
-        audio_output_tokens: r.audioOutputTokens,
-        accepted_prediction_tokens: r.acceptedPredictionTokens,
-        rejected_prediction_tokens: r.rejectedPredictionTokens,
-      }),
-      estimated: r.usageSource === 'estimated',
-    },
-    cost_usd: r.costUsd,
-    price_known: r.priceKnown,
-    ttft_ms: r.ttftMs,
-    latency_ms: r.latencyMs,
-    overhead_ms: r.overheadMs ?? null,
-    upstream_status: r.upstreamStatus,
-    outcome: r.outcome,
-    error: r.errorCode
-      ? {
-          type: r.errorType,
-          code: r.errorCode,
-          message: r.errorMessage,
-          ...(r.upstreamErrorType || r.upstreamErrorCode
-            ? { upstream: { type: r.upstreamErrorType ?? null, code: r.upstreamErrorCode ?? null } }
-            : {}),
-        }
-      : null,
-    finish_reason: r.finishReason,
-    upstream_request_id: r.upstreamRequestId ?? null,
-    billing: r.billing ?? null,
-    // Only when routing had a choice (a route, or the request's own models).
-    ...(r.attempts && {
-      attempts: r.attempts.map((a) => ({
-        provider: a.provider,
-        model: a.model,
-        status: a.status,
-        error_code: a.errorCode,
-        fallback_reason: a.fallbackReason,
-        latency_ms: a.latencyMs,
-      })),
-    }),
-    prompt: r.prompt,
-    completion: r.completion,
-  };
-}
 
 function storeOf(ctx: GatewayContext) {
   if (!ctx.ledgerStore) throw errors.invalidRequest('The request log is disabled (ledger.enabled: false).');
@@ -238,10 +175,4 @@ async function flushBriefly(ctx: GatewayContext): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([ledger.flush(), new Promise<void>((r) => (timer = setTimeout(r, FLUSH_WAIT_MS)))]);
   clearTimeout(timer);
-}
-
-function reported(fields: Record<string, number | null | undefined>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [key, value] of Object.entries(fields)) if (typeof value === 'number') out[key] = value;
-  return out;
 }

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { errors } from '../../errors/catalog.ts';
 import { responsesScope } from '../../governance/keys/project-scope.ts';
-import type { Caller } from '../../pipeline/admit.ts';
+import type { Caller } from '../../admission/admission.ts';
 import { sendJson } from '../../protocol/http/send-json.ts';
 import type { GatewayContext } from '../gateway-context.ts';
 

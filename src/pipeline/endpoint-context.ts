@@ -1,10 +1,10 @@
-import { errors } from '../../errors/catalog.ts';
-import { GatewayError } from '../../errors/gateway-error.ts';
-import type { PipelineContext } from '../../pipeline/context.ts';
-import type { StreamOverrides } from '../../pipeline/chat-completions.ts';
-import type { ProviderRegistry, ResolvedModel } from '../../providers/registry.ts';
-import type { Router } from '../../routing/router.ts';
-import type { Endpoint } from '../keys/governance-store.ts';
+import { errors } from '../errors/catalog.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { PipelineContext } from './context.ts';
+import type { StreamOverrides } from './chat-completions.ts';
+import type { ProviderRegistry, ResolvedModel } from '../providers/registry.ts';
+import type { Router } from '../routing/router.ts';
+import type { Endpoint } from '../governance/keys/governance-store.ts';
 
 /**
  * The pipeline's context as a request to `/{project}/{endpoint}/v1/...` sees it; the lifecycle

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { errors } from '../../errors/catalog.ts';
-import type { PipelineContext } from '../../pipeline/context.ts';
-import type { ProviderRegistry, ResolvedModel } from '../../providers/registry.ts';
-import type { Endpoint } from '../keys/governance-store.ts';
+import { errors } from '../errors/catalog.ts';
+import type { PipelineContext } from './context.ts';
+import type { ProviderRegistry, ResolvedModel } from '../providers/registry.ts';
+import type { Endpoint } from '../governance/keys/governance-store.ts';
 import { endpointContext, streamOverrides, withEndpointModel } from './endpoint-context.ts';
 
 const ENDPOINT: Endpoint = {

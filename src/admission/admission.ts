@@ -96,8 +96,3 @@ export interface RateLimitWarning {
  * request of every surface passes here. Throws a GatewayError (429, 403, ...) to refuse.
  */
 export type Admit = (request: AdmissionRequest) => Admission | Promise<Admission>;
-
-const NOTHING_TO_SETTLE: Admission = { settle: () => {} };
-
-/** A gateway with no keys, limits or budgets configured lets every authenticated request in. */
-export const admitAll: Admit = () => NOTHING_TO_SETTLE;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { errors } from '../errors/catalog.ts';
-import { requireJsonContentType } from './edge/check-content-type.ts';
+import { errors } from '../../errors/catalog.ts';
+import { requireJsonContentType } from './check-content-type.ts';
 
 /**
  * Reads the body up to `limit` bytes (413 past it) and parses it as JSON (400 if it is not); a body

@@ -1,0 +1,34 @@
+/**
+ * The layers of src/, top to bottom: a folder may import its own files and any folder of a layer below
+ * its own, never one above it nor another folder of its own layer. `npm run lint` enforces it
+ * (check-layers.ts), type-only imports included, and refuses any circle between files.
+ *
+ * Why this order: each layer is what the one above it is built from. The CLI starts the server; the
+ * server mounts the console and every surface; a surface runs the shared pipeline, which asks
+ * governance (may this caller spend?) and resume (keep this stream for a reconnect); both lean on
+ * telemetry, routing (which upstream, with fallback), the store, the providers (canonical <-> wire),
+ * accounting (usage and price), the protocol (the client wire formats and the canonical model), the
+ * upstream HTTP client, and at the bottom the config schema and the error catalog. `admission/` holds
+ * only the contract of the admit step (the caller, the admission, the master caller): the pipeline
+ * asks through it and governance answers through it, so neither imports the other.
+ * `client/` is the SDK-side stream reader published as `sluice/client`: it imports nothing of the server.
+ */
+export const LAYERS: readonly (readonly string[])[] = [
+  ['cli'],
+  ['server'],
+  ['console'],
+  ['pipeline'],
+  ['governance', 'resume'],
+  ['admission'],
+  ['telemetry'],
+  ['routing'],
+  ['store'],
+  ['providers'],
+  ['accounting'],
+  ['protocol'],
+  ['upstream'],
+  ['config', 'errors'],
+];
+
+/** Folders that stand apart: they import nothing of src/ outside themselves, and nothing imports them. */
+export const APART: readonly string[] = ['client'];
