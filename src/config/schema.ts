@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 // Every object is strict: an unknown key is an error with a did-you-mean (describe-issue.ts),
@@ -13,6 +14,15 @@ const isOrigin = (value: string): boolean => {
   } catch {
     return false;
   }
+};
+
+/** `10.0.0.5`, `::1`, or a CIDR block (`10.0.0.0/8`, `fd00::/8`) with a prefix within its family's length. */
+const isAddressOrBlock = (value: string): boolean => {
+  const slash = value.indexOf('/');
+  const family = isIP(slash === -1 ? value : value.slice(0, slash));
+  if (family === 0 || slash === -1) return family !== 0;
+  const prefix = value.slice(slash + 1);
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 };
 
 const providerSchema = z.strictObject({
@@ -128,8 +138,20 @@ const configObject = z.strictObject({
       cors_origins: z
         .union([z.literal('*'), z.array(z.string().refine(isOrigin, 'must be an origin (scheme://host[:port], no path) or "*"'))])
         .default([]),
-      /** Past this many open connections, new ones are closed at once. */
+      /** Open connections; at the cap an idle one is closed for a new one, and with none idle the new one is closed. */
       max_connections: z.number().int().positive().default(10_000),
+      /**
+       * Open connections of one client (an IPv4 address, an IPv6 /64); past it its new ones are
+       * closed at once. Behind a trusted proxy: requests in flight per forwarded client (429 past it).
+       */
+      max_connections_per_client: z.number().int().positive().default(1_000),
+      /**
+       * Reverse proxies (addresses, CIDR blocks) whose X-Forwarded-For names the client and whose
+       * X-Forwarded-Proto says HTTPS; empty: those headers are never read.
+       */
+      trusted_proxies: z
+        .array(z.string().refine(isAddressOrBlock, 'must be an IP address or a CIDR block (10.0.0.0/8)'))
+        .default([]),
       /** A client must send its request headers within this (slowloris), and the whole request within the next. */
       headers_timeout_s: seconds.default(10),
       request_timeout_s: seconds.default(60),

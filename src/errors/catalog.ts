@@ -224,6 +224,16 @@ export const errors = {
       headers,
       retryable: true,
     }),
+  /** A client behind a trusted proxy has server.max_connections_per_client requests in flight (server/edge/requests-per-client.ts). */
+  clientRequestLimit: (limit: number) =>
+    new GatewayError({
+      code: 'too_many_client_requests',
+      status: 429,
+      type: 'rate_limit_exceeded',
+      message: `This client already has ${limit} requests in flight (server.max_connections_per_client); retry when one has ended.`,
+      headers: { 'retry-after': '1' },
+      retryable: true,
+    }),
   /**
    * A USD budget is spent: 429 `insufficient_quota`, as OpenAI answers an exhausted quota. Retrying
    * does not help until the period ends, so `x-should-retry: false` stops the openai SDK's retries.

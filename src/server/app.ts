@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { DestinationStream } from 'pino';
 import { PricingRegistry } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
@@ -25,8 +25,10 @@ import { tracingFromEnv } from '../telemetry/tracing-from-env.ts';
 import { createGovernance } from './auth.ts';
 import { answerClientError } from './client-error.ts';
 import type { GatewayContext } from './gateway-context.ts';
+import { createClientAddressing } from './edge/client-address.ts';
+import { guardConnections } from './edge/guard-connections.ts';
 import { createRequestScreen } from './edge/screen-request.ts';
-import { limitConnections, serverOptions } from './edge/server-limits.ts';
+import { serverOptions } from './edge/server-limits.ts';
 import { newRequestId } from './request-id.ts';
 import { decodePathParam, indexRoutes, matchRoute } from './route-table.ts';
 import { routes } from './routes.ts';
@@ -77,6 +79,8 @@ export function createGateway(
         config.metrics.max_label_values,
       )
     : undefined;
+  // Who a request comes from, behind server.trusted_proxies too (edge/client-address.ts).
+  const addressing = createClientAddressing(config.server.trusted_proxies);
   const context: GatewayContext = {
     config,
     registry,
@@ -148,13 +152,19 @@ export function createGateway(
       })
       .finally(() => inFlight--);
   });
-  limitConnections(server, config.server);
+  const connections = guardConnections(
+    server,
+    config.server,
+    addressing,
+    metrics && { refused: (reason) => metrics.connectionRefused(reason), reclaimed: () => metrics.connectionReclaimed() },
+  );
 
   /** Finds the route, checks the key where the route wants it, and runs the handler. */
   async function dispatch(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
+    connections.admitRequest(req, res); // a client behind a trusted proxy: its requests in flight
     if (screen(req, res)) return; // Host check and CORS, before any route (server/edge)
     const { route, rawParam, rawParams } = matchRoute(routeIndex, req.method ?? 'GET', path);
     const caller = route.auth === 'key' || route.auth === 'admin' ? await context.authenticate(req) : null;
@@ -172,15 +182,6 @@ export function createGateway(
       caller,
     });
   }
-  // Connections that have not sent a request yet (a client's preconnect; undici opens one right
-  // after an aborted fetch). closeIdleConnections() skips them, so a shutdown must close them
-  // itself or wait for node's headers timeout.
-  const unused = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    unused.add(socket);
-    socket.once('close', () => unused.delete(socket));
-  });
-  server.on('request', (req: IncomingMessage) => unused.delete(req.socket));
   server.on('clientError', answerClientError);
 
   return {
@@ -230,10 +231,12 @@ export function createGateway(
       for (const scope of context.scopes) scope.abort(errors.shuttingDown());
       // Resumes served from another instance's stream would hold their connections open.
       const streamsClosed = context.streams?.close();
-      // Ended streams close their keep-alive sockets once idle.
+      // Ended streams close their keep-alive sockets once idle. Connections that have not sent a
+      // request yet (a client's preconnect; undici opens one right after an aborted fetch) are
+      // skipped by closeIdleConnections(): closed here rather than at node's headers timeout.
       const idleSweep = setInterval(() => {
         server.closeIdleConnections();
-        for (const socket of unused) socket.destroy();
+        for (const socket of connections.neverUsed()) socket.destroy();
       }, 20);
       await closed;
       clearInterval(idleSweep);

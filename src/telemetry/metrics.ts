@@ -29,6 +29,8 @@ interface Series {
   attempts: Map<string, CounterSeries>;
 }
 
+const CONNECTION_REFUSALS = ['per_client', 'max_connections', 'per_client_forwarded'] as const;
+
 /** Seconds: a cached answer in tens of ms up to a long reasoning stream. */
 const TIME_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
@@ -49,6 +51,8 @@ export class GatewayMetrics {
   private readonly latency: SeriesHistogram;
   private readonly attempts: SeriesCounter;
   private readonly fallbacks: Counter<'provider' | 'model' | 'reason'>;
+  private readonly connectionsRefused: Counter<'reason'>;
+  private readonly connectionsReclaimed: Counter;
   private readonly series = new Map<string, Series>();
   /**
    * The text GET /metrics serves: this registry's; a worker of `serve --workers N` answers for
@@ -110,6 +114,19 @@ export class GatewayMetrics {
       labelNames: ['provider', 'model', 'reason'],
       registers,
     });
+    this.connectionsRefused = new Counter({
+      name: 'sluice_connections_refused_total',
+      help: 'Connections closed at once (per_client, max_connections) and requests behind a trusted proxy answered 429 (per_client_forwarded).',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.connectionsReclaimed = new Counter({
+      name: 'sluice_connections_reclaimed_total',
+      help: 'Idle connections closed to make room for a new one at server.max_connections.',
+      registers,
+    });
+    // Every label value from the start, at 0: a rate() over a series that appears late misses its first count.
+    for (const reason of CONNECTION_REFUSALS) this.connectionsRefused.inc({ reason }, 0);
     new Gauge({
       name: 'sluice_open_streams',
       help: 'Streamed responses being sent now.',
@@ -164,6 +181,14 @@ export class GatewayMetrics {
     if (record.ttftMs !== null) series.ttft.observe(record.ttftMs / 1000);
     series.latency.observe(record.latencyMs / 1000);
     this.countAttempts(record, provider, model, series);
+  }
+
+  connectionRefused(reason: (typeof CONNECTION_REFUSALS)[number]): void {
+    this.connectionsRefused.inc({ reason });
+  }
+
+  connectionReclaimed(): void {
+    this.connectionsReclaimed.inc();
   }
 
   /**
