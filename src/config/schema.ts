@@ -176,6 +176,11 @@ const configObject = z.strictObject({
         .transform((pepper) => pepper || undefined),
       /** How long an instance trusts a verified key before reading it again (a revocation elsewhere takes this long). */
       key_cache_ttl_s: seconds.max(300).default(10),
+      /**
+       * Wrong keys a client address, and a key id, may present a minute (a bucket of as many,
+       * refilled at that rate); past it: 429 with Retry-After. 0: no throttle.
+       */
+      failures_per_minute: z.number().int().nonnegative().default(10),
     })
     .prefault({}),
   stream: z

@@ -19,7 +19,10 @@ export async function handleLogin({ req, res, ctx, requestId }: RouteCall): Prom
   const body = await readJsonBody(req, 16_384);
   const key = (body as { key?: unknown } | null)?.key;
   if (typeof key !== 'string') throw errors.invalidRequest('key must be a string.', 'key');
-  const caller = await ctx.authenticate({ headers: { authorization: `Bearer ${key}` } } as IncomingMessage);
+  // The key as a bearer key of this very request (its socket and forwarded headers kept): a wrong
+  // one counts against this client in the failure throttle (server/edge/throttle-auth.ts).
+  const asBearer = { headers: { ...req.headers, authorization: `Bearer ${key}` }, socket: req.socket };
+  const caller = await ctx.authenticate(asBearer as IncomingMessage);
   if (!caller.admin) throw errors.adminRequired();
   const id = await ctx.console.sessions.open(caller);
   sendJson(

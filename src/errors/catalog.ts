@@ -224,6 +224,21 @@ export const errors = {
       headers,
       retryable: true,
     }),
+  /**
+   * Too many wrong keys from one client address or for one key id (server/edge/throttle-auth.ts):
+   * the wait is the failure bucket's, so a client honouring Retry-After is let in again.
+   */
+  authThrottled: (scope: 'address' | 'key_id', retryAfterMs: number) => {
+    const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+    return new GatewayError({
+      code: 'too_many_auth_failures',
+      status: 429,
+      type: 'rate_limit_exceeded',
+      message: `Too many failed authentication attempts ${scope === 'address' ? 'from this client' : 'for this key id'}; retry after ${seconds} s.`,
+      headers: { 'retry-after': String(seconds) },
+      retryable: true,
+    });
+  },
   /** A client behind a trusted proxy has server.max_connections_per_client requests in flight (server/edge/requests-per-client.ts). */
   clientRequestLimit: (limit: number) =>
     new GatewayError({

@@ -25,10 +25,11 @@ import { tracingFromEnv } from '../telemetry/tracing-from-env.ts';
 import { createGovernance } from './auth.ts';
 import { answerClientError } from './client-error.ts';
 import type { GatewayContext } from './gateway-context.ts';
-import { createClientAddressing } from './edge/client-address.ts';
+import { clientKey, createClientAddressing } from './edge/client-address.ts';
 import { guardConnections } from './edge/guard-connections.ts';
 import { createRequestScreen } from './edge/screen-request.ts';
 import { serverOptions } from './edge/server-limits.ts';
+import { throttleAuthFailures } from './edge/throttle-auth.ts';
 import { newRequestId } from './request-id.ts';
 import { decodePathParam, indexRoutes, matchRoute } from './route-table.ts';
 import { routes } from './routes.ts';
@@ -87,8 +88,13 @@ export function createGateway(
     router: createRouter(config, registry),
     scopes,
     settling: new Map(),
-    // A console session (an HttpOnly cookie) stands for the admin key that opened it (src/console/sessions.ts).
-    authenticate: consoleState.sessions.wrap(governance.authenticate),
+    // A console session (an HttpOnly cookie) stands for the admin key that opened it (src/console/sessions.ts);
+    // wrong keys are throttled per client and key id (edge/throttle-auth.ts).
+    authenticate: throttleAuthFailures(consoleState.sessions.wrap(governance.authenticate), {
+      failuresPerMinute: config.auth.failures_per_minute,
+      clientOf: (req) => clientKey(addressing.clientOf(req)),
+      counters: metrics && { failed: () => metrics.authFailed(), throttled: (scope) => metrics.authThrottle(scope) },
+    }),
     admit: refuseDisallowedModels(limits.admit),
     startedAt: Math.floor(Date.now() / 1000),
     accounting: {

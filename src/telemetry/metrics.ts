@@ -51,6 +51,8 @@ export class GatewayMetrics {
   private readonly latency: SeriesHistogram;
   private readonly attempts: SeriesCounter;
   private readonly fallbacks: Counter<'provider' | 'model' | 'reason'>;
+  private readonly authFailures: Counter;
+  private readonly authThrottled: Counter<'scope'>;
   private readonly connectionsRefused: Counter<'reason'>;
   private readonly connectionsReclaimed: Counter;
   private readonly series = new Map<string, Series>();
@@ -114,6 +116,17 @@ export class GatewayMetrics {
       labelNames: ['provider', 'model', 'reason'],
       registers,
     });
+    this.authFailures = new Counter({
+      name: 'sluice_auth_failures_total',
+      help: 'Wrong keys presented (401 invalid_api_key, and those answered 429 by the failure throttle).',
+      registers,
+    });
+    this.authThrottled = new Counter({
+      name: 'sluice_auth_throttled_total',
+      help: 'Requests answered 429 too_many_auth_failures, by what was over its limit: the client address or the key id.',
+      labelNames: ['scope'],
+      registers,
+    });
     this.connectionsRefused = new Counter({
       name: 'sluice_connections_refused_total',
       help: 'Connections closed at once (per_client, max_connections) and requests behind a trusted proxy answered 429 (per_client_forwarded).',
@@ -126,6 +139,7 @@ export class GatewayMetrics {
       registers,
     });
     // Every label value from the start, at 0: a rate() over a series that appears late misses its first count.
+    for (const scope of ['address', 'key_id']) this.authThrottled.inc({ scope }, 0);
     for (const reason of CONNECTION_REFUSALS) this.connectionsRefused.inc({ reason }, 0);
     new Gauge({
       name: 'sluice_open_streams',
@@ -181,6 +195,14 @@ export class GatewayMetrics {
     if (record.ttftMs !== null) series.ttft.observe(record.ttftMs / 1000);
     series.latency.observe(record.latencyMs / 1000);
     this.countAttempts(record, provider, model, series);
+  }
+
+  authFailed(): void {
+    this.authFailures.inc();
+  }
+
+  authThrottle(scope: 'address' | 'key_id'): void {
+    this.authThrottled.inc({ scope });
   }
 
   connectionRefused(reason: (typeof CONNECTION_REFUSALS)[number]): void {

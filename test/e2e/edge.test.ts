@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { projectWithKey } from '../helpers/admin-client.ts';
 import { parseSse, requestRecord, startGateway, type TestGateway, useUpstreamGateway } from '../helpers/gateway.ts';
 
 /**
@@ -509,5 +510,83 @@ describe('issue 25 defect 6: one client can take every connection', () => {
     } finally {
       await gw.close();
     }
+  });
+});
+
+describe('issue 25 defect 7: guessing keys is free', () => {
+  const KEY = 'sk-edge-master';
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway({ auth: { master_key: KEY } });
+  });
+  after(() => gw?.close());
+
+  const login = (key: string, from: string) =>
+    call(gw.url, { method: 'POST', path: '/console/api/login', headers: json, body: JSON.stringify({ key }), from });
+
+  it('guessing keys is free no more: 300 wrong console logins get 429 with Retry-After after 10; a right key from another client still logs in', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 300; i += 10) {
+      const batch = await Promise.all(Array.from({ length: 10 }, (_, j) => login(`sk-guess-${i + j}`, '127.0.0.2')));
+      for (const res of batch) {
+        statuses.push(res.status);
+        if (res.status !== 429) continue;
+        assert.ok(Number(res.headers['retry-after']) >= 1);
+        assert.deepEqual([JSON.parse(res.body).error.code, JSON.parse(res.body).error.type], ['too_many_auth_failures', 'rate_limit_exceeded']);
+      }
+    }
+    assert.deepEqual([statuses.filter((s) => s === 401).length, statuses.filter((s) => s === 429).length], [10, 290]);
+    // The master key is what can be guessed: from the throttled client it is not even checked.
+    assert.equal((await login(KEY, '127.0.0.2')).status, 429);
+    const other = await login(KEY, '127.0.0.3');
+    assert.equal(other.status, 200);
+    assert.match(String(other.headers['set-cookie']), /^sluice_console=/);
+  });
+
+  it('bearer keys: 429 in the OpenAI shape on /v1, the Anthropic shape on /v1/messages, counted in /metrics', async () => {
+    const chatWithKey = (key: string) =>
+      call(gw.url, {
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { ...json, authorization: `Bearer ${key}` },
+        body: chat(),
+        from: '127.0.0.4',
+      });
+    for (let i = 0; i < 10; i++) assert.equal((await chatWithKey(`sk-guess-${i}`)).status, 401);
+    const openai = await chatWithKey('sk-guess-10');
+    assert.equal(openai.status, 429);
+    assert.equal(JSON.parse(openai.body).error.code, 'too_many_auth_failures');
+    const anthropic = await call(gw.url, {
+      method: 'POST',
+      path: '/v1/messages',
+      headers: { ...json, 'x-api-key': 'sk-guess-11', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'mock/echo', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+      from: '127.0.0.4',
+    });
+    assert.equal(anthropic.status, 429);
+    assert.ok(Number(anthropic.headers['retry-after']) >= 1);
+    assert.deepEqual(JSON.parse(anthropic.body).type, 'error');
+    assert.equal(JSON.parse(anthropic.body).error.type, 'rate_limit_error');
+    const metrics = await (await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${KEY}` } })).text();
+    const value = (line: string) =>
+      Number(
+        metrics
+          .split('\n')
+          .find((l) => l.startsWith(`${line} `))
+          ?.slice(line.length + 1),
+      );
+    assert.ok(value('sluice_auth_throttled_total{scope="address"}') >= 292);
+    assert.ok(value('sluice_auth_failures_total') >= 20);
+  });
+
+  it('a key id guessed at from many clients answers its wrong secrets 429; its right secret still works', async () => {
+    const project = await projectWithKey(gw.url, KEY, 'guessed');
+    const wrong = `${project.key.slice(0, -4)}${project.key.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+    const models = (key: string, from: string) => call(gw.url, { path: '/v1/models', headers: { authorization: `Bearer ${key}` }, from });
+    for (let i = 0; i < 10; i++) assert.equal((await models(wrong, `127.0.1.${i + 1}`)).status, 401);
+    const refused = await models(wrong, '127.0.1.20');
+    assert.equal(refused.status, 429);
+    assert.match(JSON.parse(refused.body).error.message, /for this key id/);
+    assert.equal((await models(project.key, '127.0.1.21')).status, 200);
   });
 });
