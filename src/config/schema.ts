@@ -152,6 +152,8 @@ const configObject = z.strictObject({
       trusted_proxies: z
         .array(z.string().refine(isAddressOrBlock, 'must be an IP address or a CIDR block (10.0.0.0/8)'))
         .default([]),
+      /** The console's session cookie is always `Secure` (HTTPS in front of sluice whatever it forwards). */
+      secure_cookies: z.boolean().default(false),
       /** A client must send its request headers within this (slowloris), and the whole request within the next. */
       headers_timeout_s: seconds.default(10),
       request_timeout_s: seconds.default(60),

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import { errors } from '../errors/catalog.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import type { RouteCall } from '../server/route-table.ts';
+import { requireJsonContentType } from '../server/edge/check-content-type.ts';
 import { readJsonBody } from '../server/http-io.ts';
 import { recordJson } from '../server/routes/requests.ts';
 import { InvalidLedgerQuery } from '../store/invalid-ledger-query.ts';
@@ -30,19 +30,26 @@ export async function handleLogin({ req, res, ctx, requestId }: RouteCall): Prom
     200,
     { object: 'sluice.console_session', admin: true },
     {
-      'Set-Cookie': sessionCookie(id, isTls(req)),
+      'Set-Cookie': sessionCookie(id, secureCookie(req, ctx)),
       'X-Request-ID': requestId,
     },
   );
 }
 
+/** POST /console/api/logout: a JSON POST like every other (415 otherwise: no cross-site form can log a user out). */
 export async function handleLogout({ req, res, ctx, requestId }: RouteCall): Promise<void> {
+  try {
+    requireJsonContentType(req);
+  } finally {
+    // The body says nothing: read and dropped, so the connection stays usable.
+    req.resume();
+  }
   await ctx.console.sessions.close(req);
   sendJson(
     res,
     200,
     { object: 'sluice.console_session', admin: false },
-    { 'Set-Cookie': clearedCookie(), 'X-Request-ID': requestId },
+    { 'Set-Cookie': clearedCookie(secureCookie(req, ctx)), 'X-Request-ID': requestId },
   );
 }
 
@@ -181,6 +188,10 @@ function finite(ms: number | null): number | null {
   return ms === Number.POSITIVE_INFINITY ? BUCKET_BOUNDS_MS[BUCKET_BOUNDS_MS.length - 1] : ms;
 }
 
-function isTls(req: IncomingMessage): boolean {
-  return (req.socket as TLSSocket).encrypted === true;
+/**
+ * `Secure` when the browser reached sluice over HTTPS: TLS here, `X-Forwarded-Proto: https` from a
+ * trusted proxy, or `server.secure_cookies` (HTTPS in front, whatever the proxy forwards).
+ */
+function secureCookie(req: IncomingMessage, ctx: RouteCall['ctx']): boolean {
+  return ctx.config.server.secure_cookies || ctx.addressing.isHttps(req);
 }

@@ -95,6 +95,7 @@ export function createGateway(
       clientOf: (req) => clientKey(addressing.clientOf(req)),
       counters: metrics && { failed: () => metrics.authFailed(), throttled: (scope) => metrics.authThrottle(scope) },
     }),
+    addressing,
     admit: refuseDisallowedModels(limits.admit),
     startedAt: Math.floor(Date.now() / 1000),
     accounting: {
@@ -173,6 +174,7 @@ export function createGateway(
     connections.admitRequest(req, res); // a client behind a trusted proxy: its requests in flight
     if (screen(req, res)) return; // Host check and CORS, before any route (server/edge)
     const { route, rawParam, rawParams } = matchRoute(routeIndex, req.method ?? 'GET', path);
+    if (route.noStore) res.setHeader('Cache-Control', 'no-store');
     const caller = route.auth === 'key' || route.auth === 'admin' ? await context.authenticate(req) : null;
     if (route.auth === 'admin' && !caller?.admin) throw errors.adminRequired();
     const params: Record<string, string> = {};
