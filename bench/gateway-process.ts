@@ -41,7 +41,8 @@ function gatewayConfig(path: string, redisUrl: string | undefined, telemetry = t
   return configSchema.parse({
     ...(!telemetry && { metrics: { enabled: false }, log: { level: 'silent' } }),
     // A worker of gateway-workers.ts binds the port its first worker got.
-    server: { host: '127.0.0.1', port: Number(process.env.BENCH_WORKER_PORT ?? 0) },
+    // Every connection of the load is one client's (127.0.0.1): no per-client cap below the global one.
+    server: { host: '127.0.0.1', port: Number(process.env.BENCH_WORKER_PORT ?? 0), max_connections_per_client: 10_000 },
     auth: { master_key: masterKey },
     store: { path },
     ledger: { enabled: process.env.BENCH_LEDGER !== 'off' },

@@ -51,7 +51,8 @@ export async function loadedRss(options: LoadedRssOptions): Promise<LoadedRss> {
     writeFileSync(
       configFile,
       JSON.stringify({
-        server: { host: '127.0.0.1', port: 0 },
+        // Every connection of the load is one client's (127.0.0.1): no per-client cap below the global one.
+        server: { host: '127.0.0.1', port: 0, max_connections_per_client: 10_000 },
         auth: { master_key: options.masterKey },
         store: { path: join(dir, 'sluice.db') },
         providers: { up: { base_url: `http://127.0.0.1:${upstream.ready.port}/v1`, api_key: 'sk-bench' } },

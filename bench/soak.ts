@@ -194,7 +194,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     writeFileSync(
       configFile,
       JSON.stringify({
-        server: { host: '127.0.0.1', port: 0, max_connections: streams + 100 },
+        server: { host: '127.0.0.1', port: 0, max_connections: streams + 100, max_connections_per_client: streams + 100 },
         auth: { master_key: 'sk-soak-master' },
         store: { path: join(dir, 'sluice.db') },
         providers: { up: { base_url: `http://127.0.0.1:${upstream.ready.port}/v1`, api_key: 'sk-soak' } },

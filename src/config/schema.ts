@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 // Every object is strict: an unknown key is an error with a did-you-mean (describe-issue.ts),
@@ -17,6 +18,15 @@ const isOrigin = (value: string): boolean => {
 
 // The descriptions (.describe) are the configuration reference: scripts/docs/config-reference.ts
 // renders docs/reference/configuration.md from them. They change no validation.
+
+/** `10.0.0.5`, `::1`, or a CIDR block (`10.0.0.0/8`, `fd00::/8`) with a prefix within its family's length. */
+const isAddressOrBlock = (value: string): boolean => {
+  const slash = value.indexOf('/');
+  const family = isIP(slash === -1 ? value : value.slice(0, slash));
+  if (family === 0 || slash === -1) return family !== 0;
+  const prefix = value.slice(slash + 1);
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+};
 
 const providerSchema = z.strictObject({
   type: z
@@ -186,7 +196,25 @@ const configObject = z.strictObject({
         .int()
         .positive()
         .default(10_000)
-        .describe('Past this many open connections, new ones are closed at once.'),
+        .describe('Open connections; at the cap an idle one is closed for a new one, and with none idle the new one is closed.'),
+      max_connections_per_client: z
+        .number()
+        .int()
+        .positive()
+        .default(1_000)
+        .describe(
+          'Open connections of one client (an IPv4 address, an IPv6 /64); past it its new ones are closed at once. Behind a trusted proxy: requests in flight per forwarded client (429 past it).',
+        ),
+      trusted_proxies: z
+        .array(z.string().refine(isAddressOrBlock, 'must be an IP address or a CIDR block (10.0.0.0/8)'))
+        .default([])
+        .describe(
+          'Reverse proxies (addresses, CIDR blocks) whose X-Forwarded-For names the client and whose X-Forwarded-Proto says HTTPS; empty: those headers are never read.',
+        ),
+      secure_cookies: z
+        .boolean()
+        .default(false)
+        .describe("The console's session cookie is always `Secure` (HTTPS in front of sluice whatever it forwards)."),
       headers_timeout_s: seconds
         .default(10)
         .describe('A client must send its request headers within this (slowloris); else 408 and the connection closes.'),
@@ -220,6 +248,14 @@ const configObject = z.strictObject({
         .max(300)
         .default(10)
         .describe('How long an instance trusts a verified key before reading it again (a revocation elsewhere takes this long).'),
+      failures_per_minute: z
+        .number()
+        .int()
+        .nonnegative()
+        .default(10)
+        .describe(
+          'Wrong keys a client address, and a key id, may present a minute (a bucket of as many, refilled at that rate); past it: 429 with Retry-After. 0: no throttle.',
+        ),
     })
     .prefault({})
     .describe('The master key and the storage of gateway-issued keys.'),

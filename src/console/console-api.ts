@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import { recordJson } from '../accounting/record-json.ts';
 import { errors } from '../errors/catalog.ts';
+import { requireJsonContentType } from '../protocol/http/check-content-type.ts';
+import { readJsonBody } from '../protocol/http/read-json-body.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import type { ConsoleCall } from './console-call.ts';
-import { readJsonBody } from '../protocol/http/read-json-body.ts';
 import { InvalidLedgerQuery } from '../store/invalid-ledger-query.ts';
 import type { LedgerQueryInWriteOrder } from '../store/ledger-store.ts';
 import { BUCKET_BOUNDS_MS, emptyHistogram, quantileOf, type RollupCell } from '../store/rollup-cells.ts';
@@ -19,7 +19,10 @@ export async function handleLogin({ req, res, ctx, requestId }: ConsoleCall): Pr
   const body = await readJsonBody(req, 16_384);
   const key = (body as { key?: unknown } | null)?.key;
   if (typeof key !== 'string') throw errors.invalidRequest('key must be a string.', 'key');
-  const caller = await ctx.authenticate({ headers: { authorization: `Bearer ${key}` } } as IncomingMessage);
+  // The key as a bearer key of this very request (its socket and forwarded headers kept): a wrong
+  // one counts against this client in the failure throttle (server/edge/throttle-auth.ts).
+  const asBearer = { headers: { ...req.headers, authorization: `Bearer ${key}` }, socket: req.socket };
+  const caller = await ctx.authenticate(asBearer as IncomingMessage);
   if (!caller.admin) throw errors.adminRequired();
   const id = await ctx.console.sessions.open(caller);
   sendJson(
@@ -27,19 +30,26 @@ export async function handleLogin({ req, res, ctx, requestId }: ConsoleCall): Pr
     200,
     { object: 'sluice.console_session', admin: true },
     {
-      'Set-Cookie': sessionCookie(id, isTls(req)),
+      'Set-Cookie': sessionCookie(id, secureCookie(req, ctx)),
       'X-Request-ID': requestId,
     },
   );
 }
 
+/** POST /console/api/logout: a JSON POST like every other (415 otherwise: no cross-site form can log a user out). */
 export async function handleLogout({ req, res, ctx, requestId }: ConsoleCall): Promise<void> {
+  try {
+    requireJsonContentType(req);
+  } finally {
+    // The body says nothing: read and dropped, so the connection stays usable.
+    req.resume();
+  }
   await ctx.console.sessions.close(req);
   sendJson(
     res,
     200,
     { object: 'sluice.console_session', admin: false },
-    { 'Set-Cookie': clearedCookie(), 'X-Request-ID': requestId },
+    { 'Set-Cookie': clearedCookie(secureCookie(req, ctx)), 'X-Request-ID': requestId },
   );
 }
 
@@ -178,6 +188,10 @@ function finite(ms: number | null): number | null {
   return ms === Number.POSITIVE_INFINITY ? BUCKET_BOUNDS_MS[BUCKET_BOUNDS_MS.length - 1] : ms;
 }
 
-function isTls(req: IncomingMessage): boolean {
-  return (req.socket as TLSSocket).encrypted === true;
+/**
+ * `Secure` when the browser reached sluice over HTTPS: TLS here, `X-Forwarded-Proto: https` from a
+ * trusted proxy, or `server.secure_cookies` (HTTPS in front, whatever the proxy forwards).
+ */
+function secureCookie(req: IncomingMessage, ctx: ConsoleCall['ctx']): boolean {
+  return ctx.config.server.secure_cookies || ctx.addressing.isHttps(req);
 }

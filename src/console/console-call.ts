@@ -3,6 +3,7 @@ import type { Caller } from '../admission/admission.ts';
 import type { LimitsAndBudgets } from '../governance/admit.ts';
 import type { Governance } from '../governance/keys/governance.ts';
 import type { PipelineContext } from '../pipeline/context.ts';
+import type { ClientAddressing } from '../protocol/http/client-address.ts';
 import type { LedgerStore } from '../store/ledger-store.ts';
 import type { ConsoleState } from './console-state.ts';
 
@@ -16,6 +17,8 @@ export interface ConsoleContext extends Pick<PipelineContext, 'config' | 'authen
   governance: Governance;
   limits: Pick<LimitsAndBudgets, 'usage'>;
   console: ConsoleState;
+  /** Who the client is and whether it came over HTTPS, trusted proxies considered. */
+  addressing: ClientAddressing;
 }
 
 /** One call of a console route (server/route-table.ts's RouteCall, as much of it as the console reads). */

@@ -45,7 +45,7 @@ export class LiveFeed {
     const first = await store.listInWriteOrder({ ...query, limit: PAGE });
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache',
+      'Cache-Control': 'no-store',
       Connection: 'keep-alive',
       ...headers,
     });

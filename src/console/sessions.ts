@@ -146,8 +146,8 @@ export function sessionCookie(id: string, secure: boolean): string {
   return `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
 }
 
-export function clearedCookie(): string {
-  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`;
+export function clearedCookie(secure: boolean): string {
+  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}; Max-Age=0`;
 }
 
 /** Sessions of a gateway without a store: this process only, the oldest dropped past a bound. */

@@ -225,6 +225,31 @@ export const errors = {
       retryable: true,
     }),
   /**
+   * Too many wrong keys from one client address or for one key id (server/edge/throttle-auth.ts):
+   * the wait is the failure bucket's, so a client honouring Retry-After is let in again.
+   */
+  authThrottled: (scope: 'address' | 'key_id', retryAfterMs: number) => {
+    const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+    return new GatewayError({
+      code: 'too_many_auth_failures',
+      status: 429,
+      type: 'rate_limit_exceeded',
+      message: `Too many failed authentication attempts ${scope === 'address' ? 'from this client' : 'for this key id'}; retry after ${seconds} s.`,
+      headers: { 'retry-after': String(seconds) },
+      retryable: true,
+    });
+  },
+  /** A client behind a trusted proxy has server.max_connections_per_client requests in flight (server/edge/requests-per-client.ts). */
+  clientRequestLimit: (limit: number) =>
+    new GatewayError({
+      code: 'too_many_client_requests',
+      status: 429,
+      type: 'rate_limit_exceeded',
+      message: `This client already has ${limit} requests in flight (server.max_connections_per_client); retry when one has ended.`,
+      headers: { 'retry-after': '1' },
+      retryable: true,
+    }),
+  /**
    * A USD budget is spent: 429 `insufficient_quota`, as OpenAI answers an exhausted quota. Retrying
    * does not help until the period ends, so `x-should-retry: false` stops the openai SDK's retries.
    */

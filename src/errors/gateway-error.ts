@@ -61,6 +61,8 @@ export const ERROR_CODES = [
   'key_exists',
   'key_conflict',
   'rate_limit_exceeded',
+  'too_many_auth_failures',
+  'too_many_client_requests',
   'insufficient_quota',
   'limits_unavailable',
   // Time and lifecycle.

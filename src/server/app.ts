@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { DestinationStream } from 'pino';
 import { PricingRegistry } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
@@ -25,8 +25,11 @@ import { tracingFromEnv } from '../telemetry/tracing-from-env.ts';
 import { createGovernance } from './auth.ts';
 import { answerClientError } from './client-error.ts';
 import type { GatewayContext } from './gateway-context.ts';
+import { clientKey, createClientAddressing } from '../protocol/http/client-address.ts';
+import { guardConnections } from './edge/guard-connections.ts';
 import { createRequestScreen } from './edge/screen-request.ts';
-import { limitConnections, serverOptions } from './edge/server-limits.ts';
+import { serverOptions } from './edge/server-limits.ts';
+import { throttleAuthFailures } from './edge/throttle-auth.ts';
 import { newRequestId } from './request-id.ts';
 import { decodePathParam, indexRoutes, matchRoute } from './route-table.ts';
 import { routes } from './routes.ts';
@@ -77,14 +80,22 @@ export function createGateway(
         config.metrics.max_label_values,
       )
     : undefined;
+  // Who a request comes from, behind server.trusted_proxies too (edge/client-address.ts).
+  const addressing = createClientAddressing(config.server.trusted_proxies);
   const context: GatewayContext = {
     config,
     registry,
     router: createRouter(config, registry),
     scopes,
     settling: new Map(),
-    // A console session (an HttpOnly cookie) stands for the admin key that opened it (src/console/sessions.ts).
-    authenticate: consoleState.sessions.wrap(governance.authenticate),
+    // A console session (an HttpOnly cookie) stands for the admin key that opened it (src/console/sessions.ts);
+    // wrong keys are throttled per client and key id (edge/throttle-auth.ts).
+    authenticate: throttleAuthFailures(consoleState.sessions.wrap(governance.authenticate), {
+      failuresPerMinute: config.auth.failures_per_minute,
+      clientOf: (req) => clientKey(addressing.clientOf(req)),
+      counters: metrics && { failed: () => metrics.authFailed(), throttled: (scope) => metrics.authThrottle(scope) },
+    }),
+    addressing,
     admit: refuseDisallowedModels(limits.admit),
     startedAt: Math.floor(Date.now() / 1000),
     accounting: {
@@ -148,15 +159,22 @@ export function createGateway(
       })
       .finally(() => inFlight--);
   });
-  limitConnections(server, config.server);
+  const connections = guardConnections(
+    server,
+    config.server,
+    addressing,
+    metrics && { refused: (reason) => metrics.connectionRefused(reason), reclaimed: () => metrics.connectionReclaimed() },
+  );
 
   /** Finds the route, checks the key where the route wants it, and runs the handler. */
   async function dispatch(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
+    connections.admitRequest(req, res); // a client behind a trusted proxy: its requests in flight
     if (screen(req, res)) return; // Host check and CORS, before any route (server/edge)
     const { route, rawParam, rawParams } = matchRoute(routeIndex, req.method ?? 'GET', path);
+    if (route.noStore) res.setHeader('Cache-Control', 'no-store');
     const caller = route.auth === 'key' || route.auth === 'admin' ? await context.authenticate(req) : null;
     if (route.auth === 'admin' && !caller?.admin) throw errors.adminRequired();
     const params: Record<string, string> = {};
@@ -172,15 +190,6 @@ export function createGateway(
       caller,
     });
   }
-  // Connections that have not sent a request yet (a client's preconnect; undici opens one right
-  // after an aborted fetch). closeIdleConnections() skips them, so a shutdown must close them
-  // itself or wait for node's headers timeout.
-  const unused = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    unused.add(socket);
-    socket.once('close', () => unused.delete(socket));
-  });
-  server.on('request', (req: IncomingMessage) => unused.delete(req.socket));
   server.on('clientError', answerClientError);
 
   return {
@@ -230,10 +239,12 @@ export function createGateway(
       for (const scope of context.scopes) scope.abort(errors.shuttingDown());
       // Resumes served from another instance's stream would hold their connections open.
       const streamsClosed = context.streams?.close();
-      // Ended streams close their keep-alive sockets once idle.
+      // Ended streams close their keep-alive sockets once idle. Connections that have not sent a
+      // request yet (a client's preconnect; undici opens one right after an aborted fetch) are
+      // skipped by closeIdleConnections(): closed here rather than at node's headers timeout.
       const idleSweep = setInterval(() => {
         server.closeIdleConnections();
-        for (const socket of unused) socket.destroy();
+        for (const socket of connections.neverUsed()) socket.destroy();
       }, 20);
       await closed;
       clearInterval(idleSweep);

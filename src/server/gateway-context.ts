@@ -3,6 +3,7 @@ import type { LimitsAndBudgets } from '../governance/admit.ts';
 import type { Governance } from '../governance/keys/governance.ts';
 import type { PipelineContext } from '../pipeline/context.ts';
 import type { StreamBuffer } from '../resume/stream-buffer.ts';
+import type { ClientAddressing } from '../protocol/http/client-address.ts';
 import type { LedgerStore } from '../store/ledger-store.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 
@@ -21,4 +22,6 @@ export interface GatewayContext extends PipelineContext {
   limits: Pick<LimitsAndBudgets, 'usage'>;
   /** The console's sessions, live log and chart rollups (src/console). */
   console: ConsoleState;
+  /** Who a request comes from and whether over HTTPS, behind server.trusted_proxies too. */
+  addressing: ClientAddressing;
 }

@@ -32,6 +32,11 @@ export interface Route {
    * key must be the master key or an admin key (else 403). `open`: no key needed.
    */
   auth: 'model' | 'key' | 'admin' | 'open';
+  /**
+   * The answers carry a caller's data (the request log, the console's API): `Cache-Control:
+   * no-store`, errors included, so that neither a browser nor a proxy keeps them.
+   */
+  noStore?: true;
   handle(call: RouteCall): Promise<void> | void;
 }
 

@@ -9,6 +9,7 @@ import { anthropicErrorStatus } from '../protocol/anthropic-messages/errors.ts';
 import { createExchange } from '../pipeline/exchange.ts';
 import { handleModelRequest } from '../pipeline/handle-model-request.ts';
 import type { ModelOperation } from '../pipeline/model-operation.ts';
+import { errors } from '../errors/catalog.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import { readJsonBody } from '../protocol/http/read-json-body.ts';
 import type { Route, RouteCall } from './route-table.ts';
@@ -57,6 +58,13 @@ function profileOf(call: RouteCall): 'openai' | 'accounting' | undefined {
 function messagesOperation(call: RouteCall): ModelOperation {
   const beta = call.req.headers['anthropic-beta'];
   return createMessage(Array.isArray(beta) ? beta.join(',') : beta);
+}
+
+/** A path under a prefix that has no route of its own: the 404 an unknown path gets anywhere. */
+function unknownRoute({ req }: RouteCall): never {
+  const url = req.url ?? '';
+  const query = url.indexOf('?');
+  throw errors.routeNotFound(req.method ?? 'GET', query === -1 ? url : url.slice(0, query));
 }
 
 // Under `sluice serve --workers N`, which process answered (a worker is restarted under a new pid).
@@ -113,6 +121,7 @@ export const routes: readonly Route[] = [
     path: '/v1/responses/',
     param: 'response_id',
     auth: 'key',
+    noStore: true,
     handle: ({ res, ctx, param, requestId, caller }) => handleGetResponse(res, ctx, param, requestId, caller),
   },
   // Resuming a stream after a lost connection, with Last-Event-ID (docs/streams/resume.md).
@@ -121,6 +130,7 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/v1/requests',
     auth: 'key',
+    noStore: true,
     handle: ({ res, ctx, search, requestId, caller }) => handleListRequests(res, ctx, search, requestId, caller),
   },
   {
@@ -128,6 +138,7 @@ export const routes: readonly Route[] = [
     path: '/v1/requests/',
     param: 'request_id',
     auth: 'key',
+    noStore: true,
     handle: ({ res, ctx, param, requestId, caller }) => handleGetRequest(res, ctx, param, requestId, caller),
   },
   { method: 'GET', path: '/v1/models', auth: 'key', handle: ({ res, ctx, requestId }) => handleListModels(res, ctx, requestId) },
@@ -143,13 +154,17 @@ export const routes: readonly Route[] = [
   // The console (docs/console.md): its static bundle is open, its data needs an admin's session or key.
   { method: 'GET', path: '/console', auth: 'open', handle: serveConsoleFile },
   { method: 'GET', path: '/console/', auth: 'open', handle: serveConsoleFile },
-  { method: 'GET', path: '/console/api/price/', param: 'request_id', auth: 'admin', handle: handlePriceUsed },
-  // Prefix routes match in table order: the longer prefix above comes first.
+  // Prefix routes match in table order: the longer prefixes come first. An unknown API path is a
+  // JSON 404, not the page (which the console's own paths, /console/keys..., are).
+  { method: 'GET', path: '/console/api/price/', param: 'request_id', auth: 'admin', noStore: true, handle: handlePriceUsed },
+  { method: 'GET', path: '/console/api', auth: 'open', noStore: true, handle: unknownRoute },
+  { method: 'GET', path: '/console/api/', param: 'path', auth: 'open', noStore: true, handle: unknownRoute },
+  { method: 'POST', path: '/console/api/', param: 'path', auth: 'open', noStore: true, handle: unknownRoute },
   { method: 'GET', path: '/console/', param: 'file', auth: 'open', handle: serveConsoleFile },
-  { method: 'POST', path: '/console/api/login', auth: 'open', handle: handleLogin },
-  { method: 'POST', path: '/console/api/logout', auth: 'open', handle: handleLogout },
-  { method: 'GET', path: '/console/api/session', auth: 'admin', handle: handleSession },
-  { method: 'GET', path: '/console/api/events', auth: 'admin', handle: handleEvents },
-  { method: 'GET', path: '/console/api/stats', auth: 'admin', handle: handleStats },
-  { method: 'GET', path: '/console/api/usage', auth: 'admin', handle: handleUsage },
+  { method: 'POST', path: '/console/api/login', auth: 'open', noStore: true, handle: handleLogin },
+  { method: 'POST', path: '/console/api/logout', auth: 'open', noStore: true, handle: handleLogout },
+  { method: 'GET', path: '/console/api/session', auth: 'admin', noStore: true, handle: handleSession },
+  { method: 'GET', path: '/console/api/events', auth: 'admin', noStore: true, handle: handleEvents },
+  { method: 'GET', path: '/console/api/stats', auth: 'admin', noStore: true, handle: handleStats },
+  { method: 'GET', path: '/console/api/usage', auth: 'admin', noStore: true, handle: handleUsage },
 ];

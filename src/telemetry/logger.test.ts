@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import pino from 'pino';
-import { logDestination, readable } from './logger.ts';
+import { createLogger, logDestination, readable } from './logger.ts';
 
 describe('the readable log lines (a terminal)', () => {
   it('puts the time, the level and the message first, then the fields as key=value', () => {
@@ -15,6 +15,38 @@ describe('the readable log lines (a terminal)', () => {
     logger.warn('ledger: the store is slow');
     assert.match(lines[0], /^\d\d:\d\d:\d\d\.\d{3} INFO  request  request_id=req_1 model=gpt-4o cost_usd=0.0014 ttft_ms=null\n$/);
     assert.match(lines[1], /^\d\d:\d\d:\d\d\.\d{3} WARN  ledger: the store is slow\n$/);
+  });
+});
+
+/** C0, DEL, C1, U+2028 and U+2029. */
+const isControl = (code: number) => code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029;
+
+describe("log injection: a client's text cannot write terminal escapes or forged lines, in any format", () => {
+  const hostile = 'gpt\u001b[31m-red\n{"level":30,"msg":"forged"}\u009b2J';
+  for (const format of ['json', 'pretty'] as const) {
+    it(`${format}: one line per entry, no raw control character, the text kept in escaped form`, () => {
+      let out = '';
+      const logger = createLogger({ level: 'info', format }, { write: (line: string) => void (out += line) });
+      logger.info({ requested_model: hostile, 'key\nforged': 1 }, `msg ${hostile}`);
+      assert.equal(out.split('\n').length, 2, out);
+      assert.ok(out.endsWith('\n'));
+      const raw = Array.from({ length: out.length - 1 }, (_, i) => out.charCodeAt(i)).filter(isControl);
+      assert.deepEqual(raw, []);
+      if (format === 'json') {
+        const entry = JSON.parse(out) as Record<string, unknown>;
+        assert.deepEqual([entry.requested_model, entry.msg, entry['key\nforged']], [hostile, `msg ${hostile}`, 1]);
+      } else {
+        assert.ok(out.includes(`requested_model=${JSON.stringify(hostile).replace('\u009b', '\\u009b')}`), out);
+        assert.ok(out.includes('msg gpt\\u001b[31m-red\\u000a{"level":30'), out);
+      }
+    });
+  }
+
+  it('pretty: a value with a space or an = is quoted, so it cannot pass for another field', () => {
+    const lines: string[] = [];
+    const logger = pino({ base: undefined }, readable({ write: (line: string) => void lines.push(line) }));
+    logger.info({ model: 'x outcome=ok', empty: '' }, 'request');
+    assert.match(lines[0], / model="x outcome=ok" empty=""\n$/);
   });
 });
 

@@ -29,6 +29,8 @@ interface Series {
   attempts: Map<string, CounterSeries>;
 }
 
+const CONNECTION_REFUSALS = ['per_client', 'max_connections', 'per_client_forwarded'] as const;
+
 /** Seconds: a cached answer in tens of ms up to a long reasoning stream. */
 const TIME_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
@@ -49,6 +51,10 @@ export class GatewayMetrics {
   private readonly latency: SeriesHistogram;
   private readonly attempts: SeriesCounter;
   private readonly fallbacks: Counter<'provider' | 'model' | 'reason'>;
+  private readonly authFailures: Counter;
+  private readonly authThrottled: Counter<'scope'>;
+  private readonly connectionsRefused: Counter<'reason'>;
+  private readonly connectionsReclaimed: Counter;
   private readonly series = new Map<string, Series>();
   /**
    * The text GET /metrics serves: this registry's; a worker of `serve --workers N` answers for
@@ -114,6 +120,31 @@ export class GatewayMetrics {
       labelNames: ['provider', 'model', 'reason'],
       registers,
     });
+    this.authFailures = new Counter({
+      name: 'sluice_auth_failures_total',
+      help: 'Wrong keys presented (401 invalid_api_key, and those answered 429 by the failure throttle).',
+      registers,
+    });
+    this.authThrottled = new Counter({
+      name: 'sluice_auth_throttled_total',
+      help: 'Requests answered 429 too_many_auth_failures, by what was over its limit: the client address or the key id.',
+      labelNames: ['scope'],
+      registers,
+    });
+    this.connectionsRefused = new Counter({
+      name: 'sluice_connections_refused_total',
+      help: 'Connections closed at once (per_client, max_connections) and requests behind a trusted proxy answered 429 (per_client_forwarded).',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.connectionsReclaimed = new Counter({
+      name: 'sluice_connections_reclaimed_total',
+      help: 'Idle connections closed to make room for a new one at server.max_connections.',
+      registers,
+    });
+    // Every label value from the start, at 0: a rate() over a series that appears late misses its first count.
+    for (const scope of ['address', 'key_id']) this.authThrottled.inc({ scope }, 0);
+    for (const reason of CONNECTION_REFUSALS) this.connectionsRefused.inc({ reason }, 0);
     new Gauge({
       name: 'sluice_open_streams',
       help: 'Streamed responses being sent now.',
@@ -168,6 +199,22 @@ export class GatewayMetrics {
     if (record.ttftMs !== null) series.ttft.observe(record.ttftMs / 1000);
     series.latency.observe(record.latencyMs / 1000);
     this.countAttempts(record, provider, model, series);
+  }
+
+  authFailed(): void {
+    this.authFailures.inc();
+  }
+
+  authThrottle(scope: 'address' | 'key_id'): void {
+    this.authThrottled.inc({ scope });
+  }
+
+  connectionRefused(reason: (typeof CONNECTION_REFUSALS)[number]): void {
+    this.connectionsRefused.inc({ reason });
+  }
+
+  connectionReclaimed(): void {
+    this.connectionsReclaimed.inc();
   }
 
   /**

@@ -57,6 +57,8 @@ const made: Record<keyof typeof errors, GatewayError[]> = {
   notFound: (['project', 'key', 'endpoint'] as const).map((what) => errors.notFound(what, 'i')),
   alreadyExists: (['project', 'key', 'endpoint'] as const).map((what) => errors.alreadyExists(what, 'i', 'p')),
   keyChanged: [errors.keyChanged('i')],
+  authThrottled: [errors.authThrottled('address', 1000), errors.authThrottled('key_id', 1000)],
+  clientRequestLimit: [errors.clientRequestLimit(1)],
 };
 
 describe('docs/reference/errors.md', () => {

@@ -51,7 +51,7 @@ describe('the console API', () => {
   it('lets the session call the API like its key, until logout ends it', async () => {
     const cookie = cookieOf(await login(KEY));
     assert.equal((await fetch(`${gw.url}/v1/requests`, { headers: { cookie } })).status, 200);
-    const out = await fetch(`${gw.url}/console/api/logout`, { method: 'POST', headers: { cookie } });
+    const out = await fetch(`${gw.url}/console/api/logout`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: '{}' });
     assert.match(out.headers.get('set-cookie') ?? '', /Max-Age=0/);
     assert.equal((await fetch(`${gw.url}/v1/requests`, { headers: { cookie } })).status, 401);
   });
@@ -151,6 +151,113 @@ describe('the console API', () => {
   });
 });
 
+describe('issue 25 defect 11: console session hygiene', () => {
+  let gw: TestGateway;
+  let proxied: TestGateway;
+  let switched: TestGateway;
+
+  before(async () => {
+    gw = await startGateway({ auth: { master_key: KEY } });
+    // The tests' client is 127.0.0.1: here it stands for a TLS-terminating proxy in front of sluice.
+    proxied = await startGateway({ auth: { master_key: KEY }, server: { trusted_proxies: ['127.0.0.1'] } });
+    switched = await startGateway({ auth: { master_key: KEY }, server: { secure_cookies: true } });
+  });
+  after(async () => {
+    await gw?.close();
+    await proxied?.close();
+    await switched?.close();
+  });
+
+  const login = (url: string, headers: Record<string, string> = {}) =>
+    fetch(`${url}/console/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ key: KEY }),
+    });
+
+  it('console session hygiene: every console API and /v1/requests answer is Cache-Control: no-store, errors included', async () => {
+    const res = await login(gw.url);
+    const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
+    const chat = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'cached?' }] }),
+    });
+    await chat.text();
+    const id = chat.headers.get('x-request-id');
+    const answers = [res];
+    for (const path of [
+      '/console/api/session',
+      '/console/api/stats',
+      '/console/api/usage',
+      '/v1/requests',
+      `/v1/requests/${id}`,
+      `/console/api/price/${id}`,
+    ]) {
+      answers.push(await fetch(`${gw.url}${path}`, { headers: { cookie } }));
+    }
+    answers.push(await fetch(`${gw.url}/console/api/session`), await fetch(`${gw.url}/v1/requests`));
+    const events = await fetch(`${gw.url}/console/api/events`, { headers: { cookie } });
+    await events.body?.cancel();
+    for (const answer of [...answers, events]) {
+      assert.equal(answer.headers.get('cache-control'), 'no-store', `${answer.url} ${answer.status}`);
+      if (answer !== events) await answer.text();
+    }
+    assert.deepEqual(
+      answers.slice(-2).map((a) => a.status),
+      [401, 401],
+    );
+  });
+
+  it('the session cookie is Secure behind a trusted TLS-terminating proxy (X-Forwarded-Proto: https) or with server.secure_cookies', async () => {
+    const secure = (res: Response) => /; Secure(;|$)/.test(res.headers.get('set-cookie') ?? '');
+    assert.equal(secure(await login(proxied.url, { 'x-forwarded-proto': 'https' })), true);
+    assert.equal(secure(await login(proxied.url, { 'x-forwarded-proto': 'http' })), false);
+    assert.equal(secure(await login(proxied.url)), false);
+    // Not from a trusted proxy: the header is the client's own, and says nothing.
+    assert.equal(secure(await login(gw.url, { 'x-forwarded-proto': 'https' })), false);
+    const res = await login(switched.url);
+    assert.equal(secure(res), true);
+    const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
+    const out = await fetch(`${switched.url}/console/api/logout`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.match(out.headers.get('set-cookie') ?? '', /; Secure; Max-Age=0$/);
+  });
+
+  it('an unknown /console/api/* path is a JSON 404, not the page; the pages themselves are still served', async () => {
+    for (const [method, path] of [
+      ['GET', '/console/api/nope'],
+      ['GET', '/console/api'],
+      ['GET', '/console/api/session/extra'],
+      ['POST', '/console/api/nope'],
+    ]) {
+      const res = await fetch(`${gw.url}${path}`, { method, headers: { authorization: `Bearer ${KEY}` } });
+      assert.equal(res.status, 404, `${method} ${path}`);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+      assert.deepEqual((await res.json()) as unknown, {
+        error: { message: `Unknown route: ${method} ${path}`, type: 'invalid_request_error', param: null, code: 'route_not_found' },
+      });
+    }
+    const page = await fetch(`${gw.url}/console/keys`);
+    assert.ok(page.status === 200 || page.status === 503, `status ${page.status}`);
+    assert.match(page.headers.get('content-type') ?? '', /^text\//);
+  });
+
+  it('logout refuses a text/plain POST with 415, like every other POST, and the session stays', async () => {
+    const cookie = ((await login(gw.url)).headers.get('set-cookie') ?? '').split(';')[0];
+    for (const headers of [{ 'content-type': 'text/plain' }, {}]) {
+      const res = await fetch(`${gw.url}/console/api/logout`, { method: 'POST', headers: { cookie, ...headers }, body: 'x' });
+      assert.equal(res.status, 415);
+      assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'unsupported_media_type');
+      assert.equal(res.headers.get('set-cookie'), null);
+    }
+    assert.equal((await fetch(`${gw.url}/console/api/session`, { headers: { cookie } })).status, 200);
+  });
+});
+
 /** Two gateways on one store stand for two workers (or instances): a login on one holds on the other. */
 describe('console sessions in the store', () => {
   let dir: string;
@@ -182,7 +289,7 @@ describe('console sessions in the store', () => {
     const status = async (url: string, cookie: string) => (await fetch(`${url}/console/api/session`, { headers: { cookie } })).status;
     const cookie = await login(one.url, KEY);
     assert.equal(await status(two.url, cookie), 200);
-    await fetch(`${two.url}/console/api/logout`, { method: 'POST', headers: { cookie } });
+    await fetch(`${two.url}/console/api/logout`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: '{}' });
     assert.equal(await status(one.url, cookie), 401);
 
     const admin = await projectWithKey(one.url, KEY, 'console-admins', { admin: true });

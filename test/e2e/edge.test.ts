@@ -2,16 +2,21 @@ import assert from 'node:assert/strict';
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { projectWithKey } from '../helpers/admin-client.ts';
 import { parseSse, requestRecord, startGateway, type TestGateway, useUpstreamGateway } from '../helpers/gateway.ts';
 
-/** One HTTP/1.1 exchange with full control of the headers (fetch would set Host itself). */
+/**
+ * One HTTP/1.1 exchange with full control of the headers (fetch would set Host itself).
+ * `from`: the loopback address to connect from (127.0.0.0/8 is all loopback on Linux), a client of its own.
+ */
 function call(
   url: string,
-  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string },
+  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string; from?: string },
 ): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ hostname, port, method: options.method ?? 'GET', path: options.path ?? '/healthz', headers: options.headers }, (res) => {
+    const target = { hostname, port, method: options.method ?? 'GET', path: options.path ?? '/healthz', headers: options.headers };
+    const req = request({ ...target, localAddress: options.from, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
@@ -27,13 +32,62 @@ const chat = (model = 'mock/echo', extra: Record<string, unknown> = {}) =>
   JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello edge' }], ...extra });
 const corsHeaders = (headers: IncomingHttpHeaders) => Object.keys(headers).filter((name) => name.startsWith('access-control-'));
 
-/** Opens a raw TCP connection to the gateway. */
-function open(url: string): Promise<Socket> {
+/** Opens a raw TCP connection to the gateway, from `from` (a loopback address). */
+function open(url: string, from = '127.0.0.1'): Promise<Socket> {
   const { port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1', () => resolve(socket));
+    const socket = connect({ port: Number(port), host: '127.0.0.1', localAddress: from }, () => resolve(socket));
     socket.once('error', reject);
   });
+}
+
+/** The number of connections the server holds, once it is `count` (accepting and closing are asynchronous). */
+async function connectionsReach(gw: TestGateway, count: number): Promise<void> {
+  let n = -1;
+  for (let tries = 0; tries < 200 && n !== count; tries++) {
+    if (tries) await new Promise((r) => setTimeout(r, 10));
+    n = await new Promise<number>((resolve, reject) => gw.gateway.server.getConnections((err, c) => (err ? reject(err) : resolve(c))));
+  }
+  assert.equal(n, count, 'the connections the server holds');
+}
+
+/** mock/slow: 500 ms a word, "You said: a b c d" is six words: a 3 s stream. */
+const slowStream = JSON.stringify({ model: 'mock/slow', stream: true, messages: [{ role: 'user', content: 'a b c d' }] });
+
+/** Connections each streaming a 3 s answer, once the gateway has them all in progress. */
+async function busy(gw: TestGateway, count: number): Promise<Socket[]> {
+  const sockets: Socket[] = [];
+  for (let i = 0; i < count; i++) {
+    const socket = await open(gw.url);
+    socket.on('error', () => {});
+    socket.write(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${slowStream.length}\r\n\r\n${slowStream}`,
+    );
+    sockets.push(socket);
+  }
+  for (let tries = 0; tries < 200 && gw.gateway.context.scopes.size < count; tries++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(gw.gateway.context.scopes.size, count, 'streams in progress');
+  return sockets;
+}
+
+/** GET /healthz on a new keep-alive connection from `from`: the status, and the connection, left open. */
+async function healthOn(url: string, from: string): Promise<{ status: number; socket: Socket }> {
+  const socket = await open(url, from);
+  socket.on('error', () => {});
+  const answer = new Promise<string>((resolve, reject) => {
+    socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1')));
+    socket.once('close', () => reject(new Error(`the connection from ${from} was closed unanswered`)));
+  });
+  socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+  return { status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(await answer)?.[1]), socket };
+}
+
+/** One sample of GET /metrics (no key: the gateways here are keyless, so anyone is their operator). */
+async function metric(gw: TestGateway, line: string): Promise<number> {
+  const text = await (await fetch(`${gw.url}/metrics`)).text();
+  const found = text.split('\n').find((l) => l.startsWith(`${line} `));
+  assert.ok(found, `${line} in /metrics`);
+  return Number(found.slice(line.length + 1));
 }
 
 /** Milliseconds until the server closes `socket` (bounded), and what it sent before. */
@@ -339,16 +393,11 @@ describe('connection handling', () => {
     }
   });
 
-  it('past max_connections a new connection is closed at once, unanswered; a freed slot is usable again', async () => {
+  it('past max_connections with every connection busy a new one is closed at once, unanswered; a freed slot is usable again', async () => {
     const gw = await startGateway({ server: { max_connections: 3 } });
     const held: Socket[] = [];
     try {
-      for (let i = 0; i < 3; i++) held.push(await open(gw.url));
-      // Accepting is asynchronous: wait until the server counts all three.
-      for (let n = 0; n < 3;) {
-        n = await new Promise<number>((resolve, reject) => gw.gateway.server.getConnections((err, count) => (err ? reject(err) : resolve(count))));
-        if (n < 3) await new Promise((r) => setTimeout(r, 10));
-      }
+      held.push(...(await busy(gw, 3)));
       const extra = await open(gw.url);
       const closed = untilClosed(extra, 2000);
       extra.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
@@ -370,5 +419,174 @@ describe('connection handling', () => {
       for (const socket of held) socket.destroy();
       await gw.close();
     }
+  });
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const json = { 'content-type': 'application/json' };
+const streamText = (body: string) =>
+  parseSse(body)
+    .frames.slice(0, -1)
+    .map((f) => JSON.parse(f.data).choices[0]?.delta?.content ?? '')
+    .join('');
+
+describe('issue 25 defect 6: one client can take every connection', () => {
+  it('one client can take every connection no more: past max_connections_per_client its new ones are closed at once, others are served', async () => {
+    const gw = await startGateway({ server: { max_connections: 100, max_connections_per_client: 50 } });
+    const sockets: Socket[] = [];
+    try {
+      const closed = new Set<Socket>();
+      for (let i = 0; i < 200; i++) {
+        const socket = await open(gw.url, '127.0.0.2');
+        socket.on('error', () => {});
+        socket.once('close', () => closed.add(socket));
+        sockets.push(socket);
+      }
+      await connectionsReach(gw, 50);
+      for (let tries = 0; tries < 200 && closed.size < 150; tries++) await sleep(10);
+      assert.equal(closed.size, 150);
+      const started = performance.now();
+      const res = await call(gw.url, { from: '127.0.0.3' });
+      assert.equal(res.status, 200);
+      assert.ok(performance.now() - started < 1000, `served after ${Math.round(performance.now() - started)} ms`);
+      // It cannot reopen them either: its next one is closed at once too.
+      assert.equal((await untilClosed(await open(gw.url, '127.0.0.2'), 2000)).received, '');
+      assert.equal(await metric(gw, 'sluice_connections_refused_total{reason="per_client"}'), 151);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await gw.close();
+    }
+  });
+
+  it('at max_connections idle connections are reclaimed first: other clients are served meanwhile, a stream in progress is never cut', async () => {
+    const gw = await startGateway({ server: { max_connections: 60, max_connections_per_client: 50 } });
+    const sockets: Socket[] = [];
+    try {
+      const stream = call(gw.url, { method: 'POST', path: '/v1/chat/completions', headers: json, body: slowStream, from: '127.0.0.9' });
+      await connectionsReach(gw, 1);
+      for (let i = 0; i < 59; i++) {
+        const socket = await open(gw.url, i < 50 ? '127.0.0.2' : '127.0.0.3');
+        socket.on('error', () => {});
+        sockets.push(socket);
+      }
+      await connectionsReach(gw, 60);
+      // Twenty other clients, each keeping its connection: each new one takes an idle one's place.
+      for (let i = 0; i < 20; i++) {
+        const { status, socket } = await healthOn(gw.url, `127.0.0.${10 + i}`);
+        sockets.push(socket);
+        assert.equal(status, 200, `client ${i}`);
+      }
+      const streamed = await stream;
+      assert.equal(streamed.status, 200);
+      assert.equal(streamText(streamed.body), 'You said: a b c d');
+      assert.equal(parseSse(streamed.body).frames.at(-1)?.data, '[DONE]');
+      assert.ok((await metric(gw, 'sluice_connections_reclaimed_total')) >= 20);
+      assert.equal(await metric(gw, 'sluice_connections_refused_total{reason="max_connections"}'), 0);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await gw.close();
+    }
+  });
+
+  it('behind a trusted proxy each forwarded client is held to its requests in flight (429); the proxy is not capped; an untrusted X-Forwarded-For is ignored', async () => {
+    const gw = await startGateway({ server: { trusted_proxies: ['127.0.0.1'], max_connections_per_client: 2 } });
+    const from = (client: string, body = chat(), via = '127.0.0.1') =>
+      call(gw.url, { method: 'POST', path: '/v1/chat/completions', headers: { ...json, 'x-forwarded-for': client }, body, from: via });
+    try {
+      const streams = [from('198.51.100.7', slowStream), from('198.51.100.7', slowStream)];
+      for (let tries = 0; tries < 200 && gw.gateway.context.scopes.size < 2; tries++) await sleep(10);
+      assert.equal(gw.gateway.context.scopes.size, 2);
+      const third = await from('203.0.113.1, 198.51.100.7');
+      assert.equal(third.status, 429);
+      assert.equal(third.headers['retry-after'], '1');
+      assert.equal(JSON.parse(third.body).error.code, 'too_many_client_requests');
+      // Another client through the same proxy (its 3rd and 4th connection), and a client that is not a
+      // trusted proxy naming the capped one: counted as itself.
+      assert.equal((await from('198.51.100.8')).status, 200);
+      assert.equal((await from('198.51.100.7', chat(), '127.0.0.2')).status, 200);
+      for (const res of await Promise.all(streams)) assert.equal(streamText(res.body), 'You said: a b c d');
+      assert.equal((await from('198.51.100.7')).status, 200);
+      assert.equal(await metric(gw, 'sluice_connections_refused_total{reason="per_client_forwarded"}'), 1);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('issue 25 defect 7: guessing keys is free', () => {
+  const KEY = 'sk-edge-master';
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway({ auth: { master_key: KEY } });
+  });
+  after(() => gw?.close());
+
+  const login = (key: string, from: string) =>
+    call(gw.url, { method: 'POST', path: '/console/api/login', headers: json, body: JSON.stringify({ key }), from });
+
+  it('guessing keys is free no more: 300 wrong console logins get 429 with Retry-After after 10; a right key from another client still logs in', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 300; i += 10) {
+      const batch = await Promise.all(Array.from({ length: 10 }, (_, j) => login(`sk-guess-${i + j}`, '127.0.0.2')));
+      for (const res of batch) {
+        statuses.push(res.status);
+        if (res.status !== 429) continue;
+        assert.ok(Number(res.headers['retry-after']) >= 1);
+        assert.deepEqual([JSON.parse(res.body).error.code, JSON.parse(res.body).error.type], ['too_many_auth_failures', 'rate_limit_exceeded']);
+      }
+    }
+    assert.deepEqual([statuses.filter((s) => s === 401).length, statuses.filter((s) => s === 429).length], [10, 290]);
+    // The master key is what can be guessed: from the throttled client it is not even checked.
+    assert.equal((await login(KEY, '127.0.0.2')).status, 429);
+    const other = await login(KEY, '127.0.0.3');
+    assert.equal(other.status, 200);
+    assert.match(String(other.headers['set-cookie']), /^sluice_console=/);
+  });
+
+  it('bearer keys: 429 in the OpenAI shape on /v1, the Anthropic shape on /v1/messages, counted in /metrics', async () => {
+    const chatWithKey = (key: string) =>
+      call(gw.url, {
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { ...json, authorization: `Bearer ${key}` },
+        body: chat(),
+        from: '127.0.0.4',
+      });
+    for (let i = 0; i < 10; i++) assert.equal((await chatWithKey(`sk-guess-${i}`)).status, 401);
+    const openai = await chatWithKey('sk-guess-10');
+    assert.equal(openai.status, 429);
+    assert.equal(JSON.parse(openai.body).error.code, 'too_many_auth_failures');
+    const anthropic = await call(gw.url, {
+      method: 'POST',
+      path: '/v1/messages',
+      headers: { ...json, 'x-api-key': 'sk-guess-11', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'mock/echo', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+      from: '127.0.0.4',
+    });
+    assert.equal(anthropic.status, 429);
+    assert.ok(Number(anthropic.headers['retry-after']) >= 1);
+    assert.deepEqual(JSON.parse(anthropic.body).type, 'error');
+    assert.equal(JSON.parse(anthropic.body).error.type, 'rate_limit_error');
+    const metrics = await (await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${KEY}` } })).text();
+    const value = (line: string) =>
+      Number(
+        metrics
+          .split('\n')
+          .find((l) => l.startsWith(`${line} `))
+          ?.slice(line.length + 1),
+      );
+    assert.ok(value('sluice_auth_throttled_total{scope="address"}') >= 292);
+    assert.ok(value('sluice_auth_failures_total') >= 20);
+  });
+
+  it('a key id guessed at from many clients answers its wrong secrets 429; its right secret still works', async () => {
+    const project = await projectWithKey(gw.url, KEY, 'guessed');
+    const wrong = `${project.key.slice(0, -4)}${project.key.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+    const models = (key: string, from: string) => call(gw.url, { path: '/v1/models', headers: { authorization: `Bearer ${key}` }, from });
+    for (let i = 0; i < 10; i++) assert.equal((await models(wrong, `127.0.1.${i + 1}`)).status, 401);
+    const refused = await models(wrong, '127.0.1.20');
+    assert.equal(refused.status, 429);
+    assert.match(JSON.parse(refused.body).error.message, /for this key id/);
+    assert.equal((await models(project.key, '127.0.1.21')).status, 200);
   });
 });

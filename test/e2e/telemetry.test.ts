@@ -269,3 +269,30 @@ describe('metrics switched off', () => {
     }
   });
 });
+
+describe('issue 25 defect 8: log injection', () => {
+  // A model name as a client may send it: a terminal colour, then a line of its own making.
+  const hostile = 'gpt\u001b[31m-red\n{"level":30,"msg":"request","outcome":"ok","forged":true}\u009b2J';
+  for (const format of ['json', 'pretty'] as const) {
+    it(`log injection: with log.format ${format}, a model name's escapes and forged line are written escaped, on the request's one line`, async () => {
+      const gw = await startGateway({ log: { format } });
+      try {
+        const res = await rawStream(gw.url, { model: hostile, messages: [{ role: 'user', content: 'hi' }] });
+        assert.equal(res.status, 404);
+        await requestRecord(gw, res.headers.get('x-request-id') ?? '');
+        const all = gw.logs.join('');
+        const raw = Array.from({ length: all.length }, (_, i) => all.charCodeAt(i)).filter(
+          (c) => (c < 0x20 && c !== 0x0a) || (c >= 0x7f && c <= 0x9f),
+        );
+        assert.deepEqual(raw, [], 'raw control characters in the log');
+        const lines = all.split('\n').filter((line) => line.includes('forged'));
+        assert.equal(lines.length, 1, all);
+        assert.ok(!lines[0].startsWith('{"level":30,"msg":"request","outcome":"ok"'));
+        if (format === 'json') assert.equal((JSON.parse(lines[0]) as { requested_model: string }).requested_model, hostile);
+        else assert.match(lines[0], /WARN {2}request {2}.* requested_model="gpt\\u001b\[31m-red\\n\{\\"level\\":30,.*\\u009b2J"/);
+      } finally {
+        await gw.close();
+      }
+    });
+  }
+});

@@ -82,7 +82,7 @@ export function createAuthenticate(options: AuthenticateOptions): Authenticate {
 }
 
 /** `Authorization: Bearer <key>`, or `x-api-key: <key>` (Anthropic-style clients). */
-function presentedKey(req: IncomingMessage): string | undefined {
+export function presentedKey(req: IncomingMessage): string | undefined {
   const header = req.headers.authorization ?? (req.headers['x-api-key'] as string | undefined);
   if (!header) return undefined;
   const key = header.startsWith('Bearer ') ? header.slice(7).trim() : header.trim();

@@ -1,7 +1,7 @@
-import type { Server, ServerOptions } from 'node:http';
+import type { ServerOptions } from 'node:http';
 import type { Config } from '../../config/schema.ts';
 
-type ServerLimits = Pick<Config['server'], 'headers_timeout_s' | 'request_timeout_s' | 'max_connections'>;
+type ServerLimits = Pick<Config['server'], 'headers_timeout_s' | 'request_timeout_s'>;
 
 /**
  * node:http's own slow-client guards, tightened. Node's defaults (headers 60 s, whole request
@@ -27,9 +27,4 @@ export function serverOptions(limits: ServerLimits): ServerOptions {
     // Checked by edge/check-host.ts, which answers in the OpenAI error shape.
     requireHostHeader: false,
   };
-}
-
-/** Past `max_connections` node closes each new connection as soon as it is accepted. */
-export function limitConnections(server: Server, limits: ServerLimits): void {
-  server.maxConnections = limits.max_connections;
 }
