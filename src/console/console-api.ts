@@ -4,6 +4,7 @@ import { errors } from '../errors/catalog.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import type { RouteCall } from '../server/route-table.ts';
 import { readJsonBody } from '../server/http-io.ts';
+import { openLedgerStore, readStore } from '../server/read-store.ts';
 import { recordJson } from '../server/routes/requests.ts';
 import { InvalidLedgerQuery } from '../store/invalid-ledger-query.ts';
 import type { LedgerQueryInWriteOrder } from '../store/ledger-store.ts';
@@ -58,8 +59,7 @@ export function handleSession({ res, ctx, requestId }: RouteCall): void {
  * log as SSE, every record stored after `after` (a list page's follow_cursor; none: from now).
  */
 export async function handleEvents({ res, ctx, search, requestId }: RouteCall): Promise<void> {
-  const store = ctx.ledgerStore;
-  if (!store) throw errors.invalidRequest('The request log is disabled (ledger.enabled: false) or its store is not open yet.');
+  const store = openLedgerStore(ctx);
   const query: LedgerQueryInWriteOrder = {};
   for (const [param, field] of [
     ['model', 'model'],
@@ -78,7 +78,7 @@ export async function handleEvents({ res, ctx, search, requestId }: RouteCall): 
     query.outcome = outcome as LedgerQueryInWriteOrder['outcome'];
   }
   // From now: where the write order stands (a one-row page's follow cursor).
-  query.after ??= (await store.list({ limit: 1 })).followCursor;
+  query.after ??= (await readStore(ctx, store.list({ limit: 1 }))).followCursor;
   try {
     await ctx.console.feed.watch(res, store, query, recordJson, { 'X-Request-ID': requestId });
   } catch (err) {
@@ -101,9 +101,10 @@ export async function handleStats({ res, ctx, search, requestId }: RouteCall): P
   const step = ROLLUPS[period].periodMs;
   const now = Date.now();
   const start = Math.floor((now - (count - 1) * step) / step) * step;
+  openLedgerStore(ctx); // the rollups live in the ledger's store: a 400 when it is off, a 503 while it is not open
   const reading = ctx.console.rollupsSince(period, start);
-  if (!reading) throw errors.invalidRequest('The request log is disabled (ledger.enabled: false) or its store is not open yet.');
-  const cells = await reading;
+  if (!reading) throw errors.storeUnavailable('the store is not open yet (sluice retries it; see its log)');
+  const cells = await readStore(ctx, reading);
   const times: number[] = [];
   for (let t = start; t <= now; t += step) times.push(t / 1000);
   const index = (cell: RollupCell) => (cell.start - start) / step;

@@ -1,5 +1,6 @@
 import { errors } from '../errors/catalog.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
+import { openLedgerStore, readStore } from '../server/read-store.ts';
 import type { RouteCall } from '../server/route-table.ts';
 
 /**
@@ -9,7 +10,7 @@ import type { RouteCall } from '../server/route-table.ts';
  * again now, so a config price changed since shows as a cost that differs from the recorded one.
  */
 export async function handlePriceUsed({ res, ctx, param, requestId }: RouteCall): Promise<void> {
-  const record = await ctx.ledgerStore?.get(param);
+  const record = await readStore(ctx, openLedgerStore(ctx).get(param));
   if (!record) throw errors.requestNotFound(param);
   const cost = ctx.accounting.pricing.cost(
     record.provider,

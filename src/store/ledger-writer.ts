@@ -91,6 +91,14 @@ export class LedgerWriter {
     return this.buffer.length;
   }
 
+  /**
+   * The store is attached and refused or dropped the last write (a retry is pending), or is not
+   * open yet: a reader should not wait on a flush, which would only wait out the outage.
+   */
+  get failing(): boolean {
+    return !this.sink || this.consecutiveFailures > 0;
+  }
+
   get stats(): LedgerWriterStats {
     return { pending: this.buffer.length, ...this.counts };
   }

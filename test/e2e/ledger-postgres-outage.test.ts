@@ -174,6 +174,53 @@ describe('ledger on PostgreSQL through an outage', { skip: noPostgres }, () => {
     assert.match(lost ?? '', /^ledger: shutdown: \d+ record\(s\) could not be written within 1500 ms and are lost$/);
   });
 
+  /** A read of the request log or the console: its status, error code and how long it took. */
+  async function read(base: string, path: string): Promise<{ status: number; code: string; retryAfter: string | null; ms: number }> {
+    const start = Date.now();
+    const res = await fetch(`${base}${path}`);
+    const body = (await res.json()) as { error?: { code: string } };
+    return { status: res.status, code: body.error?.code ?? '', retryAfter: res.headers.get('retry-after'), ms: Date.now() - start };
+  }
+  const READS = ['/v1/requests', '/v1/requests/req_0123456789abcdef0123456789', '/console/api/stats', '/console/api/price/x'];
+
+  it('PostgreSQL down: the request log answers 503 store_unavailable, not 500 internal_error (reset)', async () => {
+    await freshProxy();
+    const gw = await gatewayVia(url, { store: { query_timeout_ms: 1000, connect_timeout_ms: 1000 } });
+    try {
+      const id = await request(gw.url, 0);
+      assert.equal((await read(gw.url, `/v1/requests/${id}`)).status, 200);
+      await proxy.cut();
+      for (const path of [...READS, `/v1/requests/${id}`]) {
+        const answer = await read(gw.url, path);
+        assert.deepEqual([answer.status, answer.code, answer.retryAfter], [503, 'store_unavailable', '1'], path);
+      }
+      await proxy.restore();
+      await until(async () => (await read(gw.url, `/v1/requests/${id}`)).status === 200, 'the log readable again', 10_000);
+    } finally {
+      await gw.gateway.shutdown(0);
+    }
+  });
+
+  it('PostgreSQL down: the request log answers 503 store_unavailable within the query timeout (stall), not 500 after 5 s', async () => {
+    await freshProxy();
+    // The connect timeout is longer than the query timeout: a stalled new connection must not hold the answer either.
+    const gw = await gatewayVia(url, {
+      store: { query_timeout_ms: 1000, connect_timeout_ms: 4000 },
+      ledger: { shutdown_flush_ms: 500 },
+    });
+    try {
+      await request(gw.url, 0);
+      proxy.stall();
+      for (const path of READS) {
+        const answer = await read(gw.url, path);
+        assert.deepEqual([answer.status, answer.code], [503, 'store_unavailable'], path);
+        assert.ok(answer.ms < 1000 + 700, `${path} answered after ${answer.ms} ms`);
+      }
+    } finally {
+      await gw.gateway.shutdown(0);
+    }
+  });
+
   it('a database down at start-up: sluice serves, says so, retries, and writes the records that waited', async () => {
     await freshProxy();
     await proxy.cut();
@@ -189,6 +236,9 @@ describe('ledger on PostgreSQL through an outage', { skip: noPostgres }, () => {
       const ids: string[] = [];
       for (let i = 0; i < 20; i++) ids.push(await request(gw.url, i));
       assert.equal(gw.gateway.context.accounting.ledger?.pending, 20);
+      // The request log says what is wrong: a store that is only late is not "disabled".
+      const early = await read(gw.url, '/v1/requests');
+      assert.deepEqual([early.status, early.code], [503, 'store_unavailable']);
       await proxy.restore();
       await until(async () => (await rowsFor(schema.url, ids)) === 20, 'the waiting records written', 15_000);
       assert.ok(gw.logs.some((l) => /^ledger: the store \(.*\) is open after \d+ attempts; writing the 20 record\(s\) that waited$/.test(l)));
