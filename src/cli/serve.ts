@@ -7,6 +7,7 @@ import type { Config } from '../config/schema.ts';
 import type { Gateway } from '../server/app.ts';
 import { watchHeapGrowth } from './heap-growth.ts';
 import { listeningLines, originOf } from './listening-lines.ts';
+import { UnusableStoreError } from '../store/unusable-store-error.ts';
 import { OperatorError } from './operator-error.ts';
 import { defaultWorkers, superviseWorkers, WORKER_PORT_ENV, WORKER_SLOT_ENV, type WorkerListening } from './workers.ts';
 
@@ -114,11 +115,12 @@ async function joinWorkers(config: Config): Promise<number> {
   return slot;
 }
 
-/** The port problems an operator fixes, as one line saying how; anything else keeps its stack. */
+/** The port and store problems an operator fixes, as one line saying how; anything else keeps its stack. */
 async function listenOrExplain(gateway: Gateway, host: string, port: number, reusePort: boolean): Promise<AddressInfo> {
   try {
     return await gateway.listen({ reusePort });
   } catch (err) {
+    if (err instanceof UnusableStoreError) throw new OperatorError(err.message);
     const code = (err as NodeJS.ErrnoException).code;
     const where = `${host}:${port}`;
     if (code === 'EADDRINUSE') {

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
@@ -9,13 +12,18 @@ import { adminQuery, createTestSchema, noPostgres, type TestSchema } from '../he
 import { tapStreams } from '../helpers/stream-tap.ts';
 import { startTcpProxy, type TcpProxy, viaProxy } from '../helpers/tcp-proxy.ts';
 
+// A shutdown spills what it could not write beside store.path: each gateway gets a folder of its own
+// (in one of this run's), so that no test's spill is replayed by the next test's gateway.
+const dir = mkdtempSync(join(tmpdir(), 'sluice-pg-outage-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
 /** A gateway on the proxied Postgres whose log lines the test reads. */
 async function gatewayVia(url: string, config: Record<string, unknown> = {}) {
   const logs: string[] = [];
   const parsed = configSchema.parse({
     server: { port: 0, host: '127.0.0.1' },
     ...config,
-    store: { database_url: url, ...(config.store as object) },
+    store: { database_url: url, path: join(mkdtempSync(join(dir, 'gw-')), 'sluice.db'), ...(config.store as object) },
     // Small batches written often, so batches are in flight when the connection breaks.
     ledger: { flush_interval_ms: 10, batch_size: 8, ...(config.ledger as object) },
   });
@@ -151,27 +159,47 @@ describe('ledger on PostgreSQL through an outage', { skip: noPostgres }, () => {
     assert.equal(await rowsFor(schema.url, seen), 160);
     const warning = gw.logs.find((l) => /^ledger: write of \d+ record\(s\) failed \(connection: /.test(l));
     assert.ok(warning, `no warning in:\n${gw.logs.join('\n')}`);
-    assert.match(warning, /; \d+ record\(s\) at risk, held in memory only, lost if sluice stops first; retrying in \d+ ms$/);
+    assert.match(
+      warning,
+      /; \d+ record\(s\) at risk, held in memory only, spilled to disk if sluice stops first, lost if it crashes; retrying in \d+ ms$/,
+    );
   });
 
-  it('postgres half-open connection: shutdown ends within its flush time plus a bounded close, and says how many records were lost', async () => {
+  it('PostgreSQL down at shutdown: no buffered record is dropped silently (5 of 5 were); they are spilled, said where, and written at the next start', async () => {
     await freshProxy();
     const gw = await gatewayVia(url, {
       store: { query_timeout_ms: 1000, connect_timeout_ms: 1000 },
       ledger: { shutdown_flush_ms: 1500, flush_interval_ms: 50 },
     });
-    for (let i = 0; i < 10; i++) await request(gw.url, i);
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) ids.push(await request(gw.url, i));
     proxy.stall();
     // These are buffered, and stuck with the stalled connection.
-    for (let i = 10; i < 30; i++) await request(gw.url, i);
+    for (let i = 10; i < 30; i++) ids.push(await request(gw.url, i));
     await sleep(100);
     const start = Date.now();
     await gw.gateway.shutdown(0);
     const took = Date.now() - start;
     // flush bound (1.5 s) + close bound (the query timeout releases the stuck clients; 5 s at most).
     assert.ok(took < 1500 + 5000 + 1000, `shutdown took ${took} ms`);
-    const lost = gw.logs.find((l) => l.startsWith('ledger: shutdown: '));
-    assert.match(lost ?? '', /^ledger: shutdown: \d+ record\(s\) could not be written within 1500 ms and are lost$/);
+    const saved = gw.logs.find((l) => l.startsWith('ledger: shutdown: '));
+    const spill = join(dirname(gw.gateway.context.config.store.path), 'ledger-journal');
+    assert.match(
+      saved ?? '',
+      new RegExp(
+        `^ledger: shutdown: \\d+ record\\(s\\) not written within 1500 ms; saved to ${spill}/spill-[\\d-]+\\.jsonl, written at the next start$`,
+      ),
+    );
+    // The next start, with the database back, writes them first and deletes the file.
+    await proxy.restore();
+    const next = await gatewayVia(url, { store: { path: gw.gateway.context.config.store.path } });
+    try {
+      await until(async () => (await rowsFor(schema.url, ids)) === ids.length, 'every spilled row written', 15_000);
+      assert.ok(next.logs.some((l) => /^ledger: \d+ record\(s\) a shutdown saved in .* while the store was unavailable; writing them$/.test(l)));
+      await until(() => readdirSync(spill).length === 0, 'the spill file deleted', 5_000);
+    } finally {
+      await next.gateway.shutdown(0);
+    }
   });
 
   /** A read of the request log or the console: its status, error code and how long it took. */
