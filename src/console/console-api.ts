@@ -58,6 +58,9 @@ export function handleSession({ res, ctx, requestId }: RouteCall): void {
  * GET /console/api/events?after=&model=&provider=&outcome=&key_id=&project_id=: the live request
  * log as SSE, every record stored after `after` (a list page's follow_cursor; none: from now).
  */
+/** What GET /console/api/events reads; any other parameter is refused (route-table.ts). */
+export const EVENTS_QUERY = ['model', 'provider', 'key_id', 'project_id', 'after', 'outcome'] as const;
+
 export async function handleEvents({ res, ctx, search, requestId }: RouteCall): Promise<void> {
   const store = openLedgerStore(ctx);
   const query: LedgerQueryInWriteOrder = {};
@@ -96,6 +99,9 @@ const OUTCOMES = new Set(['ok', 'error', 'cancelled']);
  * TTFT and latency percentiles per period (bucket upper bounds), error rate per period by
  * provider, and the streams open now.
  */
+/** What GET /console/api/stats reads. */
+export const STATS_QUERY = ['minutes', 'hours'] as const;
+
 export async function handleStats({ res, ctx, search, requestId }: RouteCall): Promise<void> {
   const { period, count } = statsRange(search);
   const step = ROLLUPS[period].periodMs;

@@ -32,6 +32,12 @@ export interface Route {
    * key must be the master key or an admin key (else 403). `open`: no key needed.
    */
   auth: 'model' | 'key' | 'admin' | 'open';
+  /**
+   * The query parameters the route reads: any other is a 400 naming it (refuse-unknown-query.ts),
+   * after the key is checked. Unset: the query is not looked at (model routes, whose SDKs add
+   * their own, such as Anthropic's `?beta=true`; health probes; the console's files).
+   */
+  query?: readonly string[];
   handle(call: RouteCall): Promise<void> | void;
 }
 

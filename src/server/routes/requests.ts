@@ -13,6 +13,21 @@ import { sendJson } from '../../protocol/http/send-json.ts';
 
 const OUTCOMES = new Set(['ok', 'error', 'cancelled']);
 
+/** What GET /v1/requests reads (parseListQuery); any other parameter is refused (route-table.ts). */
+export const LIST_REQUESTS_QUERY = [
+  'model',
+  'provider',
+  'outcome',
+  'key_id',
+  'project_id',
+  'since',
+  'until',
+  'limit',
+  'cursor',
+  'order',
+  'after',
+] as const;
+
 /** The request log, as JSON with snake_case fields (the style of the rest of the API). */
 export function recordJson(r: LedgerRecord): Record<string, unknown> {
   return {
