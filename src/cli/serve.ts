@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../config/load-config.ts';
 import type { Config } from '../config/schema.ts';
 import type { Gateway } from '../server/app.ts';
+import { explainListenError } from './explain-listen-error.ts';
 import { watchHeapGrowth } from './heap-growth.ts';
 import { listeningLines, originOf } from './listening-lines.ts';
 import { UnusableStoreError } from '../store/unusable-store-error.ts';
@@ -121,18 +122,6 @@ async function listenOrExplain(gateway: Gateway, host: string, port: number, reu
     return await gateway.listen({ reusePort });
   } catch (err) {
     if (err instanceof UnusableStoreError) throw new OperatorError(err.message);
-    const code = (err as NodeJS.ErrnoException).code;
-    const where = `${host}:${port}`;
-    if (code === 'EADDRINUSE') {
-      throw new OperatorError(
-        `${where} is already in use: stop what is listening there, or pick another port with --port (or PORT).`,
-      );
-    }
-    if (code === 'EACCES')
-      throw new OperatorError(`no permission to listen on ${where}: use a port above 1023 (--port or PORT).`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-      throw new OperatorError(`cannot listen on ${where}: ${host} is not an address of this machine (--host or HOST).`);
-    }
-    throw err;
+    throw explainListenError(err, host, port);
   }
 }
