@@ -140,6 +140,10 @@ try {
   } else {
     throw err;
   }
+  // The command failed and is over: what it opened on the way (a store, a Redis connection, a
+  // worker's channel to its supervisor) must not keep the process alive. A worker of `serve
+  // --workers` that could not start stayed up, and its supervisor waited for it, until a signal.
+  process.exit();
 }
 
 /** `sluice serve --help` for an error about `sluice serve ...`, else the general help. */

@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { loadConfig } from '../config/load-config.ts';
 import type { Config } from '../config/schema.ts';
 import type { Gateway } from '../server/app.ts';
+import { explainListenError } from './explain-listen-error.ts';
 import { watchHeapGrowth } from './heap-growth.ts';
 import { listeningLines, originOf } from './listening-lines.ts';
+import { UnusableStoreError } from '../store/unusable-store-error.ts';
 import { OperatorError } from './operator-error.ts';
 import { defaultWorkers, superviseWorkers, WORKER_PORT_ENV, WORKER_SLOT_ENV, type WorkerListening } from './workers.ts';
 
@@ -114,23 +116,12 @@ async function joinWorkers(config: Config): Promise<number> {
   return slot;
 }
 
-/** The port problems an operator fixes, as one line saying how; anything else keeps its stack. */
+/** The port and store problems an operator fixes, as one line saying how; anything else keeps its stack. */
 async function listenOrExplain(gateway: Gateway, host: string, port: number, reusePort: boolean): Promise<AddressInfo> {
   try {
     return await gateway.listen({ reusePort });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const where = `${host}:${port}`;
-    if (code === 'EADDRINUSE') {
-      throw new OperatorError(
-        `${where} is already in use: stop what is listening there, or pick another port with --port (or PORT).`,
-      );
-    }
-    if (code === 'EACCES')
-      throw new OperatorError(`no permission to listen on ${where}: use a port above 1023 (--port or PORT).`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-      throw new OperatorError(`cannot listen on ${where}: ${host} is not an address of this machine (--host or HOST).`);
-    }
-    throw err;
+    if (err instanceof UnusableStoreError) throw new OperatorError(err.message);
+    throw explainListenError(err, host, port);
   }
 }

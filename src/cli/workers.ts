@@ -4,6 +4,7 @@ import { isWorkerMetricsMessage } from '../telemetry/worker-metrics.ts';
 import { MetricsGatherer } from './gather-metrics.ts';
 import { listeningLines, originOf } from './listening-lines.ts';
 import { OperatorError } from './operator-error.ts';
+import { claimPort } from './port-lock.ts';
 import { RestartPolicy } from './restart-policy.ts';
 
 /** What a worker tells the supervisor once its port is open. */
@@ -72,16 +73,18 @@ export function defaultWorkers(config: Config, cores: number): { workers: number
  * The primary of `sluice serve --workers N`: a thin supervisor that accepts no connection itself.
  * Each worker binds the port on its own socket with SO_REUSEPORT (the kernel spreads connections
  * across them), runs the whole gateway, and drains on its own on SIGTERM/SIGINT. The supervisor
- * loads no gateway code: it starts the workers and restarts one that dies (restart-policy.ts).
+ * loads no gateway code: it holds the port's lock, starts the workers and restarts one that dies
+ * (restart-policy.ts).
  */
 export async function superviseWorkers(config: Config, workers: number): Promise<void> {
   refuseUnsharedLimits(config, workers);
+  // Locked until the supervisor exits: no second supervisor brings its workers onto this port (port-lock.ts).
+  const { port } = await claimPort(config.server.host, config.server.port);
 
   const slots = new Map<Worker, number>();
   /** Workers that have opened the port; one still starting when a stop comes just ends. */
   const listening = new Set<Worker>();
   const restarts = new RestartPolicy(workers);
-  let port = config.server.port;
   let stopping: { signal: string; at: number } | undefined;
   let failed = false;
   let started = false;
@@ -168,7 +171,6 @@ export async function superviseWorkers(config: Config, workers: number): Promise
   let first: WorkerListening;
   try {
     first = await fork(0);
-    port = first.port;
     await Promise.all(Array.from({ length: workers - 1 }, (_, i) => fork(i + 1)));
   } catch (err) {
     console.error(`sluice: ${(err as Error).message}; stopping`);

@@ -5,6 +5,7 @@ import { requireJsonContentType } from '../protocol/http/check-content-type.ts';
 import { readJsonBody } from '../protocol/http/read-json-body.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import type { ConsoleCall } from './console-call.ts';
+import { openLedgerStore, readStore } from '../store/read-store.ts';
 import { InvalidLedgerQuery } from '../store/invalid-ledger-query.ts';
 import type { LedgerQueryInWriteOrder } from '../store/ledger-store.ts';
 import { BUCKET_BOUNDS_MS, emptyHistogram, quantileOf, type RollupCell } from '../store/rollup-cells.ts';
@@ -67,9 +68,11 @@ export function handleSession({ res, ctx, requestId }: ConsoleCall): void {
  * GET /console/api/events?after=&model=&provider=&outcome=&key_id=&project_id=: the live request
  * log as SSE, every record stored after `after` (a list page's follow_cursor; none: from now).
  */
+/** What GET /console/api/events reads; any other parameter is refused (route-table.ts). */
+export const EVENTS_QUERY = ['model', 'provider', 'key_id', 'project_id', 'after', 'outcome'] as const;
+
 export async function handleEvents({ res, ctx, search, requestId }: ConsoleCall): Promise<void> {
-  const store = ctx.ledgerStore;
-  if (!store) throw errors.invalidRequest('The request log is disabled (ledger.enabled: false) or its store is not open yet.');
+  const store = openLedgerStore(ctx);
   const query: LedgerQueryInWriteOrder = {};
   for (const [param, field] of [
     ['model', 'model'],
@@ -88,7 +91,7 @@ export async function handleEvents({ res, ctx, search, requestId }: ConsoleCall)
     query.outcome = outcome as LedgerQueryInWriteOrder['outcome'];
   }
   // From now: where the write order stands (a one-row page's follow cursor).
-  query.after ??= (await store.list({ limit: 1 })).followCursor;
+  query.after ??= (await readStore(ctx, store.list({ limit: 1 }))).followCursor;
   try {
     await ctx.console.feed.watch(res, store, query, recordJson, { 'X-Request-ID': requestId });
   } catch (err) {
@@ -106,14 +109,18 @@ const OUTCOMES = new Set(['ok', 'error', 'cancelled']);
  * TTFT and latency percentiles per period (bucket upper bounds), error rate per period by
  * provider, and the streams open now.
  */
+/** What GET /console/api/stats reads. */
+export const STATS_QUERY = ['minutes', 'hours'] as const;
+
 export async function handleStats({ res, ctx, search, requestId }: ConsoleCall): Promise<void> {
   const { period, count } = statsRange(search);
   const step = ROLLUPS[period].periodMs;
   const now = Date.now();
   const start = Math.floor((now - (count - 1) * step) / step) * step;
+  openLedgerStore(ctx); // the rollups live in the ledger's store: a 400 when it is off, a 503 while it is not open
   const reading = ctx.console.rollupsSince(period, start);
-  if (!reading) throw errors.invalidRequest('The request log is disabled (ledger.enabled: false) or its store is not open yet.');
-  const cells = await reading;
+  if (!reading) throw errors.storeUnavailable('the store is not open yet (sluice retries it; see its log)');
+  const cells = await readStore(ctx, reading);
   const times: number[] = [];
   for (let t = start; t <= now; t += step) times.push(t / 1000);
   const index = (cell: RollupCell) => (cell.start - start) / step;

@@ -1,6 +1,7 @@
 import { errors } from '../errors/catalog.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import type { ConsoleCall } from './console-call.ts';
+import { openLedgerStore, readStore } from '../store/read-store.ts';
 
 /**
  * GET /console/api/price/{request_id}: the price sluice applies to the request's model (config
@@ -9,7 +10,7 @@ import type { ConsoleCall } from './console-call.ts';
  * again now, so a config price changed since shows as a cost that differs from the recorded one.
  */
 export async function handlePriceUsed({ res, ctx, param, requestId }: ConsoleCall): Promise<void> {
-  const record = await ctx.ledgerStore?.get(param);
+  const record = await readStore(ctx, openLedgerStore(ctx).get(param));
   if (!record) throw errors.requestNotFound(param);
   const cost = ctx.accounting.pricing.cost(
     record.provider,

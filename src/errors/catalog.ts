@@ -307,6 +307,19 @@ export const errors = {
       headers: { 'retry-after': '1' },
       retryable: true,
     }),
+  /**
+   * A read of the request log or the console's data that the store did not answer: not open yet
+   * (down since start-up), refused, reset, or not within store.query_timeout_ms. Retryable.
+   */
+  storeUnavailable: (why: string) =>
+    new GatewayError({
+      code: 'store_unavailable',
+      status: 503,
+      type: 'server_error',
+      message: `The request log cannot be read right now: ${why}; try again shortly.`,
+      headers: { 'retry-after': '1' },
+      retryable: true,
+    }),
   /** `serve --workers N`: the workers' metrics could not be gathered for a scrape (telemetry/worker-metrics.ts). */
   metricsUnavailable: (why: string) =>
     new GatewayError({

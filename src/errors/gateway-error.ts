@@ -71,6 +71,8 @@ export const ERROR_CODES = [
   'cancelled',
   // The workers of one gateway (serve --workers N).
   'metrics_unavailable',
+  // The store (SQLite or PostgreSQL) behind the request log and the console.
+  'store_unavailable',
   // The upstream.
   'upstream_error',
   'upstream_connection_error',

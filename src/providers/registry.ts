@@ -24,6 +24,8 @@ export interface ResolvedModel {
 export interface ProviderRegistry {
   resolve(name: string): ResolvedModel;
   providers(): string[];
+  /** Why `provider` serves nothing here and how to enable it (`set ANTHROPIC_API_KEY or ...`); undefined when it is enabled. */
+  notEnabled(provider: string): string | undefined;
   /**
    * The enabled providers that serve a bare model id (no `provider/`): those whose configured
    * `models` or whose pricing-registry entry list it (never the mock).
@@ -113,6 +115,15 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
 
   const aliases = new Map(config.model_list.map((m) => [m.model_name, m.model]));
 
+  const notEnabled = (provider: string): string | undefined => {
+    if (adapters.has(provider)) return undefined;
+    const preset = findPreset(provider);
+    const needs = preset ? (preset.keyEnv ?? preset.baseUrlEnv) : nativeProviders.find((n) => n.name === provider)?.enableHint;
+    return needs
+      ? `provider '${provider}' is not configured: set ${needs} or add it to the config file.`
+      : `no provider named '${provider}' (configured: ${[...adapters.keys()].join(', ')}).`;
+  };
+
   return {
     resolve(name) {
       const target = aliases.get(name) ?? name;
@@ -122,19 +133,11 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
       }
       const provider = target.slice(0, slash);
       const adapter = adapters.get(provider);
-      if (!adapter) {
-        const preset = findPreset(provider);
-        const needs = preset
-          ? (preset.keyEnv ?? preset.baseUrlEnv)
-          : nativeProviders.find((n) => n.name === provider)?.enableHint;
-        const hint = needs
-          ? `provider '${provider}' is not configured: set ${needs} or add it to the config file.`
-          : `no provider named '${provider}' (configured: ${[...adapters.keys()].join(', ')}).`;
-        throw errors.modelNotFound(name, hint);
-      }
+      if (!adapter) throw errors.modelNotFound(name, notEnabled(provider) ?? '');
       return { adapter, provider, model: target.slice(slash + 1), requested: name };
     },
     providers: () => [...adapters.keys()],
+    notEnabled,
     servingProviders(model) {
       const serving: string[] = [];
       for (const [name, adapter] of adapters) {

@@ -1,3 +1,4 @@
+import { ConfigError } from '../config/config-error.ts';
 import type { Config } from '../config/schema.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import { HealthBook, type TargetHealthView } from './health.ts';
@@ -17,7 +18,25 @@ export interface Router {
   readonly health: HealthBook;
 }
 
+/**
+ * Refuses, at start, a route with a target whose provider is not enabled (its key unset, a typo
+ * in its name): such a route started silently, and every request to it then failed with a 404
+ * before any of its other targets was tried. One ConfigError names each route, target and
+ * provider, and how to enable the provider.
+ */
+export function refuseDisabledTargets(routes: Config['routes'], registry: Pick<ProviderRegistry, 'notEnabled'>): void {
+  const problems: string[] = [];
+  for (const [name, route] of Object.entries(routes)) {
+    for (const [i, target] of route.targets.entries()) {
+      const why = registry.notEnabled(target.model.slice(0, target.model.indexOf('/')));
+      if (why) problems.push(`routes.${name}.targets[${i}] (${target.model}): ${why}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems.join(' '));
+}
+
 export function createRouter(config: Config, registry: ProviderRegistry, health?: HealthBook): Router {
+  refuseDisabledTargets(config.routes, registry);
   const publicNames = [...Object.keys(config.routes), ...config.model_list.map((m) => m.model_name)];
   const book =
     health ??

@@ -32,6 +32,7 @@ import { serverOptions } from './edge/server-limits.ts';
 import { throttleAuthFailures } from './edge/throttle-auth.ts';
 import { newRequestId } from './request-id.ts';
 import { decodePathParam, indexRoutes, matchRoute } from './route-table.ts';
+import { refuseUnknownQuery } from './refuse-unknown-query.ts';
 import { routes } from './routes.ts';
 
 export interface Gateway {
@@ -179,6 +180,8 @@ export function createGateway(
     if (route.auth === 'admin' && !caller?.admin) throw errors.adminRequired();
     const params: Record<string, string> = {};
     for (const [name, raw] of Object.entries(rawParams)) params[name] = decodePathParam(raw, name);
+    const search = new URLSearchParams(query === -1 ? '' : url.slice(query + 1));
+    if (route.query) refuseUnknownQuery(search, route.query);
     await route.handle({
       req,
       res,
@@ -186,7 +189,7 @@ export function createGateway(
       ctx: context,
       param: route.param ? decodePathParam(rawParam, route.param) : '',
       params,
-      search: new URLSearchParams(query === -1 ? '' : url.slice(query + 1)),
+      search,
       caller,
     });
   }

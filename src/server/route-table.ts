@@ -37,6 +37,12 @@ export interface Route {
    * no-store`, errors included, so that neither a browser nor a proxy keeps them.
    */
   noStore?: true;
+  /**
+   * The query parameters the route reads: any other is a 400 naming it (refuse-unknown-query.ts),
+   * after the key is checked. Unset: the query is not looked at (model routes, whose SDKs add
+   * their own, such as Anthropic's `?beta=true`; health probes; the console's files).
+   */
+  query?: readonly string[];
   handle(call: RouteCall): Promise<void> | void;
 }
 

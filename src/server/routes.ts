@@ -22,14 +22,23 @@ import {
   handleListProjects,
   handleRevokeKey,
   handleRotateKey,
+  PROJECT_FILTER_QUERY,
 } from './routes/admin.ts';
-import { handleEvents, handleLogin, handleLogout, handleSession, handleStats } from '../console/console-api.ts';
+import {
+  EVENTS_QUERY,
+  handleEvents,
+  handleLogin,
+  handleLogout,
+  handleSession,
+  handleStats,
+  STATS_QUERY,
+} from '../console/console-api.ts';
 import { handlePriceUsed } from '../console/price-used.ts';
 import { serveConsoleFile } from '../console/static-files.ts';
 import { handleUsage } from '../console/usage.ts';
 import { handleListModels } from './routes/models.ts';
 import { handleMetrics } from './routes/metrics.ts';
-import { handleGetRequest, handleListRequests } from './routes/requests.ts';
+import { handleGetRequest, handleListRequests, LIST_REQUESTS_QUERY } from './routes/requests.ts';
 import { endpointModelRoute } from './routes/endpoints.ts';
 import { countTokensRoute, endpointCountTokensRoute } from './routes/messages-count-tokens.ts';
 import { handleGetResponse } from './routes/responses.ts';
@@ -131,6 +140,7 @@ export const routes: readonly Route[] = [
     path: '/v1/requests',
     auth: 'key',
     noStore: true,
+    query: LIST_REQUESTS_QUERY,
     handle: ({ res, ctx, search, requestId, caller }) => handleListRequests(res, ctx, search, requestId, caller),
   },
   {
@@ -139,32 +149,41 @@ export const routes: readonly Route[] = [
     param: 'request_id',
     auth: 'key',
     noStore: true,
+    query: [],
     handle: ({ res, ctx, param, requestId, caller }) => handleGetRequest(res, ctx, param, requestId, caller),
   },
   { method: 'GET', path: '/v1/models', auth: 'key', handle: ({ res, ctx, requestId }) => handleListModels(res, ctx, requestId) },
   // The admin API (docs/governance/keys.md): the master key or an admin key.
   { method: 'POST', path: '/admin/projects', auth: 'admin', handle: handleCreateProject },
-  { method: 'GET', path: '/admin/projects', auth: 'admin', handle: handleListProjects },
+  { method: 'GET', path: '/admin/projects', auth: 'admin', query: [], handle: handleListProjects },
   { method: 'POST', path: '/admin/keys', auth: 'admin', handle: handleCreateKey },
-  { method: 'GET', path: '/admin/keys', auth: 'admin', handle: handleListKeys },
+  { method: 'GET', path: '/admin/keys', auth: 'admin', query: PROJECT_FILTER_QUERY, handle: handleListKeys },
   { method: 'POST', path: '/admin/keys/{key_id}/revoke', auth: 'admin', handle: handleRevokeKey },
   { method: 'POST', path: '/admin/keys/{key_id}/rotate', auth: 'admin', handle: handleRotateKey },
   { method: 'POST', path: '/admin/endpoints', auth: 'admin', handle: handleCreateEndpoint },
-  { method: 'GET', path: '/admin/endpoints', auth: 'admin', handle: handleListEndpoints },
+  { method: 'GET', path: '/admin/endpoints', auth: 'admin', query: PROJECT_FILTER_QUERY, handle: handleListEndpoints },
   // The console (docs/console.md): its static bundle is open, its data needs an admin's session or key.
   { method: 'GET', path: '/console', auth: 'open', handle: serveConsoleFile },
   { method: 'GET', path: '/console/', auth: 'open', handle: serveConsoleFile },
   // Prefix routes match in table order: the longer prefixes come first. An unknown API path is a
   // JSON 404, not the page (which the console's own paths, /console/keys..., are).
-  { method: 'GET', path: '/console/api/price/', param: 'request_id', auth: 'admin', noStore: true, handle: handlePriceUsed },
+  {
+    method: 'GET',
+    path: '/console/api/price/',
+    param: 'request_id',
+    auth: 'admin',
+    noStore: true,
+    query: [],
+    handle: handlePriceUsed,
+  },
   { method: 'GET', path: '/console/api', auth: 'open', noStore: true, handle: unknownRoute },
   { method: 'GET', path: '/console/api/', param: 'path', auth: 'open', noStore: true, handle: unknownRoute },
   { method: 'POST', path: '/console/api/', param: 'path', auth: 'open', noStore: true, handle: unknownRoute },
   { method: 'GET', path: '/console/', param: 'file', auth: 'open', handle: serveConsoleFile },
   { method: 'POST', path: '/console/api/login', auth: 'open', noStore: true, handle: handleLogin },
   { method: 'POST', path: '/console/api/logout', auth: 'open', noStore: true, handle: handleLogout },
-  { method: 'GET', path: '/console/api/session', auth: 'admin', noStore: true, handle: handleSession },
-  { method: 'GET', path: '/console/api/events', auth: 'admin', noStore: true, handle: handleEvents },
-  { method: 'GET', path: '/console/api/stats', auth: 'admin', noStore: true, handle: handleStats },
-  { method: 'GET', path: '/console/api/usage', auth: 'admin', noStore: true, handle: handleUsage },
+  { method: 'GET', path: '/console/api/session', auth: 'admin', noStore: true, query: [], handle: handleSession },
+  { method: 'GET', path: '/console/api/events', auth: 'admin', noStore: true, query: EVENTS_QUERY, handle: handleEvents },
+  { method: 'GET', path: '/console/api/stats', auth: 'admin', noStore: true, query: STATS_QUERY, handle: handleStats },
+  { method: 'GET', path: '/console/api/usage', auth: 'admin', noStore: true, query: [], handle: handleUsage },
 ];

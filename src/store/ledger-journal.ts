@@ -194,7 +194,7 @@ export class LedgerJournal implements RecordJournal {
   }
 }
 
-function readSegment(path: string): { records: LedgerRecord[]; skipped: number } {
+export function readSegment(path: string): { records: LedgerRecord[]; skipped: number } {
   const text = readFileSync(path, 'utf8');
   const lines = text.split('\n');
   // The last piece has no newline after it: a line the crash cut short (or nothing).
@@ -250,7 +250,7 @@ function isAlive(pid: number): boolean {
 }
 
 /** A new file's name is durable only once its directory is synced. */
-function syncDirectory(dir: string): void {
+export function syncDirectory(dir: string): void {
   let fd: number | undefined;
   try {
     fd = openSync(dir, 'r');

@@ -229,6 +229,45 @@ describe('LedgerWriter', () => {
     await sleep(500);
     assert.equal(sink.calls, calls);
   });
+  it('store down at shutdown without a journal: no record dropped silently, the rest is spilled, and the log says how many and where', async () => {
+    const sink = new FakeSink();
+    sink.failCalls = Number.POSITIVE_INFINITY;
+    const spilled: string[][] = [];
+    const { w, logs } = writer(sink, {
+      batchSize: 10,
+      flushIntervalMs: 1,
+      spill: (records) => {
+        spilled.push(records.map((r) => r.requestId));
+        return '/var/lib/sluice/ledger-journal/spill-1-2.jsonl';
+      },
+    });
+    writeAll(w, ids(5));
+    assert.deepEqual(await w.close(150), { lost: 0 });
+    assert.deepEqual(spilled, [ids(5)]);
+    assert.equal(
+      logs.at(-1),
+      'ledger: shutdown: 5 record(s) not written within 150 ms; saved to /var/lib/sluice/ledger-journal/spill-1-2.jsonl, written at the next start',
+    );
+  });
+
+  it('store down at shutdown and the spill file cannot be written: the records lost are counted and the log says why', async () => {
+    const sink = new FakeSink();
+    sink.failCalls = Number.POSITIVE_INFINITY;
+    const { w, logs } = writer(sink, {
+      batchSize: 10,
+      flushIntervalMs: 1,
+      spill: () => {
+        throw Object.assign(new Error("EROFS: read-only file system, open '/x'"), { code: 'EROFS' });
+      },
+    });
+    writeAll(w, ids(3));
+    assert.deepEqual(await w.close(150), { lost: 3 });
+    assert.match(
+      logs.at(-1) ?? '',
+      /^ledger: shutdown: 3 record\(s\) not written within 150 ms, nor saved to a spill file \(EROFS: .*\): they are lost$/,
+    );
+  });
+
   it('one bad record does not stop the ledger: a refused batch is split, the bad row set aside, every row behind it written', async () => {
     const sink = new FakeSink();
     // Like PostgreSQL: a NUL in any text column fails the whole INSERT with 22021.

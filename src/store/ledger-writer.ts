@@ -27,6 +27,11 @@ export interface LedgerWriterOptions {
   journal?: RecordJournal;
   /** Records replayed from the journal at start: they go first, and are already journaled. */
   replayed?: readonly LedgerRecord[];
+  /**
+   * Without a journal: where a shutdown that could not write everything saves the rest
+   * (ledger-spill.ts), for the next start. Returns where they went; a throw means they are lost.
+   */
+  spill?: (records: readonly LedgerRecord[]) => string;
 }
 
 export interface LedgerWriterStats {
@@ -89,6 +94,14 @@ export class LedgerWriter {
 
   get pending(): number {
     return this.buffer.length;
+  }
+
+  /**
+   * The store is attached and refused or dropped the last write (a retry is pending), or is not
+   * open yet: a reader should not wait on a flush, which would only wait out the outage.
+   */
+  get failing(): boolean {
+    return !this.sink || this.consecutiveFailures > 0;
   }
 
   get stats(): LedgerWriterStats {
@@ -183,14 +196,33 @@ export class LedgerWriter {
     if (result === 'done') return { lost: 0 };
     // Stop the retry loop too: left running it would keep a stopped gateway's process alive.
     this.abandoned = true;
-    const lost = this.buffer.length;
-    const journal = this.options.journal;
-    this.log(
-      journal
-        ? `ledger: shutdown: ${lost} record(s) not written within ${timeoutMs} ms; kept in the journal ${journal.location}, written at the next start`
-        : `ledger: shutdown: ${lost} record(s) could not be written within ${timeoutMs} ms and are lost`,
-    );
-    return { lost: journal ? 0 : lost };
+    return this.keepUnwritten(timeoutMs);
+  }
+
+  /**
+   * What a shutdown does with the records it could not write: the journal has them already, or
+   * they are saved to a spill file; lost (and said so) only when neither is possible.
+   */
+  private keepUnwritten(timeoutMs: number): { lost: number } {
+    const left = this.buffer.length;
+    if (left === 0) return { lost: 0 };
+    const notWritten = `ledger: shutdown: ${left} record(s) not written within ${timeoutMs} ms`;
+    const { journal, spill } = this.options;
+    if (journal) {
+      this.log(`${notWritten}; kept in the journal ${journal.location}, written at the next start`);
+      return { lost: 0 };
+    }
+    if (spill) {
+      try {
+        this.log(`${notWritten}; saved to ${spill(this.buffer)}, written at the next start`);
+        return { lost: 0 };
+      } catch (err) {
+        this.log(`${notWritten}, nor saved to a spill file (${describeStoreError(err)}): they are lost`);
+        return { lost: left };
+      }
+    }
+    this.log(`ledger: shutdown: ${left} record(s) could not be written within ${timeoutMs} ms and are lost`);
+    return { lost: left };
   }
 
   /**
@@ -294,14 +326,19 @@ export class LedgerWriter {
     this.consecutiveFailures++;
     const kind: StoreErrorKind = classifyStoreError(err);
     this.backoffMs = Math.min(this.backoffMs ? this.backoffMs * 2 : 100, this.options.maxBackoffMs ?? 5_000);
-    const journal = this.options.journal;
-    const held = journal
-      ? `held in memory and in the journal ${journal.location}`
-      : 'held in memory only, lost if sluice stops first';
+    const held = this.whereHeld();
     this.log(
       `ledger: write of ${batchSize} record(s) failed (${kind}: ${describeStoreError(err)}); ` +
         `${this.buffer.length} record(s) at risk, ${held}; retrying in ${this.backoffMs} ms`,
     );
+  }
+
+  /** Where records waiting for the store are, for the failure log: what a stop or a crash would cost. */
+  private whereHeld(): string {
+    const { journal, spill } = this.options;
+    if (journal) return `held in memory and in the journal ${journal.location}`;
+    if (spill) return 'held in memory only, spilled to disk if sluice stops first, lost if it crashes';
+    return 'held in memory only, lost if sluice stops first';
   }
 
   private log(message: string): void {

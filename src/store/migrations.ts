@@ -345,6 +345,23 @@ const migrations: Record<string, Migration> = {
   },
 };
 
+/**
+ * Every table the migrations create (a test checks the list against a migrated store): their
+ * presence without a record of the migrations is refused at start (unrecorded-schema.ts).
+ */
+export const SLUICE_TABLES = [
+  'ledger',
+  'responses',
+  'rejections',
+  'projects',
+  'api_keys',
+  'endpoints',
+  'budget_spend',
+  'ledger_minutes',
+  'console_sessions',
+  'ledger_hours',
+] as const;
+
 export const migrationProvider: MigrationProvider = {
   getMigrations: async () => migrations,
 };

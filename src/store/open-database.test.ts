@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import type { Worker } from 'node:worker_threads';
 import { adminQuery, createTestSchema, databaseUrl, noPostgres } from '../../test/helpers/postgres.ts';
 import { droppedMeanwhile, openDatabase } from './open-database.ts';
+import { UnusableStoreError } from './unusable-store-error.ts';
 
 describe('droppedMeanwhile', () => {
   const gone = (schema: string) => Object.assign(new Error(`schema "${schema}" does not exist`), { code: '3F000' });
@@ -46,6 +47,22 @@ describe('openDatabase on a SQLite file', () => {
 });
 
 describe('openDatabase on PostgreSQL', { skip: noPostgres }, () => {
+  it('a half-migrated PostgreSQL schema (tables present, the migrations table gone) is a clear start-up error naming it and the fix', async () => {
+    const schema = await createTestSchema();
+    try {
+      await (await openDatabase({ databaseUrl: schema.url, path: ':memory:' })).close();
+      await adminQuery(schema.url, 'DROP TABLE kysely_migration; DROP TABLE kysely_migration_lock');
+      await assert.rejects(openDatabase({ databaseUrl: schema.url, path: ':memory:' }), (err) => {
+        assert.ok(err instanceof UnusableStoreError);
+        assert.match(err.message, new RegExp(`^PostgreSQL schema "${schema.name}" holds sluice's tables \\(ledger, `));
+        assert.match(err.message, /kysely_migration table is missing or empty.*Restore kysely_migration/);
+        return true;
+      });
+    } finally {
+      await schema.drop();
+    }
+  });
+
   it('migrates while another client creates and drops schemas of the same database', async () => {
     let churning = true;
     const churn = (async () => {

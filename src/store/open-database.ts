@@ -7,6 +7,8 @@ import { migrationProvider } from './migrations.ts';
 import { sqliteHere } from './sqlite-here.ts';
 import type { OpenedDatabase, StoreLocation } from './store-location.ts';
 import { SqliteThreadDialect } from './sqlite-thread-dialect.ts';
+import { refuseUnrecordedSchema } from './unrecorded-schema.ts';
+import { UnusableStoreError } from './unusable-store-error.ts';
 
 export async function openDatabase(location: StoreLocation): Promise<OpenedDatabase> {
   if (location.databaseUrl) {
@@ -38,7 +40,11 @@ export async function openDatabase(location: StoreLocation): Promise<OpenedDatab
   mkdirSync(dirname(location.path), { recursive: true });
   const here = sqliteHere(location.path);
   try {
-    await migrateStore({ db: here, engine: 'sqlite', close: () => here.destroy() });
+    await migrateStore(
+      { db: here, engine: 'sqlite', close: () => here.destroy() },
+      undefined,
+      `The SQLite file ${location.path}`,
+    );
   } finally {
     await here.destroy();
   }
@@ -53,14 +59,29 @@ export async function openDatabase(location: StoreLocation): Promise<OpenedDatab
  */
 const MIGRATE_ATTEMPTS = 25;
 
-/** Migrates to `target` (default: the latest), in sluice's own schema on PostgreSQL. */
-export async function migrateStore(opened: OpenedDatabase, target?: string): Promise<MigrationResultSet> {
+/**
+ * Migrates to `target` (default: the latest), in sluice's own schema on PostgreSQL. A failure
+ * that comes from sluice's tables being there without the record of their migrations is an
+ * UnusableStoreError naming `where` and the way out (unrecorded-schema.ts); others are thrown as they are.
+ */
+export async function migrateStore(opened: OpenedDatabase, target?: string, where?: string): Promise<MigrationResultSet> {
   const schema = opened.engine === 'postgres' ? await currentSchema(opened.db) : undefined;
   const migrator = new Migrator({ db: opened.db, provider: migrationProvider, migrationTableSchema: schema });
   for (let attempt = 1; ; attempt++) {
     const result = await (target ? migrator.migrateTo(target) : migrator.migrateToLatest());
     if (!result.error) return result;
-    if (attempt === MIGRATE_ATTEMPTS || !droppedMeanwhile(result.error, schema)) throw result.error;
+    if (attempt === MIGRATE_ATTEMPTS || !droppedMeanwhile(result.error, schema)) {
+      // Looked for after a failure only: on SQLite (no migration lock) another process migrating
+      // the same new file at this moment shows its tables before their record for an instant.
+      await refuseUnrecordedSchema(
+        opened.db,
+        schema,
+        where ?? (schema ? `PostgreSQL schema "${schema}"` : 'The SQLite store'),
+      ).catch((err: unknown) => {
+        if (err instanceof UnusableStoreError) throw err;
+      });
+      throw result.error;
+    }
     await new Promise((resolve) => setTimeout(resolve, Math.min(20 * attempt, 150)));
   }
 }

@@ -7,6 +7,7 @@ import type { LedgerStore } from './ledger-store.ts';
 import { openDatabase } from './open-database.ts';
 import type { OpenedDatabase } from './store-location.ts';
 import { type LedgerSettings, ledgerSettings, startLedger } from './open-ledger.ts';
+import { UnusableStoreError } from './unusable-store-error.ts';
 
 const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
 
@@ -53,6 +54,17 @@ describe('startLedger', () => {
     assert.equal((await store()?.get('r4'))?.requestId, 'r4');
     assert.ok(!logs.join('\n').includes('secret'));
     await ledger.close();
+  });
+
+  it('a store that retrying cannot fix (half-migrated) ends the start with its reason instead of being retried forever', async () => {
+    let calls = 0;
+    const { s } = settings(async () => {
+      calls++;
+      throw new UnusableStoreError('PostgreSQL schema "public" holds sluice\'s tables but no record of the migrations');
+    });
+    await assert.rejects(startLedger(s), /holds sluice's tables but no record of the migrations/);
+    await sleep(100);
+    assert.equal(calls, 1, 'retried');
   });
 
   it('a healthy store is open before startLedger resolves', async () => {
@@ -102,5 +114,13 @@ describe('ledgerSettings', () => {
     assert.deepEqual(journalOf({ durable: true }, { path: '/var/lib/sluice/sluice.db' }), { dir: '/var/lib/sluice/ledger-journal', syncMs: 100 });
     assert.deepEqual(journalOf({ journal: '/tmp/j', journal_sync_ms: 0 }), { dir: '/tmp/j', syncMs: 0 });
     assert.equal(journalOf({}), undefined);
+  });
+
+  it('a shutdown spills to the journal directory, or to ledger-journal beside the store file without one', () => {
+    const spillOf = (ledger: Record<string, unknown>, store: Record<string, unknown> = {}) =>
+      ledgerSettings(configSchema.parse({ ledger, store }), () => {}, undefined).spillDir;
+    assert.equal(spillOf({}, { path: '/var/lib/sluice/sluice.db' }), '/var/lib/sluice/ledger-journal');
+    assert.equal(spillOf({ journal: '/tmp/j' }), '/tmp/j');
+    assert.equal(spillOf({}, { path: ':memory:' }), undefined);
   });
 });

@@ -6,9 +6,11 @@ import type { Database } from './database.ts';
 import { LedgerJournal } from './ledger-journal.ts';
 import { LedgerStore } from './ledger-store.ts';
 import { LedgerWriter } from './ledger-writer.ts';
+import { SpillFiles } from './ledger-spill.ts';
 import { openDatabase } from './open-database.ts';
 import type { OpenedDatabase, StoreLocation } from './store-location.ts';
 import { RejectionCounter, RejectionStore } from './rejection-counter.ts';
+import { UnusableStoreError } from './unusable-store-error.ts';
 import { ResponsesStore } from './responses-store.ts';
 
 export interface LedgerSettings {
@@ -16,6 +18,11 @@ export interface LedgerSettings {
   writer: { flushIntervalMs: number; batchSize: number; maxBuffered: number };
   /** The durable mode's journal (ledger-journal.ts); none: records wait in memory only. */
   journal?: { dir: string; syncMs: number };
+  /**
+   * Where a shutdown saves the records it could not write when there is no journal, and where
+   * the next start looks for them (ledger-spill.ts); none: they are lost, and said so.
+   */
+  spillDir?: string;
   /** How long a shutdown may spend writing what is buffered before it gives up on it. */
   shutdownFlushMs: number;
   log: (message: string) => void;
@@ -46,9 +53,8 @@ export interface Ledger {
 /** The settings a gateway's config gives (the `store` and `ledger` sections). */
 export function ledgerSettings(config: Config, log: (message: string) => void, onOpen: LedgerSettings['onOpen']): LedgerSettings {
   const { store, ledger } = config;
-  const journalDir =
-    ledger.journal ??
-    (ledger.durable ? join(dirname(store.path === ':memory:' ? '.sluice/x' : store.path), 'ledger-journal') : undefined);
+  const besideStore = join(dirname(store.path === ':memory:' ? '.sluice/x' : store.path), 'ledger-journal');
+  const journalDir = ledger.journal ?? (ledger.durable ? besideStore : undefined);
   return {
     store: {
       databaseUrl: store.database_url,
@@ -58,6 +64,8 @@ export function ledgerSettings(config: Config, log: (message: string) => void, o
     },
     writer: { flushIntervalMs: ledger.flush_interval_ms, batchSize: ledger.batch_size, maxBuffered: ledger.max_buffered },
     journal: journalDir ? { dir: journalDir, syncMs: ledger.journal_sync_ms } : undefined,
+    // A store kept in memory names no place on the disk: nothing is spilled then, unless a journal directory is set.
+    spillDir: journalDir ?? (store.path === ':memory:' ? undefined : besideStore),
     shutdownFlushMs: ledger.shutdown_flush_ms,
     log,
     onOpen,
@@ -70,7 +78,8 @@ export function ledgerSettings(config: Config, log: (message: string) => void, o
  * records in memory (up to max_buffered, and in the journal when there is one) while the store is
  * retried in the background, with a log line that says so; once it opens, the backlog is written.
  * Resolves after the first attempt (or `firstAttemptMs`, whichever is first), so a healthy store
- * is open before the first request.
+ * is open before the first request. Rejects when that attempt finds a store that retrying cannot
+ * fix (UnusableStoreError: sluice's tables without the record of their migrations).
  */
 export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
   const { log } = settings;
@@ -78,12 +87,15 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
   const retry = settings.retry ?? { firstMs: 1_000, maxMs: 30_000 };
   const where = describeLocation(settings.store);
   const fromJournal = settings.journal ? LedgerJournal.open({ ...settings.journal, log }) : undefined;
+  const spills = new SpillFiles(settings.spillDir, log);
   const writer = new LedgerWriter(undefined, {
     ...settings.writer,
     log,
     journal: fromJournal?.journal,
     replayed: fromJournal?.replayed,
+    spill: settings.journal ? undefined : spills.saver(),
   });
+  spills.replayInto(writer);
   const rejections = new RejectionCounter(undefined, { flushIntervalMs: Math.max(settings.writer.flushIntervalMs, 1_000), log });
 
   let database: OpenedDatabase | undefined;
@@ -91,6 +103,8 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
   let closing = false;
   let retryTimer: NodeJS.Timeout | undefined;
   let attempts = 0;
+  /** Set once startLedger has returned: from then on every failure is retried. */
+  let serving = false;
   let markOpened: () => void = () => {};
   const opened = new Promise<void>((resolve) => (markOpened = resolve));
 
@@ -101,6 +115,8 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
       db = await open(settings.store);
     } catch (err) {
       if (closing) return false;
+      // A store that can never open as it is ends the start, with its reason; once serving, it is logged and retried like any.
+      if (err instanceof UnusableStoreError && !serving) throw err;
       const delay = Math.min(retry.firstMs * 2 ** (attempts - 1), retry.maxMs);
       log(
         attempts === 1
@@ -134,10 +150,18 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
   let waited: NodeJS.Timeout | undefined;
   const firstAttemptMs = settings.firstAttemptMs ?? (settings.store.connectTimeoutMs ?? 5_000) + 5_000;
   const slow = new Promise<'slow'>((r) => (waited = setTimeout(() => r('slow'), firstAttemptMs)));
-  if ((await Promise.race([first, slow])) === 'slow') {
-    log(`ledger: the store (${where}) is taking long to open (migrations?); serving meanwhile, records wait in memory`);
+  try {
+    if ((await Promise.race([first, slow])) === 'slow') {
+      log(`ledger: the store (${where}) is taking long to open (migrations?); serving meanwhile, records wait in memory`);
+    }
+  } catch (err) {
+    // Nothing was served: the journal's lock goes, and what it holds stays for the next start.
+    fromJournal?.journal.close();
+    throw err;
+  } finally {
+    clearTimeout(waited);
   }
-  clearTimeout(waited);
+  serving = true;
 
   return {
     writer,

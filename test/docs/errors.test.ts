@@ -59,6 +59,7 @@ const made: Record<keyof typeof errors, GatewayError[]> = {
   keyChanged: [errors.keyChanged('i')],
   authThrottled: [errors.authThrottled('address', 1000), errors.authThrottled('key_id', 1000)],
   clientRequestLimit: [errors.clientRequestLimit(1)],
+  storeUnavailable: [errors.storeUnavailable('w')],
 };
 
 describe('docs/reference/errors.md', () => {

@@ -344,6 +344,17 @@ cases.push(
   { name: 'requests: cursor with a NUL', method: 'GET', path: '/v1/requests?cursor=%00', status: 400, param: 'cursor' },
   { name: 'requests: model filter with a NUL', method: 'GET', path: '/v1/requests?model=a%00b', status: 400, param: 'model' },
   { name: 'requests: provider filter with a NUL', method: 'GET', path: '/v1/requests?provider=%00', status: 400, param: 'provider' },
+  // Query parameters a route does not read: a 400 naming them, never silently ignored (issue 25).
+  { name: 'requests: unknown parameter project', method: 'GET', path: '/v1/requests?project=team-a', status: 400, param: 'project' },
+  { name: 'request: any parameter', method: 'GET', path: '/v1/requests/0000000000000000000000?x=1', status: 400, param: 'x' },
+  { name: 'admin projects: any parameter', method: 'GET', path: '/admin/projects?project=a', status: 400, param: 'project' },
+  { name: 'admin keys: unknown parameter', method: 'GET', path: '/admin/keys?project_id=a', status: 400, param: 'project_id' },
+  { name: 'admin endpoints: unknown parameter', method: 'GET', path: '/admin/endpoints?projects=a', status: 400, param: 'projects' },
+  { name: 'console session: any parameter', method: 'GET', path: '/console/api/session?a=1', status: 400, param: 'a' },
+  { name: 'console events: unknown parameter', method: 'GET', path: '/console/api/events?project=a', status: 400, param: 'project' },
+  { name: 'console stats: unknown parameter', method: 'GET', path: '/console/api/stats?days=7', status: 400, param: 'days' },
+  { name: 'console usage: any parameter', method: 'GET', path: '/console/api/usage?key=x', status: 400, param: 'key' },
+  { name: 'console price: any parameter', method: 'GET', path: '/console/api/price/abc?x=1', status: 400, param: 'x' },
 );
 
 interface Answer {

@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -116,6 +117,21 @@ describe('the sluice command', () => {
     } finally {
       busy.close();
     }
+  });
+
+  it('a half-migrated store (tables present, the migrations table gone) is a clear start-up error naming the state and the fix, exit 1, not retried forever', async () => {
+    const store = join(cwd, 'half-migrated.db');
+    const config = join(cwd, 'half-migrated.yaml');
+    writeFileSync(config, `store:\n  path: ${store}\n`);
+    const db = new DatabaseSync(store);
+    // sluice's first table, as a copy without kysely_migration leaves it.
+    db.exec('CREATE TABLE ledger (request_id text primary key)');
+    db.close();
+    await refused(
+      ['serve', '--port', '0', '--workers', '1', '--config', config],
+      1,
+      new RegExp(`^sluice: The SQLite file ${store} holds sluice's tables \\(ledger\\) but no record of the migrations .*Restore kysely_migration`),
+    );
   });
 
   it('says in one line that no gateway answers, or that it refused the key (sluice logs), exit 1', async () => {

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
@@ -9,13 +12,18 @@ import { adminQuery, createTestSchema, noPostgres, type TestSchema } from '../he
 import { tapStreams } from '../helpers/stream-tap.ts';
 import { startTcpProxy, type TcpProxy, viaProxy } from '../helpers/tcp-proxy.ts';
 
+// A shutdown spills what it could not write beside store.path: each gateway gets a folder of its own
+// (in one of this run's), so that no test's spill is replayed by the next test's gateway.
+const dir = mkdtempSync(join(tmpdir(), 'sluice-pg-outage-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
 /** A gateway on the proxied Postgres whose log lines the test reads. */
 async function gatewayVia(url: string, config: Record<string, unknown> = {}) {
   const logs: string[] = [];
   const parsed = configSchema.parse({
     server: { port: 0, host: '127.0.0.1' },
     ...config,
-    store: { database_url: url, ...(config.store as object) },
+    store: { database_url: url, path: join(mkdtempSync(join(dir, 'gw-')), 'sluice.db'), ...(config.store as object) },
     // Small batches written often, so batches are in flight when the connection breaks.
     ledger: { flush_interval_ms: 10, batch_size: 8, ...(config.ledger as object) },
   });
@@ -151,27 +159,94 @@ describe('ledger on PostgreSQL through an outage', { skip: noPostgres }, () => {
     assert.equal(await rowsFor(schema.url, seen), 160);
     const warning = gw.logs.find((l) => /^ledger: write of \d+ record\(s\) failed \(connection: /.test(l));
     assert.ok(warning, `no warning in:\n${gw.logs.join('\n')}`);
-    assert.match(warning, /; \d+ record\(s\) at risk, held in memory only, lost if sluice stops first; retrying in \d+ ms$/);
+    assert.match(
+      warning,
+      /; \d+ record\(s\) at risk, held in memory only, spilled to disk if sluice stops first, lost if it crashes; retrying in \d+ ms$/,
+    );
   });
 
-  it('postgres half-open connection: shutdown ends within its flush time plus a bounded close, and says how many records were lost', async () => {
+  it('PostgreSQL down at shutdown: no buffered record is dropped silently (5 of 5 were); they are spilled, said where, and written at the next start', async () => {
     await freshProxy();
     const gw = await gatewayVia(url, {
       store: { query_timeout_ms: 1000, connect_timeout_ms: 1000 },
       ledger: { shutdown_flush_ms: 1500, flush_interval_ms: 50 },
     });
-    for (let i = 0; i < 10; i++) await request(gw.url, i);
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) ids.push(await request(gw.url, i));
     proxy.stall();
     // These are buffered, and stuck with the stalled connection.
-    for (let i = 10; i < 30; i++) await request(gw.url, i);
+    for (let i = 10; i < 30; i++) ids.push(await request(gw.url, i));
     await sleep(100);
     const start = Date.now();
     await gw.gateway.shutdown(0);
     const took = Date.now() - start;
     // flush bound (1.5 s) + close bound (the query timeout releases the stuck clients; 5 s at most).
     assert.ok(took < 1500 + 5000 + 1000, `shutdown took ${took} ms`);
-    const lost = gw.logs.find((l) => l.startsWith('ledger: shutdown: '));
-    assert.match(lost ?? '', /^ledger: shutdown: \d+ record\(s\) could not be written within 1500 ms and are lost$/);
+    const saved = gw.logs.find((l) => l.startsWith('ledger: shutdown: '));
+    const spill = join(dirname(gw.gateway.context.config.store.path), 'ledger-journal');
+    assert.match(
+      saved ?? '',
+      new RegExp(
+        `^ledger: shutdown: \\d+ record\\(s\\) not written within 1500 ms; saved to ${spill}/spill-[\\d-]+\\.jsonl, written at the next start$`,
+      ),
+    );
+    // The next start, with the database back, writes them first and deletes the file.
+    await proxy.restore();
+    const next = await gatewayVia(url, { store: { path: gw.gateway.context.config.store.path } });
+    try {
+      await until(async () => (await rowsFor(schema.url, ids)) === ids.length, 'every spilled row written', 15_000);
+      assert.ok(next.logs.some((l) => /^ledger: \d+ record\(s\) a shutdown saved in .* while the store was unavailable; writing them$/.test(l)));
+      await until(() => readdirSync(spill).length === 0, 'the spill file deleted', 5_000);
+    } finally {
+      await next.gateway.shutdown(0);
+    }
+  });
+
+  /** A read of the request log or the console: its status, error code and how long it took. */
+  async function read(base: string, path: string): Promise<{ status: number; code: string; retryAfter: string | null; ms: number }> {
+    const start = Date.now();
+    const res = await fetch(`${base}${path}`);
+    const body = (await res.json()) as { error?: { code: string } };
+    return { status: res.status, code: body.error?.code ?? '', retryAfter: res.headers.get('retry-after'), ms: Date.now() - start };
+  }
+  const READS = ['/v1/requests', '/v1/requests/req_0123456789abcdef0123456789', '/console/api/stats', '/console/api/price/x'];
+
+  it('PostgreSQL down: the request log answers 503 store_unavailable, not 500 internal_error (reset)', async () => {
+    await freshProxy();
+    const gw = await gatewayVia(url, { store: { query_timeout_ms: 1000, connect_timeout_ms: 1000 } });
+    try {
+      const id = await request(gw.url, 0);
+      assert.equal((await read(gw.url, `/v1/requests/${id}`)).status, 200);
+      await proxy.cut();
+      for (const path of [...READS, `/v1/requests/${id}`]) {
+        const answer = await read(gw.url, path);
+        assert.deepEqual([answer.status, answer.code, answer.retryAfter], [503, 'store_unavailable', '1'], path);
+      }
+      await proxy.restore();
+      await until(async () => (await read(gw.url, `/v1/requests/${id}`)).status === 200, 'the log readable again', 10_000);
+    } finally {
+      await gw.gateway.shutdown(0);
+    }
+  });
+
+  it('PostgreSQL down: the request log answers 503 store_unavailable within the query timeout (stall), not 500 after 5 s', async () => {
+    await freshProxy();
+    // The connect timeout is longer than the query timeout: a stalled new connection must not hold the answer either.
+    const gw = await gatewayVia(url, {
+      store: { query_timeout_ms: 1000, connect_timeout_ms: 4000 },
+      ledger: { shutdown_flush_ms: 500 },
+    });
+    try {
+      await request(gw.url, 0);
+      proxy.stall();
+      for (const path of READS) {
+        const answer = await read(gw.url, path);
+        assert.deepEqual([answer.status, answer.code], [503, 'store_unavailable'], path);
+        assert.ok(answer.ms < 1000 + 700, `${path} answered after ${answer.ms} ms`);
+      }
+    } finally {
+      await gw.gateway.shutdown(0);
+    }
   });
 
   it('a database down at start-up: sluice serves, says so, retries, and writes the records that waited', async () => {
@@ -189,6 +264,9 @@ describe('ledger on PostgreSQL through an outage', { skip: noPostgres }, () => {
       const ids: string[] = [];
       for (let i = 0; i < 20; i++) ids.push(await request(gw.url, i));
       assert.equal(gw.gateway.context.accounting.ledger?.pending, 20);
+      // The request log says what is wrong: a store that is only late is not "disabled".
+      const early = await read(gw.url, '/v1/requests');
+      assert.deepEqual([early.status, early.code], [503, 'store_unavailable']);
       await proxy.restore();
       await until(async () => (await rowsFor(schema.url, ids)) === 20, 'the waiting records written', 15_000);
       assert.ok(gw.logs.some((l) => /^ledger: the store \(.*\) is open after \d+ attempts; writing the 20 record\(s\) that waited$/.test(l)));

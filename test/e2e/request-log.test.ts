@@ -45,6 +45,19 @@ function requestLogSuite(
       return res.headers.get('x-request-id') ?? '';
     }
 
+    it('GET /v1/requests?project=team-a silently ignored the parameter and listed every project: an unknown query parameter is a 400 naming it', async () => {
+      await chat('mock/tools'); // a record of no project, which the ignored filter listed
+      const { status, body } = await get('/v1/requests?project=team-a');
+      assert.equal(status, 400);
+      assert.equal(body.error.param, 'project');
+      assert.equal(body.error.code, 'invalid_request');
+      assert.match(body.error.message, /^Unknown query parameter "project" \(did you mean "project_id"\?\): it takes model, provider, /);
+      // The parameter it meant filters as it should.
+      const meant = await get('/v1/requests?project_id=team-a');
+      assert.equal(meant.status, 200);
+      assert.deepEqual(meant.body.data, []);
+    });
+
     it('answers a bad parameter with a 400 naming it, never a 500 or a silent first page', async () => {
       const bad: [string, string][] = [
         ['/v1/requests?model=mock%00echo', 'model'],

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { Agent, request } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +47,35 @@ function startWorkers(dir: string, workers: string, configText: string, env: Nod
       if (!match) return;
       clearTimeout(timer);
       resolve({ primary, url: match[1], output: () => out, exited });
+    });
+  });
+}
+
+/** `sluice serve --workers N` that must refuse to start: its exit code, output and how long it took. */
+function startRefused(
+  dir: string,
+  workers: string,
+  configText: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; output: string; ms: number }> {
+  const config = join(dir, `refused-${Date.now()}.yaml`);
+  writeFileSync(config, configText);
+  const started = Date.now();
+  const child = spawn(node, [sluice, 'serve', '--workers', workers], {
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', SLUICE_CONFIG: config, ...env },
+  });
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (output += d));
+  return new Promise((resolve) => {
+    // Bounded: a supervisor that never exits is killed (and the test then fails on its exit code).
+    const timer = setTimeout(() => kill(child), 60_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output, ms: Date.now() - started });
     });
   });
 }
@@ -138,6 +169,37 @@ describe('sluice serve --workers 2', { timeout: 300_000 }, () => {
 
   it('both workers answer on the one port', async () => {
     assert.equal((await pidsAnswering(gw.url, 2)).size, 2);
+  });
+
+  it('a second `sluice serve --workers 2` on its port refused, exits non-zero within seconds and never serves (5 of 12 requests went to it)', async () => {
+    const port = new URL(gw.url).port;
+    const first = await pidsAnswering(gw.url, 2);
+    // Another config: a master key, so any answer of the second gateway would be a 401.
+    const second = startRefused(dir, '2', `store:\n  path: ${join(dir, 'second.db')}\nauth:\n  master_key: sk-second\n`, {
+      PORT: port,
+    });
+    // Requests on fresh connections for as long as the second one lives, and a while after.
+    let exited = false;
+    void second.then(() => (exited = true));
+    const answers: { status: number; pid: number }[] = [];
+    for (let i = 0; i < 400 && (!exited || answers.length < 24); i++) {
+      const models = await call(gw.url, '/v1/models');
+      answers.push({ status: models.status, pid: await workerPid(gw.url) });
+    }
+    const { code, output, ms } = await second;
+    assert.notEqual(code, 0, output);
+    assert.ok(ms < 20_000, `exited after ${ms} ms`);
+    assert.match(
+      output,
+      new RegExp(`^sluice: port ${port} is already served by sluice \\(pid ${gw.primary.pid}\\): .*Stop that one first, or pick another port`),
+    );
+    assert.doesNotMatch(output, /worker \d .*listening/);
+    assert.ok(answers.length >= 24);
+    assert.deepEqual(new Set(answers.map((a) => a.status)), new Set([200]));
+    assert.ok(
+      answers.every((a) => first.has(a.pid)),
+      'a request reached another process',
+    );
   });
 
   it('says at start, as one process does, the providers it serves and that it serves without auth', async () => {
@@ -267,6 +329,39 @@ describe('sluice serve --workers 2', { timeout: 300_000 }, () => {
     } finally {
       db.close();
     }
+  });
+});
+
+describe('sluice serve --workers 2 that cannot start', { timeout: 180_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-workers-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('another program holds the port: says so and exits at once (it hung for 30 s "draining")', async () => {
+    const busy = createServer().listen(0, '127.0.0.1');
+    await once(busy, 'listening');
+    try {
+      const port = String((busy.address() as AddressInfo).port);
+      const { code, output, ms } = await startRefused(dir, '2', `store:\n  path: ${join(dir, 'busy.db')}\n`, { PORT: port });
+      assert.equal(code, 1, output);
+      assert.ok(ms < 20_000, `exited after ${ms} ms`);
+      assert.equal(
+        output,
+        `sluice: 127.0.0.1:${port} is already in use: stop what is listening there, or pick another port with --port (or PORT).\n`,
+      );
+    } finally {
+      busy.close();
+    }
+  });
+
+  it('a route whose target provider is not enabled started silently: refused at start naming the route and the provider; the worker that refused exits, and so does the supervisor', async () => {
+    const routes = 'routes:\n  smart:\n    targets:\n      - model: mock/echo\n      - model: anthropic/claude-sonnet-4-5\n';
+    const { code, output, ms } = await startRefused(dir, '2', `store:\n  path: ${join(dir, 'routes.db')}\n${routes}`);
+    assert.equal(code, 1, output);
+    assert.ok(ms < 60_000, `exited after ${ms} ms`);
+    assert.match(
+      output,
+      /^sluice: routes\.smart\.targets\[1\] \(anthropic\/claude-sonnet-4-5\): provider 'anthropic' is not configured: set ANTHROPIC_API_KEY or add it to the config file\.$/m,
+    );
   });
 });
 

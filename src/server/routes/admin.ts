@@ -38,6 +38,9 @@ function list(call: RouteCall, data: unknown[]): void {
   send(call, 200, { object: 'list', data });
 }
 
+/** What GET /admin/keys and /admin/endpoints read (projectFilter); any other parameter is refused (route-table.ts). */
+export const PROJECT_FILTER_QUERY = ['project'] as const;
+
 /** `?project=`: only that project's (PostgreSQL refuses NUL in text, so it is a 400 here). */
 function projectFilter(call: RouteCall): string | undefined {
   const project = call.search.get('project') ?? undefined;

@@ -8,15 +8,26 @@ import type { Caller } from '../../admission/admission.ts';
 import { InvalidLedgerQuery } from '../../store/invalid-ledger-query.ts';
 import type { LedgerQuery, LedgerStore } from '../../store/ledger-store.ts';
 import type { GatewayContext } from '../gateway-context.ts';
+import { openLedgerStore, readStore } from '../../store/read-store.ts';
 import { isRequestId } from '../request-id.ts';
 import { sendJson } from '../../protocol/http/send-json.ts';
 
 const OUTCOMES = new Set(['ok', 'error', 'cancelled']);
 
-function storeOf(ctx: GatewayContext) {
-  if (!ctx.ledgerStore) throw errors.invalidRequest('The request log is disabled (ledger.enabled: false).');
-  return ctx.ledgerStore;
-}
+/** What GET /v1/requests reads (parseListQuery); any other parameter is refused (route-table.ts). */
+export const LIST_REQUESTS_QUERY = [
+  'model',
+  'provider',
+  'outcome',
+  'key_id',
+  'project_id',
+  'since',
+  'until',
+  'limit',
+  'cursor',
+  'order',
+  'after',
+] as const;
 
 /**
  * GET /v1/requests/{id}: the id from X-Request-ID, or the `chatcmpl-…` / `resp_…` id a client
@@ -32,9 +43,9 @@ export async function handleGetRequest(
   caller: Caller | null,
 ) {
   const project = readableProject(caller);
-  const store = storeOf(ctx);
+  const store = openLedgerStore(ctx);
   const bare = id.replace(/^(chatcmpl-|resp_)/, '');
-  const record = (await store.get(bare)) ?? (isRequestId(bare) ? await awaitRecord(ctx, store, bare) : undefined);
+  const record = (await readStore(ctx, store.get(bare))) ?? (isRequestId(bare) ? await awaitRecord(ctx, store, bare) : undefined);
   if (!record || (project !== undefined && record.projectId !== project)) throw errors.requestNotFound(id);
   sendJson(res, 200, recordJson(record), { 'X-Request-ID': requestId });
 }
@@ -52,7 +63,7 @@ async function awaitRecord(ctx: GatewayContext, store: LedgerStore, id: string):
   // Two flush intervals, within the same bound as the flush wait: a long interval must not hold every 404.
   const deadline = Date.now() + Math.min(2 * ctx.config.ledger.flush_interval_ms + 100, FLUSH_WAIT_MS);
   for (;;) {
-    const record = await store.get(id);
+    const record = await readStore(ctx, store.get(id));
     if (record || Date.now() >= deadline) return record;
     await sleep(25);
   }
@@ -72,17 +83,21 @@ export async function handleListRequests(
   caller: Caller | null,
 ) {
   const project = readableProject(caller);
-  const store = storeOf(ctx);
+  const store = openLedgerStore(ctx);
   const query = parseListQuery(search);
   // A project key's own project wins over any project_id it asks for.
   if (project !== undefined) query.filters.projectId = project;
   // Pending records belong in the answer: a client that just finished a stream expects it listed.
-  // Bounded: during a database outage the list answers from what is stored instead of hanging.
-  await flushBriefly(ctx);
+  // Bounded: during a database outage the list answers from what is stored instead of hanging,
+  // and the flush and the read together within the query timeout (half of it at most for the flush).
+  const started = Date.now();
+  const timeoutMs = ctx.config.store.query_timeout_ms;
+  await flushBriefly(ctx, Math.min(FLUSH_WAIT_MS, timeoutMs / 2));
+  const readWithin = timeoutMs - (Date.now() - started);
   const headers = { 'X-Request-ID': requestId };
   try {
     if (query.order === 'asc') {
-      const page = await store.listInWriteOrder({ ...query.filters, after: query.after });
+      const page = await readStore(ctx, store.listInWriteOrder({ ...query.filters, after: query.after }), readWithin);
       sendJson(
         res,
         200,
@@ -91,7 +106,7 @@ export async function handleListRequests(
       );
       return;
     }
-    const page = await store.list({ ...query.filters, cursor: query.cursor });
+    const page = await readStore(ctx, store.list({ ...query.filters, cursor: query.cursor }), readWithin);
     const body = {
       object: 'list',
       data: page.data.map(recordJson),
@@ -169,10 +184,11 @@ function parseTime(value: string, param: string): number {
 
 const FLUSH_WAIT_MS = 2_000;
 
-async function flushBriefly(ctx: GatewayContext): Promise<void> {
+/** Nothing is waited for while the writer is failing: a read during an outage is bounded by the query timeout alone. */
+async function flushBriefly(ctx: GatewayContext, waitMs = FLUSH_WAIT_MS): Promise<void> {
   const ledger = ctx.accounting.ledger;
-  if (!ledger || ledger.pending === 0) return;
+  if (!ledger || ledger.pending === 0 || ledger.failing) return;
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([ledger.flush(), new Promise<void>((r) => (timer = setTimeout(r, FLUSH_WAIT_MS)))]);
+  await Promise.race([ledger.flush(), new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
   clearTimeout(timer);
 }
