@@ -179,6 +179,15 @@ export class RelayOutput {
     return this.starts;
   }
 
+  /** The ids of the output items the upstream announced or closed. */
+  itemIds(): string[] {
+    const ids = new Set<string>();
+    for (const item of this.items) {
+      for (const id of [item?.added.id, item?.done?.id]) if (typeof id === 'string' && id) ids.add(id);
+    }
+    return [...ids];
+  }
+
   /** How the upstream's terminal event ended the output, for the ledger. */
   finishReason(terminal: string): FinishReason {
     if (terminal === 'response.incomplete') return 'length';
