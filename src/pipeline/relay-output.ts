@@ -173,7 +173,7 @@ export class RelayOutput {
 
   /**
    * The lifecycle start of the read a budget stop refused: when it was the stream's first read
-   * (a grant that pays for the prompt alone), the client still gets the response it ends.
+   * (a grant too small for it), the client still gets the response it ends.
    */
   get refusedStart(): readonly SseFrame[] {
     return this.starts;

@@ -76,9 +76,10 @@ describe('budgets: a relayed Responses stream (responses_api: true) is stopped b
     assert.ok(row.cost_usd > 0.03 && row.cost_usd <= 0.055, `cost ${row.cost_usd}`);
   });
 
-  it('a grant that pays for the prompt alone still opens the response it ends (one upstream read)', async () => {
-    // $0.0075: the 7-token prompt fits, its first delta does not.
-    speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 0.0075 }]);
+  it('a grant too small for the first read still opens the response it ends (one upstream read)', async () => {
+    // $0.0085: the 7-token prompt and one token of output fit (the least a request is let in for),
+    // its first delta (4 tokens) does not.
+    speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 0.0085 }]);
     upstream.reply({ body: responsesSse(['tokens. tokens. ']) });
     const res = await fetch(`${gw.url}/v1/responses`, {
       method: 'POST',
