@@ -9,7 +9,7 @@ import { type BudgetBook, MemoryBudgetBook, type ReserveOutcome } from './budget
 import { BudgetGuard } from './budgets/budget-guard.ts';
 import { type BudgetWindow, budgetWindows, NANOS_PER_USD, toNanos } from './budgets/budget-windows.ts';
 import { RedisBudgetBook } from './budgets/redis-budget-book.ts';
-import { type BudgetAsk, budgetAsk, outputCap } from './budgets/budget-ask.ts';
+import { type BudgetAsk, budgetAsk, outputCap, outputChoices } from './budgets/budget-ask.ts';
 import { estimatePromptTokens, PriceBook } from './budgets/request-estimate.ts';
 import { SpendLedger } from './budgets/spend-ledger.ts';
 import { SpendStore } from './budgets/spend-store.ts';
@@ -196,7 +196,7 @@ export class LimitsAndBudgets {
     const windows = rules.length > 0 ? budgetWindows(rules, caller, now) : [];
     const needsTokens =
       windows.length > 0 || tier?.key.tokensPerMinute !== undefined || tier?.project.tokensPerMinute !== undefined;
-    const promptTokens = needsTokens ? estimatePromptTokens(request) : 0;
+    const promptTokens = needsTokens ? (req.inputTokens ?? estimatePromptTokens(request)) : 0;
     const charges: RateCharge[] = [];
     const scopes: ('key' | 'project')[] = [];
     const claims: SlotClaim[] = [];
@@ -228,6 +228,8 @@ export class LimitsAndBudgets {
               promptTokens,
               this.prices.of(target.provider, target.model),
               this.config.limits.reserve_output_tokens,
+              // An embeddings answer is vectors: no output to reserve, nor to need room for.
+              req.surface === 'embeddings' ? 0 : outputChoices(request),
             ),
           }
         : undefined;

@@ -46,6 +46,11 @@ describe('budgetAsk and outputCap', () => {
     assert.equal(outputCap(budgetAsk(hi({ n: 8, max_tokens: 125 }), 7, prices, 4096), 10_000_000), 124);
   });
 
+  it('a request without output (embeddings: 0 choices) reserves and needs its input alone, and is not capped', () => {
+    const ask = budgetAsk(hi(), 6, prices, 4096, 0);
+    assert.deepEqual([ask.want, ask.min, outputCap(ask, 6_000)], [6_000, 6_000, undefined]);
+  });
+
   it('a free model asks for its minimum of 1 and is never capped', () => {
     const ask = budgetAsk(hi({ n: 4 }), 7, { inputNanos: 0, outputNanos: 0 }, 4096);
     assert.deepEqual([ask.want, ask.min, outputCap(ask, 1)], [0, 1, undefined]);

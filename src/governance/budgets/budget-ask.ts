@@ -6,7 +6,7 @@ export interface BudgetAsk {
   /** The prompt's estimated cost. */
   inputNanos: number;
   outputNanosPerToken: number;
-  /** The answers generated at once (`n`): every output limit applies to each. */
+  /** The answers generated at once (`n`): every output limit applies to each (0: no output, embeddings). */
   choices: number;
   /** The reservation asked for: the prompt and every choice's output allowance. */
   want: number;
@@ -31,18 +31,19 @@ export function outputChoices(request: CanonicalRequest): number {
 
 /**
  * The reservation of a request whose prompt is estimated at `promptTokens`: the prompt at the
- * input price and `choices` times its output allowance (its own limit, within `reserveOutput`).
- * Its minimum is its prompt and one output token per choice: a budget with less left refuses it
- * up front (429 insufficient_quota) rather than let it pay for a prompt whose answer cannot hold
- * a token. A spent budget refuses everything, a free model included.
+ * input price and `choices` times its output allowance (its own limit, within `reserveOutput`;
+ * an embeddings request has no output: 0 choices). Its minimum is its prompt and one output token
+ * per choice: a budget with less left refuses it up front (429 insufficient_quota) rather than let
+ * it pay for a prompt whose answer cannot hold a token. A spent budget refuses everything, a free
+ * model included.
  */
 export function budgetAsk(
   request: CanonicalRequest,
   promptTokens: number,
   prices: TokenPrices,
   reserveOutput: number,
+  choices: number = outputChoices(request),
 ): BudgetAsk {
-  const choices = outputChoices(request);
   const inputNanos = promptTokens * prices.inputNanos;
   const outputNanos = choices * outputAllowance(request, reserveOutput) * prices.outputNanos;
   const ownMax = request.max_completion_tokens ?? request.max_tokens;
@@ -60,11 +61,11 @@ export function budgetAsk(
 /**
  * The output limit per choice that a non-streamed request's grant pays for, when that is less
  * than it asked (or it asked no limit): its answer cannot be cut, so all its choices together must
- * fit. A grant is at least the minimum, so each choice gets at least one token. Free models are
- * not capped.
+ * fit. A grant is at least the minimum, so each choice gets at least one token. Free models, and
+ * requests without output, are not capped.
  */
 export function outputCap(ask: BudgetAsk, granted: number): number | undefined {
-  if (ask.outputNanosPerToken <= 0) return undefined;
+  if (ask.outputNanosPerToken <= 0 || ask.choices === 0) return undefined;
   // The epsilon keeps a grant of exactly n tokens from rounding down to n - 1.
   const affordable = Math.floor((granted - ask.inputNanos) / ask.outputNanosPerToken + 1e-9);
   const perChoice = Math.floor(affordable / ask.choices);
