@@ -197,6 +197,26 @@ describe('Accountant', () => {
     assert.equal(record.costUsd, new PricingRegistry().cost('openai', 'gpt-4o-mini', u).costUsd);
   });
 
+  it('counts an input that is not a chat prompt its own way (embeddings), for the model answering, and says estimated', async () => {
+    const asked: string[] = [];
+    const { a } = accountant({
+      surface: 'embeddings',
+      countInput: async (model) => {
+        asked.push(model);
+        return 3;
+      },
+    });
+    a.markAcknowledged();
+    a.observe({
+      type: 'fallback',
+      from: { provider: 'openai', model: 'gpt-4o-mini' },
+      to: { provider: 'google', model: 'gemini-embedding-001' },
+      reason: 'upstream_overloaded',
+    });
+    assert.deepEqual(await a.usage(), { inputTokens: 3, outputTokens: 0, source: 'estimated' });
+    assert.deepEqual(asked, ['gemini-embedding-001']);
+  });
+
   it('counts gpt-3.5 / gpt-4 with cl100k, and tool calls by name and arguments', async () => {
     const { a } = accountant({ model: 'gpt-3.5-turbo-0125' });
     a.observe({ type: 'tool-call-start', choice: 0, index: 0, id: 'call_1', name: 'get_current_weather' });

@@ -8,6 +8,9 @@ import type { LedgerRecord } from './ledger-record.ts';
 import type { PricingRegistry } from './pricing.ts';
 import type { TallyLimits, TokenTally } from './token-tally.ts';
 
+/** A request's input tokens counted locally, for the model the request is on now. */
+export type CountInput = (model: string, signal?: AbortSignal, limits?: TallyLimits) => Promise<number>;
+
 export interface AccountantInit {
   requestId: string;
   keyId: string | null;
@@ -27,6 +30,8 @@ export interface AccountantInit {
   now?: () => number;
   /** The budget of local counts (token-tally.ts: DEFAULT_LIMITS); tests widen the wait. */
   countLimits?: TallyLimits;
+  /** How the input is counted when it is not a chat prompt (embeddings); else as `request`'s chat prompt. */
+  countInput?: CountInput;
 }
 
 /**
@@ -155,7 +160,10 @@ export class Accountant {
 
   /** Counted once: the figure of usage_start is the figure of the final usage. */
   private countedInput(signal?: AbortSignal): Promise<number> {
-    this.promptEstimate ??= countPromptTokens(this.init.request, this.init.model, signal, this.init.countLimits);
+    const { countInput, request, model, countLimits } = this.init;
+    this.promptEstimate ??= countInput
+      ? countInput(model, signal, countLimits)
+      : countPromptTokens(request, model, signal, countLimits);
     return this.promptEstimate;
   }
 

@@ -10,10 +10,13 @@ import { DEFAULT_LIMITS, type TallyLimits, TokenTally } from './token-tally.ts';
  * (estimate-tokens.ts).
  */
 
-/** gpt-4 / gpt-3.5 (not gpt-4o, gpt-4.1) use cl100k; everything newer, and non-OpenAI models, o200k. */
+/**
+ * gpt-4 / gpt-3.5 (not gpt-4o, gpt-4.1) and OpenAI's embedding models (text-embedding-3-*, -ada-002:
+ * tiktoken's model table) use cl100k; everything newer, and non-OpenAI models, o200k.
+ */
 export function encodingFor(model: string): Encoding {
   // Azure names its deployments gpt-35-turbo; routers prefix the vendor (openai/gpt-4).
-  return /^(gpt-4(?![o.])|gpt-3\.?5)/.test(model.slice(model.lastIndexOf('/') + 1)) ? 'cl100k' : 'o200k';
+  return /^(gpt-4(?![o.])|gpt-3\.?5|text-embedding-)/.test(model.slice(model.lastIndexOf('/') + 1)) ? 'cl100k' : 'o200k';
 }
 
 /** Per-message framing overhead of the chat format (OpenAI's published counting recipe). */
@@ -45,6 +48,28 @@ export async function countPromptTokens(
     tally.endPart();
   }
   return REPLY_PRIMING + request.messages.length * TOKENS_PER_MESSAGE + (await tally.total(signal));
+}
+
+/**
+ * The tokens of an embeddings request's inputs as an embedding model counts them: each input on
+ * its own, with no chat framing (OpenAI counts ["Ruby", "Python", "JavaScript"] as 3 tokens, where
+ * one chat message of the three is 12); token ids count one each.
+ */
+export async function countInputTokens(
+  inputs: readonly (string | readonly number[])[],
+  model: string,
+  signal?: AbortSignal,
+  limits: TallyLimits = DEFAULT_LIMITS,
+): Promise<number> {
+  const tally = new TokenTally(encodingFor(model), limits);
+  let ids = 0;
+  for (const input of inputs) {
+    if (typeof input === 'string') {
+      tally.add(input);
+      tally.endPart();
+    } else ids += input.length;
+  }
+  return ids + (await tally.total(signal));
 }
 
 /** A tally for text that arrives in parts (a response's output), counted as one text. */

@@ -23,3 +23,13 @@ export function estimateTokens(bytes: number, sample?: { tokens: number; bytes: 
   const rate = sample && sample.bytes >= MIN_SAMPLE_BYTES ? sample.tokens / sample.bytes : 1 / 4;
   return Math.ceil(bytes * rate);
 }
+
+/**
+ * The fast estimate of an embeddings request's inputs, each on its own and without chat framing,
+ * as countInputTokens counts them: one token per 4 bytes of each text, one per token id.
+ */
+export function estimateInputTokens(inputs: readonly (string | readonly number[])[]): number {
+  let tokens = 0;
+  for (const input of inputs) tokens += typeof input === 'string' ? estimateTokens(utf8Bytes(input)) : input.length;
+  return tokens;
+}

@@ -49,6 +49,8 @@ export interface AdmissionRequest {
   surface: LedgerRecord['surface'];
   target: ResolvedModel;
   request: CanonicalRequest;
+  /** The input's estimated tokens when it is not `request`'s chat prompt (embeddings). */
+  inputTokens?: number;
   streamed: boolean;
 }
 

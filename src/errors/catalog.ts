@@ -116,6 +116,24 @@ export const errors = {
       param,
       message: param ? `Previous response with id '${id}' not found.` : `No response with id '${id}'.`,
     }),
+  /** A relayed request's `conversation` is unknown, or another project's (the same answer: it tells nothing). */
+  conversationNotFound: (id: string, param: string) =>
+    new GatewayError({
+      code: 'conversation_not_found',
+      status: 404,
+      type: 'invalid_request_error',
+      param,
+      message: `Conversation with id '${id}' not found.`,
+    }),
+  /** A relayed request's input item names an item that is unknown, or another project's. */
+  itemNotFound: (id: string, param: string) =>
+    new GatewayError({
+      code: 'item_not_found',
+      status: 404,
+      type: 'invalid_request_error',
+      param,
+      message: `Item with id '${id}' not found.`,
+    }),
   streamNotFound: (id: string) =>
     new GatewayError({
       code: 'stream_not_found',

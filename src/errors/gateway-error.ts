@@ -41,6 +41,8 @@ export const ERROR_CODES = [
   'request_not_found',
   'response_not_found',
   'previous_response_not_found',
+  'conversation_not_found',
+  'item_not_found',
   'stream_not_found',
   'stream_expired',
   'stream_buffer_unavailable',

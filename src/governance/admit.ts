@@ -9,7 +9,8 @@ import { type BudgetBook, MemoryBudgetBook, type ReserveOutcome } from './budget
 import { BudgetGuard } from './budgets/budget-guard.ts';
 import { type BudgetWindow, budgetWindows, NANOS_PER_USD, toNanos } from './budgets/budget-windows.ts';
 import { RedisBudgetBook } from './budgets/redis-budget-book.ts';
-import { estimatePromptTokens, outputAllowance, PriceBook } from './budgets/request-estimate.ts';
+import { type BudgetAsk, budgetAsk, outputCap, outputChoices } from './budgets/budget-ask.ts';
+import { estimatePromptTokens, PriceBook } from './budgets/request-estimate.ts';
 import { SpendLedger } from './budgets/spend-ledger.ts';
 import { SpendStore } from './budgets/spend-store.ts';
 import { type ConcurrencySlots, MemorySlots, RedisSlots, type SlotClaim, type SlotOutcome } from './limits/concurrency-slots.ts';
@@ -159,7 +160,8 @@ export class LimitsAndBudgets {
     }
     const headers = this.headers(plan, checked);
     this.refuseIfOver(plan, checked, headers, now);
-    const maxOutputTokens = req.streamed ? undefined : outputCap(plan.budget, checked.budget);
+    const maxOutputTokens =
+      req.streamed || !plan.budget || !checked.budget?.ok ? undefined : outputCap(plan.budget, checked.budget.granted);
 
     const guard =
       req.streamed && plan.budget && checked.budget?.ok
@@ -187,14 +189,14 @@ export class LimitsAndBudgets {
 
   /** What this request asks of each limit and budget. */
   private plan(req: AdmissionRequest, tier: TierPolicy | undefined, now: number): Plan {
-    const { caller, request, target, streamed } = req;
+    const { caller, request, target } = req;
     const key = caller.keyId === null ? undefined : `key:${caller.keyId}`;
     const project = caller.projectId === null ? undefined : `project:${caller.projectId}`;
     const rules = tier && tier.budgets.length > 0 ? [...tier.budgets, ...caller.budgets] : caller.budgets;
     const windows = rules.length > 0 ? budgetWindows(rules, caller, now) : [];
     const needsTokens =
       windows.length > 0 || tier?.key.tokensPerMinute !== undefined || tier?.project.tokensPerMinute !== undefined;
-    const promptTokens = needsTokens ? estimatePromptTokens(request) : 0;
+    const promptTokens = needsTokens ? (req.inputTokens ?? estimatePromptTokens(request)) : 0;
     const charges: RateCharge[] = [];
     const scopes: ('key' | 'project')[] = [];
     const claims: SlotClaim[] = [];
@@ -217,24 +219,20 @@ export class LimitsAndBudgets {
         }
       }
     }
-    let budget: BudgetPlan | undefined;
-    if (windows.length > 0) {
-      const prices = this.prices.of(target.provider, target.model);
-      const inputNanos = promptTokens * prices.inputNanos;
-      const outputNanos = outputAllowance(request, this.config.limits.reserve_output_tokens) * prices.outputNanos;
-      const ownMax = request.max_completion_tokens ?? request.max_tokens;
-      budget = {
-        windows,
-        inputNanos,
-        outputNanosPerToken: prices.outputNanos,
-        want: Math.ceil(inputNanos + outputNanos),
-        // A spent budget refuses everything, a free model included; otherwise the prompt must fit,
-        // and a non-streamed answer (which cannot be cut) needs room for one token of it.
-        min: Math.max(1, Math.ceil(inputNanos + (streamed ? 0 : prices.outputNanos))),
-        stepNanos: Math.max(1, Math.ceil(outputNanos)),
-        ownMax: typeof ownMax === 'number' && ownMax > 0 ? ownMax : undefined,
-      };
-    }
+    const budget: BudgetPlan | undefined =
+      windows.length > 0
+        ? {
+            windows,
+            ...budgetAsk(
+              request,
+              promptTokens,
+              this.prices.of(target.provider, target.model),
+              this.config.limits.reserve_output_tokens,
+              // An embeddings answer is vectors: no output to reserve, nor to need room for.
+              req.surface === 'embeddings' ? 0 : outputChoices(request),
+            ),
+          }
+        : undefined;
     const holdMs = (tier?.deadlineMs || this.defaultHoldMs) + HOLD_MARGIN_MS;
     return { charges, scopes, claims, budget, holdMs };
   }
@@ -273,17 +271,11 @@ export class LimitsAndBudgets {
   /** Throws the refusal, the budget's first (it does not pass with a retry), with the limit headers. */
   private refuseIfOver(plan: Plan, checked: Checked, headers: Record<string, string>, now: number): void {
     const budget = checked.budget;
-    if (budget && !budget.ok) {
-      const w = budget.window;
-      const subject = w.subject.replace(':', ' ');
-      const left =
-        budget.reservedNanos > 0
-          ? ` ($${usd(budget.spentNanos)} spent, $${usd(budget.reservedNanos)} held by requests in progress)`
-          : ` ($${usd(budget.spentNanos)} spent)`;
-      throw errors.quotaExceeded(
-        `You exceeded your current quota: the ${w.period === 'day' ? 'daily' : 'monthly'} budget of $${usd(w.limitNanos)} of ${subject} is used up${left}. It resets at ${new Date(w.end).toISOString()}.`,
-        { ...headers, ...retryAfterHeaders(w.end - now) },
-      );
+    if (budget && !budget.ok && plan.budget) {
+      throw errors.quotaExceeded(quotaMessage(budget, plan.budget.min), {
+        ...headers,
+        ...retryAfterHeaders(budget.window.end - now),
+      });
     }
     const rates = checked.rates;
     if (rates && !rates.ok) {
@@ -400,15 +392,9 @@ export class LimitsAndBudgets {
   }
 }
 
-interface BudgetPlan {
+/** A request's ask of its budget windows. */
+interface BudgetPlan extends BudgetAsk {
   windows: BudgetWindow[];
-  inputNanos: number;
-  outputNanosPerToken: number;
-  want: number;
-  min: number;
-  stepNanos: number;
-  /** The request's own output limit, if it set one. */
-  ownMax: number | undefined;
 }
 
 interface Plan {
@@ -428,14 +414,19 @@ interface Checked {
 }
 
 /**
- * The output a non-streamed request's reservation pays for, when that is less than it asked (or
- * it asked no limit): its answer cannot be cut, so it must fit. Free models are not capped.
+ * Why a budget refused a request: it is used up, or what it has left is less than the request's
+ * least cost (its prompt and one output token per choice), which a smaller request may still fit.
  */
-function outputCap(budget: BudgetPlan | undefined, reserved: ReserveOutcome | undefined): number | undefined {
-  if (!budget || !reserved?.ok || budget.outputNanosPerToken <= 0) return undefined;
-  // The epsilon keeps a grant of exactly n tokens from rounding down to n - 1.
-  const affordable = Math.max(1, Math.floor((reserved.granted - budget.inputNanos) / budget.outputNanosPerToken + 1e-9));
-  return budget.ownMax !== undefined && budget.ownMax <= affordable ? undefined : affordable;
+function quotaMessage(refused: Extract<ReserveOutcome, { ok: false }>, minNanos: number): string {
+  const w = refused.window;
+  const held = refused.reservedNanos > 0 ? `, $${usd(refused.reservedNanos)} held by requests in progress` : '';
+  const budget = `the ${w.period === 'day' ? 'daily' : 'monthly'} budget of $${usd(w.limitNanos)} of ${w.subject.replace(':', ' ')}`;
+  const leftNanos = w.limitNanos - refused.spentNanos - refused.reservedNanos;
+  const state =
+    leftNanos > 0
+      ? `has $${usd(leftNanos)} left ($${usd(refused.spentNanos)} spent${held}), less than this request's least cost of $${usd(minNanos)} (its prompt and one output token per choice)`
+      : `is used up ($${usd(refused.spentNanos)} spent${held})`;
+  return `You exceeded your current quota: ${budget} ${state}. It resets at ${new Date(w.end).toISOString()}.`;
 }
 
 function spendOf(w: BudgetWindow, nanos: number): BudgetSpend {

@@ -2,6 +2,7 @@ import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { Config } from '../config/schema.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Router } from '../routing/router.ts';
+import type { RelayedIdsStore } from '../store/relayed-ids-store.ts';
 import type { ResponsesStore } from '../store/responses-store.ts';
 import type { Tracing } from '../telemetry/traces.ts';
 import type { Admit, Authenticate } from '../admission/admission.ts';
@@ -19,6 +20,8 @@ export interface PipelineContext {
   accounting: AccountingDeps;
   /** Responses created through sluice (GET /v1/responses/{id}, previous_response_id). */
   responsesStore: ResponsesStore | undefined;
+  /** Whose project each id a relayed Responses API handed out is (a project's key names only its own). */
+  relayedIds: RelayedIdsStore | undefined;
   /**
    * Requests whose response has ended but whose record is still being settled (usage counted),
    * by request id: a request-log lookup waits for them instead of answering 404.

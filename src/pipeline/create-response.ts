@@ -7,6 +7,7 @@ import { refuseUnhonoured } from '../protocol/openai-responses/unhonoured.ts';
 import type { ResponsesStore } from '../store/responses-store.ts';
 import { responsesInput } from '../telemetry/genai-messages.ts';
 import type { ModelOperation } from './model-operation.ts';
+import { idRecorder, refuseForeignIds } from './relayed-ids.ts';
 import { relayResponses, runResponses } from './run-responses.ts';
 import { readRequestRouting } from '../routing/request-routing.ts';
 
@@ -30,6 +31,8 @@ export const createResponse: ModelOperation = {
     const options = {
       timings: { heartbeatMs: ctx.config.stream.heartbeat_s * 1000, idleTimeoutMs: ctx.config.stream.idle_timeout_s * 1000 },
       store: raw.store === false ? undefined : responses,
+      // Recorded whatever `store` says: only ids, so that the project can name its own items again.
+      recordIds: idRecorder(caller, ctx.relayedIds, ctx.accounting.log),
     };
     const deadlineMs = ctx.config.responses.deadline_s * 1000;
     const routing = readRequestRouting(raw);
@@ -42,6 +45,8 @@ export const createResponse: ModelOperation = {
           if (!Array.isArray(raw.input) && typeof raw.input !== 'string') {
             throw errors.invalidRequest("Missing required parameter: 'input'.", 'input');
           }
+          // Before anything goes upstream: the ids the body names must be the caller's project's.
+          await refuseForeignIds(raw, caller, ctx.relayedIds);
           // What the accountant counts when the upstream reports no usage, and the budget reserves.
           const request = {
             model,

@@ -1,3 +1,5 @@
+import { countInputTokens } from '../accounting/count-tokens.ts';
+import { estimateInputTokens } from '../accounting/estimate-tokens.ts';
 import { errors } from '../errors/catalog.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { renderErrorBody } from '../errors/render.ts';
@@ -9,15 +11,29 @@ import type { EmbeddingRequest } from '../protocol/canonical/embedding-request.t
 import type { EmbeddingResult } from '../providers/types.ts';
 import { routedComplete } from '../routing/route-complete.ts';
 import { callOnce } from './call-once.ts';
-import type { ModelOperation, RunScope } from './model-operation.ts';
+import type { ModelOperation, PreparedRequest, RunScope } from './model-operation.ts';
 
 /**
- * What the accountant and the admit step see of an embeddings request: its texts as one user
- * message, so a provider that reports no token count (Gemini) is counted like a prompt is.
+ * The canonical request of an embeddings request: its texts as one user message, what the ledger
+ * keeps as its prompt (store_content) and a trace records. Its tokens are not counted from it
+ * (inputCount).
  */
 function promptOf(model: string, request: EmbeddingRequest): CanonicalRequest {
   const text = request.input.map((one) => (typeof one === 'string' ? one : one.join(' '))).join('\n');
   return { model, messages: [{ role: 'user', content: text }], ...(request.user !== undefined ? { user: request.user } : {}) };
+}
+
+/**
+ * An embeddings request's tokens as an embedding model counts them: each input on its own, with
+ * no chat framing (one chat message of ["Ruby", "Python", "JavaScript"] counts 12 tokens, OpenAI
+ * counts 3). The admission charges and reserves the fast estimate; the record, when the provider
+ * reports no count (Gemini's batchEmbedContents), takes the BPE count, marked estimated.
+ */
+function inputCount(request: EmbeddingRequest): PreparedRequest['input'] {
+  return {
+    estimatedTokens: estimateInputTokens(request.input),
+    count: (model, signal, limits) => countInputTokens(request.input, model, signal, limits),
+  };
 }
 
 /**
@@ -38,6 +54,7 @@ export const createEmbeddings: ModelOperation = {
         request: prompt,
         streamed: false,
         deadlineMs: ctx.config.stream.deadline_s * 1000,
+        input: inputCount(request),
         run: (run) => embed(run, request),
       }),
     };

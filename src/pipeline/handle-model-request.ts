@@ -68,6 +68,7 @@ export async function handleModelRequest(
       surface: operation.surface,
       target,
       request: prepared.request,
+      inputTokens: prepared.input?.estimatedTokens,
       streamed: prepared.streamed,
     });
     if (admission.headers) for (const [name, value] of Object.entries(admission.headers)) exchange.res.setHeader(name, value);
@@ -80,6 +81,7 @@ export async function handleModelRequest(
       operation.surface,
       prepared.streamed,
       trace?.transcript,
+      prepared.input?.count,
     );
     // The caller's tier may set its own deadline and idle timeout, and hold a stream to its budget.
     scope = new RequestScope(exchange.res, {

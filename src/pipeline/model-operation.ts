@@ -1,4 +1,4 @@
-import type { Accountant } from '../accounting/accountant.ts';
+import type { Accountant, CountInput } from '../accounting/accountant.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
@@ -50,6 +50,12 @@ export interface PreparedRequest {
    * body goes upstream as sent): asked only then.
    */
   traceInput?: () => GenAiInput;
+  /**
+   * The input's tokens when it is not a chat prompt (embeddings: each input on its own, no chat
+   * framing): the estimate the admission charges and reserves, and the count the record takes
+   * when the provider reports none. Absent: `request`'s messages, counted as a chat prompt.
+   */
+  input?: { estimatedTokens: number; count: CountInput };
   run(run: RunScope): Promise<GatewayError | null>;
 }
 

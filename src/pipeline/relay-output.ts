@@ -173,10 +173,19 @@ export class RelayOutput {
 
   /**
    * The lifecycle start of the read a budget stop refused: when it was the stream's first read
-   * (a grant that pays for the prompt alone), the client still gets the response it ends.
+   * (a grant too small for it), the client still gets the response it ends.
    */
   get refusedStart(): readonly SseFrame[] {
     return this.starts;
+  }
+
+  /** The ids of the output items the upstream announced or closed. */
+  itemIds(): string[] {
+    const ids = new Set<string>();
+    for (const item of this.items) {
+      for (const id of [item?.added.id, item?.done?.id]) if (typeof id === 'string' && id) ids.add(id);
+    }
+    return [...ids];
   }
 
   /** How the upstream's terminal event ended the output, for the ledger. */

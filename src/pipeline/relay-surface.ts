@@ -5,6 +5,7 @@ import { upstreamHttpError } from '../errors/upstream-error.ts';
 import { normalizeTokenCounts, type Usage } from '../protocol/canonical/usage.ts';
 import { normalizeRelayedFrame } from '../protocol/openai-responses/relay-grammar.ts';
 import { responsesUsage } from '../protocol/openai-responses/response-object.ts';
+import { returnedIds } from '../protocol/openai-responses/stored-ids.ts';
 import { dataFrame, namedFrame } from '../protocol/sse/frames.ts';
 import type { SseFrame } from '../protocol/sse/parse-upstream.ts';
 import type { RelayItem } from '../providers/types.ts';
@@ -67,10 +68,24 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
    * response.failed): held back, it goes out last with the usage so far, what the ledger records.
    */
   private unpriced: HeldTerminal | null = null;
+  /** Told the ids of response.created as soon as it is relayed (the upstream stored the response then). */
+  private readonly onCreated: ((ids: readonly string[]) => void) | undefined;
 
-  constructor(accountant: Accountant, providerOf: () => string) {
+  constructor(accountant: Accountant, providerOf: () => string, onCreated?: (ids: readonly string[]) => void) {
     this.accountant = accountant;
     this.providerOf = providerOf;
+    this.onCreated = onCreated;
+  }
+
+  /**
+   * The ids the upstream handed out in the frames relayed after response.created told its own
+   * (the response's and its conversation's): its output items', and any the terminal response adds.
+   */
+  laterIds(): string[] {
+    const told = new Set(this.created ? returnedIds(this.created) : []);
+    const ids = new Set(this.output.itemIds());
+    if (this.finalResponse) for (const id of returnedIds(this.finalResponse)) ids.add(id);
+    return [...ids].filter((id) => !told.has(id));
   }
 
   encode(item: RelayItem): string {
@@ -187,6 +202,7 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
   private readCreated(data: string): void {
     try {
       this.created = (JSON.parse(data) as { response?: Record<string, unknown> }).response ?? null;
+      if (this.created) this.onCreated?.(returnedIds(this.created));
     } catch {
       // An undecodable frame is relayed as it came; a failure frame then goes without the response.
     }

@@ -1,4 +1,4 @@
-import { Accountant } from '../accounting/accountant.ts';
+import { Accountant, type CountInput } from '../accounting/accountant.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { PricingRegistry } from '../accounting/pricing.ts';
 import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
@@ -28,6 +28,7 @@ export function createAccountant(
   surface: LedgerRecord['surface'],
   streamed: boolean,
   transcript?: OutputTranscript,
+  countInput?: CountInput,
 ): Accountant {
   return new Accountant({
     requestId,
@@ -42,6 +43,7 @@ export function createAccountant(
     pricing: deps.pricing,
     storeContentChars: deps.storeContentChars,
     transcript,
+    countInput,
   });
 }
 

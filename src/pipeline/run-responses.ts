@@ -3,6 +3,7 @@ import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import { ResponsesEventEncoder } from '../protocol/openai-responses/encode-events.ts';
 import type { ResponsesInputItem, ResponsesRequest } from '../protocol/openai-responses/request-schema.ts';
 import { buildResponse, type ResponseIdentity } from '../protocol/openai-responses/response-object.ts';
+import { returnedIds } from '../protocol/openai-responses/stored-ids.ts';
 import { itemsToMessages } from '../protocol/openai-responses/to-canonical.ts';
 import { responsesRelayReading } from '../routing/relay-readings.ts';
 import { relayedBodyFor } from '../routing/relayed-body.ts';
@@ -21,6 +22,8 @@ export interface RunResponsesOptions {
   timings: StreamTimings;
   /** Where finished responses go (absent: the store is off, or the request said store: false). */
   store: ResponsesStore | undefined;
+  /** Records the ids a relayed upstream handed out as the caller's project's (absent: no store, or no project). */
+  recordIds?: (ids: readonly string[]) => void;
 }
 
 /** How every Responses stream runs, relayed or built here. */
@@ -112,7 +115,7 @@ export async function relayResponses(
     },
   );
   if (body.stream === true) {
-    const surface = new RelayStreamSurface(accountant, () => provider);
+    const surface = new RelayStreamSurface(accountant, () => provider, options.recordIds);
     const failure = await runStream(
       exchange,
       run.scope,
@@ -120,6 +123,8 @@ export async function relayResponses(
       surface,
       streamOptions(run, options),
     );
+    // Whatever the upstream handed out, the response failed or not: it may have stored it.
+    options.recordIds?.(surface.laterIds());
     if (surface.finalResponse) traceOutput(run, surface.finalResponse);
     if (!failure && surface.finalResponse) saveRelayed(run, options, surface.finalResponse);
     return failure;
@@ -134,6 +139,8 @@ export async function relayResponses(
   for (const event of wholeResponseEvents(response)) accountant.observe(event);
   const usage = response.usage as Parameters<typeof fromResponsesUsage>[0] | undefined;
   if (usage) accountant.observe({ type: 'usage', usage: fromResponsesUsage(usage) });
+  // Before the client has the ids: a continuation at once finds them recorded (or being recorded).
+  options.recordIds?.(returnedIds(response));
   exchange.sendJson(200, response);
   traceOutput(run, response);
   saveRelayed(run, options, response);

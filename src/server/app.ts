@@ -108,6 +108,7 @@ export function createGateway(
     },
     ledgerStore: undefined,
     responsesStore: undefined,
+    relayedIds: undefined,
     governance,
     limits,
     streams: createStreamBuffer(config, log),
@@ -136,6 +137,7 @@ export function createGateway(
       ledgerSettings(config, log, (stores) => {
         context.ledgerStore = stores.ledgerStore;
         context.responsesStore = stores.responsesStore;
+        context.relayedIds = stores.relayedIds;
         governance.attach(new GovernanceStore(stores.database));
         limits.attachStore(stores.database);
         consoleState.attachStore(stores.database);

@@ -118,9 +118,22 @@ export interface EndpointsTable {
   created_at: number;
 }
 
+/**
+ * Ids an upstream's own Responses API handed out through the relay (responses, their output
+ * items, conversations), with the project they were handed to: the only project whose keys may
+ * name them in a relayed request (migration 0016).
+ */
+export interface RelayedIdsTable {
+  id: string;
+  project_id: string;
+  /** When it was first handed out (epoch ms). */
+  created_at: number;
+}
+
 export interface Database {
   ledger: LedgerTable;
   responses: ResponsesTable;
+  relayed_ids: RelayedIdsTable;
   rejections: RejectionsTable;
   projects: ProjectsTable;
   api_keys: ApiKeysTable;

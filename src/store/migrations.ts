@@ -343,6 +343,28 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('ledger_hours').execute();
     },
   },
+  /**
+   * Which project each id an upstream's Responses API handed out through the relay belongs to
+   * (store/relayed-ids-store.ts): every project is relayed with the operator's one upstream key,
+   * so a project's key may name only its own ids. The responses already stored are their
+   * projects'; the items of those relayed before this table are not known (a key that names one
+   * gets the 404 of an unknown item).
+   */
+  '0016_relayed_ids': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('relayed_ids')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await sql`insert into relayed_ids (id, project_id, created_at)
+        select id, project_id, created_at * 1000 from responses where project_id is not null`.execute(db);
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('relayed_ids').execute();
+    },
+  },
 };
 
 /**

@@ -10,6 +10,7 @@ import { SpillFiles } from './ledger-spill.ts';
 import { openDatabase } from './open-database.ts';
 import type { OpenedDatabase, StoreLocation } from './store-location.ts';
 import { RejectionCounter, RejectionStore } from './rejection-counter.ts';
+import { RelayedIdsStore } from './relayed-ids-store.ts';
 import { UnusableStoreError } from './unusable-store-error.ts';
 import { ResponsesStore } from './responses-store.ts';
 
@@ -27,7 +28,12 @@ export interface LedgerSettings {
   shutdownFlushMs: number;
   log: (message: string) => void;
   /** Called once the store is open (at start, or later after retries), with its readers. */
-  onOpen?: (stores: { ledgerStore: LedgerStore; responsesStore: ResponsesStore; database: Kysely<Database> }) => void;
+  onOpen?: (stores: {
+    ledgerStore: LedgerStore;
+    responsesStore: ResponsesStore;
+    relayedIds: RelayedIdsStore;
+    database: Kysely<Database>;
+  }) => void;
   /** Retry delays while the store cannot be opened: doubling from `firstMs` up to `maxMs`. */
   retry?: { firstMs: number; maxMs: number };
   /** How long start-up waits for the first attempt before serving without the store. */
@@ -100,6 +106,7 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
 
   let database: OpenedDatabase | undefined;
   let responsesStore: ResponsesStore | undefined;
+  let relayedIds: RelayedIdsStore | undefined;
   let closing = false;
   let retryTimer: NodeJS.Timeout | undefined;
   let attempts = 0;
@@ -137,7 +144,8 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
     database = db;
     const ledgerStore = new LedgerStore(db.db);
     responsesStore = new ResponsesStore(db.db);
-    settings.onOpen?.({ ledgerStore, responsesStore, database: db.db });
+    relayedIds = new RelayedIdsStore(db.db);
+    settings.onOpen?.({ ledgerStore, responsesStore, relayedIds, database: db.db });
     if (attempts > 1)
       log(`ledger: the store (${where}) is open after ${attempts} attempts; writing the ${writer.pending} record(s) that waited`);
     writer.attach(ledgerStore);
@@ -174,6 +182,7 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
       await rejections.close(1_000);
       // Responses saves end within the query timeout; this only bounds a store that is gone.
       if (responsesStore) await within(responsesStore.settle(), 2_000);
+      if (relayedIds) await within(relayedIds.settle(), 2_000);
       fromJournal?.journal.close();
       await database?.close();
     },

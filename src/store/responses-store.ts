@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { CanonicalMessage } from '../protocol/canonical/request.ts';
 import type { Database } from './database.ts';
-import { storableText, TEXT_CAPS } from './sanitize-record.ts';
+import { storableId, storableText, TEXT_CAPS } from './sanitize-record.ts';
 
 export interface StoredResponse {
   id: string;
@@ -71,6 +71,8 @@ export class ResponsesStore {
   }
 
   async get(id: string): Promise<StoredResponse | undefined> {
+    // No row holds an id no column can hold (and PostgreSQL refuses a NUL in a parameter: a 500).
+    if (!storableId(id)) return undefined;
     await this.pending.get(id)?.catch(() => undefined);
     let query = this.db.selectFrom('responses').selectAll().where('id', '=', id);
     if (!this.scope.readsAll) query = query.where('project_id', '=', this.scope.projectId);

@@ -131,6 +131,11 @@ export function storableText(value: unknown, cap: number): string {
   return UNSTORABLE.test(capped) ? capped.replace(UNSTORABLE_ALL, '\uFFFD') : capped;
 }
 
+/** Whether a text column of either engine keeps `id` as it is: an id that is not was never stored. */
+export function storableId(id: string): boolean {
+  return id.length > 0 && storableText(id, TEXT_CAPS.name) === id;
+}
+
 /** A usage detail: absent stays null, anything else is a token count by normalizeTokenCount's rule. */
 function optionalCount(value: unknown): number | null {
   return value === null || value === undefined ? null : (normalizeTokenCount(value) ?? 0);

@@ -60,6 +60,8 @@ const made: Record<keyof typeof errors, GatewayError[]> = {
   authThrottled: [errors.authThrottled('address', 1000), errors.authThrottled('key_id', 1000)],
   clientRequestLimit: [errors.clientRequestLimit(1)],
   storeUnavailable: [errors.storeUnavailable('w')],
+  conversationNotFound: [errors.conversationNotFound('i', 'conversation')],
+  itemNotFound: [errors.itemNotFound('i', 'input[0].id')],
 };
 
 describe('docs/reference/errors.md', () => {

@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { parseSse, requestRecord, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
 import { checkResponsesStream } from '../helpers/responses-grammar.ts';
+import { responsesSse } from '../helpers/responses-upstream.ts';
 import { post, speakAsTestCallers } from './limits-support.ts';
 
 /** $0.001 a token in and out: a budget of $0.05 is 50 tokens. */
@@ -12,39 +13,6 @@ const MODEL = 'up/gpt-test';
 /** An SSE body as one piece per frame (sent with a delay between them). */
 const framesOf = (sse: string) => sse.split(/(?<=\n\n)/);
 const JSON_HEADERS = { 'content-type': 'application/json' };
-
-/** An OpenAI Responses stream: one message whose text comes in `pieces`, numbered like OpenAI's. */
-function responsesSse(pieces: readonly string[]): string {
-  let sequence = 0;
-  const event = (type: string, fields: Record<string, unknown>) =>
-    `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`;
-  const response = (status: string, extra: Record<string, unknown> = {}) => ({
-    id: 'resp_up',
-    object: 'response',
-    created_at: 1,
-    status,
-    error: null,
-    incomplete_details: null,
-    model: 'gpt-test',
-    output: [],
-    usage: null,
-    ...extra,
-  });
-  const where = { item_id: 'msg_up', output_index: 0, content_index: 0 };
-  const item = { id: 'msg_up', type: 'message', status: 'in_progress', role: 'assistant', content: [] };
-  const text = pieces.join('');
-  const done = { ...item, status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
-  let body = event('response.created', { response: response('in_progress') });
-  body += event('response.in_progress', { response: response('in_progress') });
-  body += event('response.output_item.added', { output_index: 0, item });
-  body += event('response.content_part.added', { ...where, part: { type: 'output_text', text: '', annotations: [] } });
-  for (const delta of pieces) body += event('response.output_text.delta', { ...where, delta });
-  body += event('response.output_text.done', { ...where, text });
-  body += event('response.content_part.done', { ...where, part: done.content[0] });
-  body += event('response.output_item.done', { output_index: 0, item: done });
-  const usage = { input_tokens: 10, output_tokens: pieces.length, total_tokens: 10 + pieces.length };
-  return body + event('response.completed', { response: response('completed', { output: [done], usage }) });
-}
 
 /** A chat.completion that ran out of room (finish_reason length). */
 function chatCut(text: string, completionTokens: number): string {
@@ -108,9 +76,10 @@ describe('budgets: a relayed Responses stream (responses_api: true) is stopped b
     assert.ok(row.cost_usd > 0.03 && row.cost_usd <= 0.055, `cost ${row.cost_usd}`);
   });
 
-  it('a grant that pays for the prompt alone still opens the response it ends (one upstream read)', async () => {
-    // $0.0075: the 7-token prompt fits, its first delta does not.
-    speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 0.0075 }]);
+  it('a grant too small for the first read still opens the response it ends (one upstream read)', async () => {
+    // $0.0085: the 7-token prompt and one token of output fit (the least a request is let in for),
+    // its first delta (4 tokens) does not.
+    speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 0.0085 }]);
     upstream.reply({ body: responsesSse(['tokens. tokens. ']) });
     const res = await fetch(`${gw.url}/v1/responses`, {
       method: 'POST',

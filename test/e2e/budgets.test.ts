@@ -153,7 +153,7 @@ describe('budgets: settlement, the key and project budgets of the caller, abando
     upstream.reply({ body: chatJson('ok'), headers: { 'content-type': 'application/json' } });
     const statuses: number[] = [];
     for (let i = 0; i < 14; i++) statuses.push((await post(gw, ask('Hi'), { 'x-test-key': 'seq' })).status);
-    // 13 x $0.015 = $0.195 leaves $0.005, less than the prompt's $0.007: the 14th is refused.
+    // 13 x $0.015 = $0.195 leaves $0.005, less than the least cost of $0.008 (the prompt and a token): the 14th is refused.
     assert.deepEqual(statuses, [...Array(13).fill(200), 429]);
   });
 

@@ -6,6 +6,7 @@ import { adminCall, projectWithKey } from '../helpers/admin-client.ts';
 import { embeddingFixture } from '../helpers/embedding-fixtures.ts';
 import type { RecordedRequest } from '../helpers/fake-upstream.ts';
 import { requestRecord, upstreamConfig, useUpstreamGateway } from '../helpers/gateway.ts';
+import { speakAsTestCallers } from './limits-support.ts';
 
 const json = (body: unknown, headers: Record<string, string> = {}) => ({
   headers: { 'content-type': 'application/json', ...headers },
@@ -236,5 +237,59 @@ describe("POST /v1/embeddings under a project's endpoint", () => {
     );
     const row = (await adminCall(gw.url, MASTER, 'GET', `/v1/requests/${response.headers.get('x-request-id')}`)).body;
     assert.deepEqual([row.project_id, row.surface, row.usage.input_tokens], ['proj_emb', 'embeddings', 8]);
+  });
+});
+
+describe('regression: embeddings are over-counted when the provider reports no count', () => {
+  // $1,000 a million tokens: a token of input is $0.001.
+  const PRICED = {
+    'google/gemini-embedding-001': { input_mtok: 1000, output_mtok: 0 },
+    'up/text-embedding-3-small': { input_mtok: 1000, output_mtok: 0 },
+  };
+  const LANGUAGES = ['Ruby', 'Python', 'JavaScript'];
+  const { upstream, gw } = useUpstreamGateway((url) => ({
+    config: { ...upstreamConfig(url), pricing: PRICED },
+    env: { GEMINI_API_KEY: 'AIza-e2e', GEMINI_BASE_URL: url },
+  }));
+
+  /** Neither answer reports a token count: Gemini's batch never does, and this OpenAI-compatible server leaves `usage` out. */
+  function vectorsWithoutCounts(req: RecordedRequest) {
+    const vector = [0.1, 0.2, 0.3];
+    if (req.url.endsWith(':batchEmbedContents')) return json({ embeddings: LANGUAGES.map(() => ({ values: vector })) });
+    return json({ object: 'list', data: LANGUAGES.map((_, index) => ({ object: 'embedding', index, embedding: vector })), model: 'm' });
+  }
+
+  it('each input is counted alone, without chat framing, flagged as an estimate, and priced so', async () => {
+    upstream.reply(vectorsWithoutCounts);
+    // sluice's BPE for OpenAI's embedding models is theirs (cl100k): OpenAI reports 3 for these inputs.
+    // For Gemini it is o200k, which splits JavaScript in two. As one chat message they counted 12.
+    for (const [model, tokens] of [
+      ['up/text-embedding-3-small', 3],
+      ['google/gemini-embedding-001', 4],
+    ] as const) {
+      const { data, response } = await gw.client.embeddings.create({ model, input: LANGUAGES, encoding_format: 'float' }).withResponse();
+      const record = await requestRecord(gw, response.headers.get('x-request-id') ?? '');
+      assert.deepEqual([record.usage.input_tokens, record.usage.output_tokens, record.usage.estimated], [tokens, 0, true], model);
+      assert.equal(data.usage.prompt_tokens, tokens);
+      assert.equal(record.cost_usd, tokens * 0.001);
+    }
+  });
+
+  it("the budget reserves the same per-input estimate: a budget the chat framing's estimate overran admits the request", async () => {
+    upstream.reply(vectorsWithoutCounts);
+    // The estimate is one token per 4 bytes of each input: 1 + 2 + 3 = $0.006 (as a chat message: 12 tokens, $0.012).
+    speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 0.008 }]);
+    const ask = () =>
+      fetch(`${gw.url}/v1/embeddings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-test-key': 'embedder' },
+        body: JSON.stringify({ model: 'google/gemini-embedding-001', input: LANGUAGES }),
+      });
+    const first = await ask();
+    assert.equal(first.status, 200, await first.clone().text());
+    // It cost $0.004 (4 tokens counted): $0.004 is left, less than the next one's estimated $0.006.
+    const second = await ask();
+    assert.equal(second.status, 429);
+    assert.equal(((await second.json()) as { error: { code: string } }).error.code, 'insufficient_quota');
   });
 });

@@ -65,9 +65,10 @@ describe('budgets: a Messages stream relayed to Anthropic is stopped by its budg
     assert.ok(row.usage.output_tokens > 0, 'the output streamed before the stop is billed');
   });
 
-  it('a grant that pays for the prompt alone still starts the message it ends (one upstream read)', async () => {
-    // $0.0075: the 7-token prompt fits, its first delta does not; the whole stream comes in one read.
-    speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 0.0075 }]);
+  it('a grant too small for the first read still starts the message it ends (one upstream read)', async () => {
+    // $0.0085: the 7-token prompt and one token of output fit (the least a request is let in for),
+    // its first delta (4 tokens) does not; the whole stream comes in one read.
+    speakAsTestCallers(gw, [{ scope: 'key', period: 'day', limitUsd: 0.0085 }]);
     upstream.reply({ headers: SSE, body: messagesPieces(['tokens. tokens. ']).join('') });
     const res = await fetch(`${gw.url}/v1/messages`, {
       method: 'POST',
