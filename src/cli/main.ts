@@ -16,94 +16,14 @@ const COMMANDS: readonly string[] = ['serve', 'pricing', 'logs', 'check', 'proje
  */
 async function run(command: Command, args: string[]): Promise<void> {
   switch (command) {
-    case 'serve': {
-      const { values } = parseFlags(command, args, {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        config: { type: 'string' },
-        workers: { type: 'string' },
-      });
-      if (values.help) return console.log(usage.serve);
-      const port = values.port === undefined ? undefined : integerFlag(command, 'port', values.port, 0, 65535);
-      const workers = workersFlag(values.workers ?? (process.env.SLUICE_WORKERS || undefined));
-      const releaseYoungGeneration = holdYoungGeneration();
-      const { serve } = await import('./serve.ts');
-      await serve({ port, host: values.host, config: values.config, workers });
-      return releaseYoungGeneration();
-    }
-    case 'pricing': {
-      const { values, positionals } = parseFlags(
-        command,
-        args,
-        {
-          input: { type: 'string', default: '1000000' },
-          output: { type: 'string', default: '1000000' },
-          cached: { type: 'string', default: '0' },
-          config: { type: 'string' },
-        },
-        true,
-      );
-      if (values.help) return console.log(usage.pricing);
-      if (positionals.length !== 1)
-        throw new UsageError('sluice pricing: name one model, e.g. sluice pricing openai/gpt-4o-mini.');
-      const { pricing } = await import('./pricing.ts');
-      const tokens = (name: 'input' | 'output' | 'cached') =>
-        integerFlag(command, name, values[name], 0, Number.MAX_SAFE_INTEGER);
-      return pricing({
-        model: positionals[0],
-        config: values.config,
-        input: tokens('input'),
-        output: tokens('output'),
-        cached: tokens('cached'),
-      });
-    }
-    case 'logs': {
-      const { values } = parseFlags(command, args, {
-        follow: { type: 'boolean', short: 'f', default: false },
-        url: { type: 'string' },
-        limit: { type: 'string', default: '20' },
-        model: { type: 'string' },
-        provider: { type: 'string' },
-        outcome: { type: 'string' },
-      });
-      if (values.help) return console.log(usage.logs);
-      const port = process.env.PORT || '8080';
-      const { logs } = await import('./logs.ts');
-      return logs({
-        url: values.url ?? (process.env.SLUICE_URL || `http://127.0.0.1:${port}`),
-        key: process.env.SLUICE_MASTER_KEY || undefined,
-        limit: integerFlag(command, 'limit', values.limit, 1, 1000),
-        follow: values.follow,
-        filters: { model: values.model, provider: values.provider, outcome: values.outcome },
-      });
-    }
-    case 'check': {
-      const { values, positionals } = parseFlags(
-        command,
-        args,
-        {
-          json: { type: 'boolean', default: false },
-          kind: { type: 'string' },
-          data: { type: 'string' },
-          key: { type: 'string' },
-        },
-        true,
-      );
-      if (values.help) return console.log(usage.check);
-      if (positionals.length !== 1) throw new UsageError('sluice check: name one stream: a file, a URL, or - for stdin.');
-      if (values.kind !== undefined && values.kind !== 'chat' && values.kind !== 'responses' && values.kind !== 'messages') {
-        throw new UsageError(`sluice check: --kind is chat, responses or messages, not "${values.kind}".`);
-      }
-      const { check } = await import('./check.ts');
-      process.exitCode = await check({
-        source: positionals[0],
-        json: values.json,
-        kind: values.kind,
-        data: values.data,
-        key: values.key ?? (process.env.SLUICE_API_KEY || undefined),
-      });
-      return;
-    }
+    case 'serve':
+      return runServe(args);
+    case 'pricing':
+      return runPricing(args);
+    case 'logs':
+      return runLogs(args);
+    case 'check':
+      return runCheck(args);
     case 'projects':
     case 'keys':
     case 'endpoints': {
@@ -111,6 +31,95 @@ async function run(command: Command, args: string[]): Promise<void> {
       return runAdminCommand(command, args, process.env);
     }
   }
+}
+
+async function runServe(args: string[]): Promise<void> {
+  const { values } = parseFlags('serve', args, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    config: { type: 'string' },
+    workers: { type: 'string' },
+  });
+  if (values.help) return console.log(usage.serve);
+  const port = values.port === undefined ? undefined : integerFlag('serve', 'port', values.port, 0, 65535);
+  const workers = workersFlag(values.workers ?? (process.env.SLUICE_WORKERS || undefined));
+  const releaseYoungGeneration = holdYoungGeneration();
+  const { serve } = await import('./serve.ts');
+  await serve({ port, host: values.host, config: values.config, workers });
+  return releaseYoungGeneration();
+}
+
+async function runPricing(args: string[]): Promise<void> {
+  const { values, positionals } = parseFlags(
+    'pricing',
+    args,
+    {
+      input: { type: 'string', default: '1000000' },
+      output: { type: 'string', default: '1000000' },
+      cached: { type: 'string', default: '0' },
+      config: { type: 'string' },
+    },
+    true,
+  );
+  if (values.help) return console.log(usage.pricing);
+  if (positionals.length !== 1) throw new UsageError('sluice pricing: name one model, e.g. sluice pricing openai/gpt-4o-mini.');
+  const { pricing } = await import('./pricing.ts');
+  const tokens = (name: 'input' | 'output' | 'cached') => integerFlag('pricing', name, values[name], 0, Number.MAX_SAFE_INTEGER);
+  return pricing({
+    model: positionals[0],
+    config: values.config,
+    input: tokens('input'),
+    output: tokens('output'),
+    cached: tokens('cached'),
+  });
+}
+
+async function runLogs(args: string[]): Promise<void> {
+  const { values } = parseFlags('logs', args, {
+    follow: { type: 'boolean', short: 'f', default: false },
+    url: { type: 'string' },
+    limit: { type: 'string', default: '20' },
+    model: { type: 'string' },
+    provider: { type: 'string' },
+    outcome: { type: 'string' },
+  });
+  if (values.help) return console.log(usage.logs);
+  const port = process.env.PORT || '8080';
+  const { logs } = await import('./logs.ts');
+  return logs({
+    url: values.url ?? (process.env.SLUICE_URL || `http://127.0.0.1:${port}`),
+    key: process.env.SLUICE_MASTER_KEY || undefined,
+    limit: integerFlag('logs', 'limit', values.limit, 1, 1000),
+    follow: values.follow,
+    filters: { model: values.model, provider: values.provider, outcome: values.outcome },
+  });
+}
+
+async function runCheck(args: string[]): Promise<void> {
+  const { values, positionals } = parseFlags(
+    'check',
+    args,
+    {
+      json: { type: 'boolean', default: false },
+      kind: { type: 'string' },
+      data: { type: 'string' },
+      key: { type: 'string' },
+    },
+    true,
+  );
+  if (values.help) return console.log(usage.check);
+  if (positionals.length !== 1) throw new UsageError('sluice check: name one stream: a file, a URL, or - for stdin.');
+  if (values.kind !== undefined && values.kind !== 'chat' && values.kind !== 'responses' && values.kind !== 'messages') {
+    throw new UsageError(`sluice check: --kind is chat, responses or messages, not "${values.kind}".`);
+  }
+  const { check } = await import('./check.ts');
+  process.exitCode = await check({
+    source: positionals[0],
+    json: values.json,
+    kind: values.kind,
+    data: values.data,
+    key: values.key ?? (process.env.SLUICE_API_KEY || undefined),
+  });
 }
 
 /** Dispatches the command line (a serving gateway then keeps the process alive). */

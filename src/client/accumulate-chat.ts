@@ -11,27 +11,33 @@ export function accumulateChatChunk(message: StreamMessage, chunk: Record<string
   if (typeof chunk.model === 'string') message.model ??= chunk.model;
   const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
   for (const choice of choices) {
-    if (!isObject(choice) || (choice.index ?? 0) !== 0) continue;
-    const delta = isObject(choice.delta) ? choice.delta : {};
-    if (typeof delta.content === 'string') message.text += delta.content;
-    if (typeof delta.reasoning_content === 'string') message.reasoning += delta.reasoning_content;
-    if (typeof delta.reasoning_signature === 'string') message.reasoningSignature = delta.reasoning_signature;
-    if (Array.isArray(delta.tool_calls)) for (const part of delta.tool_calls) if (isObject(part)) joinToolCall(message, part);
-    if (typeof choice.finish_reason === 'string') message.finishReason = choice.finish_reason;
+    if (isObject(choice) && (choice.index ?? 0) === 0) accumulateChoice(message, choice);
   }
-  if (isObject(chunk.usage)) {
-    const u = chunk.usage;
-    const prompt = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
-    const completion = isObject(u.completion_tokens_details) ? u.completion_tokens_details : {};
-    message.usage = {
-      inputTokens: num(u.prompt_tokens),
-      outputTokens: num(u.completion_tokens),
-      ...(typeof prompt.cached_tokens === 'number' ? { cachedInputTokens: prompt.cached_tokens } : {}),
-      ...(typeof completion.reasoning_tokens === 'number' ? { reasoningTokens: completion.reasoning_tokens } : {}),
-      ...(typeof u.estimated === 'boolean' ? { estimated: u.estimated } : {}),
-    };
-    if (typeof u.cost_usd === 'number') message.costUsd = u.cost_usd;
-  }
+  if (isObject(chunk.usage)) accumulateChatUsage(message, chunk.usage);
+}
+
+/** Choice 0's delta (text, reasoning, tool call fragments) and its finish reason. */
+function accumulateChoice(message: StreamMessage, choice: Record<string, unknown>): void {
+  const delta = isObject(choice.delta) ? choice.delta : {};
+  if (typeof delta.content === 'string') message.text += delta.content;
+  if (typeof delta.reasoning_content === 'string') message.reasoning += delta.reasoning_content;
+  if (typeof delta.reasoning_signature === 'string') message.reasoningSignature = delta.reasoning_signature;
+  if (Array.isArray(delta.tool_calls)) for (const part of delta.tool_calls) if (isObject(part)) joinToolCall(message, part);
+  if (typeof choice.finish_reason === 'string') message.finishReason = choice.finish_reason;
+}
+
+/** The usage chunk replaces any earlier usage; `cost_usd` and `estimated` are usage extensions. */
+function accumulateChatUsage(message: StreamMessage, u: Record<string, unknown>): void {
+  const prompt = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
+  const completion = isObject(u.completion_tokens_details) ? u.completion_tokens_details : {};
+  message.usage = {
+    inputTokens: num(u.prompt_tokens),
+    outputTokens: num(u.completion_tokens),
+    ...(typeof prompt.cached_tokens === 'number' ? { cachedInputTokens: prompt.cached_tokens } : {}),
+    ...(typeof completion.reasoning_tokens === 'number' ? { reasoningTokens: completion.reasoning_tokens } : {}),
+    ...(typeof u.estimated === 'boolean' ? { estimated: u.estimated } : {}),
+  };
+  if (typeof u.cost_usd === 'number') message.costUsd = u.cost_usd;
 }
 
 function joinToolCall(message: StreamMessage, part: Record<string, unknown>): void {

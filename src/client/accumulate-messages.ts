@@ -13,42 +13,15 @@ export type BlockTools = Map<number, StreamToolCall>;
 export function accumulateMessagesEvent(message: StreamMessage, event: Record<string, unknown>, tools: BlockTools): void {
   const blockIndex = typeof event.index === 'number' ? event.index : 0;
   switch (event.type) {
-    case 'message_start': {
-      const m = isObject(event.message) ? event.message : {};
-      if (typeof m.id === 'string') message.id = m.id;
-      if (typeof m.model === 'string') message.model = m.model;
-      if (isObject(m.usage)) mergeUsage(message, m.usage);
+    case 'message_start':
+      if (isObject(event.message)) startMessage(message, event.message);
       return;
-    }
-    case 'content_block_start': {
-      const block = isObject(event.content_block) ? event.content_block : {};
-      if (block.type === 'text' && typeof block.text === 'string') message.text += block.text;
-      if (block.type === 'thinking') {
-        if (typeof block.thinking === 'string') message.reasoning += block.thinking;
-        if (typeof block.signature === 'string' && block.signature) message.reasoningSignature = block.signature;
-      }
-      if (block.type === 'tool_use' || block.type === 'server_tool_use') {
-        const call = {
-          index: message.toolCalls.length,
-          id: String(block.id ?? ''),
-          name: String(block.name ?? ''),
-          arguments: '',
-        };
-        message.toolCalls.push(call);
-        tools.set(blockIndex, call);
-      }
+    case 'content_block_start':
+      if (isObject(event.content_block)) startBlock(message, event.content_block, blockIndex, tools);
       return;
-    }
-    case 'content_block_delta': {
-      const delta = isObject(event.delta) ? event.delta : {};
-      if (delta.type === 'text_delta' && typeof delta.text === 'string') message.text += delta.text;
-      if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string') message.reasoning += delta.thinking;
-      if (delta.type === 'signature_delta' && typeof delta.signature === 'string') message.reasoningSignature = delta.signature;
-      const call = tools.get(blockIndex);
-      if (delta.type === 'input_json_delta' && call && typeof delta.partial_json === 'string')
-        call.arguments += delta.partial_json;
+    case 'content_block_delta':
+      if (isObject(event.delta)) addBlockDelta(message, event.delta, tools.get(blockIndex));
       return;
-    }
     case 'message_delta': {
       const delta = isObject(event.delta) ? event.delta : {};
       if (typeof delta.stop_reason === 'string') message.finishReason = delta.stop_reason;
@@ -56,6 +29,39 @@ export function accumulateMessagesEvent(message: StreamMessage, event: Record<st
       return;
     }
   }
+}
+
+function startMessage(message: StreamMessage, m: Record<string, unknown>): void {
+  if (typeof m.id === 'string') message.id = m.id;
+  if (typeof m.model === 'string') message.model = m.model;
+  if (isObject(m.usage)) mergeUsage(message, m.usage);
+}
+
+/** A text or thinking block may start with content; a tool_use block opens a tool call at its block index. */
+function startBlock(message: StreamMessage, block: Record<string, unknown>, blockIndex: number, tools: BlockTools): void {
+  if (block.type === 'text' && typeof block.text === 'string') message.text += block.text;
+  if (block.type === 'thinking') {
+    if (typeof block.thinking === 'string') message.reasoning += block.thinking;
+    if (typeof block.signature === 'string' && block.signature) message.reasoningSignature = block.signature;
+  }
+  if (block.type === 'tool_use' || block.type === 'server_tool_use') {
+    const call = {
+      index: message.toolCalls.length,
+      id: String(block.id ?? ''),
+      name: String(block.name ?? ''),
+      arguments: '',
+    };
+    message.toolCalls.push(call);
+    tools.set(blockIndex, call);
+  }
+}
+
+/** A delta of the block `call` (the tool call open at the delta's block index, if any). */
+function addBlockDelta(message: StreamMessage, delta: Record<string, unknown>, call: StreamToolCall | undefined): void {
+  if (delta.type === 'text_delta' && typeof delta.text === 'string') message.text += delta.text;
+  if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string') message.reasoning += delta.thinking;
+  if (delta.type === 'signature_delta' && typeof delta.signature === 'string') message.reasoningSignature = delta.signature;
+  if (delta.type === 'input_json_delta' && call && typeof delta.partial_json === 'string') call.arguments += delta.partial_json;
 }
 
 /** message_delta's usage is cumulative: a field it carries replaces message_start's. */

@@ -7,7 +7,7 @@ import { configuredSecrets } from './configured-secrets.ts';
 import { createMockProvider } from './mock/index.ts';
 import { nativeProviders } from './native-providers.ts';
 import { createOpenAICompatibleProvider, type OpenAICompatibleSettings } from './openai-compatible/index.ts';
-import { findPreset, presets } from './openai-compatible/presets.ts';
+import { findPreset, type OpenAICompatiblePreset, presets } from './openai-compatible/presets.ts';
 import { knownModelIds, pricedModels } from './priced-models.ts';
 import { redactAdapter } from './redact-adapter.ts';
 import type { ProviderAdapter } from './types.ts';
@@ -55,6 +55,44 @@ function keyWrittenEmpty(entry: ProviderConfig | undefined): boolean {
   return entry?.api_key === '';
 }
 
+/**
+ * A preset's settings when it is enabled: named in the config file, its key variable set, or (a
+ * keyless server) its base-URL variable set. Undefined when it is not.
+ */
+function presetSettings(
+  preset: OpenAICompatiblePreset,
+  fromFile: ProviderConfig | undefined,
+  env: NodeJS.ProcessEnv,
+): OpenAICompatibleSettings | undefined {
+  if (keyWrittenEmpty(fromFile)) return undefined;
+  const apiKey = fromFile?.api_key || (preset.keyEnv ? env[preset.keyEnv] : undefined);
+  const envBase = env[preset.baseUrlEnv];
+  const enabled = Boolean(fromFile) || Boolean(apiKey) || (preset.keyless === true && Boolean(envBase));
+  if (!enabled) return undefined;
+  const baseUrl = fromFile?.base_url || envBase || preset.baseUrl;
+  return openAICompatibleSettings(preset.name, baseUrl, apiKey, fromFile, preset.streamOptions ?? true);
+}
+
+/** An OpenAI-compatible upstream's settings: what its config entry (if any) says, else the defaults. */
+function openAICompatibleSettings(
+  name: string,
+  baseUrl: string,
+  apiKey: string | undefined,
+  entry: ProviderConfig | undefined,
+  streamOptions: boolean,
+): OpenAICompatibleSettings {
+  return {
+    name,
+    baseUrl,
+    apiKey,
+    headers: entry?.headers ?? {},
+    streamOptions: entry?.stream_options ?? streamOptions,
+    splitThinkTags: entry?.think_tags === 'reasoning',
+    models: entry?.models ?? [],
+    responsesApi: entry?.responses_api ?? false,
+  };
+}
+
 export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, client: UpstreamClient): ProviderRegistry {
   const adapters = new Map<string, ProviderAdapter>();
   adapters.set('mock', createMockProvider());
@@ -67,22 +105,8 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
   };
 
   for (const preset of presets) {
-    const fromFile = config.providers[preset.name];
-    if (keyWrittenEmpty(fromFile)) continue;
-    const apiKey = fromFile?.api_key || (preset.keyEnv ? env[preset.keyEnv] : undefined);
-    const envBase = env[preset.baseUrlEnv];
-    const enabled = Boolean(fromFile) || Boolean(apiKey) || (preset.keyless === true && Boolean(envBase));
-    if (!enabled) continue;
-    addOpenAICompatible({
-      name: preset.name,
-      baseUrl: fromFile?.base_url || envBase || preset.baseUrl,
-      apiKey,
-      headers: fromFile?.headers ?? {},
-      streamOptions: fromFile?.stream_options ?? preset.streamOptions ?? true,
-      splitThinkTags: fromFile?.think_tags === 'reasoning',
-      models: fromFile?.models ?? [],
-      responsesApi: fromFile?.responses_api ?? false,
-    });
+    const settings = presetSettings(preset, config.providers[preset.name], env);
+    if (settings) addOpenAICompatible(settings);
   }
 
   for (const native of nativeProviders) {
@@ -97,16 +121,7 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
       throw new ConfigError(`providers.${name}: a server that is not a preset needs base_url (and type: openai-compatible).`);
     }
     if (keyWrittenEmpty(settings)) continue;
-    addOpenAICompatible({
-      name,
-      baseUrl: settings.base_url,
-      apiKey: settings.api_key,
-      headers: settings.headers ?? {},
-      streamOptions: settings.stream_options ?? true,
-      splitThinkTags: settings.think_tags === 'reasoning',
-      models: settings.models ?? [],
-      responsesApi: settings.responses_api ?? false,
-    });
+    addOpenAICompatible(openAICompatibleSettings(name, settings.base_url, settings.api_key, settings, true));
   }
 
   // Upstream error text is redacted on its way out of every adapter, with the secrets read above.

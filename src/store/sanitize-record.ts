@@ -41,21 +41,21 @@ export function sanitizeRecord(input: LedgerRecord): { record: LedgerRecord; cha
     requestedModel: storableText(r.requestedModel, TEXT_CAPS.name),
     surface: storableText(r.surface, TEXT_CAPS.label) as LedgerRecord['surface'],
     streamed: r.streamed === true,
-    inputTokens: normalizeTokenCount(r.inputTokens) ?? 0,
-    cachedInputTokens: normalizeTokenCount(r.cachedInputTokens) ?? 0,
-    cacheWriteTokens: normalizeTokenCount(r.cacheWriteTokens) ?? 0,
-    outputTokens: normalizeTokenCount(r.outputTokens) ?? 0,
-    reasoningTokens: normalizeTokenCount(r.reasoningTokens) ?? 0,
+    inputTokens: tokenCount(r.inputTokens),
+    cachedInputTokens: tokenCount(r.cachedInputTokens),
+    cacheWriteTokens: tokenCount(r.cacheWriteTokens),
+    outputTokens: tokenCount(r.outputTokens),
+    reasoningTokens: tokenCount(r.reasoningTokens),
     audioInputTokens: optionalCount(r.audioInputTokens),
     audioOutputTokens: optionalCount(r.audioOutputTokens),
     acceptedPredictionTokens: optionalCount(r.acceptedPredictionTokens),
     rejectedPredictionTokens: optionalCount(r.rejectedPredictionTokens),
     usageSource: storableText(r.usageSource, TEXT_CAPS.label) as LedgerRecord['usageSource'],
-    costUsd: typeof r.costUsd === 'number' && r.costUsd >= 0 && r.costUsd < Number.POSITIVE_INFINITY ? r.costUsd : 0,
+    costUsd: storableCost(r.costUsd),
     priceKnown: r.priceKnown === true,
-    ttftMs: r.ttftMs === null ? null : int4(r.ttftMs),
+    ttftMs: int4(r.ttftMs),
     latencyMs: int4(r.latencyMs) ?? 0,
-    upstreamStatus: r.upstreamStatus === null ? null : int4(r.upstreamStatus),
+    upstreamStatus: int4(r.upstreamStatus),
     outcome: storableText(r.outcome, TEXT_CAPS.label) as LedgerRecord['outcome'],
     errorType: nullableText(r.errorType, TEXT_CAPS.name),
     errorCode: nullableText(r.errorCode, TEXT_CAPS.name),
@@ -63,12 +63,12 @@ export function sanitizeRecord(input: LedgerRecord): { record: LedgerRecord; cha
     finishReason: nullableText(r.finishReason, TEXT_CAPS.label),
     prompt: nullableText(r.prompt, TEXT_CAPS.content),
     completion: nullableText(r.completion, TEXT_CAPS.content),
-    upstreamRequestId: nullableText(r.upstreamRequestId ?? null, TEXT_CAPS.name),
-    upstreamErrorType: nullableText(r.upstreamErrorType ?? null, TEXT_CAPS.name),
-    upstreamErrorCode: nullableText(r.upstreamErrorCode ?? null, TEXT_CAPS.name),
-    billing: nullableText(r.billing ?? null, TEXT_CAPS.label) as LedgerRecord['billing'],
+    upstreamRequestId: nullableText(r.upstreamRequestId, TEXT_CAPS.name),
+    upstreamErrorType: nullableText(r.upstreamErrorType, TEXT_CAPS.name),
+    upstreamErrorCode: nullableText(r.upstreamErrorCode, TEXT_CAPS.name),
+    billing: nullableText(r.billing, TEXT_CAPS.label) as LedgerRecord['billing'],
     attempts: storableAttempts(r.attempts),
-    overheadMs: typeof r.overheadMs === 'number' && r.overheadMs >= 0 && r.overheadMs < 2 ** 31 ? r.overheadMs : null,
+    overheadMs: storableOverhead(r.overheadMs),
   };
   // Only on records that carry it (not a column: a record read back from the store has none).
   const spend = storableSpend(r.budgetSpend);
@@ -136,9 +136,24 @@ export function storableId(id: string): boolean {
   return id.length > 0 && storableText(id, TEXT_CAPS.name) === id;
 }
 
+/** A token count column: normalizeTokenCount's rule, and 0 for a value that is no count. */
+function tokenCount(value: unknown): number {
+  return normalizeTokenCount(value) ?? 0;
+}
+
+/** Cost: a finite, non-negative number, else 0 (NaN and infinities fail both comparisons). */
+function storableCost(value: unknown): number {
+  return typeof value === 'number' && value >= 0 && value < Number.POSITIVE_INFINITY ? value : 0;
+}
+
+/** Gateway overhead (a double precision column, so fractions stay): within int4's range, else null. */
+function storableOverhead(value: unknown): number | null {
+  return typeof value === 'number' && value >= 0 && value < 2 ** 31 ? value : null;
+}
+
 /** A usage detail: absent stays null, anything else is a token count by normalizeTokenCount's rule. */
 function optionalCount(value: unknown): number | null {
-  return value === null || value === undefined ? null : (normalizeTokenCount(value) ?? 0);
+  return value === null || value === undefined ? null : tokenCount(value);
 }
 
 function nullableText(value: unknown, cap: number): string | null {
@@ -190,6 +205,7 @@ function storableAttempts(value: unknown): LedgerRecord['attempts'] {
   return changed ? clean : (value as LedgerRecord['attempts']);
 }
 
+/** An int4 column: floored and clamped to [0, INT4_MAX]; null (and anything not a number) is null. */
 function int4(value: unknown): number | null {
   if (typeof value !== 'number' || Number.isNaN(value)) return null;
   return Math.min(Math.max(Math.floor(value), 0), INT4_MAX);

@@ -57,6 +57,31 @@ export function messagesToCanonical(req: MessagesRequest, options: ToCanonicalOp
     if (!TRANSLATED_FIELDS.has(field)) refuse(field, `'${field}' is only available with Anthropic models.`);
   }
   const cache = (value: unknown) => (options.keepCacheControl && value != null ? { cache_control: value } : {});
+  const out: CanonicalRequest = {
+    model: req.model,
+    messages: conversation(req, refuse, cache),
+    max_completion_tokens: req.max_tokens,
+  };
+  if (req.temperature !== undefined) out.temperature = req.temperature;
+  if (req.top_p !== undefined) out.top_p = req.top_p;
+  if (req.top_k !== undefined) out.extra = { top_k: req.top_k };
+  if (req.stop_sequences?.length) out.stop = req.stop_sequences;
+  if (req.metadata?.user_id) out.user = req.metadata.user_id;
+  if (req.service_tier) out.service_tier = req.service_tier === 'standard_only' ? 'default' : 'auto';
+  const effort = reasoningEffort(req, refuse);
+  if (effort) out.reasoning_effort = effort;
+  const tools = toolsOf(req, refuse);
+  if (tools.length > 0) out.tools = tools;
+  const choice = req.tool_choice;
+  if (choice) {
+    out.tool_choice = toolChoiceOf(choice);
+    if ('disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use) out.parallel_tool_calls = false;
+  }
+  return out;
+}
+
+/** The system prompt, then each turn (a user turn may become several messages, an empty assistant turn none). */
+function conversation(req: MessagesRequest, refuse: Refuse, cache: Cache): CanonicalMessage[] {
   const messages: CanonicalMessage[] = [];
   if (req.system !== undefined) {
     const content = typeof req.system === 'string' ? req.system : req.system.map((b) => textPart(b, cache));
@@ -73,27 +98,17 @@ export function messagesToCanonical(req: MessagesRequest, options: ToCanonicalOp
       if (turn) messages.push(turn);
     }
   });
+  return messages;
+}
 
-  const out: CanonicalRequest = { model: req.model, messages, max_completion_tokens: req.max_tokens };
-  if (req.temperature !== undefined) out.temperature = req.temperature;
-  if (req.top_p !== undefined) out.top_p = req.top_p;
-  if (req.top_k !== undefined) out.extra = { top_k: req.top_k };
-  if (req.stop_sequences?.length) out.stop = req.stop_sequences;
-  if (req.metadata?.user_id) out.user = req.metadata.user_id;
-  if (req.service_tier) out.service_tier = req.service_tier === 'standard_only' ? 'default' : 'auto';
+/** An enabled thinking budget as the canonical effort; any other thinking but `disabled` is Anthropic's own. */
+function reasoningEffort(req: MessagesRequest, refuse: Refuse): ReasoningEffort | undefined {
   const budget = enabledBudget(req);
-  if (budget !== undefined) out.reasoning_effort = effortOf(budget);
-  else if (req.thinking && req.thinking.type !== 'disabled') {
+  if (budget !== undefined) return effortOf(budget);
+  if (req.thinking && req.thinking.type !== 'disabled') {
     refuse('thinking.type', `thinking of type '${req.thinking.type}' is only available with Anthropic models.`);
   }
-  const tools = toolsOf(req, refuse);
-  if (tools.length > 0) out.tools = tools;
-  const choice = req.tool_choice;
-  if (choice) {
-    out.tool_choice = toolChoiceOf(choice);
-    if ('disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use) out.parallel_tool_calls = false;
-  }
-  return out;
+  return undefined;
 }
 
 function effortOf(budget: number): ReasoningEffort {

@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
-import type { CanonicalEvent, StartEvent, TokenLogprob, UrlCitation } from './events.ts';
+import type { CanonicalEvent, ReasoningEvent, RefusalEvent, StartEvent, TextEvent, TokenLogprob, UrlCitation } from './events.ts';
 import type { FinishReason } from './finish-reason.ts';
 import type { Usage } from './usage.ts';
 
@@ -50,14 +50,6 @@ function newChoice(index: number): AssembledChoice {
  */
 export function assemble(events: Iterable<CanonicalEvent>): AssembledMessage {
   const out: AssembledMessage = { start: null, choices: [], usage: null, error: null };
-  const choiceAt = (i: number): AssembledChoice => {
-    let c = out.choices[i];
-    if (!c) {
-      c = newChoice(i);
-      out.choices[i] = c;
-    }
-    return c;
-  };
   // Tool calls are joined by their stream index, which need not be dense.
   const callSlots = new Map<string, AssembledToolCall>();
   for (const e of events) {
@@ -65,32 +57,22 @@ export function assemble(events: Iterable<CanonicalEvent>): AssembledMessage {
       case 'start':
         out.start = e;
         break;
-      case 'text': {
-        const c = choiceAt(e.choice);
-        c.text = (c.text ?? '') + e.text;
-        if (e.logprobs) c.logprobs.content = [...(c.logprobs.content ?? []), ...e.logprobs];
+      case 'text':
+        addText(choiceAt(out, e.choice), e);
         break;
-      }
-      case 'reasoning': {
-        const c = choiceAt(e.choice);
-        if (e.text) c.reasoning = (c.reasoning ?? '') + e.text;
-        if (e.signature) c.reasoningSignature = e.signature;
-        if (e.redacted) c.redactedReasoning.push(e.redacted);
+      case 'reasoning':
+        addReasoning(choiceAt(out, e.choice), e);
         break;
-      }
-      case 'refusal': {
-        const c = choiceAt(e.choice);
-        c.refusal = (c.refusal ?? '') + e.text;
-        if (e.logprobs) c.logprobs.refusal = [...(c.logprobs.refusal ?? []), ...e.logprobs];
+      case 'refusal':
+        addRefusal(choiceAt(out, e.choice), e);
         break;
-      }
       case 'annotation':
-        choiceAt(e.choice).annotations.push(e.annotation);
+        choiceAt(out, e.choice).annotations.push(e.annotation);
         break;
       case 'tool-call-start': {
         const call = { id: e.id, name: e.name, arguments: '' };
         callSlots.set(`${e.choice}:${e.index}`, call);
-        choiceAt(e.choice).toolCalls.push(call);
+        choiceAt(out, e.choice).toolCalls.push(call);
         break;
       }
       case 'tool-call-delta': {
@@ -98,11 +80,9 @@ export function assemble(events: Iterable<CanonicalEvent>): AssembledMessage {
         if (call) call.arguments += e.arguments;
         break;
       }
-      case 'finish': {
-        const c = choiceAt(e.choice);
-        c.finishReason ??= e.reason;
+      case 'finish':
+        choiceAt(out, e.choice).finishReason ??= e.reason;
         break;
-      }
       case 'usage':
         out.usage = e.usage;
         break;
@@ -113,4 +93,29 @@ export function assemble(events: Iterable<CanonicalEvent>): AssembledMessage {
   }
   for (let i = 0; i < out.choices.length; i++) out.choices[i] ??= newChoice(i);
   return out;
+}
+
+function choiceAt(out: AssembledMessage, i: number): AssembledChoice {
+  let c = out.choices[i];
+  if (!c) {
+    c = newChoice(i);
+    out.choices[i] = c;
+  }
+  return c;
+}
+
+function addText(c: AssembledChoice, e: TextEvent): void {
+  c.text = (c.text ?? '') + e.text;
+  if (e.logprobs) c.logprobs.content = [...(c.logprobs.content ?? []), ...e.logprobs];
+}
+
+function addReasoning(c: AssembledChoice, e: ReasoningEvent): void {
+  if (e.text) c.reasoning = (c.reasoning ?? '') + e.text;
+  if (e.signature) c.reasoningSignature = e.signature;
+  if (e.redacted) c.redactedReasoning.push(e.redacted);
+}
+
+function addRefusal(c: AssembledChoice, e: RefusalEvent): void {
+  c.refusal = (c.refusal ?? '') + e.text;
+  if (e.logprobs) c.logprobs.refusal = [...(c.logprobs.refusal ?? []), ...e.logprobs];
 }

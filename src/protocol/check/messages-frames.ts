@@ -22,6 +22,55 @@ export function messagesFrameRules(): RuleFamily {
   let nextIndex = 0;
   let stopReason = false;
   let ended: { type: string; at: number } | null = null;
+
+  /** Blocks start in index order, one open at a time. */
+  const blockStart = (n: number, index: number | undefined, block: Record<string, unknown> | undefined, report: Report) => {
+    if (open) report(n, 'messages/blocks', `block ${String(index)} starts while block ${open.index} is open`);
+    if (index !== nextIndex) report(n, 'messages/blocks', `block ${String(index)} starts where block ${nextIndex} was due`);
+    open = { index: index ?? nextIndex, type: String(block?.type) };
+    nextIndex = open.index + 1;
+  };
+
+  /** A delta belongs to the open block and is of its kind (DELTAS). */
+  const blockDelta = (n: number, index: number | undefined, delta: string, report: Report) => {
+    if (!open || open.index !== index)
+      return report(n, 'messages/blocks', `a delta for block ${String(index)}, which is not open`);
+    const allowed = DELTAS[open.type];
+    if (allowed && !allowed.includes(delta)) report(n, 'messages/blocks', `a ${delta} in a ${open.type} block`);
+  };
+
+  const blockStop = (n: number, index: number | undefined, report: Report) => {
+    if (!open || open.index !== index) report(n, 'messages/blocks', `block ${String(index)} stops but is not open`);
+    open = null;
+  };
+
+  const messageDelta = (n: number, delta: Record<string, unknown> | undefined, report: Report) => {
+    if (open) report(n, 'messages/blocks', `message_delta while block ${open.index} is open`);
+    if (delta?.stop_reason) stopReason = true;
+  };
+
+  const messageStop = (n: number, report: Report) => {
+    if (!stopReason) report(n, 'messages/terminal', 'message_stop without a message_delta carrying the stop_reason');
+    ended = { type: 'message_stop', at: n };
+  };
+
+  /** The events of a message once it started: its blocks, then message_delta and message_stop. */
+  const messageEvent = (n: number, type: string | undefined, e: Record<string, unknown>, report: Report) => {
+    const index = typeof e.index === 'number' ? e.index : undefined;
+    switch (type) {
+      case 'content_block_start':
+        return blockStart(n, index, asObject(e.content_block), report);
+      case 'content_block_delta':
+        return blockDelta(n, index, String(asObject(e.delta)?.type), report);
+      case 'content_block_stop':
+        return blockStop(n, index, report);
+      case 'message_delta':
+        return messageDelta(n, asObject(e.delta), report);
+      case 'message_stop':
+        return messageStop(n, report);
+    }
+  };
+
   return {
     frame(f: Frame, report: Report) {
       const e = f.json;
@@ -41,38 +90,7 @@ export function messagesFrameRules(): RuleFamily {
         return;
       }
       if (!started) report(f.n, 'messages/start-first', `${quote(String(type))} before message_start`);
-      const index = typeof e.index === 'number' ? e.index : undefined;
-      switch (type) {
-        case 'content_block_start': {
-          const block = asObject(e.content_block);
-          if (open) report(f.n, 'messages/blocks', `block ${String(index)} starts while block ${open.index} is open`);
-          if (index !== nextIndex)
-            report(f.n, 'messages/blocks', `block ${String(index)} starts where block ${nextIndex} was due`);
-          open = { index: index ?? nextIndex, type: String(block?.type) };
-          nextIndex = open.index + 1;
-          return;
-        }
-        case 'content_block_delta': {
-          const delta = String(asObject(e.delta)?.type);
-          if (!open || open.index !== index)
-            return report(f.n, 'messages/blocks', `a delta for block ${String(index)}, which is not open`);
-          const allowed = DELTAS[open.type];
-          if (allowed && !allowed.includes(delta)) report(f.n, 'messages/blocks', `a ${delta} in a ${open.type} block`);
-          return;
-        }
-        case 'content_block_stop':
-          if (!open || open.index !== index) report(f.n, 'messages/blocks', `block ${String(index)} stops but is not open`);
-          open = null;
-          return;
-        case 'message_delta':
-          if (open) report(f.n, 'messages/blocks', `message_delta while block ${open.index} is open`);
-          if (asObject(e.delta)?.stop_reason) stopReason = true;
-          return;
-        case 'message_stop':
-          if (!stopReason) report(f.n, 'messages/terminal', 'message_stop without a message_delta carrying the stop_reason');
-          ended = { type, at: f.n };
-          return;
-      }
+      messageEvent(f.n, type, e, report);
     },
     end(report: Report) {
       if (!ended) report(null, 'messages/terminal', 'the stream ends without message_stop or an error event');

@@ -38,7 +38,10 @@ export function responsesUsage(usage: Usage) {
   };
 }
 
-/** The `response` object: in response.created / .completed / .failed, and the non-stream body. */
+/**
+ * The `response` object: in response.created / .completed / .failed, and the non-stream body. The
+ * request's settings are echoed back, with the API's default for each one it left out.
+ */
 export function buildResponse(id: ResponseIdentity, state: ResponseState): Record<string, unknown> {
   const r = id.request;
   return {
@@ -47,25 +50,19 @@ export function buildResponse(id: ResponseIdentity, state: ResponseState): Recor
     created_at: id.createdAt,
     status: state.status,
     error: state.error ?? null,
-    incomplete_details: state.incompleteReason ? { reason: state.incompleteReason } : null,
+    incomplete_details: incompleteDetails(state),
     instructions: r.instructions ?? null,
     max_output_tokens: r.max_output_tokens ?? null,
     model: id.model,
     output: state.output,
     parallel_tool_calls: r.parallel_tool_calls ?? true,
     previous_response_id: r.previous_response_id ?? null,
-    reasoning: { effort: r.reasoning?.effort ?? null, summary: r.reasoning?.summary ?? null },
+    reasoning: echoedReasoning(r),
     store: r.store ?? true,
     temperature: r.temperature ?? null,
-    text: { format: r.text?.format ?? { type: 'text' }, verbosity: r.text?.verbosity ?? 'medium' },
+    text: echoedText(r),
     tool_choice: r.tool_choice ?? 'auto',
-    tools: (r.tools ?? []).map((t) => ({
-      type: 'function',
-      name: t.name,
-      description: t.description ?? null,
-      parameters: t.parameters ?? null,
-      strict: t.strict ?? null,
-    })),
+    tools: echoedTools(r),
     top_p: r.top_p ?? null,
     top_logprobs: r.top_logprobs ?? null,
     max_tool_calls: r.max_tool_calls ?? null,
@@ -77,4 +74,26 @@ export function buildResponse(id: ResponseIdentity, state: ResponseState): Recor
     user: r.user ?? null,
     metadata: r.metadata ?? {},
   };
+}
+
+function incompleteDetails(state: ResponseState): { reason: NonNullable<ResponseState['incompleteReason']> } | null {
+  return state.incompleteReason ? { reason: state.incompleteReason } : null;
+}
+
+function echoedReasoning(r: ResponsesRequest) {
+  return { effort: r.reasoning?.effort ?? null, summary: r.reasoning?.summary ?? null };
+}
+
+function echoedText(r: ResponsesRequest) {
+  return { format: r.text?.format ?? { type: 'text' }, verbosity: r.text?.verbosity ?? 'medium' };
+}
+
+function echoedTools(r: ResponsesRequest) {
+  return (r.tools ?? []).map((t) => ({
+    type: 'function',
+    name: t.name,
+    description: t.description ?? null,
+    parameters: t.parameters ?? null,
+    strict: t.strict ?? null,
+  }));
 }

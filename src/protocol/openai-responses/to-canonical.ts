@@ -84,27 +84,8 @@ function userContent(content: Extract<ResponsesInputItem, { role: string }>['con
  * encode-events.ts); `allowed_tools` narrows the tools offered to the ones it names.
  */
 export function responsesToCanonical(request: ResponsesRequest, history: readonly CanonicalMessage[]): CanonicalRequest {
-  const input: ResponsesInputItem[] =
-    typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input;
-  const messages: CanonicalMessage[] = [];
-  // Instructions apply to this response only; they are not carried over from a previous one.
-  if (request.instructions) messages.push({ role: 'system', content: request.instructions });
-  messages.push(...history, ...itemsToMessages(input));
-  const canonical: CanonicalRequest = { model: request.model, messages };
-  if (request.tools) {
-    const allowed = allowedTools(request.tool_choice);
-    canonical.tools = request.tools
-      .filter((t) => !allowed || allowed.has(t.name))
-      .map((t) => ({
-        type: 'function' as const,
-        function: {
-          name: t.name,
-          ...(t.description ? { description: t.description } : {}),
-          ...(t.parameters ? { parameters: t.parameters } : {}),
-          ...(t.strict != null ? { strict: t.strict } : {}),
-        },
-      }));
-  }
+  const canonical: CanonicalRequest = { model: request.model, messages: conversation(request, history) };
+  if (request.tools) canonical.tools = canonicalTools(request.tools, request.tool_choice);
   applyToolChoice(request, canonical);
   if (request.parallel_tool_calls != null) canonical.parallel_tool_calls = request.parallel_tool_calls;
   if (request.max_output_tokens != null) canonical.max_completion_tokens = request.max_output_tokens;
@@ -117,26 +98,66 @@ export function responsesToCanonical(request: ResponsesRequest, history: readonl
     canonical.logprobs = true;
     if (request.top_logprobs != null) canonical.top_logprobs = request.top_logprobs;
   }
+  const extra = extraHints(request);
+  if (extra) canonical.extra = extra;
+  const format = responseFormat(request.text?.format);
+  if (format) canonical.response_format = format;
+  return canonical;
+}
+
+/** The instructions, then the stored conversation, then this request's input. */
+function conversation(request: ResponsesRequest, history: readonly CanonicalMessage[]): CanonicalMessage[] {
+  const input: ResponsesInputItem[] =
+    typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input;
+  const messages: CanonicalMessage[] = [];
+  // Instructions apply to this response only; they are not carried over from a previous one.
+  if (request.instructions) messages.push({ role: 'system', content: request.instructions });
+  messages.push(...history, ...itemsToMessages(input));
+  return messages;
+}
+
+/** The function tools, as chat's, narrowed to those an `allowed_tools` choice names. */
+function canonicalTools(
+  tools: NonNullable<ResponsesRequest['tools']>,
+  choice: ResponsesRequest['tool_choice'],
+): CanonicalRequest['tools'] {
+  const allowed = allowedTools(choice);
+  return tools
+    .filter((t) => !allowed || allowed.has(t.name))
+    .map((t) => ({
+      type: 'function' as const,
+      function: {
+        name: t.name,
+        ...(t.description ? { description: t.description } : {}),
+        ...(t.parameters ? { parameters: t.parameters } : {}),
+        ...(t.strict != null ? { strict: t.strict } : {}),
+      },
+    }));
+}
+
+/** The hints that ride in `extra` under their Chat Completions names; undefined when there is none. */
+function extraHints(request: ResponsesRequest): Record<string, unknown> | undefined {
   const extra: Record<string, unknown> = {};
   for (const key of ['prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'safety_identifier'] as const) {
     if (request[key] != null) extra[key] = request[key];
   }
   if (request.text?.verbosity != null) extra.verbosity = request.text.verbosity;
-  if (Object.keys(extra).length > 0) canonical.extra = extra;
-  const format = request.text?.format;
-  if (format?.type === 'json_object') canonical.response_format = { type: 'json_object' };
-  if (format?.type === 'json_schema') {
-    canonical.response_format = {
-      type: 'json_schema',
-      json_schema: {
-        name: format.name,
-        schema: format.schema,
-        ...(format.description ? { description: format.description } : {}),
-        ...(format.strict != null ? { strict: format.strict } : {}),
-      },
-    };
-  }
-  return canonical;
+  return Object.keys(extra).length > 0 ? extra : undefined;
+}
+
+/** `text.format` as chat's response_format (plain text is no format). */
+function responseFormat(format: NonNullable<ResponsesRequest['text']>['format']): CanonicalRequest['response_format'] {
+  if (format?.type === 'json_object') return { type: 'json_object' };
+  if (format?.type !== 'json_schema') return undefined;
+  return {
+    type: 'json_schema',
+    json_schema: {
+      name: format.name,
+      schema: format.schema,
+      ...(format.description ? { description: format.description } : {}),
+      ...(format.strict != null ? { strict: format.strict } : {}),
+    },
+  };
 }
 
 /** The tools an `allowed_tools` choice names (undefined: no such choice, every tool is offered). */

@@ -62,12 +62,38 @@ export function buildBedrockRequest(
   };
 }
 
+/** A parameter Converse cannot honour: 400 naming it, or left out under drop_params. */
+type Unsupported = (param: string, why: string) => void;
+
 export function buildConverseBody(request: CanonicalRequest, model: string, dropParams: boolean): ConverseBody {
-  /** A parameter Converse cannot honour: 400 naming it, or left out under drop_params. */
-  const unsupported = (param: string, why: string) => {
+  const unsupported: Unsupported = (param, why) => {
     if (!dropParams) throw errors.invalidRequest(`${why} (set drop_params: true on the bedrock provider to ignore it).`, param);
   };
   const r = request;
+  checkUnsupportedParams(r, unsupported);
+
+  const { system, messages } = convertMessages(r.messages);
+  const body: ConverseBody = { messages, inferenceConfig: inferenceConfig(r) };
+  if (system.length > 0) body.system = system;
+
+  const thinking = thinkingFields(r, model, body.inferenceConfig, unsupported);
+  if (thinking) body.additionalModelRequestFields = thinking;
+
+  const answer = answerTool(r, model, body, unsupported);
+  const toolConfig = buildToolConfig(r, messages, unsupported, answer);
+  if (toolConfig) body.toolConfig = toolConfig;
+
+  const metadata = requestMetadata(r);
+  if (Object.keys(metadata).length > 0) body.requestMetadata = metadata;
+
+  const tier = serviceTier(r.service_tier, unsupported);
+  if (tier) body.serviceTier = tier;
+
+  return body;
+}
+
+/** The OpenAI parameters Converse has no counterpart for. */
+function checkUnsupportedParams(r: CanonicalRequest, unsupported: Unsupported): void {
   if (r.n != null && r.n > 1) unsupported('n', 'Bedrock Converse returns one choice; n > 1 is not supported');
   if (r.presence_penalty) unsupported('presence_penalty', 'Bedrock Converse has no presence_penalty');
   if (r.frequency_penalty) unsupported('frequency_penalty', 'Bedrock Converse has no frequency_penalty');
@@ -76,12 +102,10 @@ export function buildConverseBody(request: CanonicalRequest, model: string, drop
   if (r.top_logprobs) unsupported('top_logprobs', 'Bedrock Converse returns no logprobs');
   if (r.seed != null) unsupported('seed', 'Bedrock Converse has no seed');
   if (r.parallel_tool_calls === false) unsupported('parallel_tool_calls', 'Bedrock Converse cannot turn parallel tool calls off');
+}
 
-  const { system, messages } = convertMessages(r.messages);
-  const body: ConverseBody = { messages, inferenceConfig: {} };
-  if (system.length > 0) body.system = system;
-
-  const inference = body.inferenceConfig;
+function inferenceConfig(r: CanonicalRequest): ConverseBody['inferenceConfig'] {
+  const inference: ConverseBody['inferenceConfig'] = {};
   const maxTokens = r.max_completion_tokens ?? r.max_tokens ?? undefined;
   if (maxTokens !== undefined) inference.maxTokens = maxTokens;
   if (r.temperature != null) inference.temperature = r.temperature;
@@ -90,44 +114,51 @@ export function buildConverseBody(request: CanonicalRequest, model: string, drop
     const stops = typeof r.stop === 'string' ? [r.stop] : r.stop;
     if (stops.length > 0) inference.stopSequences = stops;
   }
+  return inference;
+}
 
+/**
+ * reasoning_effort as Anthropic's thinking budget, which must stay below max_tokens: without a
+ * max_tokens, one is set (`inference` is updated) that leaves ANSWER_TOKENS for the answer.
+ */
+function thinkingFields(
+  r: CanonicalRequest,
+  model: string,
+  inference: ConverseBody['inferenceConfig'],
+  unsupported: Unsupported,
+): ConverseBody['additionalModelRequestFields'] {
   const effort = r.reasoning_effort;
-  if (effort && effort !== 'none') {
-    if (!isAnthropic(model)) {
-      unsupported(
-        'reasoning_effort',
-        `sluice maps reasoning_effort to a thinking budget for Anthropic models on Bedrock only, not ${model}`,
-      );
-    } else {
-      let budget = thinkingBudget[effort];
-      if (inference.maxTokens === undefined) inference.maxTokens = budget + ANSWER_TOKENS;
-      else budget = Math.min(budget, inference.maxTokens - 1);
-      if (budget >= MIN_THINKING_BUDGET) {
-        body.additionalModelRequestFields = { thinking: { type: 'enabled', budget_tokens: budget } };
-      } else {
-        unsupported('reasoning_effort', `thinking needs a budget of at least ${MIN_THINKING_BUDGET} tokens below max_tokens`);
-      }
-    }
+  if (!effort || effort === 'none') return undefined;
+  if (!isAnthropic(model)) {
+    unsupported(
+      'reasoning_effort',
+      `sluice maps reasoning_effort to a thinking budget for Anthropic models on Bedrock only, not ${model}`,
+    );
+    return undefined;
   }
+  let budget = thinkingBudget[effort];
+  if (inference.maxTokens === undefined) inference.maxTokens = budget + ANSWER_TOKENS;
+  else budget = Math.min(budget, inference.maxTokens - 1);
+  if (budget >= MIN_THINKING_BUDGET) return { thinking: { type: 'enabled', budget_tokens: budget } };
+  unsupported('reasoning_effort', `thinking needs a budget of at least ${MIN_THINKING_BUDGET} tokens below max_tokens`);
+  return undefined;
+}
 
-  const answer = answerTool(r, model, body, unsupported);
-  const toolConfig = buildToolConfig(r, messages, unsupported, answer);
-  if (toolConfig) body.toolConfig = toolConfig;
-
+function requestMetadata(r: CanonicalRequest): Record<string, string> {
   const metadata: Record<string, string> = { ...r.metadata };
   // Converse's requestMetadata is what invocation logs can be filtered by: the end user belongs there.
   if (r.user !== undefined && metadata.user === undefined) metadata.user = r.user;
   // So is OpenAI's safety_identifier (not modelled, so in `extra`): the user for abuse detection.
   const safety = r.extra?.safety_identifier;
   if (typeof safety === 'string' && metadata.safety_identifier === undefined) metadata.safety_identifier = safety;
-  if (Object.keys(metadata).length > 0) body.requestMetadata = metadata;
+  return metadata;
+}
 
-  const tier = r.service_tier;
-  if (tier === 'default' || tier === 'flex' || tier === 'priority') body.serviceTier = { type: tier };
-  else if (tier != null && tier !== 'auto')
+function serviceTier(tier: CanonicalRequest['service_tier'], unsupported: Unsupported): ConverseBody['serviceTier'] {
+  if (tier === 'default' || tier === 'flex' || tier === 'priority') return { type: tier };
+  if (tier != null && tier !== 'auto')
     unsupported('service_tier', `Bedrock has no service tier "${tier}" (default, flex or priority)`);
-
-  return body;
+  return undefined;
 }
 
 /**
@@ -137,12 +168,7 @@ export function buildConverseBody(request: CanonicalRequest, model: string, drop
  * for as the input of a forced tool, which the decoders turn back into content. A tool cannot be
  * forced while Claude thinks, so that is unsupported.
  */
-function answerTool(
-  r: CanonicalRequest,
-  model: string,
-  body: ConverseBody,
-  unsupported: (param: string, why: string) => void,
-): ToolSpec | undefined {
+function answerTool(r: CanonicalRequest, model: string, body: ConverseBody, unsupported: Unsupported): ToolSpec | undefined {
   rejectReservedToolName(r);
   const format = r.response_format;
   if (format?.type === 'json_schema' && (!isAnthropic(model) || claudeHasNativeJsonSchema(model))) {
@@ -168,7 +194,7 @@ function answerTool(
 function buildToolConfig(
   r: CanonicalRequest,
   messages: ConverseMessage[],
-  unsupported: (param: string, why: string) => void,
+  unsupported: Unsupported,
   answer: ToolSpec | undefined,
 ): ConverseBody['toolConfig'] {
   const functions = functionTools(r, 'bedrock', unsupported);

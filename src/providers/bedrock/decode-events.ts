@@ -79,65 +79,74 @@ export function createConverseEventDecoder(provider: string): ConverseEventDecod
     return false;
   };
 
+  /** A tool_use block opens a call (or the forced answer); text and reasoning blocks have no start. */
+  const blockStart = (type: string, payload: unknown, out: CanonicalEvent[]): boolean => {
+    const s = check(blockStartSchema, type, payload, out);
+    if (!s) return true;
+    start(out);
+    const tool = s.start?.toolUse;
+    if (!tool) return false;
+    if (tool.name === RESPONSE_FORMAT_TOOL) {
+      answered = true;
+      tools.set(s.contentBlockIndex ?? -1, { index: -1, sawInput: false, answer: true });
+      return false;
+    }
+    // A call without a name cannot be answered; one without an id gets one to match its result against.
+    if (!tool.name) {
+      out.push({ type: 'error', error: errors.malformed(provider, 'toolUse block without a name') });
+      return true;
+    }
+    const block = { index: nextToolIndex++, sawInput: false, answer: false };
+    tools.set(s.contentBlockIndex ?? -1, block);
+    out.push({
+      type: 'tool-call-start',
+      choice: 0,
+      index: block.index,
+      id: tool.toolUseId || generateCallId(),
+      name: tool.name,
+    });
+    return false;
+  };
+
+  const blockStop = (type: string, payload: unknown, out: CanonicalEvent[]): boolean => {
+    const p = check(blockStopSchema, type, payload, out);
+    if (!p) return true;
+    const block = tools.get(p.contentBlockIndex ?? -1);
+    // A call without arguments streams no input at all; clients parse the arguments.
+    if (block && !block.sawInput) out.push(toolInput(block, '{}'));
+    return false;
+  };
+
+  const messageStop = (type: string, payload: unknown, out: CanonicalEvent[]): boolean => {
+    const p = check(messageStopSchema, type, payload, out);
+    if (!p) return true;
+    if (finished) return false;
+    finished = true;
+    start(out);
+    const raw = p.stopReason ?? 'end_turn';
+    const reason = raw === 'tool_use' && answered && nextToolIndex === 0 ? 'stop' : bedrockFinishReason(raw, nextToolIndex > 0);
+    out.push({ type: 'finish', choice: 0, reason, rawReason: raw });
+    return false;
+  };
+
   return {
     event(type, payload, out) {
       switch (type) {
         case 'messageStart':
           start(out);
           return false;
-        case 'contentBlockStart': {
-          const s = check(blockStartSchema, type, payload, out);
-          if (!s) return true;
-          start(out);
-          const tool = s.start?.toolUse;
-          if (!tool) return false;
-          if (tool.name === RESPONSE_FORMAT_TOOL) {
-            answered = true;
-            tools.set(s.contentBlockIndex ?? -1, { index: -1, sawInput: false, answer: true });
-            return false;
-          }
-          // A call without a name cannot be answered; one without an id gets one to match its result against.
-          if (!tool.name) {
-            out.push({ type: 'error', error: errors.malformed(provider, 'toolUse block without a name') });
-            return true;
-          }
-          const block = { index: nextToolIndex++, sawInput: false, answer: false };
-          tools.set(s.contentBlockIndex ?? -1, block);
-          out.push({
-            type: 'tool-call-start',
-            choice: 0,
-            index: block.index,
-            id: tool.toolUseId || generateCallId(),
-            name: tool.name,
-          });
-          return false;
-        }
+        case 'contentBlockStart':
+          return blockStart(type, payload, out);
         case 'contentBlockDelta': {
           const p = check(blockDeltaSchema, type, payload, out);
           if (!p) return true;
           start(out);
           return delta(p, out);
         }
-        case 'contentBlockStop': {
-          const p = check(blockStopSchema, type, payload, out);
-          if (!p) return true;
-          const block = tools.get(p.contentBlockIndex ?? -1);
-          // A call without arguments streams no input at all; clients parse the arguments.
-          if (block && !block.sawInput) out.push(toolInput(block, '{}'));
-          return false;
-        }
-        case 'messageStop': {
-          const p = check(messageStopSchema, type, payload, out);
-          if (!p) return true;
-          if (finished) return false;
-          finished = true;
-          start(out);
-          const raw = p.stopReason ?? 'end_turn';
-          const reason =
-            raw === 'tool_use' && answered && nextToolIndex === 0 ? 'stop' : bedrockFinishReason(raw, nextToolIndex > 0);
-          out.push({ type: 'finish', choice: 0, reason, rawReason: raw });
-          return false;
-        }
+        case 'contentBlockStop':
+          return blockStop(type, payload, out);
+        case 'messageStop':
+          return messageStop(type, payload, out);
         case 'metadata': {
           const p = check(metadataSchema, type, payload, out);
           if (!p) return true;
