@@ -382,6 +382,7 @@ export const SLUICE_TABLES = [
   'ledger_minutes',
   'console_sessions',
   'ledger_hours',
+  'relayed_ids',
 ] as const;
 
 export const migrationProvider: MigrationProvider = {
