@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { calcPrice } from '@pydantic/genai-prices';
 import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { roundUsd } from '../../src/accounting/pricing.ts';
 import type { CanonicalEvent } from '../../src/protocol/canonical/events.ts';
 import { anthropicPayloads, anthropicStreamBody } from '../helpers/anthropic-fixtures.ts';
 import { bedrockBody, expectedBedrockEvents } from '../helpers/bedrock-fixtures.ts';
@@ -215,7 +216,8 @@ function openAIEnvelope(recording: string): Pick<StreamIdentity, 'serviceTier' |
 function registryPrice(providerId: string, model: string, t: Omit<Totals, 'cost'>): number {
   const price = calcPrice({ input_tokens: t.input, output_tokens: t.output, cache_read_tokens: t.cached }, model, { providerId });
   assert.ok(price, `the registry prices ${providerId}/${model}`);
-  return price.total_price;
+  // sluice keeps costs to 1e-10 USD (accounting/pricing.ts).
+  return roundUsd(price.total_price);
 }
 
 interface ProfileCase {
