@@ -466,6 +466,28 @@ describe('bare model names from the pricing registry', () => {
     }
   });
 
+  it("the Responses reference's own example model, claude-sonnet-4-20250514, resolves as a bare name like claude-sonnet-4-5 (was: 404)", async () => {
+    up.reply(sse(anthropicStreamBody(ANTHROPIC_TEXT)));
+    // Bedrock's pricing also matches the name (to its anthropic.claude-sonnet-4-20250514-v1:0), but its API does not take it.
+    const gw = await startGateway(
+      { stream: { heartbeat_s: 0 } },
+      { ANTHROPIC_API_KEY: 'sk-ant-e2e', ANTHROPIC_BASE_URL: up.url, AWS_BEARER_TOKEN_BEDROCK: 'bedrock-e2e', AWS_REGION: 'us-east-1' },
+    );
+    try {
+      // The reference's request, as it is written there.
+      const res = await rawStream(gw.url, { model: 'claude-sonnet-4-20250514', input: 'Hello!', stream: true }, {}, '/v1/responses');
+      assert.equal(res.status, 200, res.text);
+      const record = await requestRecord(gw, res.headers.get('x-request-id') ?? '');
+      assert.deepEqual(
+        [record.provider, record.model, record.requested_model],
+        ['anthropic', 'claude-sonnet-4-20250514', 'claude-sonnet-4-20250514'],
+      );
+      assert.equal(bodyOf(up.requests.at(-1) as RecordedRequest).model, 'claude-sonnet-4-20250514');
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('gemini-2.5-flash with only Google configured goes to Google', async () => {
     up.reply(sse(geminiStreamBody('gemini/text-2.5-flash.sse')));
     const gw = await startGateway({ stream: { heartbeat_s: 0 } }, { GEMINI_API_KEY: 'gm-e2e', GEMINI_BASE_URL: up.url });
