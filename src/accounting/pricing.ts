@@ -69,7 +69,8 @@ export class PricingRegistry {
 
   cost(provider: string, model: string, usage: Usage, at = new Date()): Cost {
     const override = this.overrides.get(`${provider}/${model}`);
-    if (override) return { costUsd: roundUsd(priceWithOverride(override, usage)), priceKnown: true, source: 'config', price: override };
+    if (override)
+      return { costUsd: roundUsd(priceWithOverride(override, usage)), priceKnown: true, source: 'config', price: override };
     if (FREE.has(provider)) return { costUsd: 0, priceKnown: true, source: 'free' };
     const one = this.lookup(provider, model);
     if (!one) return { costUsd: 0, priceKnown: false, source: 'unknown' };

@@ -20,7 +20,7 @@ describe('pricedModels', () => {
 });
 
 describe('matchesModelId', () => {
-  it('claude-sonnet-4-20250514 (the Responses reference\'s example model) is an Anthropic model, as claude-sonnet-4-5 is', () => {
+  it("claude-sonnet-4-20250514 (the Responses reference's example model) is an Anthropic model, as claude-sonnet-4-5 is", () => {
     assert.equal(matchesModelId('anthropic', 'claude-sonnet-4-20250514'), true);
     assert.equal(matchesModelId('openai', 'gpt-4o-2024-08-06'), true);
   });

@@ -501,16 +501,49 @@ describe('accounting profile, byte for byte', () => {
     assert.match(upstreamError.message, /^Tool call validation failed/);
     const soFar = await soFarOf(gw, res, startedAt);
     assert.equal(soFar.input, COUNTED_INPUT);
-    const said = { status: 400, type: 'invalid_request_error', code: 'tool_use_failed' };
+    // The upstream answered 200 (its in-stream status_code 400 is what the error stands for).
+    const said = { status: 200, type: 'invalid_request_error', code: 'tool_use_failed' };
     assert.equal(
       res.text,
       withEventIds(
         frames.usageStart(s, COUNTED_INPUT) +
           contentFrames(s, openAIFamilyEvents(recording)) +
+          // The profile's finish vocabulary has `error`: the choice the failure cut short finishes so.
+          frames.finish(s, 'error') +
           frames.error(s, upstreamError.message, 'invalid_request', soFar, said) +
           DONE,
       ),
     );
+  });
+
+  it('an upstream finish_reason "error": finish "error", then the error frame in place of usage_final (was: stop, then usage_final)', async () => {
+    const recording = 'openai-chat/gpt4o-mini-text-after-tool.sse';
+    const payloads = openAIPayloads(recording).map((p) => p.data);
+    // The role chunk and two deltas, then OpenRouter's way of saying the generation failed.
+    const failed = payloads[1].replace(/"content":"[^"]*"/, '"content":""').replace('"finish_reason":null', '"finish_reason":"error"');
+    upstream.reply({ pieces: [...payloads.slice(0, 3), failed, '[DONE]'].map((d) => `data: ${d}\n\n`) });
+    const startedAt = Date.now();
+    const res = await rawStream(gw.url, chatBody('openai/gpt-4o-mini'), ACCOUNTING);
+    const s = identityOf(res, 'openai/gpt-4o-mini', openAIEnvelope(recording), startedAt);
+    const soFar = await soFarOf(gw, res, startedAt);
+    const said = JSON.parse(payloads[2]).choices[0].delta.content;
+    const words: CanonicalEvent[] = [JSON.parse(payloads[1]).choices[0].delta.content, said].map((text) => ({ type: 'text', choice: 0, text }));
+    assert.equal(
+      res.text,
+      withEventIds(
+        frames.usageStart(s, COUNTED_INPUT) +
+          contentFrames(s, words) +
+          frames.finish(s, 'error') +
+          frames.error(s, 'openai ended the generation with finish_reason "error".', 'upstream_error', soFar, {
+            status: 200,
+            type: null,
+            code: null,
+          }) +
+          DONE,
+      ),
+    );
+    const row = await requestRecord(gw, res.headers.get('x-request-id') ?? '');
+    assert.equal(row.outcome, 'error');
   });
 
   it('a sluice-side failure after output (mock/error): the same error frame', async () => {
@@ -524,6 +557,7 @@ describe('accounting profile, byte for byte', () => {
       withEventIds(
         frames.usageStart(s, COUNTED_INPUT) +
           contentFrames(s, words) +
+          frames.finish(s, 'error') +
           frames.error(s, 'The mock provider failed mid-stream, as mock/error always does.', 'upstream_error', soFar, {
             status: null,
             type: null,

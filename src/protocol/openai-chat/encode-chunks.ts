@@ -1,6 +1,7 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { errorObject, renderStreamError } from '../../errors/render.ts';
 import type { CanonicalEvent, TokenLogprob } from '../canonical/events.ts';
+import type { FinishReason } from '../canonical/finish-reason.ts';
 import { toOpenAIUsage, type Usage } from '../canonical/usage.ts';
 import { dataFrame, namedFrame } from '../sse/frames.ts';
 import { chatAnnotation } from './annotations.ts';
@@ -133,10 +134,7 @@ export class ChatChunkEncoder {
       case 'finish': {
         const state = this.choice(event.choice);
         if (state.finished) return ''; // exactly one finish chunk, whatever the upstream repeats
-        const role = this.roleChunk(event.choice, state);
-        state.finished = true;
-        const choice = `{"index":${event.choice},"delta":{},"logprobs":null,"finish_reason":"${event.reason}"}`;
-        return `${role}${this.frame(choice, this.accounting ? `"type":"finish","provider":${this.providerJson},"finish_reason":"${event.reason}",` : '')}`;
+        return this.roleChunk(event.choice, state) + this.finishChunk(event.choice, state, event.reason);
       }
       case 'fallback':
         this.provider = event.to.provider;
@@ -170,6 +168,12 @@ export class ChatChunkEncoder {
    */
   errorFrame(error: GatewayError, soFar?: UsageSoFar): string {
     if (this.accounting) {
+      // The profile's finish vocabulary has `error` (reference/accounting-events.txt): every choice
+      // the failure cut short finishes so, before the error frame.
+      let finishes = '';
+      this.choices.forEach((state, index) => {
+        if (state.started && !state.finished) finishes += this.finishChunk(index, state, 'error');
+      });
       const frame: Record<string, unknown> = {
         type: 'error',
         data: error.message,
@@ -185,7 +189,7 @@ export class ChatChunkEncoder {
         frame.latency_ms = soFar.latencyMs;
         frame.estimated = soFar.usage.source === 'estimated';
       }
-      return dataFrame(JSON.stringify(frame));
+      return finishes + dataFrame(JSON.stringify(frame));
     }
     const json = renderStreamError(error);
     return this.options.errorStyle === 'event' ? namedFrame('error', json) : dataFrame(json);
@@ -203,6 +207,16 @@ export class ChatChunkEncoder {
       this.choices[index] = state;
     }
     return state;
+  }
+
+  /** `reason`: a canonical finish reason, or the accounting profile's `error`. */
+  private finishChunk(choice: number, state: ChoiceState, reason: FinishReason | 'error'): string {
+    state.finished = true;
+    const choiceJson = `{"index":${choice},"delta":{},"logprobs":null,"finish_reason":"${reason}"}`;
+    return this.frame(
+      choiceJson,
+      this.accounting ? `"type":"finish","provider":${this.providerJson},"finish_reason":"${reason}",` : '',
+    );
   }
 
   private delta(choice: number, delta: string, logprobsJson: string, flat: Flat): string {
