@@ -136,7 +136,21 @@ describe('ChatChunkEncoder: vendor events', () => {
   it("passes them through as the upstream's data line, in both profiles", () => {
     for (const profile of ['openai', 'accounting'] as const) {
       const encoder = new ChatChunkEncoder({ ...options, profile, vendorEvents: 'passthrough' });
+      encoder.encode({ type: 'text', choice: 0, text: 'Hi' });
       assert.equal(encoder.encode(vendor), 'data: {"type":"x_artifact.created","artifact_id":"a1"}\n\n');
     }
+  });
+
+  it('sends the role chunk before a vendor event that comes first (was: the vendor event before it)', () => {
+    const encoder = new ChatChunkEncoder({ ...options, vendorEvents: 'passthrough' });
+    const frames = [vendor, vendor, { type: 'text', choice: 0, text: 'Hi' } as const].map((e) => encoder.encode(e)).join('');
+    assert.deepEqual(
+      frames
+        .split('\n\n')
+        .filter(Boolean)
+        .map((f) => JSON.parse(f.slice('data: '.length)))
+        .map((p) => p.type ?? p.choices[0].delta),
+      [{ role: 'assistant', content: '' }, 'x_artifact.created', 'x_artifact.created', { content: 'Hi' }],
+    );
   });
 });

@@ -141,7 +141,7 @@ export class ChatChunkEncoder {
         this.providerJson = JSON.stringify(event.to.provider);
         return '';
       case 'vendor':
-        return this.options.vendorEvents === 'passthrough' ? vendorFrame(event.data) : '';
+        return this.options.vendorEvents === 'passthrough' ? this.openTurn() + vendorFrame(event.data) : '';
       case 'usage':
       case 'error':
       case 'end':
@@ -225,6 +225,15 @@ export class ChatChunkEncoder {
     const role = this.roleChunk(choice, state);
     const choiceJson = `{"index":${choice},"delta":${delta},"logprobs":${logprobsJson},"finish_reason":null}`;
     return `${role}${this.frame(choiceJson, this.flatFields(flat))}`;
+  }
+
+  /**
+   * The role chunk of choice 0 when no choice has started: a vendor event before the first delta
+   * must not come before it (the stream's first chunk announces the assistant turn).
+   */
+  private openTurn(): string {
+    for (const state of this.choices) if (state?.started) return '';
+    return this.roleChunk(0, this.choice(0));
   }
 
   private roleChunk(choice: number, state: ChoiceState): string {
