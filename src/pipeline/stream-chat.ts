@@ -33,6 +33,7 @@ export function streamChat(run: RunScope, request: CanonicalRequest, options: St
     accountant,
     { requestId, provider: target.provider, model: target.model },
     run.admission.warning,
+    (provider) => run.candidates.some((c) => c.target.provider === provider && c.target.adapter.reportsInputFirst === true),
   );
   return runStream(exchange, run.scope, openRouted(run, request), surface, {
     provider: target.provider,

@@ -53,15 +53,18 @@ const flat = (s: StreamIdentity, type: string, data: string) => `"type":"${type}
 const deltaChoice = (delta: object) => `{"index":0,"delta":${json(delta)},"logprobs":null,"finish_reason":null}`;
 
 const frames = {
-  /** Sent when the upstream accepts the request: the input is sluice's count then, flagged estimated. */
-  usageStart: (s: StreamIdentity, inputTokens: number) =>
+  /**
+   * Sent when the upstream accepts the request: the input is sluice's count then, flagged
+   * estimated; or with a provider's first event that reports it (Anthropic's message_start), unflagged.
+   */
+  usageStart: (s: StreamIdentity, inputTokens: number, estimated = true) =>
     named('usage_start', {
       type: 'usage_start',
       request_id: s.id,
       provider: s.provider,
       model: s.model,
       input_tokens: inputTokens,
-      estimated: true,
+      ...(estimated && { estimated: true }),
     }),
   role: (s: StreamIdentity) => chunk(s, flat(s, 'content', ''), deltaChoice({ role: 'assistant', content: '' })),
   content: (s: StreamIdentity, text: string) => chunk(s, flat(s, 'content', text), deltaChoice({ content: text })),
@@ -169,9 +172,16 @@ function contentFrames(s: StreamIdentity, events: CanonicalEvent[]): string {
 }
 
 /** The successful body: usage_start, content, finish, cache_hit if cached input, usage_final, response.done, [DONE]. */
-function successBody(s: StreamIdentity, events: CanonicalEvent[], startInput: number, totals: Totals, latencyMs: number): string {
+function successBody(
+  s: StreamIdentity,
+  events: CanonicalEvent[],
+  startInput: number,
+  totals: Totals,
+  latencyMs: number,
+  startEstimated = true,
+): string {
   return withEventIds(
-    frames.usageStart(s, startInput) +
+    frames.usageStart(s, startInput, startEstimated) +
       contentFrames(s, events) +
       (totals.cached > 0 ? frames.cacheHit(s, totals.cached) : '') +
       frames.usageFinal(s, totals, latencyMs) +
@@ -228,8 +238,10 @@ interface ProfileCase {
   contentType?: string;
   envelope: Pick<StreamIdentity, 'serviceTier' | 'fingerprint'>;
   events: CanonicalEvent[];
-  /** usage_start's input_tokens: reported before the first token, else counted locally. */
+  /** usage_start's input_tokens: reported by the provider's first event, else counted locally. */
   startInput: number;
+  /** usage_start says its input is sluice's count (true unless the provider's first event reported it). */
+  startEstimated?: boolean;
   totals: Totals;
 }
 
@@ -311,8 +323,9 @@ const cases: ProfileCase[] = [
         .map((p): CanonicalEvent => ({ type: 'text', choice: 0, text: p.delta.text })),
       { type: 'finish', choice: 0, reason: 'stop' },
     ],
-    // usage_start goes out with the response headers, before message_start reports the input (12).
-    startInput: COUNTED_INPUT,
+    // usage_start goes out with message_start, Anthropic's first event, and its input (12; was sluice's count).
+    startInput: 12,
+    startEstimated: false,
     totals: { input: 12, output: 30, cached: 0, cost: registryPrice('anthropic', 'claude-sonnet-4-5', { input: 12, output: 30, cached: 0 }) },
   },
   {
@@ -409,7 +422,7 @@ describe('accounting profile, byte for byte', () => {
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), 'text/event-stream');
       const s = identityOf(res, c.requested, c.envelope, startedAt);
-      assert.equal(res.text, successBody(s, c.events, c.startInput, c.totals, latencyOf(res.text, startedAt)));
+      assert.equal(res.text, successBody(s, c.events, c.startInput, c.totals, latencyOf(res.text, startedAt), c.startEstimated));
     });
   }
 
@@ -424,6 +437,19 @@ describe('accounting profile, byte for byte', () => {
       res.text,
       successBody(s, [...echoed, { type: 'finish', choice: 0, reason: 'stop' }], COUNTED_INPUT, { input: 4, output: 3, cached: 0, cost: 0 }, latency),
     );
+  });
+
+  it("usage_start carries the count of Anthropic's message_start, 1169 with the cache write (was: sluice's estimate, 7)", async () => {
+    const recording = 'anthropic/prompt-cache-write.sse';
+    const start = anthropicPayloads(recording)[0];
+    assert.deepEqual([start.message.usage.input_tokens, start.message.usage.cache_creation_input_tokens], [4, 1165]);
+    upstream.reply({ body: anthropicStreamBody(recording), randomSplit: { seed: 3, maxPiece: 61 } });
+    const res = await rawStream(gw.url, chatBody('anthropic/claude-3-5-sonnet-20240620'), ACCOUNTING);
+    const id = res.headers.get('x-request-id') ?? '';
+    const s = { id, provider: 'anthropic', model: 'claude-3-5-sonnet-20240620' } as StreamIdentity;
+    assert.ok(res.text.startsWith(withEventIds(frames.usageStart(s, 1169, false))), res.text.slice(0, 300));
+    const final = JSON.parse(/^event: usage_final\ndata: (.+)$/m.exec(res.text)?.[1] ?? '{}');
+    assert.equal(final.input_tokens, 1169);
   });
 
   it('sends usage_start when the upstream acknowledges, before the first token ("thinking…")', async () => {
