@@ -189,6 +189,12 @@ const configObject = z.strictObject({
           ttl_s: seconds.default(300),
           /** A stream whose client went away goes on this long (then is cancelled), so that the client can resume it. */
           grace_s: seconds.default(30),
+          /**
+           * `id:` lines on the frames of the streams kept (each frame's number, for `Last-Event-ID`).
+           * Off by default: the reference documents' frames are `data: {json}` alone, and a client
+           * resumes after the number of events it got.
+           */
+          event_ids: z.boolean().default(false),
         })
         .prefault({}),
     })

@@ -161,6 +161,8 @@ export async function runStream<T>(
     dialect: options.dialect,
     heartbeatMs: options.timings.heartbeatMs,
     recording: exchange.resume?.recording,
+    // `id:` lines only on a stream that can be resumed, and only when the operator asks for them.
+    eventIds: exchange.resume?.eventIds === true,
   });
   let idle: NodeJS.Timeout | undefined;
   let opened = false;

@@ -9,7 +9,6 @@ import { bedrockBody, expectedBedrockEvents } from '../helpers/bedrock-fixtures.
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { openAIPayloads, openAIStreamBody, readFixture } from '../helpers/fixtures.ts';
 import { geminiPayloads } from '../helpers/gemini-fixtures.ts';
-import { withEventIds } from '../helpers/event-ids.ts';
 import { rawStream, requestRecord, startGateway, type TestGateway } from '../helpers/gateway.ts';
 
 /*
@@ -180,13 +179,13 @@ function successBody(
   latencyMs: number,
   startEstimated = true,
 ): string {
-  return withEventIds(
+  return (
     frames.usageStart(s, startInput, startEstimated) +
-      contentFrames(s, events) +
-      (totals.cached > 0 ? frames.cacheHit(s, totals.cached) : '') +
-      frames.usageFinal(s, totals, latencyMs) +
-      frames.responseDone(s, totals) +
-      DONE,
+    contentFrames(s, events) +
+    (totals.cached > 0 ? frames.cacheHit(s, totals.cached) : '') +
+    frames.usageFinal(s, totals, latencyMs) +
+    frames.responseDone(s, totals) +
+    DONE
   );
 }
 
@@ -447,7 +446,7 @@ describe('accounting profile, byte for byte', () => {
     const res = await rawStream(gw.url, chatBody('anthropic/claude-3-5-sonnet-20240620'), ACCOUNTING);
     const id = res.headers.get('x-request-id') ?? '';
     const s = { id, provider: 'anthropic', model: 'claude-3-5-sonnet-20240620' } as StreamIdentity;
-    assert.ok(res.text.startsWith(withEventIds(frames.usageStart(s, 1169, false))), res.text.slice(0, 300));
+    assert.ok(res.text.startsWith(frames.usageStart(s, 1169, false)), res.text.slice(0, 300));
     const final = JSON.parse(/^event: usage_final\ndata: (.+)$/m.exec(res.text)?.[1] ?? '{}');
     assert.equal(final.input_tokens, 1169);
   });
@@ -470,7 +469,7 @@ describe('accounting profile, byte for byte', () => {
       let text = '';
       while (!text.endsWith('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
       const id = res.headers.get('x-request-id');
-      assert.equal(text, withEventIds(frames.usageStart({ id, provider: 'openai', model: 'gpt-4o-mini' } as StreamIdentity, COUNTED_INPUT)));
+      assert.equal(text, frames.usageStart({ id, provider: 'openai', model: 'gpt-4o-mini' } as StreamIdentity, COUNTED_INPUT));
     } finally {
       clearTimeout(timeout);
       controller.abort();
@@ -492,7 +491,7 @@ describe('accounting profile, byte for byte', () => {
       let text = '';
       while (!text.endsWith('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
       const id = res.headers.get('x-request-id');
-      assert.equal(text, withEventIds(frames.usageStart({ id, provider: 'openai', model: 'gpt-4o-mini' } as StreamIdentity, COUNTED_INPUT)));
+      assert.equal(text, frames.usageStart({ id, provider: 'openai', model: 'gpt-4o-mini' } as StreamIdentity, COUNTED_INPUT));
     } finally {
       controller.abort();
     }
@@ -531,14 +530,12 @@ describe('accounting profile, byte for byte', () => {
     const said = { status: 200, type: 'invalid_request_error', code: 'tool_use_failed' };
     assert.equal(
       res.text,
-      withEventIds(
-        frames.usageStart(s, COUNTED_INPUT) +
-          contentFrames(s, openAIFamilyEvents(recording)) +
-          // The profile's finish vocabulary has `error`: the choice the failure cut short finishes so.
-          frames.finish(s, 'error') +
-          frames.error(s, upstreamError.message, 'invalid_request', soFar, said) +
-          DONE,
-      ),
+      frames.usageStart(s, COUNTED_INPUT) +
+        contentFrames(s, openAIFamilyEvents(recording)) +
+        // The profile's finish vocabulary has `error`: the choice the failure cut short finishes so.
+        frames.finish(s, 'error') +
+        frames.error(s, upstreamError.message, 'invalid_request', soFar, said) +
+        DONE,
     );
   });
 
@@ -556,17 +553,15 @@ describe('accounting profile, byte for byte', () => {
     const words: CanonicalEvent[] = [JSON.parse(payloads[1]).choices[0].delta.content, said].map((text) => ({ type: 'text', choice: 0, text }));
     assert.equal(
       res.text,
-      withEventIds(
-        frames.usageStart(s, COUNTED_INPUT) +
-          contentFrames(s, words) +
-          frames.finish(s, 'error') +
-          frames.error(s, 'openai ended the generation with finish_reason "error".', 'upstream_error', soFar, {
-            status: 200,
-            type: null,
-            code: null,
-          }) +
-          DONE,
-      ),
+      frames.usageStart(s, COUNTED_INPUT) +
+        contentFrames(s, words) +
+        frames.finish(s, 'error') +
+        frames.error(s, 'openai ended the generation with finish_reason "error".', 'upstream_error', soFar, {
+          status: 200,
+          type: null,
+          code: null,
+        }) +
+        DONE,
     );
     const row = await requestRecord(gw, res.headers.get('x-request-id') ?? '');
     assert.equal(row.outcome, 'error');
@@ -580,17 +575,15 @@ describe('accounting profile, byte for byte', () => {
     const soFar = await soFarOf(gw, res, startedAt);
     assert.equal(
       res.text,
-      withEventIds(
-        frames.usageStart(s, COUNTED_INPUT) +
-          contentFrames(s, words) +
-          frames.finish(s, 'error') +
-          frames.error(s, 'The mock provider failed mid-stream, as mock/error always does.', 'upstream_error', soFar, {
-            status: null,
-            type: null,
-            code: 'mock_failure',
-          }) +
-          DONE,
-      ),
+      frames.usageStart(s, COUNTED_INPUT) +
+        contentFrames(s, words) +
+        frames.finish(s, 'error') +
+        frames.error(s, 'The mock provider failed mid-stream, as mock/error always does.', 'upstream_error', soFar, {
+          status: null,
+          type: null,
+          code: 'mock_failure',
+        }) +
+        DONE,
     );
   });
 });
@@ -618,7 +611,7 @@ describe('accounting profile chosen in the config', () => {
 
   it('lets a request ask for the plain openai profile with X-Sluice-Profile: openai', async () => {
     const res = await rawStream(gw.url, chatBody('mock/echo'), { 'x-sluice-profile': 'openai' });
-    assert.ok(res.text.startsWith('id: 1\ndata: {"id":"chatcmpl-'));
+    assert.ok(res.text.startsWith('data: {"id":"chatcmpl-'));
     assert.ok(!/usage_start|usage_final|"type":|response\.done|cost_usd/.test(res.text));
     assert.ok(res.text.endsWith(DONE));
   });
