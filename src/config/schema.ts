@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STREAM_PROFILE_NAMES } from '../protocol/stream-profiles.ts';
 
 // Every object is strict: an unknown key is an error with a did-you-mean (describe-issue.ts),
 // never silently ignored.
@@ -161,17 +162,23 @@ const configObject = z.strictObject({
       heartbeat_s: seconds.default(15),
       idle_timeout_s: seconds.default(120),
       deadline_s: seconds.default(600),
-      error_style: z.enum(['data', 'event']).default('data'),
-      usage: z.enum(['opt_in', 'always']).default('opt_in'),
-      /** `openai`: the strict OpenAI chunk shape. `accounting`: reference/accounting-events.txt. */
-      profile: z.enum(['openai', 'accounting']).default('openai'),
+      /**
+       * `openai`: OpenAI's own stream behaviour. The others: each reference document's choices
+       * (protocol/stream-profiles.ts, README "Stream profiles"); `accounting` is accounting-events.txt.
+       */
+      profile: z.enum(STREAM_PROFILE_NAMES).default('openai'),
+      /** Unset: the profile's (`data` for `openai`); set, it wins over the profile's. */
+      error_style: z.enum(['data', 'event']).optional(),
+      /** Unset: the profile's (`opt_in` for `openai`); set, it wins over the profile's. */
+      usage: z.enum(['opt_in', 'always']).optional(),
       /** Adds `cost_usd` and `estimated` to the openai profile's usage object (strict clients may reject them). */
       usage_extensions: z.boolean().default(false),
       /**
        * An upstream's `x_*` vendor events among the chunks (research steps, artifacts): dropped, as
-       * strict clients may choke on them, or passed through unchanged and in order.
+       * strict clients may choke on them, or passed through unchanged and in order. Unset: the
+       * profile's (`drop` for `openai`); set, it wins over the profile's.
        */
-      vendor_events: z.enum(['drop', 'passthrough']).default('drop'),
+      vendor_events: z.enum(['drop', 'passthrough']).optional(),
       /**
        * A client that leaves a stream: `cancel` aborts the upstream at once; `drain` reads it to its
        * end (within the deadline) so that its usage is exact, then records it (README "Disconnect policy").

@@ -31,7 +31,7 @@ export class ChatStreamSurface extends CanonicalSurface {
     super(accountant);
     this.encoder = new ChatChunkEncoder(options);
     this.identity = identity;
-    this.accounting = options.profile === 'accounting';
+    this.accounting = options.stream.frames === 'accounting';
     this.warning = warning;
     this.reportsInputFirst = reportsInputFirst;
   }

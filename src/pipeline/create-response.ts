@@ -9,12 +9,14 @@ import { responsesInput } from '../telemetry/genai-messages.ts';
 import type { ModelOperation } from './model-operation.ts';
 import { relayResponses, runResponses } from './run-responses.ts';
 import { readRequestRouting } from '../routing/request-routing.ts';
+import { type StreamChoice, streamProfileFor } from './stream-settings.ts';
 
 /**
  * POST /v1/responses. An upstream with its own Responses API gets the body as sent (hosted tools
- * included); every other target goes through the canonical request and events.
+ * included); every other target goes through the canonical request and events, streamed in the
+ * stream profile `choice` and the config decide (stream-settings.ts).
  */
-export const createResponse: ModelOperation = {
+export const createResponse = (choice: StreamChoice = {}): ModelOperation => ({
   surface: 'responses',
   renderError: renderErrorBody,
   parse(body, ctx, caller) {
@@ -30,6 +32,7 @@ export const createResponse: ModelOperation = {
     const options = {
       timings: { heartbeatMs: ctx.config.stream.heartbeat_s * 1000, idleTimeoutMs: ctx.config.stream.idle_timeout_s * 1000 },
       store: raw.store === false ? undefined : responses,
+      choices: streamProfileFor(ctx.config.stream, choice).responses,
     };
     const deadlineMs = ctx.config.responses.deadline_s * 1000;
     const routing = readRequestRouting(raw);
@@ -69,7 +72,7 @@ export const createResponse: ModelOperation = {
       },
     };
   },
-};
+});
 
 /**
  * A relayed request falls back only to targets relayed the same way (run-responses.ts), and

@@ -1,6 +1,7 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import { ResponsesEventEncoder } from '../protocol/openai-responses/encode-events.ts';
+import type { ResponsesStreamChoices } from '../protocol/stream-profiles.ts';
 import type { ResponsesInputItem, ResponsesRequest } from '../protocol/openai-responses/request-schema.ts';
 import { buildResponse, type ResponseIdentity } from '../protocol/openai-responses/response-object.ts';
 import { itemsToMessages } from '../protocol/openai-responses/to-canonical.ts';
@@ -21,6 +22,8 @@ export interface RunResponsesOptions {
   timings: StreamTimings;
   /** Where finished responses go (absent: the store is off, or the request said store: false). */
   store: ResponsesStore | undefined;
+  /** The stream profile's choices for a stream sluice builds (a relayed one is the upstream's, as sent). */
+  choices: ResponsesStreamChoices;
 }
 
 /** How every Responses stream runs, relayed or built here. */
@@ -48,7 +51,7 @@ export async function runResponses(
     model: target.requested,
     request,
   };
-  const encoder = new ResponsesEventEncoder(identity);
+  const encoder = new ResponsesEventEncoder(identity, options.choices);
   let failure: GatewayError | null;
   if (request.stream) {
     failure = await runStream(
