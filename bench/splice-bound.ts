@@ -16,6 +16,7 @@
  * fast-mode CPU per stream (docs/benchmarks/results/) is what it is set against.
  */
 import { parseArgs } from 'node:util';
+import { STREAM_PROFILES } from '../src/protocol/stream-profiles.ts';
 import { Accountant } from '../src/accounting/accountant.ts';
 import { PricingRegistry } from '../src/accounting/pricing.ts';
 import { ChatStreamSurface } from '../src/pipeline/chat-surface.ts';
@@ -63,12 +64,10 @@ function decodeEncode(): void {
       id: 'chatcmpl-req',
       created: 1782955818,
       model: 'openai/gpt-4o-mini',
-      includeUsage: false,
-      errorStyle: 'data',
-      profile: 'openai',
       provider: 'openai',
+      includeUsage: false,
       usageExtensions: false,
-      vendorEvents: 'drop',
+      stream: STREAM_PROFILES.openai.chat,
     },
     accountant(),
     { requestId: 'req', provider: 'openai', model: 'gpt-4o-mini' },

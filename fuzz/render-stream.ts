@@ -6,6 +6,7 @@ import { accountingTail, usageStartFrame } from '../src/protocol/openai-chat/acc
 import { ChatChunkEncoder, type ChatChunkEncoderOptions } from '../src/protocol/openai-chat/encode-chunks.ts';
 import { ResponsesEventEncoder } from '../src/protocol/openai-responses/encode-events.ts';
 import { DONE_FRAME } from '../src/protocol/sse/frames.ts';
+import type { ResponsesStreamChoices } from '../src/protocol/stream-profiles.ts';
 
 /**
  * What the client receives for a list of canonical events, following the endings of
@@ -55,7 +56,7 @@ const NO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, source: 'estimated' }
 export function renderChat(events: readonly CanonicalEvent[], options: ChatChunkEncoderOptions): Rendered {
   const encoder = new ChatChunkEncoder(options);
   const identity = { requestId: 'req1', provider: options.provider, model: 'm' };
-  const accounting = options.profile === 'accounting';
+  const accounting = options.stream.frames === 'accounting';
   return render(events, {
     encode: (e) => encoder.encode(e),
     get complete() {
@@ -68,13 +69,17 @@ export function renderChat(events: readonly CanonicalEvent[], options: ChatChunk
   });
 }
 
-export function renderResponses(events: readonly CanonicalEvent[]): Rendered {
-  const encoder = new ResponsesEventEncoder({
-    id: 'resp_r1',
-    createdAt: 1_700_000_000,
-    model: 'up/m',
-    request: { model: 'up/m', input: 'hi' },
-  });
+/** `choices`: a stream profile's (protocol/stream-profiles.ts), OpenAI's by default. */
+export function renderResponses(events: readonly CanonicalEvent[], choices?: ResponsesStreamChoices): Rendered {
+  const encoder = new ResponsesEventEncoder(
+    {
+      id: 'resp_r1',
+      createdAt: 1_700_000_000,
+      model: 'up/m',
+      request: { model: 'up/m', input: 'hi' },
+    },
+    choices,
+  );
   return render(events, {
     encode: (e) => encoder.encode(e),
     get complete() {

@@ -152,12 +152,21 @@ const chatOptions: fc.Arbitrary<ChatChunkEncoderOptions> = fc.record({
   id: fc.constant('chatcmpl-fuzz'),
   created: fc.constant(1_700_000_000),
   model: fc.constant('up/m'),
-  includeUsage: fc.boolean(),
-  errorStyle: fc.constantFrom('data' as const, 'event' as const),
-  profile: fc.constantFrom('openai' as const, 'accounting' as const),
   provider: fc.constant('up'),
+  includeUsage: fc.boolean(),
   usageExtensions: fc.boolean(),
-  vendorEvents: fc.constantFrom('drop' as const, 'passthrough' as const),
+  // Every combination of the stream profiles' choices (protocol/stream-profiles.ts), not only the named profiles'.
+  stream: fc.record({
+    frames: fc.constantFrom('chunks' as const, 'accounting' as const),
+    usage: fc.constantFrom('opt_in' as const, 'always' as const),
+    usageChunk: fc.constantFrom('own' as const, 'finish' as const),
+    nullUsage: fc.constantFrom('requested' as const, 'every' as const, 'never' as const),
+    toolCallContent: fc.constantFrom('absent' as const, 'null' as const),
+    errorStyle: fc.constantFrom('data' as const, 'event' as const),
+    errorType: fc.constantFrom('sluice' as const, 'upstream' as const),
+    upstreamFailure: fc.constantFrom('http' as const, 'frame' as const),
+    vendorEvents: fc.constantFrom('drop' as const, 'passthrough' as const),
+  }),
 });
 
 const SOURCES =
@@ -167,11 +176,11 @@ export const surfaceEncoderTargets: FuzzTarget[] = [
   fuzzTarget({
     name: 'chat-encoder',
     family: 'surface encoders',
-    what: `openai-chat encode-chunks (both profiles, both error styles) over ${SOURCES}: no throw; every frame JSON or the final [DONE]; one choice per chunk; error frame then [DONE] on failure, one finish per started choice otherwise`,
+    what: `openai-chat encode-chunks (every combination of the stream profiles' choices) over ${SOURCES}: no throw; every frame JSON or the final [DONE]; one choice per chunk; error frame then [DONE] on failure, one finish per started choice otherwise`,
     input: () => fc.record({ input: encoderInput, options: chatOptions }),
     assert({ input, options }) {
       const { body, failure } = renderChat(eventsOf(input), options);
-      checkChatStream(body, failure !== null, options.profile === 'accounting');
+      checkChatStream(body, failure !== null, options.stream.frames === 'accounting');
     },
   }),
   fuzzTarget({

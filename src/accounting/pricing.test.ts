@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { calcPrice } from '@pydantic/genai-prices';
 import type { Usage } from '../protocol/canonical/usage.ts';
-import { PricingRegistry } from './pricing.ts';
+import { PricingRegistry, roundUsd } from './pricing.ts';
 
 /** Per-million-token prices times token counts, in dollars. */
 const mtok = (tokens: number, dollarsPerMillion: number) => (tokens * dollarsPerMillion) / 1_000_000;
@@ -105,12 +105,25 @@ describe('PricingRegistry', () => {
         { providerId: c.registryProvider, timestamp: at },
       );
       assert.ok(registry, 'the registry knows the model');
-      assert.equal(cost.costUsd, registry.total_price);
+      assert.equal(cost.costUsd, roundUsd(registry.total_price));
       assertDollars(cost.costUsd, c.byHand, 'by hand');
       assert.equal(cost.priceKnown, true);
       assert.equal(cost.source, 'registry');
     });
   }
+
+  it('cost_usd carries no float noise (was 0.0036764999999999996): rounded to 1e-10 USD', () => {
+    const pricing = new PricingRegistry({ 'qwen/qwen3-max': { input_mtok: 1.2, output_mtok: 6 } });
+    // The registry's own sum: 9 * 0.15 / 1e6 + 9 * 0.6 / 1e6 is 0.000006749999999999999 in binary floating point.
+    const noisy = calcPrice({ input_tokens: 9, output_tokens: 9 }, 'gpt-4o-mini', { providerId: 'openai' });
+    assert.equal(String(noisy?.total_price), '0.000006749999999999999');
+    const registry = pricing.cost('openai', 'gpt-4o-mini', usage({ inputTokens: 9, outputTokens: 9 }));
+    assert.equal(JSON.stringify(registry.costUsd), '0.00000675');
+    // A config price goes through the same rounding: (1 * 1.2 + 1 * 6) / 1e6 is 0.0000072000000000000005 unrounded.
+    assert.equal(JSON.stringify(pricing.cost('qwen', 'qwen3-max', usage({ inputTokens: 1, outputTokens: 1 })).costUsd), '0.0000072');
+    assert.equal(roundUsd(0.0036764999999999996), 0.0036765);
+    assert.equal(roundUsd(1.23456789012345e-7), 1.235e-7);
+  });
 
   it('resolves each model once and answers the same afterwards (the cache is per provider/model)', () => {
     const pricing = new PricingRegistry();

@@ -36,6 +36,24 @@ const REGISTRY_PROVIDER: Record<string, string> = {
 const FREE = new Set(['mock', 'ollama']);
 
 /**
+ * Costs are kept to a ten-billionth of a dollar (1e-10 USD). The registry's arithmetic is binary
+ * floating point and leaves noise in the last bits (`0.0036764999999999996` for 0.0036765), which
+ * then went into the ledger, the frames and the budgets as it was. The cheapest token priced
+ * today costs 2.5e-9 USD (a cache read at $0.0025 per million), so 1e-10 keeps every price
+ * exact to its 2-3 significant digits; the rounding moves a request by at most 5e-11 USD, a
+ * billion requests by at most 5 cents. Rounded here, once, so that every reader of a cost (the
+ * ledger's double precision `cost_usd`, usage_final, the usage chunk, a budget's reservation and
+ * spend) has the same number.
+ */
+export const COST_DECIMALS = 10;
+const COST_SCALE = 10 ** COST_DECIMALS;
+
+/** A dollar amount rounded to COST_DECIMALS places, printed without float noise (k / 1e10 is the double nearest that decimal). */
+export function roundUsd(usd: number): number {
+  return Math.round(usd * COST_SCALE) / COST_SCALE;
+}
+
+/**
  * Cost from @pydantic/genai-prices (maintained, offline data with cached-token and tiered
  * arithmetic) plus config overrides. A model with no price costs 0.0 and is flagged; it never
  * blocks a request. Each (provider, model) is resolved once and kept as a one-model provider:
@@ -51,14 +69,15 @@ export class PricingRegistry {
 
   cost(provider: string, model: string, usage: Usage, at = new Date()): Cost {
     const override = this.overrides.get(`${provider}/${model}`);
-    if (override) return { costUsd: priceWithOverride(override, usage), priceKnown: true, source: 'config', price: override };
+    if (override)
+      return { costUsd: roundUsd(priceWithOverride(override, usage)), priceKnown: true, source: 'config', price: override };
     if (FREE.has(provider)) return { costUsd: 0, priceKnown: true, source: 'free' };
     const one = this.lookup(provider, model);
     if (!one) return { costUsd: 0, priceKnown: false, source: 'unknown' };
     const result = genaiPrices().calcPrice(toRegistryUsage(usage), model, { provider: one, timestamp: at });
     if (!result) return { costUsd: 0, priceKnown: false, source: 'unknown' };
     return {
-      costUsd: result.total_price,
+      costUsd: roundUsd(result.total_price),
       priceKnown: true,
       source: 'registry',
       price: result.model_price,

@@ -101,7 +101,7 @@ Manages the gateway-issued keys (sk-sluice-...) of a running gateway (its admin 
   -h, --help       this help
 The master key (or an admin key) is read from SLUICE_MASTER_KEY.`,
 
-  endpoints: `Usage: sluice endpoints create --project P --name N --model M [--profile openai|accounting]
+  endpoints: `Usage: sluice endpoints create --project P --name N --model M [--profile NAME]
                                [--usage opt_in|always] [--error-style data|event]
                                [--vendor-events drop|passthrough] [--json]
        sluice endpoints list [--project P] [--json]
@@ -109,8 +109,10 @@ The master key (or an admin key) is read from SLUICE_MASTER_KEY.`,
 A project's endpoint is served at /{project}/{name}/v1/chat/completions and /responses: a client
 sets its base URL to that /v1 and may send a bare model name (or none) for the endpoint's model.
   --model M        an alias or provider/model: the endpoint's default model
-  --profile, --usage, --error-style, --vendor-events: the endpoint's stream settings (default: the
-                   config's stream:)
+  --profile NAME   the endpoint's stream profile: openai, chat-streaming-usage, chat-streaming-full,
+                   chat-streaming-always-usage, accounting or responses-streaming (docs/streams/
+                   profiles.md; default: the config's stream.profile)
+  --usage, --error-style, --vendor-events: set apart, they win over the profile's
   --url URL        the gateway (SLUICE_URL; default http://127.0.0.1:$PORT, PORT default 8080)
   --json           print the API's JSON
   -h, --help       this help

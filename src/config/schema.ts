@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { STREAM_PROFILE_NAMES } from './stream-profile-names.ts';
 
 // Every object is strict: an unknown key is an error with a did-you-mean (describe-issue.ts),
 // never silently ignored.
@@ -268,19 +269,23 @@ const configObject = z.strictObject({
         .default(120)
         .describe('No upstream data this long once it answered: the stream ends with stream_idle_timeout.'),
       deadline_s: seconds.default(600).describe('The whole request deadline: timeout_error.'),
-      error_style: z
-        .enum(['data', 'event'])
-        .default('data')
-        .describe('An error frame as `data: {"error":…}`, or as an `event: error` frame.'),
-      usage: z
-        .enum(['opt_in', 'always'])
-        .default('opt_in')
-        .describe('The usage chunk only when the client sends stream_options.include_usage, or always.'),
       profile: z
-        .enum(['openai', 'accounting'])
+        .enum(STREAM_PROFILE_NAMES)
         .default('openai')
         .describe(
-          "`openai`: the strict OpenAI chunk shape. `accounting`: sluice's accounting events. Per request: X-Sluice-Profile.",
+          "`openai`: OpenAI's own stream behaviour. The others: each reference document's choices (docs/streams/profiles.md); `accounting` is the accounting events. Per request: X-Sluice-Profile.",
+        ),
+      error_style: z
+        .enum(['data', 'event'])
+        .optional()
+        .describe(
+          'An error frame as `data: {"error":…}`, or as an `event: error` frame. Unset: the profile\'s (`data` for `openai`).',
+        ),
+      usage: z
+        .enum(['opt_in', 'always'])
+        .optional()
+        .describe(
+          "The usage chunk only when the client sends stream_options.include_usage, or always. Unset: the profile's (`opt_in` for `openai`).",
         ),
       usage_extensions: z
         .boolean()
@@ -288,9 +293,9 @@ const configObject = z.strictObject({
         .describe("Adds `cost_usd` and `estimated` to the openai profile's usage object (strict clients may reject them)."),
       vendor_events: z
         .enum(['drop', 'passthrough'])
-        .default('drop')
+        .optional()
         .describe(
-          "An upstream's `x_*` vendor events among the chunks (research steps, artifacts): dropped, as strict clients may choke on them, or passed through unchanged and in order.",
+          "An upstream's `x_*` vendor events among the chunks (research steps, artifacts): dropped, as strict clients may choke on them, or passed through unchanged and in order. Unset: the profile's (`drop` for `openai`).",
         ),
       // `drain` reads the upstream to its end so that the usage is exact (docs/streams/contract.md "Disconnect policy").
       on_disconnect: z
@@ -320,6 +325,12 @@ const configObject = z.strictObject({
           grace_s: seconds
             .default(30)
             .describe('A stream whose client went away goes on this long (then is cancelled), so that the client can resume it.'),
+          event_ids: z
+            .boolean()
+            .default(false)
+            .describe(
+              "`id:` lines on the frames of the streams kept (each frame's number, for `Last-Event-ID`). Off by default: the reference documents' frames are `data: {json}` alone, and a client resumes after the number of events it got.",
+            ),
         })
         .prefault({})
         .describe("Resumable streams: recent streams' frames are kept for GET /v1/streams/{request_id}."),

@@ -20,7 +20,13 @@ export function renderErrorBody(err: GatewayError): string {
   return JSON.stringify({ error: errorObject(err) });
 }
 
-/** The error object of a mid-stream error frame: `{"error":{"message","type","code"}}`. */
-export function renderStreamError(err: GatewayError): string {
-  return JSON.stringify({ error: errorObject(err, false) });
+/**
+ * The error object of a mid-stream error frame: `{"error":{"message","type","code"}}`.
+ * `upstreamType`: the `type` is the upstream's own where it gave one (a stream profile's choice:
+ * reference/chat-streaming-usage.txt's `"type":"stream_error"`), sluice's otherwise.
+ */
+export function renderStreamError(err: GatewayError, upstreamType = false): string {
+  const error = errorObject(err, false);
+  if (upstreamType && err.upstreamType !== undefined) error.type = err.upstreamType;
+  return JSON.stringify({ error });
 }

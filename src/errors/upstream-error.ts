@@ -3,7 +3,14 @@ import { type ErrorCode, GatewayError, type OpenAIErrorType } from './gateway-er
 
 export interface UpstreamErrorDetails {
   provider: string;
+  /** The status the error stands for: the upstream's HTTP status, or the one an in-stream error implies. */
   status: number;
+  /**
+   * The HTTP status the upstream actually answered, when it is not `status`: 200 for an error
+   * reported inside a stream (or a 200 body). It is what the ledger and the error's `upstream`
+   * say (`upstream_status`); `status` still decides sluice's answer to a client that saw no output.
+   */
+  httpStatus?: number;
   /** The upstream's own message; an empty one is replaced by a description, never dropped. */
   message: string | undefined;
   upstreamCode?: string | number | null;
@@ -44,7 +51,14 @@ export function upstreamHttpError(d: UpstreamErrorDetails): GatewayError {
       : undefined;
   const param = typeof d.param === 'string' ? d.param : null;
   const upstreamType = typeof d.upstreamType === 'string' && d.upstreamType.trim() ? d.upstreamType.trim() : undefined;
-  const base = { provider: d.provider, upstreamStatus: d.status, headers, param, upstreamType, upstreamCode: code };
+  const base = {
+    provider: d.provider,
+    upstreamStatus: d.httpStatus ?? d.status,
+    headers,
+    param,
+    upstreamType,
+    upstreamCode: code,
+  };
   const make = (status: number, type: OpenAIErrorType, fallbackCode: ErrorCode, message: string, retryable: boolean) =>
     new GatewayError({
       ...base,

@@ -1,10 +1,10 @@
-import type { Config } from '../config/schema.ts';
 import { renderErrorBody } from '../errors/render.ts';
 import { parseChatRequest } from '../protocol/openai-chat/parse-request.ts';
 import { chatToCanonical } from '../protocol/openai-chat/to-canonical.ts';
 import { completeChat } from './complete-chat.ts';
 import type { ModelOperation } from './model-operation.ts';
 import { streamChat } from './stream-chat.ts';
+import { type StreamChoice, streamProfileFor } from './stream-settings.ts';
 import { readRequestRouting } from '../routing/request-routing.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 
@@ -15,14 +15,11 @@ function withoutModels(request: CanonicalRequest): CanonicalRequest {
   return { ...request, extra: Object.keys(extra).length ? extra : undefined };
 }
 
-/** Stream settings a project's endpoint sets in place of the config's `stream` section. */
-export type StreamOverrides = Partial<Pick<Config['stream'], 'profile' | 'usage' | 'error_style' | 'vendor_events'>>;
-
 /**
- * POST /v1/chat/completions, streamed or not. `profile` comes from the X-Sluice-Profile header and
- * wins over `overrides` (an endpoint's settings), which win over the config.
+ * POST /v1/chat/completions, streamed or not, in the stream profile `choice` and the config
+ * decide (stream-settings.ts).
  */
-export function chatCompletions(profile: 'openai' | 'accounting' | undefined, overrides: StreamOverrides = {}): ModelOperation {
+export function chatCompletions(choice: StreamChoice = {}): ModelOperation {
   return {
     surface: 'chat',
     renderError: renderErrorBody,
@@ -30,7 +27,8 @@ export function chatCompletions(profile: 'openai' | 'accounting' | undefined, ov
       const chat = parseChatRequest(body);
       const routing = readRequestRouting(chat);
       const request = withoutModels(chatToCanonical(chat));
-      const stream = { ...ctx.config.stream, ...overrides };
+      const stream = ctx.config.stream;
+      const profile = streamProfileFor(stream, choice);
       const streamed = chat.stream === true;
       return {
         model: chat.model,
@@ -44,11 +42,9 @@ export function chatCompletions(profile: 'openai' | 'accounting' | undefined, ov
             streamed
               ? streamChat(run, request, {
                   timings: { heartbeatMs: stream.heartbeat_s * 1000, idleTimeoutMs: stream.idle_timeout_s * 1000 },
-                  includeUsage: stream.usage === 'always' || chat.stream_options?.include_usage === true,
-                  errorStyle: stream.error_style,
-                  profile: profile ?? stream.profile,
+                  includeUsage: profile.chat.usage === 'always' || chat.stream_options?.include_usage === true,
                   usageExtensions: stream.usage_extensions,
-                  vendorEvents: stream.vendor_events,
+                  choices: profile.chat,
                 })
               : completeChat(run, request),
         }),

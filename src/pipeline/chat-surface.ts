@@ -18,13 +18,22 @@ export class ChatStreamSurface extends CanonicalSurface {
   private identity: AccountingIdentity;
   private readonly accounting: boolean;
   private readonly warning: LimitWarning | undefined;
+  private readonly reportsInputFirst: (provider: string) => boolean;
 
-  constructor(options: ChatChunkEncoderOptions, accountant: Accountant, identity: AccountingIdentity, warning?: LimitWarning) {
+  /** `reportsInputFirst`: whether a provider's first stream event reports the input tokens (ProviderAdapter). */
+  constructor(
+    options: ChatChunkEncoderOptions,
+    accountant: Accountant,
+    identity: AccountingIdentity,
+    warning?: LimitWarning,
+    reportsInputFirst: (provider: string) => boolean = () => false,
+  ) {
     super(accountant);
     this.encoder = new ChatChunkEncoder(options);
     this.identity = identity;
-    this.accounting = options.profile === 'accounting';
+    this.accounting = options.stream.frames === 'accounting';
     this.warning = warning;
+    this.reportsInputFirst = reportsInputFirst;
   }
 
   get complete(): boolean {
@@ -41,9 +50,14 @@ export class ChatStreamSurface extends CanonicalSurface {
     return this.encoder.encode(event);
   }
 
-  /** The accounting profile's usage_start goes out as soon as the upstream accepts the request. */
+  /**
+   * The accounting profile's usage_start goes out as soon as the upstream accepts the request,
+   * with sluice's count of the input; or, from a provider whose first event reports the input
+   * (Anthropic's message_start, sent at once), with that event and the provider's count: the
+   * reference's `input_tokens` is "as reported by the provider's first SSE event".
+   */
   get openOnAcknowledge(): boolean {
-    return this.accounting;
+    return this.accounting && !this.reportsInputFirst(this.accountant.target.provider);
   }
 
   async opening(signal: AbortSignal): Promise<string> {

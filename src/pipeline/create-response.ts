@@ -10,12 +10,14 @@ import type { ModelOperation } from './model-operation.ts';
 import { idRecorder, refuseForeignIds } from './relayed-ids.ts';
 import { relayResponses, runResponses } from './run-responses.ts';
 import { readRequestRouting } from '../routing/request-routing.ts';
+import { type StreamChoice, streamProfileFor } from './stream-settings.ts';
 
 /**
  * POST /v1/responses. An upstream with its own Responses API gets the body as sent (hosted tools
- * included); every other target goes through the canonical request and events.
+ * included); every other target goes through the canonical request and events, streamed in the
+ * stream profile `choice` and the config decide (stream-settings.ts).
  */
-export const createResponse: ModelOperation = {
+export const createResponse = (choice: StreamChoice = {}): ModelOperation => ({
   surface: 'responses',
   renderError: renderErrorBody,
   parse(body, ctx, caller) {
@@ -33,6 +35,7 @@ export const createResponse: ModelOperation = {
       store: raw.store === false ? undefined : responses,
       // Recorded whatever `store` says: only ids, so that the project can name its own items again.
       recordIds: idRecorder(caller, ctx.relayedIds, ctx.accounting.log),
+      choices: streamProfileFor(ctx.config.stream, choice).responses,
     };
     const deadlineMs = ctx.config.responses.deadline_s * 1000;
     const routing = readRequestRouting(raw);
@@ -74,7 +77,7 @@ export const createResponse: ModelOperation = {
       },
     };
   },
-};
+});
 
 /**
  * A relayed request falls back only to targets relayed the same way (run-responses.ts), and

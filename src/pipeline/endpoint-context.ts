@@ -1,7 +1,7 @@
 import { errors } from '../errors/catalog.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { PipelineContext } from './context.ts';
-import type { StreamOverrides } from './chat-completions.ts';
+import type { StreamOverrides } from './stream-settings.ts';
 import type { ProviderRegistry, ResolvedModel } from '../providers/registry.ts';
 import type { Router } from '../routing/router.ts';
 import type { Endpoint } from '../governance/keys/governance-store.ts';

@@ -26,6 +26,8 @@ export interface Exchange {
 export interface Resumable {
   recording: StreamRecording;
   graceMs: number;
+  /** Its frames carry `id:` lines (stream.resume.event_ids); else a client resumes after the number of events it got. */
+  eventIds: boolean;
 }
 
 /**

@@ -234,6 +234,7 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
         upstreamHttpError({
           provider: this.providerOf(),
           status: 502,
+          httpStatus: 200,
           message: `${this.providerOf()} reported response.failed.`,
         });
     }
@@ -241,7 +242,13 @@ export class RelayStreamSurface implements StreamSurface<RelayItem> {
 
   private toError(err: UpstreamError | undefined): GatewayError | null {
     if (!err) return null;
-    return upstreamHttpError({ provider: this.providerOf(), status: 502, message: err.message, upstreamCode: err.code });
+    return upstreamHttpError({
+      provider: this.providerOf(),
+      status: 502,
+      httpStatus: 200,
+      message: err.message,
+      upstreamCode: err.code,
+    });
   }
 }
 

@@ -1,6 +1,7 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import { ResponsesEventEncoder } from '../protocol/openai-responses/encode-events.ts';
+import type { ResponsesStreamChoices } from '../protocol/stream-profiles.ts';
 import type { ResponsesInputItem, ResponsesRequest } from '../protocol/openai-responses/request-schema.ts';
 import { buildResponse, type ResponseIdentity } from '../protocol/openai-responses/response-object.ts';
 import { returnedIds } from '../protocol/openai-responses/stored-ids.ts';
@@ -24,6 +25,8 @@ export interface RunResponsesOptions {
   store: ResponsesStore | undefined;
   /** Records the ids a relayed upstream handed out as the caller's project's (absent: no store, or no project). */
   recordIds?: (ids: readonly string[]) => void;
+  /** The stream profile's choices for a stream sluice builds (a relayed one is the upstream's, as sent). */
+  choices: ResponsesStreamChoices;
 }
 
 /** How every Responses stream runs, relayed or built here. */
@@ -51,7 +54,7 @@ export async function runResponses(
     model: target.requested,
     request,
   };
-  const encoder = new ResponsesEventEncoder(identity);
+  const encoder = new ResponsesEventEncoder(identity, options.choices);
   let failure: GatewayError | null;
   if (request.stream) {
     failure = await runStream(

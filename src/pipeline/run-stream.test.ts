@@ -147,9 +147,6 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 
 const QUIET_TIMINGS: StreamTimings = { heartbeatMs: 0, idleTimeoutMs: 0 };
 
-/** The frames without their `id:` lines: the writer numbers them (sse-writer.test.ts), the loop decides what they are. */
-const withoutIds = (text: string): string => text.replace(/^id: \d+\n/gm, '');
-
 describe('runStream', () => {
   let one: OneResponse;
   let scope: RequestScope;
@@ -165,11 +162,11 @@ describe('runStream', () => {
     const write = res.write.bind(res) as (chunk: string) => boolean;
     const end = res.end.bind(res) as (chunk?: string) => typeof res;
     res.write = ((chunk: string) => {
-      writes.push(withoutIds(chunk));
+      writes.push(chunk);
       return write(chunk);
     }) as typeof res.write;
     res.end = ((chunk?: string) => {
-      writes.push(`end ${withoutIds(chunk ?? '')}`);
+      writes.push(`end ${chunk ?? ''}`);
       return end(chunk);
     }) as typeof res.end;
     scope = new RequestScope(res, { deadlineMs: 0, scopes: new Set() });
@@ -205,7 +202,7 @@ describe('runStream', () => {
       assert.equal(response.statusCode, 200);
       assert.equal(response.headers['content-type'], 'text/event-stream');
       assert.equal(response.headers['x-request-id'], 'req-1');
-      assert.equal(withoutIds(await one.body()), `: opening\n\ndata: a\n\ndata: b\n\ndata: finish\n\ndata: closing\n\n${DONE_FRAME}`);
+      assert.equal(await one.body(), `: opening\n\ndata: a\n\ndata: b\n\ndata: finish\n\ndata: closing\n\n${DONE_FRAME}`);
     });
 
     it('an empty read sends nothing; the opening goes with the first item even when it has no frames of its own', async () => {
@@ -306,7 +303,7 @@ describe('runStream', () => {
       const result = run();
       source.send(text('a'), FINISH, END);
       // The client has its whole response while the upstream is still open.
-      assert.equal(withoutIds(await one.body()), `: opening\n\ndata: a\n\ndata: finish\n\ndata: closing\n\n${DONE_FRAME}`);
+      assert.equal(await one.body(), `: opening\n\ndata: a\n\ndata: finish\n\ndata: closing\n\n${DONE_FRAME}`);
       assert.deepEqual(writes, [`end : opening\n\ndata: a\n\ndata: finish\n\ndata: closing\n\n${DONE_FRAME}`]);
       source.send(text('late'));
       source.end();
@@ -350,10 +347,7 @@ describe('runStream', () => {
       source.send(text('b'), END);
       assert.equal((await result)?.code, 'upstream_stream_truncated');
       assert.equal((await one.response).statusCode, 200);
-      assert.equal(
-        withoutIds(await one.body()),
-        `: opening\n\ndata: b\n\ndata: usage so far\n\ndata: {"error":"upstream_stream_truncated"}\n\n${DONE_FRAME}`,
-      );
+      assert.equal(await one.body(), `: opening\n\ndata: b\n\ndata: usage so far\n\ndata: {"error":"upstream_stream_truncated"}\n\n${DONE_FRAME}`);
     });
   });
 
@@ -437,7 +431,7 @@ describe('runStream', () => {
       source.send(text('a'), FINISH);
       source.end();
       assert.equal(await result, null);
-      assert.equal(withoutIds(await one.body()), `: opening\n\ndata: a\n\ndata: finish\n\ndata: closing\n\n${DONE_FRAME}`);
+      assert.equal(await one.body(), `: opening\n\ndata: a\n\ndata: finish\n\ndata: closing\n\n${DONE_FRAME}`);
       assert.equal(scope.clientLeft, null);
     });
   });

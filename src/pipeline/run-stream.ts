@@ -137,6 +137,8 @@ export interface RunStreamOptions {
   dialect?: SseDialect;
   /** The upstream acknowledged the request (2xx). */
   onAcknowledged?: () => void;
+  /** A failure before any output is an error frame in a 200 stream, not an HTTP error (stream-end.ts). */
+  upstreamFailureInStream?: boolean;
 }
 
 /**
@@ -161,6 +163,8 @@ export async function runStream<T>(
     dialect: options.dialect,
     heartbeatMs: options.timings.heartbeatMs,
     recording: exchange.resume?.recording,
+    // `id:` lines only on a stream that can be resumed, and only when the operator asks for them.
+    eventIds: exchange.resume?.eventIds === true,
   });
   let idle: NodeJS.Timeout | undefined;
   let opened = false;
@@ -297,7 +301,14 @@ export async function runStream<T>(
   if (stopped && !failure) return null;
   if (scope.signal.aborted && !failure && !finishedEarly) failure = toGatewayError(scope.signal.reason);
 
-  let end = streamEnd({ failure, finishedEarly, writerEnded: writer.ended, committed: writer.committed, held: held !== '' });
+  let end = streamEnd({
+    failure,
+    finishedEarly,
+    writerEnded: writer.ended,
+    committed: writer.committed,
+    held: held !== '',
+    inStream: options.upstreamFailureInStream,
+  });
   if (end === 'finish') {
     try {
       writer.finish(held + (await surface.closing(scope.signal)));
@@ -305,7 +316,7 @@ export async function runStream<T>(
       // The closing frames could not be built (a usage or pricing bug): the stream still ends,
       // with an error frame, rather than being left open.
       failure = toGatewayError(err);
-      end = writer.committed || held !== '' ? 'fail' : 'http-error';
+      end = writer.committed || held !== '' || options.upstreamFailureInStream ? 'fail' : 'http-error';
     }
   }
   if (end === 'fail' && failure) writer.fail(held + (await failureFrames(surface, failure, scope)));

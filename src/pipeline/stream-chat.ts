@@ -1,5 +1,6 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
+import type { ChatStreamChoices } from '../protocol/stream-profiles.ts';
 import { ChatStreamSurface } from './chat-surface.ts';
 import type { RunScope } from './model-operation.ts';
 import { openRouted } from './routed-calls.ts';
@@ -8,10 +9,9 @@ import { runStream, type StreamTimings } from './run-stream.ts';
 export interface StreamChatOptions {
   timings: StreamTimings;
   includeUsage: boolean;
-  errorStyle: 'data' | 'event';
-  profile: 'openai' | 'accounting';
   usageExtensions: boolean;
-  vendorEvents: 'drop' | 'passthrough';
+  /** The stream profile's choices (protocol/stream-profiles.ts). */
+  choices: ChatStreamChoices;
 }
 
 /** POST /v1/chat/completions with `stream: true`. */
@@ -23,20 +23,21 @@ export function streamChat(run: RunScope, request: CanonicalRequest, options: St
       id: `chatcmpl-${requestId}`,
       created: Math.floor(accountant.startedAt / 1000),
       model: target.requested,
-      includeUsage: options.includeUsage,
-      errorStyle: options.errorStyle,
-      profile: options.profile,
       provider: target.provider,
+      includeUsage: options.includeUsage,
       usageExtensions: options.usageExtensions,
-      vendorEvents: options.vendorEvents,
+      stream: options.choices,
     },
     accountant,
     { requestId, provider: target.provider, model: target.model },
     run.admission.warning,
+    (provider) => run.candidates.some((c) => c.target.provider === provider && c.target.adapter.reportsInputFirst === true),
   );
   return runStream(exchange, run.scope, openRouted(run, request), surface, {
     provider: target.provider,
     timings: options.timings,
     onAcknowledged: () => accountant.markAcknowledged(),
+    // The accounting reference's upstream failures come in the stream ("Provider returned 502 Bad Gateway").
+    upstreamFailureInStream: options.choices.upstreamFailure === 'frame',
   });
 }

@@ -22,6 +22,11 @@ describe('streamEnd', () => {
     assert.equal(streamEnd({ ...base, failure: failed, committed: false }), 'http-error');
   });
 
+  it('a failure before any byte is an error frame when the profile tells failures in the stream (the accounting reference)', () => {
+    assert.equal(streamEnd({ ...base, failure: failed, committed: false, inStream: true }), 'fail');
+    assert.equal(streamEnd({ ...base, failure: errors.cancelled('gone'), writerEnded: true, committed: false, inStream: true }), 'done');
+  });
+
   it('a failure after the headers, or with frames held back, is an error frame then [DONE]', () => {
     assert.equal(streamEnd({ ...base, failure: failed }), 'fail');
     assert.equal(streamEnd({ ...base, failure: failed, committed: false, held: true }), 'fail');

@@ -11,6 +11,11 @@ export interface StreamEndState {
   committed: boolean;
   /** Frames of the last read are waiting to be written (they go before the end). */
   held: boolean;
+  /**
+   * A failure before any output is told in a stream too (a 200, the error frame, `[DONE]`), as the
+   * accounting reference does ("Provider returned 502 Bad Gateway"), not as an HTTP error.
+   */
+  inStream?: boolean;
 }
 
 /**
@@ -18,7 +23,8 @@ export interface StreamEndState {
  * - `done`: nothing left to send (finished early, or the client is gone);
  * - `finish`: the closing frames (usage, terminal event), then `[DONE]`;
  * - `http-error`: nothing was sent yet, so the failure is an HTTP error the SDKs can retry;
- * - `fail`: the stream started, so the failure is an error frame, then `[DONE]`.
+ * - `fail`: the stream started (or its profile tells every failure in the stream), so the failure
+ *   is an error frame, then `[DONE]`.
  */
 export type StreamEnd = 'done' | 'finish' | 'http-error' | 'fail';
 
@@ -26,6 +32,6 @@ export function streamEnd(s: StreamEndState): StreamEnd {
   if (s.finishedEarly) return 'done';
   if (!s.failure) return 'finish';
   if (s.writerEnded) return 'done';
-  if (!s.committed && !s.held) return 'http-error';
+  if (!s.committed && !s.held && !s.inStream) return 'http-error';
   return 'fail';
 }

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { z } from 'zod';
+import { STREAM_PROFILES } from '../protocol/stream-profiles.ts';
 import { anthropicPayloads } from '../../test/helpers/anthropic-fixtures.ts';
 import { bedrockBody, decodedEvents, eventStreamMessages } from '../../test/helpers/bedrock-fixtures.ts';
 import { decodeAll } from '../../test/helpers/decode.ts';
@@ -359,12 +360,10 @@ function encode(events: CanonicalEvent[], label: string): void {
     id: 'chatcmpl-f',
     created: 1,
     model: 'fuzz/m',
-    includeUsage: true,
-    errorStyle: 'data',
-    profile: 'openai',
     provider: 'fuzz',
+    includeUsage: true,
     usageExtensions: false,
-    vendorEvents: 'passthrough',
+    stream: { ...STREAM_PROFILES.openai.chat, vendorEvents: 'passthrough' },
   });
   const responses = new ResponsesEventEncoder({ id: 'resp_f', createdAt: 1, model: 'fuzz/m', request: { model: 'fuzz/m', input: 'hi' } });
   let chatWire = '';

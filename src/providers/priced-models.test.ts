@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pricedModels } from './priced-models.ts';
+import { matchesModelId, pricedModels } from './priced-models.ts';
 
 describe('pricedModels', () => {
   it('lists the pricing registry models of the native providers, under their registry ids', () => {
@@ -16,5 +16,19 @@ describe('pricedModels', () => {
   it('lists nothing for a provider that is not native', () => {
     assert.deepEqual(pricedModels('openai'), []);
     assert.deepEqual(pricedModels('mock'), []);
+  });
+});
+
+describe('matchesModelId', () => {
+  it("claude-sonnet-4-20250514 (the Responses reference's example model) is an Anthropic model, as claude-sonnet-4-5 is", () => {
+    assert.equal(matchesModelId('anthropic', 'claude-sonnet-4-20250514'), true);
+    assert.equal(matchesModelId('openai', 'gpt-4o-2024-08-06'), true);
+  });
+
+  it("is not Bedrock's (its API wants its own ids) nor Google's (Vertex's partner models), nor an unknown name", () => {
+    assert.equal(matchesModelId('bedrock', 'claude-sonnet-4-20250514'), false);
+    assert.equal(matchesModelId('google', 'claude-sonnet-4-20250514'), false);
+    assert.equal(matchesModelId('anthropic', 'gpt-9-turbo'), false);
+    assert.equal(matchesModelId('my-vllm', 'claude-sonnet-4-20250514'), false);
   });
 });

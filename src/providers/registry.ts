@@ -8,7 +8,7 @@ import { createMockProvider } from './mock/index.ts';
 import { nativeProviders } from './native-providers.ts';
 import { createOpenAICompatibleProvider, type OpenAICompatibleSettings } from './openai-compatible/index.ts';
 import { findPreset, type OpenAICompatiblePreset, presets } from './openai-compatible/presets.ts';
-import { knownModelIds, pricedModels } from './priced-models.ts';
+import { knownModelIds, matchesModelId, pricedModels } from './priced-models.ts';
 import { redactAdapter } from './redact-adapter.ts';
 import type { ProviderAdapter } from './types.ts';
 
@@ -160,6 +160,10 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
         if (name === 'mock') continue;
         if (adapter.listModels().includes(model) || knownModelIds(name).has(model)) serving.push(name);
       }
+      if (serving.length > 0) return serving;
+      // No provider lists the name as it is: a dated snapshot (`claude-sonnet-4-20250514`, the
+      // Responses reference's own example) is served where the registry matches it to a model.
+      for (const name of adapters.keys()) if (name !== 'mock' && matchesModelId(name, model)) serving.push(name);
       return serving;
     },
     redact,

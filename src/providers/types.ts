@@ -28,6 +28,11 @@ export interface ProviderAdapter {
   complete(request: CanonicalRequest, model: string, ctx: CallContext): Promise<CanonicalEvent[]>;
   /** Models this provider is known to serve, for GET /v1/models (may be empty). */
   listModels(): string[];
+  /**
+   * The upstream's first stream event reports the prompt's input tokens (Anthropic's
+   * message_start): the accounting profile's usage_start waits for it instead of counting.
+   */
+  readonly reportsInputFirst?: boolean;
   /** Present when the upstream implements /v1/responses itself and the config asks to relay it. */
   responses?: ResponsesRelay;
   /** Present when the upstream speaks Anthropic's Messages API itself: POST /v1/messages is relayed to it. */

@@ -64,6 +64,8 @@ function failureOf(provider: string, type: string, data: string): GatewayError {
   return upstreamHttpError({
     provider,
     status: 502,
+    // Reported inside the upstream's 200 stream.
+    httpStatus: 200,
     message: typeof error?.message === 'string' ? error.message : `${provider} reported ${type} before any output.`,
     upstreamCode: typeof error?.code === 'string' ? error.code : null,
   });

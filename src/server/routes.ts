@@ -1,4 +1,7 @@
 import cluster from 'node:cluster';
+import { errors } from '../errors/catalog.ts';
+import { STREAM_PROFILE_NAMES, type StreamProfileName } from '../config/stream-profile-names.ts';
+import { STREAM_PROFILES } from '../protocol/stream-profiles.ts';
 import { streamOverrides } from '../pipeline/endpoint-context.ts';
 import { chatCompletions } from '../pipeline/chat-completions.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
@@ -9,7 +12,6 @@ import { anthropicErrorStatus } from '../protocol/anthropic-messages/errors.ts';
 import { createExchange } from '../pipeline/exchange.ts';
 import { handleModelRequest } from '../pipeline/handle-model-request.ts';
 import type { ModelOperation } from '../pipeline/model-operation.ts';
-import { errors } from '../errors/catalog.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import { readJsonBody } from '../protocol/http/read-json-body.ts';
 import type { Route, RouteCall } from './route-table.ts';
@@ -57,11 +59,41 @@ function modelRoute(operation: (call: RouteCall) => ModelOperation, statusOf?: (
   };
 }
 
-/** `X-Sluice-Profile: accounting` chooses the stream profile per request; else the config's. */
-function profileOf(call: RouteCall): 'openai' | 'accounting' | undefined {
+/** `X-Sluice-Profile: accounting` (any stream profile's name) chooses the stream profile per request; else the endpoint's or the config's. */
+function profileOf(call: RouteCall): StreamProfileName | undefined {
   const header = call.req.headers['x-sluice-profile'];
-  return header === 'accounting' || header === 'openai' ? header : undefined;
+  return STREAM_PROFILE_NAMES.find((name) => name === header);
 }
+
+/**
+ * A route under `/api/v1`, the accounting reference's base path (`https://…/api/v1/chat/completions`):
+ * served when the config's stream profile says so, else unknown, as it is to OpenAI's API.
+ */
+function underApiPrefix(handle: (call: RouteCall) => Promise<void>) {
+  return (call: RouteCall) => {
+    if (!STREAM_PROFILES[call.ctx.config.stream.profile].apiPrefix) {
+      const url = call.req.url ?? '';
+      throw errors.routeNotFound(call.req.method ?? 'POST', url.split('?')[0]);
+    }
+    return handle(call);
+  };
+}
+
+const chatRoute = modelRoute((call) => chatCompletions({ header: profileOf(call) }));
+const responsesRoute = modelRoute((call) => createResponse({ header: profileOf(call) }));
+const embeddingsRoute = modelRoute(() => createEmbeddings);
+const endpointChatRoute = (apiPrefix: boolean) =>
+  endpointModelRoute(
+    (call, endpoint) => chatCompletions({ header: profileOf(call), endpoint: streamOverrides(endpoint) }),
+    undefined,
+    apiPrefix,
+  );
+const endpointResponsesRoute = (apiPrefix: boolean) =>
+  endpointModelRoute(
+    (call, endpoint) => createResponse({ header: profileOf(call), endpoint: streamOverrides(endpoint) }),
+    undefined,
+    apiPrefix,
+  );
 
 /** The client's `anthropic-beta` header goes to an Anthropic target with the body. */
 function messagesOperation(call: RouteCall): ModelOperation {
@@ -97,21 +129,22 @@ export const routes: readonly Route[] = [
     handle: ({ res, ctx, requestId }) =>
       sendJson(res, 200, { object: 'list', scope: 'instance', data: ctx.router.healthView() }, { 'X-Request-ID': requestId }),
   },
-  { method: 'POST', path: '/v1/chat/completions', auth: 'model', handle: modelRoute((call) => chatCompletions(profileOf(call))) },
-  { method: 'POST', path: '/v1/responses', auth: 'model', handle: modelRoute(() => createResponse) },
+  { method: 'POST', path: '/v1/chat/completions', auth: 'model', handle: chatRoute },
+  { method: 'POST', path: '/v1/responses', auth: 'model', handle: responsesRoute },
   // Anthropic's Messages API (docs/api/messages.md): `base_url` is the gateway's origin for the Anthropic SDKs.
   { method: 'POST', path: '/v1/messages', auth: 'model', handle: modelRoute(messagesOperation, anthropicErrorStatus) },
   { method: 'POST', path: '/v1/messages/count_tokens', auth: 'model', handle: countTokensRoute },
   // OpenAI's embeddings API over every provider with embedding models (docs/api/embeddings.md).
-  { method: 'POST', path: '/v1/embeddings', auth: 'model', handle: modelRoute(() => createEmbeddings) },
+  { method: 'POST', path: '/v1/embeddings', auth: 'model', handle: embeddingsRoute },
+  // The same under /api/v1 where the stream profile serves that base path (docs/streams/profiles.md).
+  { method: 'POST', path: '/api/v1/chat/completions', auth: 'model', handle: underApiPrefix(chatRoute) },
+  { method: 'POST', path: '/api/v1/responses', auth: 'model', handle: underApiPrefix(responsesRoute) },
+  { method: 'POST', path: '/api/v1/embeddings', auth: 'model', handle: underApiPrefix(embeddingsRoute) },
   // A project's endpoints: `base_url=https://…/{project}/{endpoint}/v1` (docs/governance/keys.md).
-  {
-    method: 'POST',
-    path: '/{project}/{endpoint}/v1/chat/completions',
-    auth: 'model',
-    handle: endpointModelRoute((call, endpoint) => chatCompletions(profileOf(call), streamOverrides(endpoint))),
-  },
-  { method: 'POST', path: '/{project}/{endpoint}/v1/responses', auth: 'model', handle: endpointModelRoute(() => createResponse) },
+  { method: 'POST', path: '/{project}/{endpoint}/v1/chat/completions', auth: 'model', handle: endpointChatRoute(false) },
+  { method: 'POST', path: '/{project}/{endpoint}/v1/responses', auth: 'model', handle: endpointResponsesRoute(false) },
+  { method: 'POST', path: '/{project}/{endpoint}/api/v1/chat/completions', auth: 'model', handle: endpointChatRoute(true) },
+  { method: 'POST', path: '/{project}/{endpoint}/api/v1/responses', auth: 'model', handle: endpointResponsesRoute(true) },
   {
     method: 'POST',
     path: '/{project}/{endpoint}/v1/messages',

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { calcPrice } from '@pydantic/genai-prices';
 import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { roundUsd } from '../../src/accounting/pricing.ts';
 import type { CanonicalEvent } from '../../src/protocol/canonical/events.ts';
 import { anthropicPayloads, anthropicStreamBody } from '../helpers/anthropic-fixtures.ts';
 import { bedrockBody, expectedBedrockEvents } from '../helpers/bedrock-fixtures.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { openAIPayloads, openAIStreamBody, readFixture } from '../helpers/fixtures.ts';
 import { geminiPayloads } from '../helpers/gemini-fixtures.ts';
-import { withEventIds } from '../helpers/event-ids.ts';
 import { rawStream, requestRecord, startGateway, type TestGateway } from '../helpers/gateway.ts';
 
 /*
@@ -52,15 +52,18 @@ const flat = (s: StreamIdentity, type: string, data: string) => `"type":"${type}
 const deltaChoice = (delta: object) => `{"index":0,"delta":${json(delta)},"logprobs":null,"finish_reason":null}`;
 
 const frames = {
-  /** Sent when the upstream accepts the request: the input is sluice's count then, flagged estimated. */
-  usageStart: (s: StreamIdentity, inputTokens: number) =>
+  /**
+   * Sent when the upstream accepts the request: the input is sluice's count then, flagged
+   * estimated; or with a provider's first event that reports it (Anthropic's message_start), unflagged.
+   */
+  usageStart: (s: StreamIdentity, inputTokens: number, estimated = true) =>
     named('usage_start', {
       type: 'usage_start',
       request_id: s.id,
       provider: s.provider,
       model: s.model,
       input_tokens: inputTokens,
-      estimated: true,
+      ...(estimated && { estimated: true }),
     }),
   role: (s: StreamIdentity) => chunk(s, flat(s, 'content', ''), deltaChoice({ role: 'assistant', content: '' })),
   content: (s: StreamIdentity, text: string) => chunk(s, flat(s, 'content', text), deltaChoice({ content: text })),
@@ -168,14 +171,21 @@ function contentFrames(s: StreamIdentity, events: CanonicalEvent[]): string {
 }
 
 /** The successful body: usage_start, content, finish, cache_hit if cached input, usage_final, response.done, [DONE]. */
-function successBody(s: StreamIdentity, events: CanonicalEvent[], startInput: number, totals: Totals, latencyMs: number): string {
-  return withEventIds(
-    frames.usageStart(s, startInput) +
-      contentFrames(s, events) +
-      (totals.cached > 0 ? frames.cacheHit(s, totals.cached) : '') +
-      frames.usageFinal(s, totals, latencyMs) +
-      frames.responseDone(s, totals) +
-      DONE,
+function successBody(
+  s: StreamIdentity,
+  events: CanonicalEvent[],
+  startInput: number,
+  totals: Totals,
+  latencyMs: number,
+  startEstimated = true,
+): string {
+  return (
+    frames.usageStart(s, startInput, startEstimated) +
+    contentFrames(s, events) +
+    (totals.cached > 0 ? frames.cacheHit(s, totals.cached) : '') +
+    frames.usageFinal(s, totals, latencyMs) +
+    frames.responseDone(s, totals) +
+    DONE
   );
 }
 
@@ -215,7 +225,8 @@ function openAIEnvelope(recording: string): Pick<StreamIdentity, 'serviceTier' |
 function registryPrice(providerId: string, model: string, t: Omit<Totals, 'cost'>): number {
   const price = calcPrice({ input_tokens: t.input, output_tokens: t.output, cache_read_tokens: t.cached }, model, { providerId });
   assert.ok(price, `the registry prices ${providerId}/${model}`);
-  return price.total_price;
+  // sluice keeps costs to 1e-10 USD (accounting/pricing.ts).
+  return roundUsd(price.total_price);
 }
 
 interface ProfileCase {
@@ -226,8 +237,10 @@ interface ProfileCase {
   contentType?: string;
   envelope: Pick<StreamIdentity, 'serviceTier' | 'fingerprint'>;
   events: CanonicalEvent[];
-  /** usage_start's input_tokens: reported before the first token, else counted locally. */
+  /** usage_start's input_tokens: reported by the provider's first event, else counted locally. */
   startInput: number;
+  /** usage_start says its input is sluice's count (true unless the provider's first event reported it). */
+  startEstimated?: boolean;
   totals: Totals;
 }
 
@@ -309,8 +322,9 @@ const cases: ProfileCase[] = [
         .map((p): CanonicalEvent => ({ type: 'text', choice: 0, text: p.delta.text })),
       { type: 'finish', choice: 0, reason: 'stop' },
     ],
-    // usage_start goes out with the response headers, before message_start reports the input (12).
-    startInput: COUNTED_INPUT,
+    // usage_start goes out with message_start, Anthropic's first event, and its input (12; was sluice's count).
+    startInput: 12,
+    startEstimated: false,
     totals: { input: 12, output: 30, cached: 0, cost: registryPrice('anthropic', 'claude-sonnet-4-5', { input: 12, output: 30, cached: 0 }) },
   },
   {
@@ -407,7 +421,7 @@ describe('accounting profile, byte for byte', () => {
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), 'text/event-stream');
       const s = identityOf(res, c.requested, c.envelope, startedAt);
-      assert.equal(res.text, successBody(s, c.events, c.startInput, c.totals, latencyOf(res.text, startedAt)));
+      assert.equal(res.text, successBody(s, c.events, c.startInput, c.totals, latencyOf(res.text, startedAt), c.startEstimated));
     });
   }
 
@@ -422,6 +436,19 @@ describe('accounting profile, byte for byte', () => {
       res.text,
       successBody(s, [...echoed, { type: 'finish', choice: 0, reason: 'stop' }], COUNTED_INPUT, { input: 4, output: 3, cached: 0, cost: 0 }, latency),
     );
+  });
+
+  it("usage_start carries the count of Anthropic's message_start, 1169 with the cache write (was: sluice's estimate, 7)", async () => {
+    const recording = 'anthropic/prompt-cache-write.sse';
+    const start = anthropicPayloads(recording)[0];
+    assert.deepEqual([start.message.usage.input_tokens, start.message.usage.cache_creation_input_tokens], [4, 1165]);
+    upstream.reply({ body: anthropicStreamBody(recording), randomSplit: { seed: 3, maxPiece: 61 } });
+    const res = await rawStream(gw.url, chatBody('anthropic/claude-3-5-sonnet-20240620'), ACCOUNTING);
+    const id = res.headers.get('x-request-id') ?? '';
+    const s = { id, provider: 'anthropic', model: 'claude-3-5-sonnet-20240620' } as StreamIdentity;
+    assert.ok(res.text.startsWith(frames.usageStart(s, 1169, false)), res.text.slice(0, 300));
+    const final = JSON.parse(/^event: usage_final\ndata: (.+)$/m.exec(res.text)?.[1] ?? '{}');
+    assert.equal(final.input_tokens, 1169);
   });
 
   it('sends usage_start when the upstream acknowledges, before the first token ("thinking…")', async () => {
@@ -442,7 +469,7 @@ describe('accounting profile, byte for byte', () => {
       let text = '';
       while (!text.endsWith('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
       const id = res.headers.get('x-request-id');
-      assert.equal(text, withEventIds(frames.usageStart({ id, provider: 'openai', model: 'gpt-4o-mini' } as StreamIdentity, COUNTED_INPUT)));
+      assert.equal(text, frames.usageStart({ id, provider: 'openai', model: 'gpt-4o-mini' } as StreamIdentity, COUNTED_INPUT));
     } finally {
       clearTimeout(timeout);
       controller.abort();
@@ -464,7 +491,7 @@ describe('accounting profile, byte for byte', () => {
       let text = '';
       while (!text.endsWith('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
       const id = res.headers.get('x-request-id');
-      assert.equal(text, withEventIds(frames.usageStart({ id, provider: 'openai', model: 'gpt-4o-mini' } as StreamIdentity, COUNTED_INPUT)));
+      assert.equal(text, frames.usageStart({ id, provider: 'openai', model: 'gpt-4o-mini' } as StreamIdentity, COUNTED_INPUT));
     } finally {
       controller.abort();
     }
@@ -499,16 +526,45 @@ describe('accounting profile, byte for byte', () => {
     assert.match(upstreamError.message, /^Tool call validation failed/);
     const soFar = await soFarOf(gw, res, startedAt);
     assert.equal(soFar.input, COUNTED_INPUT);
-    const said = { status: 400, type: 'invalid_request_error', code: 'tool_use_failed' };
+    // The upstream answered 200 (its in-stream status_code 400 is what the error stands for).
+    const said = { status: 200, type: 'invalid_request_error', code: 'tool_use_failed' };
     assert.equal(
       res.text,
-      withEventIds(
-        frames.usageStart(s, COUNTED_INPUT) +
-          contentFrames(s, openAIFamilyEvents(recording)) +
-          frames.error(s, upstreamError.message, 'invalid_request', soFar, said) +
-          DONE,
-      ),
+      frames.usageStart(s, COUNTED_INPUT) +
+        contentFrames(s, openAIFamilyEvents(recording)) +
+        // The profile's finish vocabulary has `error`: the choice the failure cut short finishes so.
+        frames.finish(s, 'error') +
+        frames.error(s, upstreamError.message, 'invalid_request', soFar, said) +
+        DONE,
     );
+  });
+
+  it('an upstream finish_reason "error": finish "error", then the error frame in place of usage_final (was: stop, then usage_final)', async () => {
+    const recording = 'openai-chat/gpt4o-mini-text-after-tool.sse';
+    const payloads = openAIPayloads(recording).map((p) => p.data);
+    // The role chunk and two deltas, then OpenRouter's way of saying the generation failed.
+    const failed = payloads[1].replace(/"content":"[^"]*"/, '"content":""').replace('"finish_reason":null', '"finish_reason":"error"');
+    upstream.reply({ pieces: [...payloads.slice(0, 3), failed, '[DONE]'].map((d) => `data: ${d}\n\n`) });
+    const startedAt = Date.now();
+    const res = await rawStream(gw.url, chatBody('openai/gpt-4o-mini'), ACCOUNTING);
+    const s = identityOf(res, 'openai/gpt-4o-mini', openAIEnvelope(recording), startedAt);
+    const soFar = await soFarOf(gw, res, startedAt);
+    const said = JSON.parse(payloads[2]).choices[0].delta.content;
+    const words: CanonicalEvent[] = [JSON.parse(payloads[1]).choices[0].delta.content, said].map((text) => ({ type: 'text', choice: 0, text }));
+    assert.equal(
+      res.text,
+      frames.usageStart(s, COUNTED_INPUT) +
+        contentFrames(s, words) +
+        frames.finish(s, 'error') +
+        frames.error(s, 'openai ended the generation with finish_reason "error".', 'upstream_error', soFar, {
+          status: 200,
+          type: null,
+          code: null,
+        }) +
+        DONE,
+    );
+    const row = await requestRecord(gw, res.headers.get('x-request-id') ?? '');
+    assert.equal(row.outcome, 'error');
   });
 
   it('a sluice-side failure after output (mock/error): the same error frame', async () => {
@@ -519,16 +575,15 @@ describe('accounting profile, byte for byte', () => {
     const soFar = await soFarOf(gw, res, startedAt);
     assert.equal(
       res.text,
-      withEventIds(
-        frames.usageStart(s, COUNTED_INPUT) +
-          contentFrames(s, words) +
-          frames.error(s, 'The mock provider failed mid-stream, as mock/error always does.', 'upstream_error', soFar, {
-            status: null,
-            type: null,
-            code: 'mock_failure',
-          }) +
-          DONE,
-      ),
+      frames.usageStart(s, COUNTED_INPUT) +
+        contentFrames(s, words) +
+        frames.finish(s, 'error') +
+        frames.error(s, 'The mock provider failed mid-stream, as mock/error always does.', 'upstream_error', soFar, {
+          status: null,
+          type: null,
+          code: 'mock_failure',
+        }) +
+        DONE,
     );
   });
 });
@@ -556,7 +611,7 @@ describe('accounting profile chosen in the config', () => {
 
   it('lets a request ask for the plain openai profile with X-Sluice-Profile: openai', async () => {
     const res = await rawStream(gw.url, chatBody('mock/echo'), { 'x-sluice-profile': 'openai' });
-    assert.ok(res.text.startsWith('id: 1\ndata: {"id":"chatcmpl-'));
+    assert.ok(res.text.startsWith('data: {"id":"chatcmpl-'));
     assert.ok(!/usage_start|usage_final|"type":|response\.done|cost_usd/.test(res.text));
     assert.ok(res.text.endsWith(DONE));
   });

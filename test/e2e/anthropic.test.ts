@@ -263,7 +263,8 @@ describe('anthropic through the openai SDK', () => {
         message: 'Overloaded',
         type: 'server_error',
         code: 'upstream_overloaded',
-        upstream: { status: 529, type: 'overloaded_error', code: null },
+        // The stream came with a 200: the status Anthropic answered, not the one the error type implies (529).
+        upstream: { status: 200, type: 'overloaded_error', code: null },
       },
     });
     assert.equal(frames[3], '[DONE]');

@@ -257,7 +257,7 @@ describe('bedrock through the openai SDK', () => {
         message: 'The model stream was interrupted.',
         type: 'upstream_error',
         code: 'upstream_error',
-        upstream: { status: 502, type: 'modelStreamErrorException', code: null },
+        upstream: { status: 200, type: 'modelStreamErrorException', code: null },
       },
     });
     const chunks = frames.slice(0, -2).map((f) => JSON.parse(f.data) as { choices: { delta: { content?: string } }[] });

@@ -252,7 +252,7 @@ describe('stream options: error_style event, usage always', () => {
     upstream.reply({ pieces: head, after: 'reset' });
     const { text } = await rawStream(gw.url, chatRequest());
     expectErrorThenDone(text, 'upstream_connection_error', 'error');
-    assert.match(text, /\n\nid: \d+\nevent: error\ndata: \{"error":\{[^\n]*\}\}\n\nid: \d+\ndata: \[DONE\]\n\n$/);
+    assert.match(text, /\n\nevent: error\ndata: \{"error":\{[^\n]*\}\}\n\ndata: \[DONE\]\n\n$/);
   });
 
   it('usage always: the usage chunk arrives without the client asking', async () => {

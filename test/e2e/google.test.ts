@@ -237,7 +237,7 @@ describe('google (Gemini) through the openai SDK', () => {
         message: 'The model is overloaded. Please try again later.',
         type: 'server_error',
         code: 'upstream_overloaded',
-        upstream: { status: 503, type: null, code: null },
+        upstream: { status: 200, type: null, code: null },
       },
     });
     const content = frames

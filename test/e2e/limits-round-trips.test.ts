@@ -168,7 +168,7 @@ describe('Redis round trips before the first token, through the gateway', { skip
     const reader = res.body!.getReader();
     const firstRead = await reader.read();
     const trips = proxy.reads.fromClients - start;
-    assert.match(new TextDecoder().decode(firstRead.value), /^(id: 1\n)?data: /);
+    assert.match(new TextDecoder().decode(firstRead.value), /^data: /);
     while (!(await reader.read()).done);
     // Its settlement (after the last byte, fire and forget) is answered before the next request counts.
     await until(() => proxy.reads.fromClients - start > trips && proxy.reads.fromServer >= proxy.reads.fromClients);

@@ -176,7 +176,8 @@ describe('/v1/messages relayed to Anthropic falls back to the next Anthropic tar
     assert.ok(!res.text.includes('overloaded_error'), res.text);
     assert.equal(messagesText(res.text), recordedAnswer);
     assert.deepEqual(attemptsOf(res.record), [
-      ['anthropic', 'c-event', 529, 'upstream_overloaded', 'overloaded'],
+      // The status Anthropic answered (the error came inside its 200 stream), not the 529 its type stands for.
+      ['anthropic', 'c-event', 200, 'upstream_overloaded', 'overloaded'],
       ['anthropic', 'claude-b', 200, null, null],
     ]);
   });
@@ -433,7 +434,8 @@ describe('translated streams: a fallback after heartbeats, and Bedrock exception
     assert.deepEqual(
       attemptsOf(res.record).map((x) => [x[0], x[2], x[4]]),
       [
-        ['bedrock', 429, 'rate_limited'],
+        // The exception came inside a 200 event stream.
+        ['bedrock', 200, 'rate_limited'],
         ['b', 200, null],
       ],
     );
@@ -461,6 +463,28 @@ describe('bare model names from the pricing registry', () => {
       const record = await requestRecord(gw, res.headers.get('x-request-id') ?? '');
       assert.deepEqual([record.provider, record.model, record.requested_model], ['anthropic', 'claude-sonnet-4-5', 'claude-sonnet-4-5']);
       assert.equal(bodyOf(up.requests.at(-1) as RecordedRequest).model, 'claude-sonnet-4-5');
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it("the Responses reference's own example model, claude-sonnet-4-20250514, resolves as a bare name like claude-sonnet-4-5 (was: 404)", async () => {
+    up.reply(sse(anthropicStreamBody(ANTHROPIC_TEXT)));
+    // Bedrock's pricing also matches the name (to its anthropic.claude-sonnet-4-20250514-v1:0), but its API does not take it.
+    const gw = await startGateway(
+      { stream: { heartbeat_s: 0 } },
+      { ANTHROPIC_API_KEY: 'sk-ant-e2e', ANTHROPIC_BASE_URL: up.url, AWS_BEARER_TOKEN_BEDROCK: 'bedrock-e2e', AWS_REGION: 'us-east-1' },
+    );
+    try {
+      // The reference's request, as it is written there.
+      const res = await rawStream(gw.url, { model: 'claude-sonnet-4-20250514', input: 'Hello!', stream: true }, {}, '/v1/responses');
+      assert.equal(res.status, 200, res.text);
+      const record = await requestRecord(gw, res.headers.get('x-request-id') ?? '');
+      assert.deepEqual(
+        [record.provider, record.model, record.requested_model],
+        ['anthropic', 'claude-sonnet-4-20250514', 'claude-sonnet-4-20250514'],
+      );
+      assert.equal(bodyOf(up.requests.at(-1) as RecordedRequest).model, 'claude-sonnet-4-20250514');
     } finally {
       await gw.close();
     }

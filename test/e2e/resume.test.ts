@@ -29,7 +29,10 @@ function longStream(): string[] {
 
 const BODY = { model: 'up/gpt-4o-mini', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'count' }] };
 
-/** The complete frames of an SSE text (comments, i.e. heartbeats, left out) and the last frame's id. */
+/**
+ * The complete frames of an SSE text (comments, i.e. heartbeats, left out) and the last frame's
+ * id: its `id:` line, or without id lines (stream.resume.event_ids off) the number of frames got.
+ */
 function framesOf(text: string): { frames: string[]; lastId: number } {
   const frames = text
     .split('\n\n')
@@ -37,7 +40,7 @@ function framesOf(text: string): { frames: string[]; lastId: number } {
     .filter((f) => !f.startsWith(':'))
     .map((f) => `${f}\n\n`);
   const last = frames.at(-1)?.match(/^id: (\d+)\n/);
-  return { frames, lastId: last ? Number(last[1]) : 0 };
+  return { frames, lastId: last ? Number(last[1]) : frames.length };
 }
 
 /** What differs between two runs of the same stream: the request id in the frames, and the second it started. */
@@ -115,7 +118,7 @@ describe('resumable streams (stream.resume)', () => {
     gw = await startGateway({
       ...upstreamConfig(upstream.url),
       auth: { master_key: MASTER },
-      stream: { resume: { enabled: true, grace_s: 30 } },
+      stream: { resume: { enabled: true, grace_s: 30, event_ids: true } },
     });
     const res = await post(gw.url, MASTER);
     uninterrupted = normalized(await res.text(), res.headers.get('x-request-id')!);
@@ -273,15 +276,35 @@ describe('resumable streams: 410 once a stream is no longer kept, and the grace 
   });
 });
 
+describe('resumable streams without id lines (stream.resume.event_ids off, the default)', () => {
+  it("the frames are the reference documents' bytes, and Last-Event-ID is the number of events got", async () => {
+    const upstream = await startFakeUpstream();
+    upstream.reply({ headers: { 'content-type': 'text/event-stream' }, pieces: longStream(), delayMs: 5 });
+    const gw = await startGateway({ ...upstreamConfig(upstream.url), auth: { master_key: MASTER }, stream: { resume: { enabled: true } } });
+    try {
+      const res = await post(gw.url, MASTER);
+      const uninterrupted = normalized(await res.text(), res.headers.get('x-request-id')!);
+      assert.doesNotMatch(uninterrupted, /^id:/m);
+      assert.ok(uninterrupted.startsWith('data: {"id":"chatcmpl-'));
+      const run = await droppedRun(gw.url, MASTER, [7, 11]);
+      assert.equal(normalized(run.text, run.requestId), uninterrupted);
+    } finally {
+      await gw.close();
+      await upstream.close();
+    }
+  });
+});
+
 describe('resuming is off by default', () => {
-  it('GET /v1/streams/{id} is a 404, and frames still carry ids', async () => {
+  it('GET /v1/streams/{id} is a 404, and no frame carries an id: line (was: every frame, resumable or not)', async () => {
     const upstream = await startFakeUpstream();
     upstream.reply({ headers: { 'content-type': 'text/event-stream' }, pieces: longStream() });
     const gw = await startGateway({ ...upstreamConfig(upstream.url), auth: { master_key: MASTER } });
     try {
       const res = await post(gw.url, MASTER);
       const text = await res.text();
-      assert.ok(text.startsWith('id: 1\ndata: '));
+      assert.ok(text.startsWith('data: {"id":"chatcmpl-'));
+      assert.doesNotMatch(text, /^id:/m);
       const again = await resume(gw.url, MASTER, res.headers.get('x-request-id')!, 0);
       assert.equal(again.status, 404);
     } finally {

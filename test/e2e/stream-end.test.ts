@@ -107,12 +107,46 @@ describe('how a chat stream ends: every exit path, the whole frame list', () => 
       {
         type: 'invalid_request_error',
         code: 'invalid_request',
-        upstream: { status: 400, type: 'invalid_request_error', code: 'tool_use_failed' },
+        // Groq's status_code 400 is the status the error stands for; the upstream answered 200.
+        upstream: { status: 200, type: 'invalid_request_error', code: 'tool_use_failed' },
       },
     );
     const row = await assertUsageIsTheLedgers(gw, res.headers.get('x-request-id')!, usage);
     assert.deepEqual(row.error.upstream, { type: 'invalid_request_error', code: 'tool_use_failed' });
     assert.equal(row.error.code, 'invalid_request');
+    assert.equal(row.upstream_status, 200);
+  });
+
+  it('an upstream finish_reason "error" fails the stream: the usage so far, the error frame, outcome error (was: stop, outcome ok)', async () => {
+    // OpenRouter ends a generation that failed this way: the finish chunk says `error`, nothing else.
+    const failed = head[1].replace('"finish_reason":null', '"finish_reason":"error"').replace('"content":"The"', '"content":""');
+    assert.notEqual(failed, head[1]);
+    upstream.reply({ pieces: [...head, failed, 'data: [DONE]\n\n'] });
+    const res = await rawStream(gw.url, usageRequest());
+    assert.deepEqual(chatShape(res.text), ['role', ...contents(2), 'usage', 'error upstream_error', '[DONE]']);
+    const { usage, error } = tail(res.text);
+    assert.deepEqual(error, {
+      message: 'up ended the generation with finish_reason "error".',
+      type: 'upstream_error',
+      code: 'upstream_error',
+      upstream: { status: 200, type: null, code: null },
+    });
+    const row = await assertUsageIsTheLedgers(gw, res.headers.get('x-request-id')!, usage);
+    assert.deepEqual([row.outcome, row.error.code, row.upstream_status], ['error', 'upstream_error', 200]);
+    assert.ok(row.cost_usd > 0, "the output it did generate is billed, as any failed stream's");
+  });
+
+  it('an error event inside a 200 stream is recorded as upstream status 200, with the error (was: 502)', async () => {
+    // OpenRouter's in-chunk error: no status of its own, so sluice's status is 502; the upstream's was 200.
+    upstream.reply({ pieces: [...head, 'data: {"error":{"message":"Provider disconnected","code":"server_error"}}\n\n'] });
+    const res = await rawStream(gw.url, usageRequest());
+    assert.deepEqual(chatShape(res.text), ['role', ...contents(2), 'usage', 'error upstream_error', '[DONE]']);
+    assert.deepEqual(tail(res.text).error?.upstream, { status: 200, type: null, code: 'server_error' });
+    const row = await requestRecord(gw, res.headers.get('x-request-id')!);
+    assert.deepEqual(
+      [row.outcome, row.upstream_status, row.error.code, row.error.upstream],
+      ['error', 200, 'upstream_error', { type: null, code: 'server_error' }],
+    );
   });
 
   it('a truncated stream (no finish, then the connection ends): the usage so far, upstream_stream_truncated, [DONE]', async () => {
@@ -217,14 +251,15 @@ describe('how a chat stream ends: the accounting profile', () => {
     await upstream.close();
   });
 
-  it('a failure: no usage_final (the error frame comes in its place), the error frame carries the usage so far', async () => {
+  it('a failure: finish "error", no usage_final (the error frame comes in its place), the error frame carries the usage so far', async () => {
     upstream.reply({ pieces: head, after: 'reset' });
     const res = await rawStream(gw.url, chatRequest());
     const parsed = parseSse(res.text).frames;
     assert.deepEqual(
       parsed.map((f) => f.event ?? (f.data === '[DONE]' ? '[DONE]' : JSON.parse(f.data).type)),
-      ['usage_start', 'content', 'content', 'content', 'error', '[DONE]'],
+      ['usage_start', 'content', 'content', 'content', 'finish', 'error', '[DONE]'],
     );
+    assert.equal(JSON.parse(parsed.at(-3)!.data).finish_reason, 'error');
     const error = JSON.parse(parsed.at(-2)!.data);
     assert.deepEqual(Object.keys(error), [
       'type',

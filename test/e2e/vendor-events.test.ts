@@ -80,19 +80,20 @@ describe('vendor events (x_*) in a chat stream', () => {
     assert.doesNotMatch(raw.text, /x_research|x_artifact|x_chat/);
   });
 
-  it('passes them through unchanged and in order with stream.vendor_events: passthrough', async () => {
+  it('passes them through unchanged and in order with stream.vendor_events: passthrough, after the role chunk (was: the first x_ event before it)', async () => {
     const raw = await rawStream(passGw.url, request);
     assert.equal(raw.status, 200);
     assert.deepEqual(vendorLines(raw.text), VENDOR_LINES);
-    // In place: before the first content (the upstream's empty role chunk carries no output, so
-    // sluice's role goes out with the first content), among the content, x_chat.metadata after the finish.
+    // In place: the role chunk first (the reference's lifecycle starts with it, and a client keys
+    // the assistant turn on it), then the two events the upstream sent before its first content,
+    // the content with one among it, x_chat.metadata after the finish.
     const kinds = parseSse(raw.text).frames.map(({ data }) => {
       if (data === '[DONE]') return data;
       const json = JSON.parse(data);
       return json.type ?? (json.choices[0]?.finish_reason ? 'finish' : json.choices[0]?.delta?.role ? 'role' : 'content');
     });
     const at = (type: string) => kinds.indexOf(type);
-    assert.ok(at('x_research.searching') < at('x_research.result') && at('x_research.result') < at('role'));
+    assert.deepEqual(kinds.slice(0, 4), ['role', 'x_research.searching', 'x_research.result', 'content']);
     assert.ok(at('content') < at('x_artifact.created') && at('x_artifact.created') < at('finish'));
     assert.ok(at('finish') < at('x_chat.metadata') && at('x_chat.metadata') < at('[DONE]'));
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STREAM_PROFILE_NAMES } from '../../config/stream-profile-names.ts';
 import { schemaError } from '../../protocol/schema-errors.ts';
 
 /**
@@ -62,7 +63,7 @@ const createEndpointSchema = z.strictObject({
   name: slug,
   /** An alias or provider/model. */
   model: z.string().min(1).max(256),
-  stream_profile: z.enum(['openai', 'accounting']).optional(),
+  stream_profile: z.enum(STREAM_PROFILE_NAMES).optional(),
   usage: z.enum(['opt_in', 'always']).optional(),
   error_style: z.enum(['data', 'event']).optional(),
   vendor_events: z.enum(['drop', 'passthrough']).optional(),

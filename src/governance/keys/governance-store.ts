@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { StreamProfileName } from '../../config/stream-profile-names.ts';
 import type { ApiKeysTable, Database, EndpointsTable, ProjectsTable } from '../../store/database.ts';
 
 export interface Project {
@@ -36,7 +37,7 @@ export interface Endpoint {
   name: string;
   /** An alias or provider/model: what a bare or missing model name means on this endpoint. */
   model: string;
-  streamProfile: 'openai' | 'accounting' | null;
+  streamProfile: StreamProfileName | null;
   usage: 'opt_in' | 'always' | null;
   errorStyle: 'data' | 'event' | null;
   vendorEvents: 'drop' | 'passthrough' | null;

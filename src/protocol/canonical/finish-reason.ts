@@ -16,10 +16,12 @@ const known: Record<string, FinishReason> = {
   end_turn: 'stop',
   stop_sequence: 'stop',
   tool_use: 'tool_calls',
-  error: 'stop',
 };
 
-/** Maps an OpenAI-family finish reason; anything unknown is a natural stop. */
+/**
+ * Maps an OpenAI-family finish reason; anything unknown is a natural stop. `error` (OpenRouter's,
+ * for a generation that failed) is no finish at all: the decoders make it the stream's failure.
+ */
 export function normalizeFinishReason(raw: string): FinishReason {
   // Own keys only: a finish_reason such as `constructor` must not find Object.prototype's.
   return Object.hasOwn(known, raw) ? known[raw] : 'stop';

@@ -41,8 +41,8 @@ function rulesFor(kind: StreamKind): RuleFamily[] {
 
 /**
  * The stream conformance checker behind `sluice check` and the test suite's stream tap: it reads
- * a chat-completions stream (openai profile with either error style, or the accounting profile), a
- * Responses stream or an Anthropic Messages stream, tells which from its first frames unless `kind` is given, and reports every
+ * a chat-completions stream (in any stream profile: protocol/stream-profiles.ts), a Responses
+ * stream or an Anthropic Messages stream, tells which from its first frames unless `kind` is given, and reports every
  * violation of the stream contract with the frame that shows it.
  */
 export function createStreamChecker(options: { kind?: StreamKind } = {}): StreamChecker {

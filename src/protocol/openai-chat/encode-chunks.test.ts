@@ -2,18 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CanonicalEvent } from '../canonical/events.ts';
+import { STREAM_PROFILES } from '../stream-profiles.ts';
 import { ChatChunkEncoder, type ChatChunkEncoderOptions } from './encode-chunks.ts';
 
 const options: ChatChunkEncoderOptions = {
   id: 'chatcmpl-1',
   created: 1700000000,
   model: 'openrouter/deepseek/deepseek-chat',
-  includeUsage: false,
-  errorStyle: 'data',
-  profile: 'openai',
   provider: 'openrouter',
+  includeUsage: false,
   usageExtensions: false,
-  vendorEvents: 'drop',
+  stream: STREAM_PROFILES.openai.chat,
 };
 
 const cite: CanonicalEvent = {
@@ -51,7 +50,7 @@ describe('ChatChunkEncoder: citations', () => {
   });
 
   it('in the accounting profile, with the flat type `annotation` and the URL as data', () => {
-    const [, frame] = chunks([cite], { profile: 'accounting' });
+    const [, frame] = chunks([cite], { stream: STREAM_PROFILES.accounting.chat });
     assert.deepEqual([frame.type, frame.data, frame.provider], ['annotation', 'https://a.example', 'openrouter']);
   });
 
@@ -88,7 +87,7 @@ describe('ChatChunkEncoder: the error frame', () => {
   });
 
   it("accounting profile: flat, with the usage so far in usage_final's fields, naming the provider routing fell back to", () => {
-    const encoder = new ChatChunkEncoder({ ...options, profile: 'accounting' });
+    const encoder = new ChatChunkEncoder({ ...options, stream: STREAM_PROFILES.accounting.chat });
     encoder.encode({
       type: 'fallback',
       from: { provider: 'openrouter', model: 'a' },
@@ -133,10 +132,24 @@ describe('ChatChunkEncoder: vendor events', () => {
     assert.equal(new ChatChunkEncoder(options).encode(vendor), '');
   });
 
-  it("passes them through as the upstream's data line, in both profiles", () => {
-    for (const profile of ['openai', 'accounting'] as const) {
-      const encoder = new ChatChunkEncoder({ ...options, profile, vendorEvents: 'passthrough' });
+  it("passes them through as the upstream's data line, with chunks or accounting frames", () => {
+    for (const frames of ['chunks', 'accounting'] as const) {
+      const encoder = new ChatChunkEncoder({ ...options, stream: { ...options.stream, frames, vendorEvents: 'passthrough' } });
+      encoder.encode({ type: 'text', choice: 0, text: 'Hi' });
       assert.equal(encoder.encode(vendor), 'data: {"type":"x_artifact.created","artifact_id":"a1"}\n\n');
     }
+  });
+
+  it('sends the role chunk before a vendor event that comes first (was: the vendor event before it)', () => {
+    const encoder = new ChatChunkEncoder({ ...options, stream: { ...options.stream, vendorEvents: 'passthrough' } });
+    const frames = [vendor, vendor, { type: 'text', choice: 0, text: 'Hi' } as const].map((e) => encoder.encode(e)).join('');
+    assert.deepEqual(
+      frames
+        .split('\n\n')
+        .filter(Boolean)
+        .map((f) => JSON.parse(f.slice('data: '.length)))
+        .map((p) => p.type ?? p.choices[0].delta),
+      [{ role: 'assistant', content: '' }, 'x_artifact.created', 'x_artifact.created', { content: 'Hi' }],
+    );
   });
 });

@@ -1,8 +1,10 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { errorObject, renderStreamError } from '../../errors/render.ts';
 import type { CanonicalEvent, TokenLogprob } from '../canonical/events.ts';
+import type { FinishReason } from '../canonical/finish-reason.ts';
 import { toOpenAIUsage, type Usage } from '../canonical/usage.ts';
 import { dataFrame, namedFrame } from '../sse/frames.ts';
+import type { ChatStreamChoices } from '../stream-profiles.ts';
 import { chatAnnotation } from './annotations.ts';
 
 /** The chat schema's max `n` (request-schema.ts), and so the number of choices a stream can have. */
@@ -13,20 +15,17 @@ export interface ChatChunkEncoderOptions {
   created: number;
   /** The model as the client named it (`provider/model` or the alias). */
   model: string;
-  /** Adds `"usage":null` to every chunk and the usage chunk at the end, as OpenAI does on opt-in. */
-  includeUsage: boolean;
-  /** `data` (default): `data: {"error":…}`; `event`: a named `event: error` frame. */
-  errorStyle: 'data' | 'event';
-  /**
-   * `accounting` adds the flat `type` / `data` / `provider` fields of
-   * reference/accounting-events.txt next to `choices`, and ends with its own frames.
-   */
-  profile: 'openai' | 'accounting';
   provider: string;
-  /** openai profile: add `cost_usd` and `estimated` to the usage object. */
+  /** The client gets usage: it asked (`stream_options.include_usage`), or the profile always sends it. */
+  includeUsage: boolean;
+  /** Chunk frames: add `cost_usd` and `estimated` to the usage object. */
   usageExtensions: boolean;
-  /** An upstream's `x_*` events: left out (strict clients may choke on them) or sent on as they came. */
-  vendorEvents: 'drop' | 'passthrough';
+  /**
+   * The stream profile's choices (protocol/stream-profiles.ts). `frames: accounting` adds the flat
+   * `type` / `data` / `provider` fields of reference/accounting-events.txt next to `choices`, and
+   * ends with its own frames.
+   */
+  stream: ChatStreamChoices;
 }
 
 /** A failed stream's usage so far, as the accounting profile's error frame carries it. */
@@ -59,7 +58,14 @@ export class ChatChunkEncoder {
   private readonly choices: ChoiceState[] = [];
   private prefix: string | undefined;
   private readonly suffix: string;
+  /** How a tool-call delta opens: `content: null` before the calls where the profile says so. */
+  private readonly toolCallsOpen: string;
   private readonly accounting: boolean;
+  /**
+   * The finish chunks, held until the usage is known when the usage rides on the finish chunk
+   * (reference/chat-streaming-full.txt); undefined when it does not.
+   */
+  private heldFinishes: string[] | undefined;
   /** The provider the frames name: changes when routing falls back to another before the first token. */
   private provider: string;
   private providerJson: string;
@@ -68,11 +74,15 @@ export class ChatChunkEncoder {
 
   constructor(options: ChatChunkEncoderOptions) {
     this.options = options;
-    this.accounting = options.profile === 'accounting';
+    const stream = options.stream;
+    this.accounting = stream.frames === 'accounting';
     this.provider = options.provider;
     this.providerJson = JSON.stringify(options.provider);
-    // The accounting profile reports usage in its own frames, never in chunks.
-    this.suffix = options.includeUsage && !this.accounting ? '],"usage":null}' : ']}';
+    // The accounting frames report usage in their own events, never in chunks.
+    const nullUsage = stream.nullUsage === 'every' || (stream.nullUsage === 'requested' && options.includeUsage);
+    this.suffix = nullUsage && !this.accounting ? '],"usage":null}' : ']}';
+    this.toolCallsOpen = stream.toolCallContent === 'null' ? '{"content":null,"tool_calls":[' : '{"tool_calls":[';
+    if (options.includeUsage && !this.accounting && stream.usageChunk === 'finish') this.heldFinishes = [];
   }
 
   /** True when every choice that started has finished (and at least one did). */
@@ -122,28 +132,25 @@ export class ChatChunkEncoder {
         const index = state.toolIndex?.size ?? 0;
         (state.toolIndex ??= new Map()).set(event.index, index);
         const call = `{"index":${index},"id":${JSON.stringify(event.id)},"type":"function","function":{"name":${JSON.stringify(event.name)},"arguments":""}}`;
-        return this.delta(event.choice, `{"tool_calls":[${call}]}`, 'null', { type: 'tool_call', data: '' });
+        return this.delta(event.choice, `${this.toolCallsOpen}${call}]}`, 'null', { type: 'tool_call', data: '' });
       }
       case 'tool-call-delta': {
         const index = this.choice(event.choice).toolIndex?.get(event.index);
         if (index === undefined || event.arguments === '') return '';
         const call = `{"index":${index},"function":{"arguments":${JSON.stringify(event.arguments)}}}`;
-        return this.delta(event.choice, `{"tool_calls":[${call}]}`, 'null', { type: 'tool_call', data: event.arguments });
+        return this.delta(event.choice, `${this.toolCallsOpen}${call}]}`, 'null', { type: 'tool_call', data: event.arguments });
       }
       case 'finish': {
         const state = this.choice(event.choice);
         if (state.finished) return ''; // exactly one finish chunk, whatever the upstream repeats
-        const role = this.roleChunk(event.choice, state);
-        state.finished = true;
-        const choice = `{"index":${event.choice},"delta":{},"logprobs":null,"finish_reason":"${event.reason}"}`;
-        return `${role}${this.frame(choice, this.accounting ? `"type":"finish","provider":${this.providerJson},"finish_reason":"${event.reason}",` : '')}`;
+        return this.roleChunk(event.choice, state) + this.finishChunk(event.choice, state, event.reason);
       }
       case 'fallback':
         this.provider = event.to.provider;
         this.providerJson = JSON.stringify(event.to.provider);
         return '';
       case 'vendor':
-        return this.options.vendorEvents === 'passthrough' ? vendorFrame(event.data) : '';
+        return this.options.stream.vendorEvents === 'passthrough' ? this.openTurn() + vendorFrame(event.data) : '';
       case 'usage':
       case 'error':
       case 'end':
@@ -151,15 +158,36 @@ export class ChatChunkEncoder {
     }
   }
 
-  /** The usage chunk (empty `choices`) when the client gets usage, else nothing. */
+  /**
+   * The usage when the client gets usage, else nothing: a chunk of its own (empty `choices`), or
+   * on the last finish chunk where the profile puts it there (a stream that failed before its
+   * finish still gets it, on a chunk of its own).
+   */
   usageFrame(usage: Usage | null, costUsd?: number): string {
-    if (!this.options.includeUsage || !usage || this.accounting) return '';
+    if (!this.options.includeUsage || !usage || this.accounting) return this.releaseFinishes('');
     const body: Record<string, unknown> = { ...toOpenAIUsage(usage) };
     if (this.options.usageExtensions) {
       body.cost_usd = costUsd ?? 0;
       body.estimated = usage.source === 'estimated';
     }
-    return dataFrame(`${this.getPrefix()}"choices":[],"usage":${JSON.stringify(body)}}`);
+    const json = JSON.stringify(body);
+    if (this.heldFinishes?.length) return this.releaseFinishes(json);
+    return dataFrame(`${this.getPrefix()}"choices":[],"usage":${json}}`);
+  }
+
+  /** The held finish chunks, the last with `usageJson` when given. */
+  private releaseFinishes(usageJson: string): string {
+    const held = this.heldFinishes;
+    if (!held?.length) return '';
+    this.heldFinishes = [];
+    let frames = '';
+    for (let i = 0; i < held.length; i++) {
+      frames +=
+        i === held.length - 1 && usageJson
+          ? `data: ${this.getPrefix()}"choices":[${held[i]}],"usage":${usageJson}}\n\n`
+          : this.frame(held[i], '');
+    }
+    return frames;
   }
 
   /**
@@ -170,6 +198,12 @@ export class ChatChunkEncoder {
    */
   errorFrame(error: GatewayError, soFar?: UsageSoFar): string {
     if (this.accounting) {
+      // The profile's finish vocabulary has `error` (reference/accounting-events.txt): every choice
+      // the failure cut short finishes so, before the error frame.
+      let finishes = '';
+      this.choices.forEach((state, index) => {
+        if (state.started && !state.finished) finishes += this.finishChunk(index, state, 'error');
+      });
       const frame: Record<string, unknown> = {
         type: 'error',
         data: error.message,
@@ -185,10 +219,12 @@ export class ChatChunkEncoder {
         frame.latency_ms = soFar.latencyMs;
         frame.estimated = soFar.usage.source === 'estimated';
       }
-      return dataFrame(JSON.stringify(frame));
+      return finishes + dataFrame(JSON.stringify(frame));
     }
-    const json = renderStreamError(error);
-    return this.options.errorStyle === 'event' ? namedFrame('error', json) : dataFrame(json);
+    const json = renderStreamError(error, this.options.stream.errorType === 'upstream');
+    // Finish chunks held for a usage that will not come (this is the last frame but [DONE]).
+    const finishes = this.releaseFinishes('');
+    return finishes + (this.options.stream.errorStyle === 'event' ? namedFrame('error', json) : dataFrame(json));
   }
 
   private choice(index: number): ChoiceState {
@@ -205,12 +241,35 @@ export class ChatChunkEncoder {
     return state;
   }
 
+  /** `reason`: a canonical finish reason, or the accounting profile's `error`. */
+  private finishChunk(choice: number, state: ChoiceState, reason: FinishReason | 'error'): string {
+    state.finished = true;
+    const choiceJson = `{"index":${choice},"delta":{},"logprobs":null,"finish_reason":"${reason}"}`;
+    if (this.heldFinishes) {
+      this.heldFinishes.push(choiceJson);
+      return '';
+    }
+    return this.frame(
+      choiceJson,
+      this.accounting ? `"type":"finish","provider":${this.providerJson},"finish_reason":"${reason}",` : '',
+    );
+  }
+
   private delta(choice: number, delta: string, logprobsJson: string, flat: Flat): string {
     const state = this.choice(choice);
     if (state.finished) return '';
     const role = this.roleChunk(choice, state);
     const choiceJson = `{"index":${choice},"delta":${delta},"logprobs":${logprobsJson},"finish_reason":null}`;
     return `${role}${this.frame(choiceJson, this.flatFields(flat))}`;
+  }
+
+  /**
+   * The role chunk of choice 0 when no choice has started: a vendor event before the first delta
+   * must not come before it (the stream's first chunk announces the assistant turn).
+   */
+  private openTurn(): string {
+    for (const state of this.choices) if (state?.started) return '';
+    return this.roleChunk(0, this.choice(0));
   }
 
   private roleChunk(choice: number, state: ChoiceState): string {

@@ -4,6 +4,7 @@ import type { CanonicalEvent, TokenLogprob, UrlCitation } from '../canonical/eve
 import type { FinishReason } from '../canonical/finish-reason.ts';
 import type { Usage } from '../canonical/usage.ts';
 import { namedFrame } from '../sse/frames.ts';
+import { type ResponsesStreamChoices, STREAM_PROFILES } from '../stream-profiles.ts';
 import { buildResponse, type OutputItem, type OutputPart, type ResponseIdentity, type ResponseState } from './response-object.ts';
 
 type MessageItem = Extract<OutputItem, { type: 'message' }>;
@@ -15,10 +16,11 @@ type CallItem = Extract<OutputItem, { type: 'function_call' }>;
  * first output, an output item per reasoning block, message and function call (each with its own
  * output_index), every `added` closed by its `done`, sequence_number increasing by one, and one
  * terminal event (completed, incomplete or failed). Only choice 0 is rendered: the Responses API
- * has no `n`.
+ * has no `n`. `choices`: the stream profile's (OpenAI's by default).
  */
 export class ResponsesEventEncoder {
   private readonly identity: ResponseIdentity;
+  private readonly choices: ResponsesStreamChoices;
   private seq = 0;
   private started = false;
   private readonly output: OutputItem[] = [];
@@ -28,8 +30,9 @@ export class ResponsesEventEncoder {
   private finish: FinishReason | null = null;
   private nextId = 0;
 
-  constructor(identity: ResponseIdentity) {
+  constructor(identity: ResponseIdentity, choices: ResponsesStreamChoices = STREAM_PROFILES.openai.responses) {
     this.identity = identity;
+    this.choices = choices;
   }
 
   get finished(): boolean {
@@ -79,17 +82,15 @@ export class ResponsesEventEncoder {
   /**
    * `error` then response.failed, both carrying the upstream's code and message. OpenAI sends the
    * `error` event first (fixtures/openai-responses/failed-insufficient-quota.jsonl), and it is what
-   * makes the openai SDK raise: it treats response.failed as an ordinary end.
+   * makes the openai SDK raise: it treats response.failed as an ordinary end. A profile may leave
+   * it out (reference/responses-streaming.txt: response.failed alone).
    */
   failure(error: GatewayError, usage: Usage | null): string {
-    const frames = this.start() + this.closeAll('incomplete');
+    let frames = this.start() + this.closeAll('incomplete');
     const code = error.code === 'timeout' ? 'request_timeout' : error.code;
     const state: ResponseState = { status: 'failed', output: this.output, usage, error: { code, message: error.message } };
-    return (
-      frames +
-      this.event('error', { error: { ...errorObject(error), code } }) +
-      this.event('response.failed', { response: buildResponse(this.identity, state) })
-    );
+    if (this.choices.errorEvent) frames += this.event('error', { error: { ...errorObject(error), code } });
+    return frames + this.event('response.failed', { response: buildResponse(this.identity, state) });
   }
 
   /** The final state, for the non-streaming body and the store (every item closed). */
@@ -108,6 +109,8 @@ export class ResponsesEventEncoder {
     if (this.started) return '';
     this.started = true;
     const response = buildResponse(this.identity, { status: 'in_progress', output: [], usage: null });
+    // reference/responses-streaming.txt's response.created: `"usage":{"input_tokens":0,"output_tokens":0,"total_tokens":0}`.
+    if (this.choices.createdUsage === 'zeros') response.usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
     return this.event('response.created', { response }) + this.event('response.in_progress', { response });
   }
 
@@ -269,7 +272,12 @@ export class ResponsesEventEncoder {
     const call = this.calls.get(index);
     if (!call?.open || !args) return '';
     call.item.arguments += args;
-    return this.event('response.function_call_arguments.delta', { item_id: call.item.id, output_index: call.index, delta: args });
+    const where = { item_id: call.item.id, output_index: call.index };
+    // reference/responses-streaming.txt names the call on its deltas too: `item_id, output_index, call_id, delta`.
+    const fields = this.choices.argumentsCallId
+      ? { ...where, call_id: call.item.call_id, delta: args }
+      : { ...where, delta: args };
+    return this.event('response.function_call_arguments.delta', fields);
   }
 
   private closeCalls(status: string): string {

@@ -46,7 +46,7 @@ describe('SseWriter', () => {
     assert.equal(response.headers['x-request-id'], 'req-1');
     assert.equal(response.headers['x-accel-buffering'], 'no');
     writer.finish('');
-    assert.equal(await one.body(), `id: 1\ndata: 1\n\nid: 2\n${DONE_FRAME}`);
+    assert.equal(await one.body(), `data: 1\n\n${DONE_FRAME}`);
   });
 
   it('takes the content type it is given (the Responses surface adds a charset)', async () => {
@@ -66,7 +66,7 @@ describe('SseWriter', () => {
     assert.equal(writes.at(-1), HEARTBEAT_FRAME);
     writer.finish('');
     const body = await one.body();
-    assert.match(body, /^(: heartbeat\n\n)+id: 1\ndata: 1\n\n(: heartbeat\n\n)+id: 2\ndata: \[DONE\]\n\n$/);
+    assert.match(body, /^(: heartbeat\n\n)+data: 1\n\n(: heartbeat\n\n)+data: \[DONE\]\n\n$/);
   });
 
   it("a dialect's own keep-alive and end marker (Anthropic's: ping events, and nothing after the last event)", async () => {
@@ -78,10 +78,7 @@ describe('SseWriter', () => {
     while (writes.length === before) await sleep(5);
     writer.finish('event: b\ndata: {}\n\n');
     const body = await one.body();
-    assert.match(
-      body,
-      /^(event: ping\ndata: \{"type":"ping"\}\n\n)+id: 1\nevent: a\ndata: \{\}\n\n(event: ping\n[^\n]+\n\n)+id: 2\nevent: b\ndata: \{\}\n\n$/,
-    );
+    assert.match(body, /^(event: ping\ndata: \{"type":"ping"\}\n\n)+event: a\ndata: \{\}\n\n(event: ping\n[^\n]+\n\n)+event: b\ndata: \{\}\n\n$/);
   });
 
   it('no heartbeat after the end', async () => {
@@ -90,7 +87,7 @@ describe('SseWriter', () => {
     writer.finish('');
     await one.body();
     await sleep(30);
-    assert.deepEqual(writes, ['id: 1\ndata: 1\n\n']);
+    assert.deepEqual(writes, ['data: 1\n\n']);
   });
 
   it('finish: the last frames and [DONE] in the one write that ends the response; nothing after it', async () => {
@@ -102,15 +99,15 @@ describe('SseWriter', () => {
     writer.write('data: 3\n\n');
     writer.finish('data: 4\n\n');
     writer.fail('data: 5\n\n');
-    assert.deepEqual(writes, ['id: 1\ndata: 1\n\n']);
-    assert.equal(await one.body(), `id: 1\ndata: 1\n\nid: 2\ndata: 2\n\nid: 3\n${DONE_FRAME}`);
+    assert.deepEqual(writes, ['data: 1\n\n']);
+    assert.equal(await one.body(), `data: 1\n\ndata: 2\n\n${DONE_FRAME}`);
   });
 
   it('fail: the error frames, then [DONE] (the headers first when nothing was sent)', async () => {
     const writer = new SseWriter(one.res, { requestId: 'req-1', heartbeatMs: 0 });
     writer.fail('data: {"error":{}}\n\n');
     assert.equal((await one.response).headers['content-type'], 'text/event-stream');
-    assert.equal(await one.body(), `id: 1\ndata: {"error":{}}\n\nid: 2\n${DONE_FRAME}`);
+    assert.equal(await one.body(), `data: {"error":{}}\n\n${DONE_FRAME}`);
   });
 
   it('dispose writes nothing and stops the heartbeat: the response is free for an HTTP error', async () => {
@@ -129,8 +126,23 @@ describe('SseWriter', () => {
   });
 
   describe('event ids', () => {
-    it('every frame of a write gets its own id, counting on across writes; comments get none', async () => {
-      const writer = new SseWriter(one.res, { requestId: 'req-1', heartbeatMs: 0 });
+    it('none by default: the frames are the bytes the reference documents specify, `data: {json}\\n\\n` (was: an id: line on every frame)', async () => {
+      const recorded: number[] = [];
+      const recording = { start: () => {}, record: (_frames: string, lastId: number) => recorded.push(lastId), end: () => {} };
+      for (const options of [{}, { recording }]) {
+        const other = await openResponse();
+        const writer = new SseWriter(other.res, { requestId: 'req-1', heartbeatMs: 0, ...options });
+        writer.write('data: a\n\nevent: e\ndata: b\n\n: note\n\n');
+        writer.finish('data: c\n\n');
+        assert.equal(await other.body(), `data: a\n\nevent: e\ndata: b\n\n: note\n\ndata: c\n\n${DONE_FRAME}`);
+        await other.close();
+      }
+      // A recorded stream still counts its frames (comments not): a client resumes after the number it got.
+      assert.deepEqual(recorded, [2, 4]);
+    });
+
+    it('with eventIds, every frame of a write gets its own id, counting on across writes; comments get none', async () => {
+      const writer = new SseWriter(one.res, { requestId: 'req-1', heartbeatMs: 0, eventIds: true });
       writer.write('data: a\n\nevent: e\ndata: b\n\n: note\n\ndata: c\n\n');
       writer.write('data: d\n\n');
       writer.finish('data: e\n\n');
@@ -147,7 +159,7 @@ describe('SseWriter', () => {
         record: (frames: string, lastId: number) => recorded.push(`${lastId}|${frames}`),
         end: () => recorded.push('end'),
       };
-      const writer = new SseWriter(one.res, { requestId: 'req-1', heartbeatMs: 0, recording });
+      const writer = new SseWriter(one.res, { requestId: 'req-1', heartbeatMs: 0, recording, eventIds: true });
       writer.write('data: a\n\ndata: b\n\n');
       writer.finish('data: c\n\n');
       const body = await one.body();
@@ -163,7 +175,7 @@ describe('SseWriter', () => {
     it('with a recording, outlives its client: not ended, not congested, and it records to the end', async () => {
       const recorded: string[] = [];
       const recording = { start: () => {}, record: (frames: string) => recorded.push(frames), end: () => recorded.push('end') };
-      const writer = new SseWriter(one.res, { requestId: 'req-1', heartbeatMs: 5, recording });
+      const writer = new SseWriter(one.res, { requestId: 'req-1', heartbeatMs: 5, recording, eventIds: true });
       writer.write(FLOOD);
       assert.equal(writer.congested, true);
       const drained = writer.waitForDrain(new AbortController().signal);
@@ -202,8 +214,7 @@ describe('SseWriter', () => {
       await drained;
       assert.equal(writer.congested, false);
       writer.finish('');
-      // FLOOD has no blank line: it is one frame, with one id line.
-      assert.equal((await one.body()).length, 'id: 1\n'.length + FLOOD.length + 'id: 2\n'.length + DONE_FRAME.length);
+      assert.equal((await one.body()).length, FLOOD.length + DONE_FRAME.length);
     });
 
     it('resolves when its signal aborts (a deadline, a shutdown), and at once for an aborted signal', async () => {

@@ -9,6 +9,12 @@ export interface SseWriterOptions {
   heartbeatMs: number;
   /** Where the frames are also kept, so that a client that lost its connection can resume (src/resume/). */
   recording?: FrameRecording;
+  /**
+   * Gives every frame an `id:` line, its number in the stream, for `Last-Event-ID` (README
+   * "Resuming a stream"). Set for a resumable stream whose config asks for them
+   * (stream.resume.event_ids); the reference documents' frames have none (`data: {json}\n\n`).
+   */
+  eventIds?: boolean;
   /** The keep-alive and the end marker of the surface's API; OpenAI's (`: heartbeat`, `data: [DONE]`) by default. */
   dialect?: SseDialect;
 }
@@ -33,7 +39,7 @@ const OPENAI_DIALECT: SseDialect = { keepAlive: HEARTBEAT_FRAME, done: DONE_FRAM
 export interface FrameRecording {
   /** The headers went out: the stream exists from now on. */
   start(contentType: string): void;
-  /** The frames of one write, each with its `id:` line; `lastId` is the id of the last one. */
+  /** The frames of one write, as the client gets them; `lastId` is the number of the last one in the stream. */
   record(frames: string, lastId: number): void;
   /** Nothing follows (called once, after `[DONE]` or when the stream was abandoned). */
   end(): void;
@@ -45,9 +51,11 @@ export interface FrameRecording {
  * the stream is quiet, one write per call, back-pressure, and the guaranteed `[DONE]` at the end.
  * Timeouts and cancellation belong to the request's scope (pipeline/request-scope.ts).
  *
- * Every frame gets an `id:` line, the frame's number in its stream (1, 2, 3, ...; `[DONE]`
- * included, comments not): the `Last-Event-ID` a client sends to resume
- * (docs/streams/resume.md). A write may hold several frames, each ending at a blank line; each gets its own id.
+ * A recorded stream's frames are numbered (1, 2, 3, ...; `[DONE]` included, comments not): the
+ * `Last-Event-ID` a client sends to resume is the number of the last frame it got (README
+ * "Resuming a stream"). With `eventIds` each frame carries its number in an `id:` line; otherwise
+ * the bytes are the frames as given, and a stream that is not recorded is not even counted. A
+ * write may hold several frames, each ending at a blank line.
  */
 export class SseWriter {
   private readonly res: ServerResponse;
@@ -130,15 +138,22 @@ export class SseWriter {
   }
 
   /**
-   * Gives each frame of `frames` its `id:` line. On the hot path (every upstream read): one
-   * indexOf per frame and string concatenation. Measured with a micro-benchmark (frames built from
-   * JSON.stringify and joined with +=, as a surface does, then written to a stub that UTF-8-encodes
-   * them as the socket does), best of 15 runs on the shared 2-core machine: a one-frame write
-   * 1.05 -> 1.35 us, a 20-frame write 13.9 -> 25.2 us, building the frames included. That is
-   * about 0.3 us per frame for a usual one-token read, under 1% of a streamed request's CPU;
-   * `npm run bench -- --duration 5 --rounds 1` could not tell it apart from its noise here.
+   * The frames as they go out: as given when the stream is not recorded (nothing to count), counted
+   * when it is, each with its `id:` line with `eventIds`. On the hot path (every upstream read).
+   * The id lines cost one indexOf per frame and string concatenation; measured with a
+   * micro-benchmark (frames built from JSON.stringify and joined with +=, as a surface does, then
+   * written to a stub that UTF-8-encodes them as the socket does), best of 15 runs on the shared
+   * 2-core machine: a one-frame write 1.05 -> 1.35 us, a 20-frame write 13.9 -> 25.2 us, building
+   * the frames included: about 0.3 us per frame, which a stream that is not recorded no longer pays.
    */
   private number(frames: string): string {
+    if (this.options.eventIds) return this.withIds(frames);
+    if (this.options.recording) this.lastId += countFrames(frames);
+    return frames;
+  }
+
+  /** Gives each frame of `frames` its `id:` line. */
+  private withIds(frames: string): string {
     const first = frames.indexOf('\n\n');
     // The usual write, one frame (a read of one token): no slicing.
     if (first === frames.length - 2 && frames.charCodeAt(0) !== COLON) return 'id: ' + ++this.lastId + '\n' + frames;
@@ -212,3 +227,15 @@ export class SseWriter {
 }
 
 const COLON = 0x3a;
+
+/** The events among `frames` (each ending at a blank line): comments (`: heartbeat`) are none. */
+function countFrames(frames: string): number {
+  let count = 0;
+  let start = 0;
+  while (start < frames.length) {
+    const blank = frames.indexOf('\n\n', start);
+    if (frames.charCodeAt(start) !== COLON) count++;
+    start = blank === -1 ? frames.length : blank + 2;
+  }
+  return count;
+}

@@ -23,8 +23,9 @@ export function createAnthropicProvider(target: AnthropicTarget, models: string[
     },
     client,
   );
-  // POST /v1/messages goes to Anthropic as the client sent it (pipeline/messages.ts).
-  return { ...adapter, messages: createMessagesRelay(target, client) };
+  // POST /v1/messages goes to Anthropic as the client sent it (pipeline/messages.ts). Its stream
+  // opens with message_start, which reports the input tokens (cache reads and writes included).
+  return { ...adapter, reportsInputFirst: true, messages: createMessagesRelay(target, client) };
 }
 
 /** Enabled by ANTHROPIC_API_KEY or a `providers.anthropic` config entry (whose fields win). */

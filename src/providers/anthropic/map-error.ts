@@ -40,6 +40,8 @@ export function anthropicStreamError(body: unknown): GatewayError {
   return upstreamHttpError({
     provider: PROVIDER,
     status: type !== undefined && Object.hasOwn(STATUS_OF_TYPE, type) ? STATUS_OF_TYPE[type as AnthropicErrorType] : 500,
+    // What Anthropic answered over HTTP: the stream (or body) came with a 200.
+    httpStatus: 200,
     message: message || `${PROVIDER} sent a stream error event with no message (${type ?? 'no type'}).`,
     upstreamType: type,
   });

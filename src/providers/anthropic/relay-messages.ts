@@ -86,8 +86,8 @@ function accountedEvents(message: Record<string, unknown>): CanonicalEvent[] {
 
 /**
  * Each read: its whole frames' text as it came, then what those frames mean as canonical events.
- * A frame cut by a read boundary waits for its end: the client gets whole frames (sluice writes
- * each frame with an `id:` line, sse-writer.ts). An `event: error` the upstream sent is marked
+ * A frame cut by a read boundary waits for its end: the client gets whole frames (a resumable
+ * stream's are counted, and may carry `id:` lines, sse-writer.ts). An `event: error` the upstream sent is marked
  * told (relayed already); a stream that breaks is not.
  */
 export function createMessagesRelayDecoder(): StreamDecoder<MessagesRelayItem> {

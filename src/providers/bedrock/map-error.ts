@@ -67,6 +67,8 @@ export function bedrockStreamException(type: string, payload: unknown): GatewayE
   return upstreamHttpError({
     provider: PROVIDER,
     status: statusOf(type) ?? 502,
+    // The exception came inside a 200 event stream.
+    httpStatus: 200,
     message: messageOf(body),
     upstreamType: type,
   });

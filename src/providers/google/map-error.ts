@@ -43,6 +43,7 @@ function toError(
   error: GoogleStatus | undefined,
   fallback: string,
   headers?: IncomingHttpHeaders,
+  httpStatus?: number,
 ): GatewayError {
   // A bad key is answered with 400 INVALID_ARGUMENT + reason API_KEY_INVALID; it is sluice's
   // credential that failed, not the client's request.
@@ -51,6 +52,7 @@ function toError(
   return upstreamHttpError({
     provider,
     status: keyRefused ? 401 : status,
+    httpStatus,
     message: typeof error?.message === 'string' ? error.message : fallback,
     headers,
   });
@@ -76,5 +78,6 @@ export function googleStreamError(provider: string, body: unknown): GatewayError
   const code = typeof error?.code === 'number' && error.code >= 400 && error.code < 600 ? error.code : undefined;
   const named =
     typeof error?.status === 'string' && Object.hasOwn(HTTP_OF_RPC, error.status) ? HTTP_OF_RPC[error.status] : undefined;
-  return toError(provider, code ?? named ?? 502, error, `${provider} reported an error in the stream.`);
+  // The stream itself came with a 200: that is the upstream's status the ledger records.
+  return toError(provider, code ?? named ?? 502, error, `${provider} reported an error in the stream.`, undefined, 200);
 }

@@ -138,3 +138,29 @@ describe('tool calls without an id or a name', () => {
     }
   });
 });
+
+describe('finish_reason "error" (OpenRouter: a generation that failed)', () => {
+  it('is a failure, not a stop: an upstream finish_reason "error" was billed as a success', () => {
+    const events = decode([delta({ content: 'Half an' }), delta({}, 'error')]);
+    assert.deepEqual(
+      events.map((e) => (e.type === 'error' ? `error ${e.error.code}` : e.type)),
+      ['text', 'error upstream_error'],
+    );
+    const error = events.at(-1);
+    assert.ok(error?.type === 'error');
+    assert.equal(error.error.message, 'test ended the generation with finish_reason "error".');
+    // The upstream answered the stream with a 200: that is its status, recorded.
+    assert.deepEqual([error.error.status, error.error.upstreamStatus], [502, 200]);
+  });
+
+  it("takes the chunk's own error object when it carries one, once", () => {
+    const events = decode([
+      delta({ content: 'Half' }),
+      { error: { code: 'server_error', message: 'Provider disconnected' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] },
+    ]);
+    assert.deepEqual(
+      events.map((e) => (e.type === 'error' ? `error ${e.error.message} ${e.error.upstreamCode}` : e.type)),
+      ['text', 'error Provider disconnected server_error'],
+    );
+  });
+});

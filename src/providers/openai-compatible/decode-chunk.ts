@@ -14,7 +14,7 @@ import {
 import { commonChunk } from './common-chunk.ts';
 import { convertOpenAIFamilyUsage } from './convert-usage.ts';
 import { ThinkTagSplitter } from './split-think-tags.ts';
-import { streamErrorFrom } from './stream-error.ts';
+import { failedGenerationError, streamErrorFrom } from './stream-error.ts';
 
 interface CallSlot {
   id: string;
@@ -52,6 +52,8 @@ export class ChunkDecoder {
   private readonly choices: ChoiceState[] = [];
   private started = false;
   private broken = false;
+  /** A choice of the chunk being decoded finished with `error` (its error event follows the chunk's choices). */
+  private generationFailed = false;
   private nextCallIndex = 0;
 
   constructor(options: ChunkDecoderOptions) {
@@ -98,6 +100,8 @@ export class ChunkDecoder {
     const usage = chunk.usage ?? chunk.x_groq?.usage;
     if (usage) out.push({ type: 'usage', usage: convertOpenAIFamilyUsage(usage) });
     if (chunk.error) out.push({ type: 'error', error: streamErrorFrom(this.options.provider, chunk) });
+    else if (this.generationFailed) out.push({ type: 'error', error: failedGenerationError(this.options.provider) });
+    this.generationFailed = false;
   }
 
   /**
@@ -157,6 +161,11 @@ export class ChunkDecoder {
       state.finished = true;
       // Text held back as a possible `<think>` tag is the choice's last text: after the finish it would be dropped.
       if (state.splitter) this.emitSegments(choice, state.splitter.end(), out);
+      // The generation failed: the chunk's error (or one saying so) ends the stream, no finish.
+      if (c.finish_reason === 'error') {
+        this.generationFailed = true;
+        return;
+      }
       let reason = normalizeFinishReason(c.finish_reason);
       // Some servers finish a tool-calling turn with "stop"; clients key their tool loop on tool_calls.
       if (reason === 'stop' && state.calls !== undefined) reason = 'tool_calls';

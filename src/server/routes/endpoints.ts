@@ -2,6 +2,7 @@ import type { GatewayError } from '../../errors/gateway-error.ts';
 import type { Endpoint } from '../../governance/keys/governance-store.ts';
 import { endpointContext, withEndpointModel } from '../../pipeline/endpoint-context.ts';
 import { createExchange } from '../../pipeline/exchange.ts';
+import { STREAM_PROFILES } from '../../protocol/stream-profiles.ts';
 import { handleModelRequest } from '../../pipeline/handle-model-request.ts';
 import type { ModelOperation } from '../../pipeline/model-operation.ts';
 import { readJsonBody } from '../../protocol/http/read-json-body.ts';
@@ -11,15 +12,21 @@ import { resumable } from './streams.ts';
 /**
  * A model route of a project's endpoint, `/{project}/{endpoint}/v1/...`: the same lifecycle as
  * `/v1/...`, on the endpoint's view of the context (governance/endpoints/endpoint-context.ts)
- * and with the operation built from the endpoint's settings.
+ * and with the operation built from the endpoint's settings. `apiPrefix`: the route is the
+ * endpoint's `/api/v1/...`, which only an endpoint whose stream profile serves that base path has
+ * (the accounting reference's); for any other it is the same 404 as a missing endpoint, after the
+ * key check, so that it tells nothing of which endpoints exist.
  */
 export function endpointModelRoute(
   operation: (call: RouteCall, endpoint: Endpoint | undefined) => ModelOperation,
   statusOf?: (error: GatewayError) => number,
+  apiPrefix = false,
 ) {
   return async (call: RouteCall) => {
     const { project, endpoint: name } = call.params;
-    const endpoint = await call.ctx.governance.endpoint(project, name);
+    const found = await call.ctx.governance.endpoint(project, name);
+    const profile = found?.streamProfile ?? call.ctx.config.stream.profile;
+    const endpoint = apiPrefix && !STREAM_PROFILES[profile].apiPrefix ? undefined : found;
     const op = operation(call, endpoint);
     const exchange = { ...createExchange(call.res, call.requestId, op.renderError, statusOf), resume: resumable(call) };
     const readBody = async () =>

@@ -8,7 +8,8 @@ import type { RouteCall } from '../route-table.ts';
 /** What makes a model request's stream resumable, when stream.resume is on. */
 export function resumable({ ctx, requestId }: RouteCall): Resumable | undefined {
   if (!ctx.streams) return undefined;
-  return { recording: ctx.streams.recording(requestId), graceMs: ctx.config.stream.resume.grace_s * 1000 };
+  const { resume } = ctx.config.stream;
+  return { recording: ctx.streams.recording(requestId), graceMs: resume.grace_s * 1000, eventIds: resume.event_ids };
 }
 
 /**
