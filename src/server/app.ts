@@ -65,11 +65,7 @@ export function createGateway(
   });
   const governance = createGovernance(config, log);
   const pricing = new PricingRegistry(config.pricing);
-  // Tiers, rate limits, concurrency and budgets: the lifecycle's admit step (README "Tiers, limits and budgets").
-  const limits = new LimitsAndBudgets(config, { pricing, log });
-  const registry = createProviderRegistry(config, env, client);
   const scopes = new Set<RequestScope>();
-  const consoleState = createConsoleState({ keys: governance.keys, masterKey: config.auth.master_key });
   let ledger: Ledger | undefined;
   const metrics = config.metrics.enabled
     ? new GatewayMetrics(
@@ -77,6 +73,10 @@ export function createGateway(
         config.metrics.max_label_values,
       )
     : undefined;
+  // Tiers, rate limits, concurrency and budgets: the lifecycle's admit step (README "Tiers, limits and budgets").
+  const limits = new LimitsAndBudgets(config, { pricing, log, redisEvents: metrics?.redisEvents });
+  const registry = createProviderRegistry(config, env, client);
+  const consoleState = createConsoleState({ keys: governance.keys, masterKey: config.auth.master_key });
   const context: GatewayContext = {
     config,
     registry,

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import type { RedisEvents } from '../governance/admit.ts';
 import type { LedgerWriterStats } from '../store/ledger-writer.ts';
 import { BoundedLabels } from './bounded-labels.ts';
 import { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './series-metrics.ts';
@@ -49,6 +50,8 @@ export class GatewayMetrics {
   private readonly latency: SeriesHistogram;
   private readonly attempts: SeriesCounter;
   private readonly fallbacks: Counter<'provider' | 'model' | 'reason'>;
+  /** What the limits tell of Redis going away (governance/admit.ts). */
+  readonly redisEvents: RedisEvents;
   private readonly series = new Map<string, Series>();
   /**
    * The text GET /metrics serves: this registry's; a worker of `serve --workers N` answers for
@@ -110,6 +113,22 @@ export class GatewayMetrics {
       labelNames: ['provider', 'model', 'reason'],
       registers,
     });
+    const redisFallbacks = new Counter({
+      name: 'sluice_redis_fallbacks_total',
+      help: "Times the limits and budgets fell back to this instance's own books, Redis being away, by reason: timeout (slower than limits.redis_timeout_ms) or connection.",
+      labelNames: ['reason'],
+      registers,
+    });
+    const decidedLocally = new Counter({
+      name: 'sluice_redis_fallback_requests_total',
+      help: "Requests decided while Redis was away, by their tier's redis_unavailable: fail_open (on this instance's own limits and budgets) or fail_closed (refused with 503).",
+      labelNames: ['policy'],
+      registers,
+    });
+    this.redisEvents = {
+      fellBack: (reason) => redisFallbacks.inc({ reason }),
+      decidedLocally: (policy) => decidedLocally.inc({ policy }),
+    };
     new Gauge({
       name: 'sluice_open_streams',
       help: 'Streamed responses being sent now.',

@@ -41,6 +41,11 @@ export class BudgetGuard {
     this.reserved = init.reserved;
   }
 
+  /** What the stream holds reserved now (admission's reservation and its extensions). */
+  get held(): number {
+    return this.reserved;
+  }
+
   /** True: the output so far has spent this stream's share of the budget; end it now. */
   readonly watch = (outputBytes: number): boolean | Promise<boolean> => {
     const cost = this.init.inputNanos + Math.ceil(outputBytes / 4) * this.init.outputNanosPerToken;
