@@ -152,7 +152,10 @@ const configObject = z.strictObject({
         .string()
         .optional()
         .transform((pepper) => pepper || undefined),
-      /** How long an instance trusts a verified key before reading it again (a revocation elsewhere takes this long). */
+      /**
+       * How long an instance trusts a verified key before reading it again: what a change made
+       * elsewhere takes when its announcement is lost (announced, it takes under a second).
+       */
       key_cache_ttl_s: seconds.max(300).default(10),
     })
     .prefault({}),

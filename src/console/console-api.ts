@@ -19,7 +19,7 @@ export async function handleLogin({ req, res, ctx, requestId }: RouteCall): Prom
   const body = await readJsonBody(req, 16_384);
   const key = (body as { key?: unknown } | null)?.key;
   if (typeof key !== 'string') throw errors.invalidRequest('key must be a string.', 'key');
-  const caller = await ctx.authenticate({ headers: { authorization: `Bearer ${key}` } } as IncomingMessage);
+  const caller = await ctx.authenticateAdmin({ headers: { authorization: `Bearer ${key}` } } as IncomingMessage);
   if (!caller.admin) throw errors.adminRequired();
   const id = await ctx.console.sessions.open(caller);
   sendJson(

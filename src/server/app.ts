@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Kysely } from 'kysely';
 import type { DestinationStream } from 'pino';
 import { PricingRegistry } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
@@ -15,6 +16,7 @@ import { sendJson } from '../protocol/http/send-json.ts';
 import { createProviderRegistry } from '../providers/registry.ts';
 import { createStreamBuffer } from '../resume/create-buffer.ts';
 import { createRouter } from '../routing/router.ts';
+import type { Database } from '../store/database.ts';
 import { type Ledger, ledgerSettings, startLedger } from '../store/open-ledger.ts';
 import { createConsoleState } from '../console/console-state.ts';
 import { UpstreamClient } from '../upstream/http-client.ts';
@@ -85,6 +87,7 @@ export function createGateway(
     settling: new Map(),
     // A console session (an HttpOnly cookie) stands for the admin key that opened it (src/console/sessions.ts).
     authenticate: consoleState.sessions.wrap(governance.authenticate),
+    authenticateAdmin: consoleState.sessions.wrap(governance.authenticateAdmin, { get: (id) => governance.keys.refresh(id) }),
     admit: refuseDisallowedModels(limits.admit),
     startedAt: Math.floor(Date.now() / 1000),
     accounting: {
@@ -125,6 +128,7 @@ export function createGateway(
         context.ledgerStore = stores.ledgerStore;
         context.responsesStore = stores.responsesStore;
         governance.attach(new GovernanceStore(stores.database));
+        if (config.store.database_url) void listenForChanges(config.store.database_url, stores.database);
         limits.attachStore(stores.database);
         consoleState.attachStore(stores.database);
       }),
@@ -132,6 +136,14 @@ export function createGateway(
     context.accounting.ledger = ledger.writer;
     ledger.writer.onWritten(limits.spendWritten);
     context.accounting.rejections = ledger.rejections;
+  }
+
+  /** Key changes reach the other instances within a second (README "Running several instances"). */
+  async function listenForChanges(url: string, db: Kysely<Database>): Promise<void> {
+    // pg is loaded by the deployments that use it (store/open-database.ts).
+    const { PostgresChangeChannel } = await import('../governance/keys/postgres-change-channel.ts');
+    const channel = new PostgresChangeChannel({ url, db, receiver: governance, log });
+    if (governance.connect(channel)) channel.start();
   }
 
   // Handlers still running (their ledger record may not be written yet), for a clean shutdown.
@@ -157,7 +169,12 @@ export function createGateway(
     const path = query === -1 ? url : url.slice(0, query);
     if (screen(req, res)) return; // Host check and CORS, before any route (server/edge)
     const { route, rawParam, rawParams } = matchRoute(routeIndex, req.method ?? 'GET', path);
-    const caller = route.auth === 'key' || route.auth === 'admin' ? await context.authenticate(req) : null;
+    const caller =
+      route.auth === 'admin'
+        ? await context.authenticateAdmin(req)
+        : route.auth === 'key'
+          ? await context.authenticate(req)
+          : null;
     if (route.auth === 'admin' && !caller?.admin) throw errors.adminRequired();
     const params: Record<string, string> = {};
     for (const [name, raw] of Object.entries(rawParams)) params[name] = decodePathParam(raw, name);
@@ -244,6 +261,7 @@ export function createGateway(
       // ledger.shutdown_flush_ms (then the count lost is logged) and a bounded store close.
       // Budget spend still in memory goes to the store before the store closes.
       await limits.close();
+      await governance.close();
       await ledger?.close();
       // The spans of the last requests go out before exit.
       await context.tracing?.shutdown();
