@@ -51,6 +51,8 @@ interface Books {
   rates: RateBuckets;
   slots: ConcurrencySlots;
   book: BudgetBook;
+  /** What a running stream extends its reservation in: with Redis, within its timeout, as admissions. */
+  extending: Pick<BudgetBook, 'extend'>;
   shared: boolean;
 }
 
@@ -105,12 +107,8 @@ export class LimitsAndBudgets {
     this.prices = new PriceBook(deps.pricing);
     this.spend = new SpendLedger({ refreshMs: 1_000, log: deps.log, now: this.now });
     this.events = deps.redisEvents;
-    this.local = {
-      rates: new MemoryRateBuckets(),
-      slots: new MemorySlots(),
-      book: new MemoryBudgetBook(this.spend, this.now),
-      shared: false,
-    };
+    const book = new MemoryBudgetBook(this.spend, this.now);
+    this.local = { rates: new MemoryRateBuckets(), slots: new MemorySlots(), book, extending: book, shared: false };
     const redisUrl = config.limits.redis_url;
     // Redis only when something is shared through it: a gateway without tiers never connects.
     this.link =
@@ -198,7 +196,7 @@ export class LimitsAndBudgets {
     const guard =
       req.streamed && plan.budget && checked.budget?.ok
         ? new BudgetGuard({
-            book: books.book,
+            book: books.extending,
             windows: plan.budget.windows,
             requestId,
             inputNanos: plan.budget.inputNanos,
@@ -500,9 +498,12 @@ export class LimitsAndBudgets {
     if (!link || !client || !this.redisSlots || !this.redisBook) return undefined;
     if (this.sharedBooks?.generation !== link.generation) {
       const rates = new RedisRateBuckets(client, this.prefix);
+      const book = this.redisBook;
+      // A stream near its reservation waits for this answer: a slow Redis must not hold it longer than an admission.
+      const extending = { extend: (...args: Parameters<BudgetBook['extend']>) => link.run(() => book.extend(...args)) };
       this.sharedBooks = {
         generation: link.generation,
-        books: { rates, slots: this.redisSlots, book: this.redisBook, shared: true },
+        books: { rates, slots: this.redisSlots, book, extending, shared: true },
       };
     }
     return this.sharedBooks.books;

@@ -2,7 +2,8 @@ import type { BudgetBook } from './budget-book.ts';
 import type { BudgetWindow } from './budget-windows.ts';
 
 export interface BudgetGuardInit {
-  book: BudgetBook;
+  /** Where the reservation grows (with Redis: within its timeout, admit.ts). */
+  book: Pick<BudgetBook, 'extend'>;
   windows: readonly BudgetWindow[];
   requestId: string;
   /** The prompt's estimated cost (nano-dollars). */
