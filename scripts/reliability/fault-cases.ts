@@ -134,6 +134,11 @@ export const faultCases: FaultCase[] = [
     tests: [{ file: 'test/e2e/ledger-postgres-outage.test.ts', name: '' }],
   },
   {
+    fault: 'Redis slow (past limits.redis_timeout_ms), cut, and back, under fail_open and fail_closed (two instances)',
+    asserts: 'spend against budget, 5xx count, ledger rows',
+    tests: [{ file: 'test/e2e/faults-redis.test.ts', name: '' }],
+  },
+  {
     fault: 'ledger records with values the store cannot hold',
     asserts: 'no ledger row lost',
     tests: [{ file: 'test/e2e/ledger-bad-records.test.ts', name: '' }],

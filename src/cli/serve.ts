@@ -60,6 +60,17 @@ export async function serve(options: ServeOptions): Promise<void> {
       on: (event, listener) => process.on(event, listener),
     });
   }
+  if (worker !== undefined) {
+    // A key revoked on one worker stops on the others within a second (README "Every core of one machine").
+    const { WorkerChangeChannel } = await import('../governance/keys/worker-change-channel.ts');
+    const { governance } = gateway.context;
+    governance.connect(
+      new WorkerChangeChannel(
+        { send: (message) => process.send?.(message), on: (event, listener) => process.on(event, listener) },
+        governance,
+      ),
+    );
+  }
   const address = await listenOrExplain(gateway, host, config.server.port, worker !== undefined);
   // Thousands of requests in flight: the heap grows in smaller steps (heap-growth.ts).
   watchHeapGrowth(() => gateway.context.scopes.size);

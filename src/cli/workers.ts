@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config/schema.ts';
+import { isGovernanceChangeMessage } from '../governance/keys/worker-change-channel.ts';
 import { isWorkerMetricsMessage } from '../telemetry/worker-metrics.ts';
 import { MetricsGatherer } from './gather-metrics.ts';
 import { listeningLines, originOf } from './listening-lines.ts';
@@ -117,6 +118,11 @@ export async function superviseWorkers(config: Config, workers: number): Promise
   // GET /metrics on any worker answers for them all (telemetry/worker-metrics.ts).
   const gatherer = new MetricsGatherer();
   cluster.on('message', (worker, message: unknown) => {
+    // A key or endpoint changed on one worker: the others forget what they cached of it.
+    if (isGovernanceChangeMessage(message)) {
+      for (const other of listening) if (other !== worker && other.isConnected()) other.send(message);
+      return;
+    }
     if (!isWorkerMetricsMessage(message)) return;
     if (message.sluice === 'metrics-ask') gatherer.ask(worker, message.id, listening);
     else if (message.sluice === 'metrics-collected') gatherer.collected(worker, message);

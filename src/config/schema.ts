@@ -248,7 +248,9 @@ const configObject = z.strictObject({
       key_cache_ttl_s: seconds
         .max(300)
         .default(10)
-        .describe('How long an instance trusts a verified key before reading it again (a revocation elsewhere takes this long).'),
+        .describe(
+          'How long an instance trusts a verified key before reading it again: what a change made elsewhere takes when its announcement is lost (announced, it takes under a second).',
+        ),
       failures_per_minute: z
         .number()
         .int()

@@ -23,7 +23,7 @@ export async function handleLogin({ req, res, ctx, requestId }: ConsoleCall): Pr
   // The key as a bearer key of this very request (its socket and forwarded headers kept): a wrong
   // one counts against this client in the failure throttle (server/edge/throttle-auth.ts).
   const asBearer = { headers: { ...req.headers, authorization: `Bearer ${key}` }, socket: req.socket };
-  const caller = await ctx.authenticate(asBearer as IncomingMessage);
+  const caller = await ctx.authenticateAdmin(asBearer as IncomingMessage);
   if (!caller.admin) throw errors.adminRequired();
   const id = await ctx.console.sessions.open(caller);
   sendJson(

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Caller } from '../admission/admission.ts';
+import type { Authenticate, Caller } from '../admission/admission.ts';
 import type { LimitsAndBudgets } from '../governance/admit.ts';
 import type { Governance } from '../governance/keys/governance.ts';
 import type { PipelineContext } from '../pipeline/context.ts';
@@ -17,6 +17,8 @@ export interface ConsoleContext extends Pick<PipelineContext, 'config' | 'authen
   governance: Governance;
   limits: Pick<LimitsAndBudgets, 'usage'>;
   console: ConsoleState;
+  /** `authenticate` for the console's sign-in: a gateway key is read from the store, not the cache. */
+  authenticateAdmin: Authenticate;
   /** Who the client is and whether it came over HTTPS, trusted proxies considered. */
   addressing: ClientAddressing;
 }

@@ -30,9 +30,12 @@ export interface SessionRecords {
   remove(idDigest: string): Promise<void>;
 }
 
+/** How a session's key is looked up: the verified keys cache of governance, or the store itself. */
+type KeyLookup = Pick<TtlCache<VerifiedKey>, 'get'>;
+
 export interface SessionOptions {
   /** The verified keys cache of governance: a key session is re-checked (revoked, expired) on each use. */
-  keys: Pick<TtlCache<VerifiedKey>, 'get'>;
+  keys: KeyLookup;
   masterKey: string | undefined;
   /** Where sessions are kept until a store is attached; default: this process's memory. */
   records?: SessionRecords;
@@ -80,7 +83,7 @@ export class ConsoleSessions {
   }
 
   /** The caller of the request's live session; undefined without one; a 401 when its key no longer stands. */
-  async callerOf(req: IncomingMessage): Promise<Caller | undefined> {
+  async callerOf(req: IncomingMessage, keys: KeyLookup = this.options.keys): Promise<Caller | undefined> {
     const id = sessionIdOf(req);
     if (!id) return undefined;
     const idDigest = digest(id);
@@ -91,20 +94,21 @@ export class ConsoleSessions {
       await this.records.remove(idDigest);
       return undefined;
     }
-    const caller = await this.holderCaller(idDigest, holder);
+    const caller = await this.holderCaller(idDigest, holder, keys);
     if (t - holder.lastUsed > TOUCH_EVERY_MS) await this.records.touch(idDigest, t);
     return caller;
   }
 
   /**
    * Authentication that also takes a console session when the request presents no key itself:
-   * the key path is unchanged (and stays synchronous for requests without the cookie).
+   * the key path is unchanged (and stays synchronous for requests without the cookie). A
+   * session's key is looked up in `keys` (the admin API's: the store itself, governance.ts).
    */
-  wrap(authenticate: Authenticate): Authenticate {
+  wrap(authenticate: Authenticate, keys: KeyLookup = this.options.keys): Authenticate {
     return (req) => {
       if (req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined) return authenticate(req);
       if (!sessionIdOf(req)) return authenticate(req);
-      return this.callerOf(req).then((caller) => caller ?? authenticate(req));
+      return this.callerOf(req, keys).then((caller) => caller ?? authenticate(req));
     };
   }
 
@@ -113,13 +117,13 @@ export class ConsoleSessions {
     return digest(`${idDigest}:${this.options.masterKey ?? ''}`);
   }
 
-  private async holderCaller(idDigest: string, holder: SessionHolder): Promise<Caller> {
+  private async holderCaller(idDigest: string, holder: SessionHolder, keys: KeyLookup): Promise<Caller> {
     if (holder.keyId === null) {
       // A master key changed since the login ends the session.
       if (holder.masterDigest !== this.masterDigestOf(idDigest)) throw errors.wrongKey();
       return MASTER;
     }
-    const key = await this.options.keys.get(holder.keyId);
+    const key = await keys.get(holder.keyId);
     if (!key || !key.caller.admin) throw errors.wrongKey();
     if (key.revokedAt !== null) throw errors.keyRevoked();
     if (key.expiresAt !== null && key.expiresAt <= this.now()) throw errors.keyExpired();

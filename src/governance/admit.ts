@@ -29,14 +29,35 @@ import {
   type RateSettlement,
 } from './limits/rate-buckets.ts';
 import { RedisRateBuckets } from './limits/redis-rate-buckets.ts';
-import { type Redis, RedisLink, RedisUnavailable } from '../store/redis-link.ts';
+import { type RedisDownReason, RedisLink, RedisUnavailable } from '../store/redis-link.ts';
+import type { RedisEvents } from '../telemetry/metrics.ts';
 import { TierBook, type TierPolicy, tierDisplayName } from './limits/tier-policy.ts';
+import { SharedAdmissions } from './shared-admissions.ts';
 import { type CallerUsage, usageOf } from './usage-report.ts';
 
 export interface GovernanceDeps {
   pricing: PricingRegistry;
   log: (message: string) => void;
   now?: () => number;
+  /** Counted in /metrics: Redis went away (why), and each request decided without it (by its tier's policy). */
+  redisEvents?: RedisEvents;
+}
+
+/** Where an admission's limits and budget are kept: in Redis for every instance, or in this one's memory. */
+interface Books {
+  rates: RateBuckets;
+  slots: ConcurrencySlots;
+  book: BudgetBook;
+  /** What a running stream extends its reservation in: with Redis, within its timeout, as admissions. */
+  extending: Pick<BudgetBook, 'extend'>;
+  shared: boolean;
+}
+
+interface LocalBooks extends Books {
+  rates: MemoryRateBuckets;
+  slots: MemorySlots;
+  book: MemoryBudgetBook;
+  shared: false;
 }
 
 /** A caller within this share of a per-minute limit gets a rate_limit_warning (reference/accounting-events.txt). */
@@ -64,10 +85,14 @@ export class LimitsAndBudgets {
   private readonly prefix: string;
   private readonly spend: SpendLedger;
   private spendStore: SpendStore | undefined;
-  private readonly memoryRates = new MemoryRateBuckets();
-  private redisRates: { generation: number; rates: RedisRateBuckets } | undefined;
-  private readonly slots: ConcurrencySlots;
-  private readonly book: BudgetBook;
+  /** This instance's own books: the only ones without Redis, the fallback while it is away. */
+  private readonly local: LocalBooks;
+  private readonly redisSlots: RedisSlots | undefined;
+  private readonly redisBook: RedisBudgetBook | undefined;
+  /** The shared books on the current Redis connection (the rate buckets are rebuilt after a reconnect). */
+  private sharedBooks: { generation: number; books: Books } | undefined;
+  private readonly inFlight = new SharedAdmissions();
+  private readonly events: RedisEvents | undefined;
   private readonly defaultHoldMs: number;
 
   constructor(config: Config, deps: GovernanceDeps) {
@@ -78,21 +103,31 @@ export class LimitsAndBudgets {
     this.tiers = new TierBook(config, deps.log);
     this.prices = new PriceBook(deps.pricing);
     this.spend = new SpendLedger({ refreshMs: 1_000, log: deps.log, now: this.now });
+    this.events = deps.redisEvents;
+    const book = new MemoryBudgetBook(this.spend, this.now);
+    this.local = { rates: new MemoryRateBuckets(), slots: new MemorySlots(), book, extending: book, shared: false };
     const redisUrl = config.limits.redis_url;
     // Redis only when something is shared through it: a gateway without tiers never connects.
     this.link =
       redisUrl && this.tiers.size > 0
-        ? new RedisLink({ url: redisUrl, timeoutMs: config.limits.redis_timeout_ms, log: deps.log })
+        ? new RedisLink({
+            url: redisUrl,
+            timeoutMs: config.limits.redis_timeout_ms,
+            log: (message) => deps.log(`limits: ${message}`),
+            meaning: {
+              down: "fail_open tiers are held to this instance's own limits and budgets, fail_closed tiers answer 503",
+              up: 'limits and budgets are shared again',
+            },
+            onDown: (reason) => this.fellBack(reason),
+            onUp: () => this.redisBook?.forget(),
+          })
         : undefined;
     const link = this.link;
     if (link) {
       const client = () => link.client;
-      const send = (what: string, work: (c: Redis) => Promise<unknown>) => link.send(what, work);
-      this.slots = new RedisSlots(client, this.prefix, send, this.now);
-      this.book = new RedisBudgetBook(client, this.prefix, this.spend, send, this.now);
-    } else {
-      this.slots = new MemorySlots();
-      this.book = new MemoryBudgetBook(this.spend, this.now);
+      const send = link.send.bind(link);
+      this.redisSlots = new RedisSlots(client, this.prefix, send, this.now);
+      this.redisBook = new RedisBudgetBook(client, this.prefix, this.spend, send, this.now);
     }
     const longest = Math.max(config.stream.deadline_s, config.responses.deadline_s) * 1000;
     this.defaultHoldMs = longest > 0 ? longest : 3_600_000;
@@ -120,10 +155,11 @@ export class LimitsAndBudgets {
         'Redis (limits.redis_url) is not connected: the limits in use cannot be read; try again shortly.',
       );
     const store = this.spendStore;
+    const books = this.shared() ?? this.local;
     return usageOf(callers, {
       tierOf: (caller) => this.tiers.of(caller),
-      rates: this.rates(),
-      slots: this.slots,
+      rates: books.rates,
+      slots: books.slots,
       spent: (ids) => store?.spent(ids) ?? Promise.resolve(new Map()),
       now: this.now(),
     });
@@ -149,15 +185,7 @@ export class LimitsAndBudgets {
     const { requestId } = req;
     const now = this.now();
     const plan = this.plan(req, tier, now);
-    let checked: Checked;
-    try {
-      checked = this.link ? await this.link.run(() => this.check(plan, requestId, now)) : await this.check(plan, requestId, now);
-    } catch (err) {
-      if (!(err instanceof RedisUnavailable)) throw err;
-      if (tier?.redisUnavailable === 'fail_closed') throw errors.limitsUnavailable();
-      // fail_open: admitted without the shared limits and budgets while Redis is away (logged by the link).
-      return { ...this.tierTimes(tier), settle: () => {} };
-    }
+    const { books, checked } = await this.checkSomewhere(plan, requestId, now, tier);
     const headers = this.headers(plan, checked);
     this.refuseIfOver(plan, checked, headers, now);
     const maxOutputTokens =
@@ -166,7 +194,7 @@ export class LimitsAndBudgets {
     const guard =
       req.streamed && plan.budget && checked.budget?.ok
         ? new BudgetGuard({
-            book: this.book,
+            book: books.extending,
             windows: plan.budget.windows,
             requestId,
             inputNanos: plan.budget.inputNanos,
@@ -177,14 +205,70 @@ export class LimitsAndBudgets {
             log: this.log,
           })
         : undefined;
+    if (books.shared) this.holdShared(plan, requestId, checked, guard);
     return {
       headers,
       ...this.tierTimes(tier),
       warning: this.warning(plan, checked.rates),
       watch: guard?.watch,
       maxOutputTokens,
-      settle: (record) => this.settle(plan, requestId, tier, guard, now, record, maxOutputTokens !== undefined),
+      settle: (record) => this.settle(plan, requestId, tier, guard, now, record, maxOutputTokens !== undefined, books),
     };
+  }
+
+  /**
+   * The check on the shared books while Redis answers, else on this instance's own (fail_open)
+   * or none (fail_closed: 503). Redis's timeout counts Redis alone: a budget window's first
+   * spend is read from the store before (that read once waited for the store's pool inside it,
+   * and a burst on two instances timed out against a healthy Redis: issue 25).
+   */
+  private async checkSomewhere(
+    plan: Plan,
+    requestId: string,
+    now: number,
+    tier: TierPolicy | undefined,
+  ): Promise<{ books: Books; checked: Checked }> {
+    const link = this.link;
+    if (!link) return { books: this.local, checked: await this.check(plan, requestId, now, this.local) };
+    const shared = link.available() ? this.shared() : undefined;
+    const readying = shared && plan.budget ? shared.book.ready?.(plan.budget.windows) : undefined;
+    // A window's spend the store could not give cannot be checked in Redis either: as if Redis were away.
+    if (
+      shared &&
+      (readying === undefined ||
+        (await readying.then(
+          () => true,
+          () => false,
+        )))
+    ) {
+      try {
+        return { books: shared, checked: await link.run(() => this.check(plan, requestId, now, shared)) };
+      } catch (err) {
+        if (!(err instanceof RedisUnavailable)) throw err;
+      }
+    }
+    this.events?.decidedLocally(tier?.redisUnavailable ?? 'fail_open');
+    if (tier?.redisUnavailable === 'fail_closed') throw errors.limitsUnavailable();
+    return { books: this.local, checked: await this.check(plan, requestId, now, this.local) };
+  }
+
+  /** An admission through Redis holding slots or a reservation there: adopted by the own books should Redis go away. */
+  private holdShared(plan: Plan, requestId: string, checked: Checked, guard: BudgetGuard | undefined): void {
+    const budget = checked.budget?.ok ? checked.budget : undefined;
+    if (plan.claims.length === 0 && !budget) return;
+    const granted = budget?.granted ?? 0;
+    this.inFlight.add(requestId, {
+      claims: plan.claims,
+      windows: budget ? plan.budget?.windows : undefined,
+      reserved: () => guard?.held ?? granted,
+      ttlMs: plan.holdMs,
+    });
+  }
+
+  /** Redis went away: this instance's books take over, counting what is in flight through Redis. */
+  private fellBack(reason: RedisDownReason): void {
+    this.inFlight.adoptInto(this.local);
+    this.events?.fellBack(reason);
   }
 
   /** What this request asks of each limit and budget. */
@@ -238,16 +322,12 @@ export class LimitsAndBudgets {
   }
 
   /** Every limit and the budget at once; what one refused is given back by the others. */
-  private async check(plan: Plan, requestId: string, now: number): Promise<Checked> {
-    // A budget window's first request here reads its spend from the store before Redis hears of
-    // it: waited for first, so that every command of the admission leaves in one write. A failed
-    // read is the reserve's to report (it reads again).
-    const readying = plan.budget && this.book.ready?.(plan.budget.windows);
-    if (readying) await readying.catch(() => {});
-    const rates = plan.charges.length > 0 ? this.rates().consume(plan.charges, now) : undefined;
-    const slots = plan.claims.length > 0 ? this.slots.acquire(plan.claims, requestId, plan.holdMs) : undefined;
+  private async check(plan: Plan, requestId: string, now: number, books: Books): Promise<Checked> {
+    // Issued in one tick: with Redis, every command of the admission leaves in one write.
+    const rates = plan.charges.length > 0 ? books.rates.consume(plan.charges, now) : undefined;
+    const slots = plan.claims.length > 0 ? books.slots.acquire(plan.claims, requestId, plan.holdMs) : undefined;
     const budget = plan.budget
-      ? this.book.reserve(plan.budget.windows, requestId, plan.budget.want, plan.budget.min, plan.holdMs)
+      ? books.book.reserve(plan.budget.windows, requestId, plan.budget.want, plan.budget.min, plan.holdMs)
       : undefined;
     const [r, s, b] = await Promise.allSettled([rates, slots, budget]);
     const checked: Checked = {
@@ -259,9 +339,13 @@ export class LimitsAndBudgets {
     const refused = checked.rates?.ok === false || checked.slots?.ok === false || checked.budget?.ok === false;
     if (failed || refused) {
       // Give back what was taken (the rate buckets take nothing when one of them refuses).
-      if (checked.rates?.ok) this.reconcileRates(plan.charges.map((charge) => ({ charge, used: 0, chargedAt: now })));
-      if (checked.slots?.ok) this.slots.release(plan.claims, requestId);
-      if (plan.budget && checked.budget?.ok) this.book.settle(plan.budget.windows, requestId, 0);
+      if (checked.rates?.ok)
+        this.reconcileRates(
+          books,
+          plan.charges.map((charge) => ({ charge, used: 0, chargedAt: now })),
+        );
+      if (checked.slots?.ok) books.slots.release(plan.claims, requestId);
+      if (plan.budget && checked.budget?.ok) books.book.settle(plan.budget.windows, requestId, 0);
       // With Redis, the link turns any failure into RedisUnavailable (the tier's policy applies).
       if (failed) throw failed.reason;
     }
@@ -352,14 +436,20 @@ export class LimitsAndBudgets {
     admittedAt: number,
     record: LedgerRecord,
     capped: boolean,
+    books: Books,
   ): LedgerRecord | void {
-    if (plan.claims.length > 0) this.slots.release(plan.claims, requestId);
+    if (plan.claims.length > 0) books.slots.release(plan.claims, requestId);
     const used = record.inputTokens + record.outputTokens;
     const tokens = plan.charges.filter((c) => c.kind === 'tokens' && c.points !== used);
-    if (tokens.length > 0) this.reconcileRates(tokens.map((charge) => ({ charge, used, chargedAt: admittedAt })));
+    if (tokens.length > 0)
+      this.reconcileRates(
+        books,
+        tokens.map((charge) => ({ charge, used, chargedAt: admittedAt })),
+      );
     const voided = tier?.abandoned === 'void' && record.outcome === 'cancelled';
     const cost = voided ? 0 : toNanos(record.costUsd);
-    if (plan.budget) this.book.settle(plan.budget.windows, requestId, cost);
+    if (plan.budget) this.settleBudget(books, plan.budget.windows, requestId, cost);
+    if (books.shared) this.inFlight.settled(requestId, this.local);
     // The budget ended the answer: a stream it stopped, or a non-streamed one that ran into its cap.
     const budgetEnded = guard?.stopped === true || (capped && record.finishReason === 'length');
     const spends = plan.budget !== undefined && cost > 0;
@@ -375,20 +465,36 @@ export class LimitsAndBudgets {
     return amended;
   }
 
-  /** Charges given back or reconciled with the real usage: one script in Redis, fire and forget. */
-  private reconcileRates(settlements: RateSettlement[]): void {
-    if (this.link) this.link.send('reconcile the per-minute limits', async () => this.rates().reconcile(settlements, this.now()));
-    else this.memoryRates.reconcile(settlements, this.now());
+  private settleBudget(books: Books, windows: readonly BudgetWindow[], requestId: string, cost: number): void {
+    books.book.settle(windows, requestId, cost);
+    // Admitted on this instance's book while Redis was away, settled now that it is back: the
+    // shared mirror of the spend hears of it (while Redis is away, the seed sent after the outage
+    // carries it, from the store).
+    if (!books.shared && this.link?.client) this.redisBook?.mirror(windows, cost);
   }
 
-  /** The rate buckets on the current Redis connection (rebuilt after a reconnect), else in memory. */
-  private rates(): RateBuckets {
+  /** Charges given back or reconciled with the real usage: one script in Redis, fire and forget. */
+  private reconcileRates(books: Books, settlements: RateSettlement[]): void {
+    if (!books.shared) this.local.rates.reconcile(settlements, this.now());
+    else this.link?.send('reconcile the per-minute limits', async () => this.shared()?.rates.reconcile(settlements, this.now()));
+  }
+
+  /** The shared books on the current Redis connection (the rate buckets rebuilt after a reconnect); undefined while Redis is away. */
+  private shared(): Books | undefined {
     const link = this.link;
     const client = link?.client;
-    if (!link || !client) return this.memoryRates;
-    if (this.redisRates?.generation !== link.generation)
-      this.redisRates = { generation: link.generation, rates: new RedisRateBuckets(client, this.prefix) };
-    return this.redisRates.rates;
+    if (!link || !client || !this.redisSlots || !this.redisBook) return undefined;
+    if (this.sharedBooks?.generation !== link.generation) {
+      const rates = new RedisRateBuckets(client, this.prefix);
+      const book = this.redisBook;
+      // A stream near its reservation waits for this answer: a slow Redis must not hold it longer than an admission.
+      const extending = { extend: (...args: Parameters<BudgetBook['extend']>) => link.run(() => book.extend(...args)) };
+      this.sharedBooks = {
+        generation: link.generation,
+        books: { rates, slots: this.redisSlots, book, extending, shared: true },
+      };
+    }
+    return this.sharedBooks.books;
   }
 }
 

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Kysely } from 'kysely';
 import type { DestinationStream } from 'pino';
 import { PricingRegistry } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
@@ -15,6 +16,7 @@ import { sendJson } from '../protocol/http/send-json.ts';
 import { createProviderRegistry } from '../providers/registry.ts';
 import { createStreamBuffer } from '../resume/create-buffer.ts';
 import { createRouter } from '../routing/router.ts';
+import type { Database } from '../store/database.ts';
 import { type Ledger, ledgerSettings, startLedger } from '../store/open-ledger.ts';
 import { createConsoleState } from '../console/console-state.ts';
 import { UpstreamClient } from '../upstream/http-client.ts';
@@ -29,7 +31,7 @@ import { clientKey, createClientAddressing } from '../protocol/http/client-addre
 import { guardConnections } from './edge/guard-connections.ts';
 import { createRequestScreen } from './edge/screen-request.ts';
 import { serverOptions } from './edge/server-limits.ts';
-import { throttleAuthFailures } from './edge/throttle-auth.ts';
+import { authThrottle } from './edge/throttle-auth.ts';
 import { newRequestId } from './request-id.ts';
 import { decodePathParam, indexRoutes, matchRoute } from './route-table.ts';
 import { refuseUnknownQuery } from './refuse-unknown-query.ts';
@@ -69,11 +71,7 @@ export function createGateway(
   });
   const governance = createGovernance(config, log);
   const pricing = new PricingRegistry(config.pricing);
-  // Tiers, rate limits, concurrency and budgets: the lifecycle's admit step (docs/governance/tiers-limits-budgets.md).
-  const limits = new LimitsAndBudgets(config, { pricing, log });
-  const registry = createProviderRegistry(config, env, client);
   const scopes = new Set<RequestScope>();
-  const consoleState = createConsoleState({ keys: governance.keys, masterKey: config.auth.master_key });
   let ledger: Ledger | undefined;
   const metrics = config.metrics.enabled
     ? new GatewayMetrics(
@@ -83,6 +81,15 @@ export function createGateway(
     : undefined;
   // Who a request comes from, behind server.trusted_proxies too (edge/client-address.ts).
   const addressing = createClientAddressing(config.server.trusted_proxies);
+  // Tiers, rate limits, concurrency and budgets: the lifecycle's admit step (docs/governance/tiers-limits-budgets.md).
+  const limits = new LimitsAndBudgets(config, { pricing, log, redisEvents: metrics?.redisEvents });
+  const registry = createProviderRegistry(config, env, client);
+  const consoleState = createConsoleState({ keys: governance.keys, masterKey: config.auth.master_key });
+  const throttled = authThrottle({
+    failuresPerMinute: config.auth.failures_per_minute,
+    clientOf: (req) => clientKey(addressing.clientOf(req)),
+    counters: metrics && { failed: () => metrics.authFailed(), throttled: (scope) => metrics.authThrottle(scope) },
+  });
   const context: GatewayContext = {
     config,
     registry,
@@ -90,13 +97,12 @@ export function createGateway(
     scopes,
     settling: new Map(),
     // A console session (an HttpOnly cookie) stands for the admin key that opened it (src/console/sessions.ts);
-    // wrong keys are throttled per client and key id (edge/throttle-auth.ts).
-    authenticate: throttleAuthFailures(consoleState.sessions.wrap(governance.authenticate), {
-      failuresPerMinute: config.auth.failures_per_minute,
-      clientOf: (req) => clientKey(addressing.clientOf(req)),
-      counters: metrics && { failed: () => metrics.authFailed(), throttled: (scope) => metrics.authThrottle(scope) },
-    }),
-    addressing,
+    // wrong keys are throttled per client and key id (edge/throttle-auth.ts), on key and admin routes alike.
+    authenticate: throttled(consoleState.sessions.wrap(governance.authenticate)),
+    // Admin routes read the calling key from the store, never the cache: a revocation elsewhere holds at once.
+    authenticateAdmin: throttled(
+      consoleState.sessions.wrap(governance.authenticateAdmin, { get: (id) => governance.keys.refresh(id) }),
+    ),
     admit: refuseDisallowedModels(limits.admit),
     startedAt: Math.floor(Date.now() / 1000),
     accounting: {
@@ -114,8 +120,9 @@ export function createGateway(
     streams: createStreamBuffer(config, log),
     metrics,
     console: consoleState,
-    // Set by listen(): off unless OTEL_EXPORTER_OTLP_ENDPOINT (or the traces one) is set (README
-    // "Traces (OpenTelemetry)"), and the SDK is only loaded then (telemetry/tracing-from-env.ts).
+    addressing,
+    // Set by listen(): off unless OTEL_EXPORTER_OTLP_ENDPOINT (or the traces one) is set (docs/operations/
+    // observability.md "Traces"), and the SDK is only loaded then (telemetry/tracing-from-env.ts).
     tracing: undefined,
     observe(record) {
       try {
@@ -139,6 +146,7 @@ export function createGateway(
         context.responsesStore = stores.responsesStore;
         context.relayedIds = stores.relayedIds;
         governance.attach(new GovernanceStore(stores.database));
+        if (config.store.database_url) void listenForChanges(config.store.database_url, stores.database);
         limits.attachStore(stores.database);
         consoleState.attachStore(stores.database);
       }),
@@ -146,6 +154,14 @@ export function createGateway(
     context.accounting.ledger = ledger.writer;
     ledger.writer.onWritten(limits.spendWritten);
     context.accounting.rejections = ledger.rejections;
+  }
+
+  /** Key changes reach the other instances within a second (README "Running several instances"). */
+  async function listenForChanges(url: string, db: Kysely<Database>): Promise<void> {
+    // pg is loaded by the deployments that use it (store/open-database.ts).
+    const { PostgresChangeChannel } = await import('../governance/keys/postgres-change-channel.ts');
+    const channel = new PostgresChangeChannel({ url, db, receiver: governance, log });
+    if (governance.connect(channel)) channel.start();
   }
 
   // Handlers still running (their ledger record may not be written yet), for a clean shutdown.
@@ -178,7 +194,12 @@ export function createGateway(
     if (screen(req, res)) return; // Host check and CORS, before any route (server/edge)
     const { route, rawParam, rawParams } = matchRoute(routeIndex, req.method ?? 'GET', path);
     if (route.noStore) res.setHeader('Cache-Control', 'no-store');
-    const caller = route.auth === 'key' || route.auth === 'admin' ? await context.authenticate(req) : null;
+    const caller =
+      route.auth === 'admin'
+        ? await context.authenticateAdmin(req)
+        : route.auth === 'key'
+          ? await context.authenticate(req)
+          : null;
     if (route.auth === 'admin' && !caller?.admin) throw errors.adminRequired();
     const params: Record<string, string> = {};
     for (const [name, raw] of Object.entries(rawParams)) params[name] = decodePathParam(raw, name);
@@ -260,6 +281,7 @@ export function createGateway(
       // ledger.shutdown_flush_ms (then the count lost is logged) and a bounded store close.
       // Budget spend still in memory goes to the store before the store closes.
       await limits.close();
+      await governance.close();
       await ledger?.close();
       // The spans of the last requests go out before exit.
       await context.tracing?.shutdown();

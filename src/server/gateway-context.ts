@@ -1,6 +1,7 @@
 import type { ConsoleState } from '../console/console-state.ts';
 import type { LimitsAndBudgets } from '../governance/admit.ts';
 import type { Governance } from '../governance/keys/governance.ts';
+import type { Authenticate } from '../admission/admission.ts';
 import type { PipelineContext } from '../pipeline/context.ts';
 import type { StreamBuffer } from '../resume/stream-buffer.ts';
 import type { ClientAddressing } from '../protocol/http/client-address.ts';
@@ -14,6 +15,8 @@ export interface GatewayContext extends PipelineContext {
   ledgerStore: LedgerStore | undefined;
   /** Projects, gateway-issued keys and endpoints (the admin API, endpoint routes). */
   governance: Governance;
+  /** `authenticate` for the admin API, the console and /metrics: a gateway key is read from the store, not the cache. */
+  authenticateAdmin: Authenticate;
   /** Recent streams' frames for GET /v1/streams/{id} (stream.resume); undefined when resuming is off. */
   streams: StreamBuffer | undefined;
   /** GET /metrics; undefined when metrics.enabled is false. */

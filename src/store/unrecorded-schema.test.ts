@@ -53,7 +53,10 @@ describe('tables without the record of their migrations', () => {
       exec(path, 'DROP TABLE kysely_migration; DROP TABLE kysely_migration_lock;');
       await assert.rejects(openDatabase({ path }), (err) => {
         assert.ok(err instanceof UnusableStoreError);
-        assert.match(err.message, new RegExp(`^The SQLite file ${path} holds sluice's tables \\(ledger, responses, rejections and ${SLUICE_TABLES.length - 3} more\\)`));
+        assert.match(
+          err.message,
+          new RegExp(`^The SQLite file ${path} holds sluice's tables \\(ledger, responses, rejections and ${SLUICE_TABLES.length - 3} more\\)`),
+        );
         assert.match(err.message, /no record of the migrations that made them \(its kysely_migration table is missing or empty\)/);
         assert.match(err.message, /Restore kysely_migration and kysely_migration_lock from the backup/);
         return true;

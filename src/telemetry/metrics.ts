@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import type { RedisDownReason } from '../store/redis-link.ts';
 import type { LedgerWriterStats } from '../store/ledger-writer.ts';
 import { BoundedLabels } from './bounded-labels.ts';
 import { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './series-metrics.ts';
@@ -9,6 +10,13 @@ export interface MetricsSources {
   openStreams: () => number;
   /** The ledger writer's counters; undefined while the ledger is off or not open yet. */
   ledger: () => LedgerWriterStats | undefined;
+}
+
+/** What the limits tell of Redis going away (governance/admit.ts), counted here. */
+export interface RedisEvents {
+  fellBack(reason: RedisDownReason): void;
+  /** A request decided while Redis was away, by its tier's `redis_unavailable`. */
+  decidedLocally(policy: 'fail_open' | 'fail_closed'): void;
 }
 
 const REQUEST_LABELS = ['provider', 'model', 'surface', 'outcome', 'project'] as const;
@@ -55,6 +63,8 @@ export class GatewayMetrics {
   private readonly authThrottled: Counter<'scope'>;
   private readonly connectionsRefused: Counter<'reason'>;
   private readonly connectionsReclaimed: Counter;
+  /** What the limits tell of Redis going away (governance/admit.ts). */
+  readonly redisEvents: RedisEvents;
   private readonly series = new Map<string, Series>();
   /**
    * The text GET /metrics serves: this registry's; a worker of `serve --workers N` answers for
@@ -145,6 +155,22 @@ export class GatewayMetrics {
     // Every label value from the start, at 0: a rate() over a series that appears late misses its first count.
     for (const scope of ['address', 'key_id']) this.authThrottled.inc({ scope }, 0);
     for (const reason of CONNECTION_REFUSALS) this.connectionsRefused.inc({ reason }, 0);
+    const redisFallbacks = new Counter({
+      name: 'sluice_redis_fallbacks_total',
+      help: "Times the limits and budgets fell back to this instance's own books, Redis being away, by reason: timeout (slower than limits.redis_timeout_ms) or connection.",
+      labelNames: ['reason'],
+      registers,
+    });
+    const decidedLocally = new Counter({
+      name: 'sluice_redis_fallback_requests_total',
+      help: "Requests decided while Redis was away, by their tier's redis_unavailable: fail_open (on this instance's own limits and budgets) or fail_closed (refused with 503).",
+      labelNames: ['policy'],
+      registers,
+    });
+    this.redisEvents = {
+      fellBack: (reason) => redisFallbacks.inc({ reason }),
+      decidedLocally: (policy) => decidedLocally.inc({ policy }),
+    };
     new Gauge({
       name: 'sluice_open_streams',
       help: 'Streamed responses being sent now.',

@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
+import { randomBytes } from 'node:crypto';
 import { adminCall, chatWith, projectWithKey } from '../helpers/admin-client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { createTestSchema, databaseUrl, type TestSchema } from '../helpers/postgres.ts';
 
 const MASTER = 'sk-master-keys-test';
 
@@ -137,3 +139,84 @@ describe('a revocation on one instance reaches another sharing the store within 
     assert.ok(Date.now() - revokedAt <= 1_000 + 500, `B refused it after ${Date.now() - revokedAt} ms`);
   });
 });
+
+const redisUrl = process.env.REDIS_URL;
+
+/** Polls `status` every 20 ms until it is `wanted` (5 s at most): ms it took. */
+async function msUntil(wanted: number, status: () => Promise<number>): Promise<number> {
+  const started = Date.now();
+  let seen = await status();
+  while (seen !== wanted && Date.now() - started < 5_000) {
+    await sleep(20);
+    seen = await status();
+  }
+  assert.equal(seen, wanted);
+  return Date.now() - started;
+}
+
+describe(
+  'revocation lags across instances (issue 25): two instances sharing PostgreSQL and Redis, keys cached for the default 10 s',
+  { skip: !databaseUrl ? 'DATABASE_URL not set' : !redisUrl ? 'REDIS_URL not set' : false },
+  () => {
+    let schema: TestSchema;
+    let a: TestGateway;
+    let b: TestGateway;
+
+    before(async () => {
+      schema = await createTestSchema();
+      const config = {
+        auth: { master_key: MASTER, key_pepper: 'propagation-test' },
+        store: { database_url: schema.url },
+        limits: { redis_url: redisUrl, redis_prefix: `sluice-test:${process.pid}:${randomBytes(4).toString('hex')}:` },
+        tiers: { std: { requests_per_minute: 10_000 } },
+        default_tier: 'std',
+      };
+      a = await startGateway(config);
+      b = await startGateway(config);
+    });
+    after(async () => {
+      await a?.close();
+      await b?.close();
+      await schema?.drop();
+    });
+
+    it('a revoked admin key cannot mint a key on the other instance, and is refused there within 1 s', async () => {
+      const admin = await projectWithKey(a.url, MASTER, 'ops', { admin: true });
+      // B knows the key: cached from a model request, and it used the admin API there.
+      assert.equal((await chatWith(b.url, admin.key, { model: 'mock/echo' })).status, 200);
+      assert.equal((await adminCall(b.url, admin.key, 'GET', '/admin/keys')).status, 200);
+      const keysBefore = (await adminCall(a.url, MASTER, 'GET', '/admin/keys')).body.data.length;
+
+      assert.equal((await adminCall(a.url, MASTER, 'POST', `/admin/keys/${admin.id}/revoke`)).status, 200);
+      // At once: the admin API checks the calling key against the store, not the cache.
+      const mint = await adminCall(b.url, admin.key, 'POST', '/admin/keys', { project: 'ops', admin: true });
+      assert.equal(mint.status, 401, mint.text);
+      assert.equal(mint.body.error.code, 'api_key_revoked');
+      assert.equal((await adminCall(b.url, admin.key, 'GET', '/admin/keys')).status, 401);
+      assert.equal((await adminCall(a.url, MASTER, 'GET', '/admin/keys')).body.data.length, keysBefore, 'no key was minted');
+      // Its model requests: refused once the revocation arrived, well within the cache's 10 s.
+      const took = await msUntil(401, async () => (await chatWith(b.url, admin.key, { model: 'mock/echo' })).status);
+      assert.ok(took < 1_000, `B refused the revoked key after ${took} ms`);
+    });
+
+    it("a rotated key's old secret stops on the other instance within 1 s, and a new endpoint appears there as fast", async () => {
+      const key = await projectWithKey(a.url, MASTER, 'rotating');
+      assert.equal((await chatWith(b.url, key.key, { model: 'mock/echo' })).status, 200);
+      const rotated = await adminCall(a.url, MASTER, 'POST', `/admin/keys/${key.id}/rotate`, {});
+      assert.equal(rotated.status, 200, rotated.text);
+      const took = await msUntil(401, async () => (await chatWith(b.url, key.key, { model: 'mock/echo' })).status);
+      assert.ok(took < 1_000, `B refused the old secret after ${took} ms`);
+      assert.equal((await chatWith(b.url, rotated.body.key, { model: 'mock/echo' })).status, 200);
+
+      // B remembers that the endpoint does not exist, until A creates it.
+      const onB = () => chatWith(b.url, key.key, { model: 'mock/echo' }, '/rotating/chat/v1/chat/completions');
+      assert.equal((await onB()).status, 401, 'the old secret');
+      const viaNew = () => chatWith(b.url, rotated.body.key, { model: 'mock/echo' }, '/rotating/chat/v1/chat/completions');
+      assert.equal((await viaNew()).status, 404);
+      const endpoint = await adminCall(a.url, MASTER, 'POST', '/admin/endpoints', { project: 'rotating', name: 'chat', model: 'mock/echo' });
+      assert.equal(endpoint.status, 201, endpoint.text);
+      const appeared = await msUntil(200, async () => (await viaNew()).status);
+      assert.ok(appeared < 1_000, `the endpoint appeared on B after ${appeared} ms`);
+    });
+  },
+);

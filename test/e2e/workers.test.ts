@@ -92,7 +92,7 @@ function kill(child: ChildProcess): void {
 function call(
   url: string,
   path: string,
-  options: { agent?: Agent; method?: string; body?: unknown } = {},
+  options: { agent?: Agent; method?: string; body?: unknown; key?: string } = {},
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   const target = new URL(path, url);
   return new Promise((resolve, reject) => {
@@ -101,7 +101,10 @@ function call(
       {
         method: options.method ?? 'GET',
         agent: options.agent ?? false,
-        headers: options.body === undefined ? {} : { 'content-type': 'application/json' },
+        headers: {
+          ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(options.key ? { authorization: `Bearer ${options.key}` } : {}),
+        },
       },
       (res) => {
         let body = '';
@@ -293,6 +296,28 @@ describe('sluice serve --workers 2', { timeout: 300_000 }, () => {
     const streaming = await waitFor(async () => (sum(await scrape(b), 'sluice_open_streams') === 1 ? true : undefined), 10_000);
     assert.equal(streaming, true);
     assert.match((await open).body, /data: \[DONE\]/);
+  });
+
+  it('revocation lags across instances (issue 25): a key revoked through one worker is refused by the other within 1 s, its cache told through the supervisor', async () => {
+    const [a, b] = await connectionsOnTwoWorkers(gw.url);
+    agents.push(a, b);
+    const admin = (path: string, body: unknown) => call(gw.url, path, { agent: a, method: 'POST', body });
+    assert.equal((await admin('/admin/projects', { id: 'workers', name: 'Workers' })).status, 201);
+    const created = await admin('/admin/keys', { project: 'workers' });
+    assert.equal(created.status, 201, created.body);
+    const { id, key } = JSON.parse(created.body) as { id: string; key: string };
+    const onB = async () =>
+      (await call(gw.url, '/v1/chat/completions', { agent: b, method: 'POST', body: chatBody('mock/echo', false), key })).status;
+    assert.equal(await onB(), 200, 'the other worker knows the key (and caches it for 10 s)');
+    assert.equal((await admin(`/admin/keys/${id}/revoke`, {})).status, 200);
+    const revokedAt = Date.now();
+    let status = await onB();
+    while (status === 200 && Date.now() - revokedAt < 5_000) {
+      await sleep(20);
+      status = await onB();
+    }
+    assert.equal(status, 401);
+    assert.ok(Date.now() - revokedAt < 1_000, `the other worker refused it after ${Date.now() - revokedAt} ms`);
   });
 
   it('a killed worker is replaced under a new pid, and the port keeps answering', async () => {

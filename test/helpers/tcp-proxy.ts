@@ -1,8 +1,8 @@
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP proxy on 127.0.0.1 in front of a real server (Postgres), which a test can break the ways
- * a network breaks. Stopping the shared Postgres is not an option (other tests use it), and to
+ * A TCP proxy on 127.0.0.1 in front of a real server (Postgres, Redis), which a test can break the
+ * ways a network breaks. Stopping the shared server is not an option (other tests use it), and to
  * the client side a broken proxy is the same failure.
  */
 export interface TcpProxy {
@@ -23,6 +23,11 @@ export interface TcpProxy {
    */
   stall(): void;
   /**
+   * A slow server: every answer is held `ms` before it is forwarded, in order, on open and new
+   * connections alike (0: at once again). Requests still go through at once.
+   */
+  slow(ms: number): void;
+  /**
    * Accepts and forwards new connections again (on the same port). Stalled connections stay
    * stalled, as a real half-open connection never recovers: the client has to give up on them.
    */
@@ -34,18 +39,22 @@ interface Pair {
   client: Socket;
   upstream: Socket;
   stalled: boolean;
+  /** The answers held back (slow()), forwarded one after the other, each at its own time. */
+  held: Promise<void>;
+  heldUntil: number;
 }
 
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   const pairs = new Set<Pair>();
   let stalling = false;
+  let slowMs = 0;
   let connections = 0;
   const reads = { fromClients: 0, fromServer: 0 };
 
   const server: Server = createServer((client) => {
     connections++;
     const upstream = connect(targetPort, targetHost);
-    const pair: Pair = { client, upstream, stalled: stalling };
+    const pair: Pair = { client, upstream, stalled: stalling, held: Promise.resolve(), heldUntil: 0 };
     pairs.add(pair);
     // Forwarded by hand rather than piped, so a stall can swallow bytes without closing anything.
     client.on('data', (bytes) => {
@@ -54,7 +63,19 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     });
     upstream.on('data', (bytes) => {
       reads.fromServer++;
-      if (!pair.stalled) client.write(bytes);
+      if (pair.stalled) return;
+      if (slowMs === 0 && pair.heldUntil <= Date.now()) {
+        client.write(bytes);
+        return;
+      }
+      // Never before what was held earlier: a reordered answer would be a corrupt stream.
+      const at = Math.max(Date.now() + slowMs, pair.heldUntil);
+      pair.heldUntil = at;
+      pair.held = pair.held
+        .then(() => new Promise((r) => setTimeout(r, Math.max(0, at - Date.now()))))
+        .then(() => {
+          if (!pair.stalled && !client.destroyed) client.write(bytes);
+        });
     });
     const end = () => {
       pairs.delete(pair);
@@ -98,6 +119,9 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     stall() {
       stalling = true;
       for (const pair of pairs) pair.stalled = true;
+    },
+    slow(ms: number) {
+      slowMs = ms;
     },
     async restore() {
       stalling = false;

@@ -89,6 +89,15 @@ export class MemoryBudgetBook implements BudgetBook {
     }
   }
 
+  /**
+   * Holds a reservation made elsewhere: requests admitted through Redis still in flight when this
+   * instance fell back to its own book (admit.ts), so that their room is not granted twice.
+   * Released by settle(windows, id, 0), which adds no spend.
+   */
+  adopt(windows: readonly BudgetWindow[], id: string, nanos: number, ttlMs: number): void {
+    this.hold(windows, id, nanos, ttlMs);
+  }
+
   private spentOf(windows: readonly BudgetWindow[]): Promise<number[]> | number[] {
     const values = windows.map((w) => this.spend.spent(w));
     return values.some((v) => typeof v !== 'number') ? Promise.all(values.map((v) => Promise.resolve(v))) : (values as number[]);

@@ -2,7 +2,8 @@ import type { BudgetBook } from './budget-book.ts';
 import type { BudgetWindow } from './budget-windows.ts';
 
 export interface BudgetGuardInit {
-  book: BudgetBook;
+  /** Where the reservation grows (with Redis: within its timeout, admit.ts). */
+  book: Pick<BudgetBook, 'extend'>;
   windows: readonly BudgetWindow[];
   requestId: string;
   /** The prompt's estimated cost (nano-dollars). */
@@ -39,6 +40,11 @@ export class BudgetGuard {
   constructor(init: BudgetGuardInit) {
     this.init = init;
     this.reserved = init.reserved;
+  }
+
+  /** What the stream holds reserved now (admission's reservation and its extensions). */
+  get held(): number {
+    return this.reserved;
   }
 
   /** True: the output so far has spent this stream's share of the budget; end it now. */

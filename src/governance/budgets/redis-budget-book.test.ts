@@ -5,6 +5,7 @@ import type { Redis } from '../../store/redis-link.ts';
 import { type BudgetWindow, toNanos } from './budget-windows.ts';
 import { RedisBudgetBook } from './redis-budget-book.ts';
 import { SpendLedger } from './spend-ledger.ts';
+import type { SpendStore } from './spend-store.ts';
 
 const redisUrl = process.env.REDIS_URL;
 const skip = redisUrl ? false : 'REDIS_URL not set: the Redis budget book is skipped';
@@ -14,7 +15,7 @@ const skip = redisUrl ? false : 'REDIS_URL not set: the Redis budget book is ski
  * (its process died) must stop counting against the other at its expiry, and what one settled
  * must stop counting at once.
  */
-describe('Redis budget book: reservations of crashed and finished requests', { skip }, () => {
+describe('Redis budget book: shared reservations, and the spend they are checked against', { skip }, () => {
   let client: Redis;
   const prefix = `sluice-test-${process.pid}-${Date.now()}:`;
   let now = Date.now();
@@ -71,5 +72,58 @@ describe('Redis budget book: reservations of crashed and finished requests', { s
     }
     const last = await a.reserve([w], 'req-10', toNanos(1), toNanos(0.1), 60_000);
     assert.deepEqual(last.ok === false && [last.spentNanos, last.reservedNanos], [toNanos(1), 0]);
+  });
+
+  /** A book whose store says `stored()` USD for every window, counting its reads. */
+  const bookOnStore = (stored: () => number) => {
+    const reads = { count: 0 };
+    const spend = new SpendLedger({ refreshMs: 60_000, log: () => {}, now: clock });
+    const store = {
+      spent: async (ids: readonly string[]) => {
+        reads.count++;
+        await new Promise((r) => setTimeout(r, 20));
+        return new Map(ids.map((id) => [id, stored()]));
+      },
+    };
+    spend.attach(store as unknown as SpendStore);
+    const send = (_what: string, work: (c: Redis) => Promise<unknown>) => void work(client);
+    return { book: new RedisBudgetBook(() => client, prefix, spend, send, clock), reads, spend };
+  };
+
+  it('a slow Redis turns budgets and limits off (issue 25): a burst of requests of a new window reads its spend from the store once, before Redis', async () => {
+    const w = window('key:k1:day:burst');
+    const { book, reads } = bookOnStore(() => 0.25);
+    await Promise.all(
+      Array.from({ length: 50 }, async (_, i) => {
+        await book.ready([w]);
+        return book.reserve([w], `burst-${i}`, toNanos(0.01), 1, 60_000);
+      }),
+    );
+    assert.equal(reads.count, 1);
+    assert.equal(await client.hGet(`${prefix}budget:${w.id}`, 'spent'), String(toNanos(0.25)));
+  });
+
+  it("a slow Redis turns budgets and limits off (issue 25): after Redis was away the spend is sent again, and Redis keeps the larger of its own and the store's", async () => {
+    const w = window('key:k1:day:outage');
+    let stored = 0.1;
+    const { book } = bookOnStore(() => stored);
+    await book.ready([w]);
+    assert.equal((await book.reserve([w], 'before', toNanos(0.2), 1, 60_000)).ok, true);
+    book.settle([w], 'before', toNanos(0.2));
+    await new Promise((r) => setTimeout(r, 50));
+    const spent = () => client.hGet(`${prefix}budget:${w.id}`, 'spent');
+    assert.equal(await spent(), String(toNanos(0.3)));
+    // Spent meanwhile on the instances' own books: in the store, not in Redis's mirror.
+    stored = 0.7;
+    book.forget();
+    await book.ready([w]);
+    await book.reserve([w], 'after', 1, 1, 60_000);
+    assert.equal(await spent(), String(toNanos(0.7) + toNanos(0.2)), 'the store (with the pending settle) wins');
+    // A store behind Redis (another instance's settlements not written yet) does not lower it.
+    stored = 0.1;
+    book.forget();
+    await book.ready([w]);
+    await book.reserve([w], 'later', 1, 1, 60_000);
+    assert.equal(await spent(), String(toNanos(0.7) + toNanos(0.2)));
   });
 });

@@ -15,10 +15,12 @@ const PRUNE_AT = 1_024;
  * check-then-reserve across several windows, partial grants and expiring holds, atomically):
  * every instance sees the same spend and the same live reservations, and two instances can never
  * both take the last dollar. The spend in Redis is a mirror of the store's, seeded from the
- * store the first time a window is used (and again if Redis lost it). Per window, ARGV carries
- * its limit, how long its keys live, and its spend from the store ('' when this instance has seen
- * the window in Redis already): the script writes that spend only where Redis has none, so the
- * first request of a window makes the same one round trip as the others.
+ * store the first time an instance uses a window, again if Redis lost it, and again after Redis
+ * was away (what the instances spent meanwhile is in the store, not in the mirror). Per window,
+ * ARGV carries its limit, how long its keys live, and its spend from the store ('' when this
+ * instance has seen the window in Redis already): the script keeps the larger of that spend and
+ * the mirror's (each may lack what the other has not seen yet; too much, never too little), so
+ * the first request of a window makes the same one round trip as the others.
  */
 const RESERVE = new RedisScript(`
 local now = tonumber(ARGV[1])
@@ -39,9 +41,10 @@ for i = 1, n do
     redis.call('ZREM', z, rid)
   end
   local spent = redis.call('HGET', h, 'spent')
-  if not spent then
-    if ARGV[5 + 3 * i] == '' then return {'seed', i} end
-    spent = ARGV[5 + 3 * i]
+  local seed = ARGV[5 + 3 * i]
+  if not spent and seed == '' then return {'seed', i} end
+  if seed ~= '' and (not spent or tonumber(seed) > tonumber(spent)) then
+    spent = seed
     redis.call('HSET', h, 'spent', spent)
     redis.call('PEXPIREAT', h, ARGV[4 + 3 * i])
   end
@@ -84,21 +87,19 @@ export class RedisBudgetBook implements BudgetBook {
   private readonly redis: () => Redis | undefined;
   private readonly prefix: string;
   private readonly spend: SpendLedger;
-  private readonly send: (what: string, work: (client: Redis) => Promise<unknown>) => void;
+  private readonly send: Send;
   private readonly now: () => number;
   /** Windows this instance has seen in Redis, with when their keys expire: their spend need not be sent. */
   private readonly seen = new Map<string, number>();
-  /** Spend read by ready() for the reserve that follows it (taken by that reserve). */
-  private readonly readied = new Map<string, string>();
+  /** Spend read from the store for windows not seen yet, until a reserve has carried it to Redis. */
+  private readonly seeded = new Map<string, string>();
+  /** Reads of the store in progress: one per window, however many requests of it arrive at once. */
+  private readonly seeding = new Map<string, Promise<string>>();
+  /** Bumped by forget(): what was read or seen before it does not count after it. */
+  private epoch = 0;
   private pruneAt = PRUNE_AT;
 
-  constructor(
-    redis: () => Redis | undefined,
-    prefix: string,
-    spend: SpendLedger,
-    send: (what: string, work: (client: Redis) => Promise<unknown>) => void,
-    now: () => number = Date.now,
-  ) {
+  constructor(redis: () => Redis | undefined, prefix: string, spend: SpendLedger, send: Send, now: () => number = Date.now) {
     this.redis = redis;
     this.prefix = prefix;
     this.spend = spend;
@@ -107,10 +108,11 @@ export class RedisBudgetBook implements BudgetBook {
   }
 
   async reserve(windows: readonly BudgetWindow[], id: string, want: number, min: number, ttlMs: number): Promise<ReserveOutcome> {
-    // A window not seen in Redis yet goes with its spend from the store (a store read off the
-    // usual path, once per window and instance). A 'seed' answer means Redis lost a window it had
-    // (flushed, evicted): the windows are read from the store again and sent once more.
+    // A window not seen in Redis yet goes with its spend from the store (read by ready(), once
+    // per window and instance). A 'seed' answer means Redis lost a window it had (flushed,
+    // evicted): the windows are read from the store again and sent once more.
     for (let attempt = 0; attempt < 2; attempt++) {
+      const epoch = this.epoch;
       const seeds = await this.seeds(windows);
       const client = this.redis();
       if (!client) throw new Error('Redis is not connected');
@@ -127,15 +129,15 @@ export class RedisBudgetBook implements BudgetBook {
         ],
       })) as [string, ...unknown[]];
       if (reply[0] === 'seed') {
-        for (const w of windows) this.seen.delete(w.id);
+        for (const w of windows) this.unsee(w.id);
         continue;
       }
       if (reply[0] === 'ok') {
-        this.remember(windows, now);
+        this.remember(windows, now, epoch);
         return { ok: true, granted: Number(reply[1]) };
       }
       // Refused at window i: the script did not reach (nor seed) the ones after it.
-      this.remember(windows.slice(0, Number(reply[1])), now);
+      this.remember(windows.slice(0, Number(reply[1])), now, epoch);
       const window = windows[Number(reply[1]) - 1];
       return { ok: false, window, spentNanos: Number(reply[2]), reservedNanos: Number(reply[3]) };
     }
@@ -149,39 +151,89 @@ export class RedisBudgetBook implements BudgetBook {
 
   settle(windows: readonly BudgetWindow[], id: string, costNanos: number): void {
     for (const w of windows) this.spend.add(w, costNanos);
-    this.send('settle a budget reservation', (client) =>
-      SETTLE.run(client, { keys: this.keys(windows), arguments: [id, String(Math.round(costNanos))] }),
+    const keys = this.keys(windows);
+    this.send(
+      'settle a budget reservation',
+      (client) => SETTLE.run(client, { keys, arguments: [id, String(Math.round(costNanos))] }),
+      // Once Redis is back: the hold released (else it lasts until it expires); the cost is in the
+      // store, and reaches the mirror with the seed sent after the outage.
+      (client) => SETTLE.run(client, { keys, arguments: [id, '0'] }),
     );
   }
 
   /**
-   * A window not seen in Redis yet is read from the store first. Done before the admission sends
-   * its rate and slot scripts, the store read (a round trip to the SQLite thread or PostgreSQL)
-   * no longer parts the reserve from them: one write to Redis, not two.
+   * Adds a cost to the mirror without a reservation of Redis's to release: a request admitted on
+   * an instance's own book while Redis was away, settled now that it is back (its spend is in the
+   * store already, through the SpendLedger).
    */
-  ready(windows: readonly BudgetWindow[]): Promise<void> | undefined {
-    if (windows.every((w) => this.seen.has(w.id))) return undefined;
-    return Promise.resolve(this.seeds(windows)).then((seeds) => {
-      windows.forEach((w, i) => seeds[i] && this.readied.set(w.id, seeds[i]));
-    });
-  }
-
-  /** Per window, '' when Redis has it already, else its spend as the store has it (or as ready() just read it). */
-  private seeds(windows: readonly BudgetWindow[]): Promise<string[]> | string[] {
-    if (windows.every((w) => this.seen.has(w.id))) return windows.map(() => '');
-    return Promise.all(
-      windows.map(async (w) => {
-        if (this.seen.has(w.id)) return '';
-        const read = this.readied.get(w.id);
-        this.readied.delete(w.id);
-        return read ?? String(await this.spend.seed(w));
-      }),
+  mirror(windows: readonly BudgetWindow[], costNanos: number): void {
+    if (costNanos <= 0) return;
+    this.send('add a spend to the shared budgets', (client) =>
+      SETTLE.run(client, { keys: this.keys(windows), arguments: ['', String(Math.round(costNanos))] }),
     );
   }
 
+  /** Redis was away: every window's spend is sent again with its next reserve (the mirror missed what was spent meanwhile). */
+  forget(): void {
+    this.epoch++;
+    this.seen.clear();
+    this.seeded.clear();
+    this.seeding.clear();
+  }
+
+  /**
+   * A window not seen in Redis yet is read from the store first. Done before the admission sends
+   * its commands, the store read (a round trip to the SQLite thread or PostgreSQL, waiting for
+   * the pool under a burst) is neither inside Redis's timeout nor between the admission's
+   * commands, which leave in one write.
+   */
+  ready(windows: readonly BudgetWindow[]): Promise<void> | undefined {
+    if (windows.every((w) => this.seen.has(w.id) || this.seeded.has(w.id))) return undefined;
+    return Promise.all(windows.map((w) => Promise.resolve(this.seedOf(w)))).then(() => {});
+  }
+
+  /** Per window, '' when Redis has it already, else its spend as the store has it. */
+  private seeds(windows: readonly BudgetWindow[]): Promise<string[]> | string[] {
+    if (windows.every((w) => this.seen.has(w.id))) return windows.map(() => '');
+    return Promise.all(windows.map((w) => Promise.resolve(this.seen.has(w.id) ? '' : this.seedOf(w))));
+  }
+
+  private seedOf(w: BudgetWindow): string | Promise<string> {
+    const read = this.seeded.get(w.id);
+    if (read !== undefined) return read;
+    let pending = this.seeding.get(w.id);
+    if (!pending) {
+      const epoch = this.epoch;
+      pending = Promise.resolve(this.spend.seed(w)).then(
+        (nanos) => {
+          if (this.epoch !== epoch) return String(nanos);
+          this.seeding.delete(w.id);
+          if (!this.seen.has(w.id)) this.seeded.set(w.id, String(nanos));
+          return String(nanos);
+        },
+        (err: unknown) => {
+          if (this.epoch === epoch) this.seeding.delete(w.id);
+          throw err;
+        },
+      );
+      this.seeding.set(w.id, pending);
+    }
+    return pending;
+  }
+
+  private unsee(windowId: string): void {
+    this.seen.delete(windowId);
+    this.seeded.delete(windowId);
+  }
+
   /** Windows Redis has; those whose keys have expired are forgotten as the map grows (a window per key per day). */
-  private remember(windows: readonly BudgetWindow[], now: number): void {
-    for (const w of windows) this.seen.set(w.id, w.end + KEEP_MS);
+  private remember(windows: readonly BudgetWindow[], now: number, epoch: number): void {
+    // A reserve that started before Redis went away carried no seed of what was spent meanwhile.
+    if (epoch !== this.epoch) return;
+    for (const w of windows) {
+      this.seen.set(w.id, w.end + KEEP_MS);
+      this.seeded.delete(w.id);
+    }
     if (this.seen.size < this.pruneAt) return;
     for (const [windowId, until] of this.seen) if (until <= now) this.seen.delete(windowId);
     this.pruneAt = Math.max(PRUNE_AT, this.seen.size * 2);
@@ -191,3 +243,6 @@ export class RedisBudgetBook implements BudgetBook {
     return windows.flatMap((w) => [`${this.prefix}budget:${w.id}`, `${this.prefix}budget:${w.id}:holds`]);
   }
 }
+
+/** RedisLink.send: fire and forget, with what is still owed to Redis should it fail. */
+type Send = (what: string, work: (client: Redis) => Promise<unknown>, owed?: (client: Redis) => Promise<unknown>) => void;

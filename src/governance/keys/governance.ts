@@ -3,6 +3,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Authenticate } from '../../admission/admission.ts';
 import { describeStoreError } from '../../store/classify-store-error.ts';
 import { createAuthenticate, type VerifiedKey, verifiedKey } from './authenticate.ts';
+import type { ChangeChannel, ChangeReceiver, GovernanceChange } from './governance-change.ts';
 import type { Endpoint, GovernanceStore } from './governance-store.ts';
 import { createSecretHasher, type SecretHasher } from './key-format.ts';
 import { TtlCache } from './ttl-cache.ts';
@@ -11,7 +12,10 @@ export interface GovernanceOptions {
   masterKey: string | undefined;
   /** auth.key_pepper / SLUICE_KEY_PEPPER (key-format.ts). */
   pepper: string | undefined;
-  /** auth.key_cache_ttl_s, in ms: how long another instance's revocation may take to reach this one. */
+  /**
+   * auth.key_cache_ttl_s, in ms: how long another instance's change may take to reach this one
+   * when no channel carries it (a channel down, or none: one instance, one process).
+   */
   cacheTtlMs: number;
   /** The config's default_tier, for keys and projects that name none. */
   defaultTier: string | null;
@@ -24,15 +28,25 @@ const LOG_EVERY_MS = 30_000;
 
 /**
  * Keys, projects and endpoints of one gateway: the store (attached once the database is open),
- * what this instance caches of it, and the authenticate step built on them.
+ * what this instance caches of it, the authenticate steps built on them, and the channels that
+ * carry a change made here to the other instances and workers (and theirs here), so that a
+ * revoked key stops everywhere within a second rather than within the cache's TTL.
  */
-export class Governance {
+export class Governance implements ChangeReceiver {
   readonly hash: SecretHasher;
   /** Verified keys by key id (absent: no such key). */
   readonly keys: TtlCache<VerifiedKey>;
   /** Endpoints by project and name (endpointCacheKey). */
   readonly endpoints: TtlCache<Endpoint>;
   readonly authenticate: Authenticate;
+  /**
+   * For the admin API (and the console, and /metrics): the calling key is read from the store,
+   * never taken from the cache, so a key revoked a moment ago on another instance can do nothing
+   * here, whether or not its revocation has arrived.
+   */
+  readonly authenticateAdmin: Authenticate;
+  private readonly channels: ChangeChannel[] = [];
+  private closed = false;
   private store: GovernanceStore | undefined;
   private readonly log: (message: string) => void;
   private readonly now: () => number;
@@ -58,15 +72,51 @@ export class Governance {
         return this.withStore((store) => store.getEndpoint(project, name));
       },
     });
+    const used = (id: string, at: number) => {
+      this.store?.touchKey(id, at).catch((err: unknown) => this.logFailure('could not record the use of a key', err));
+    };
     this.authenticate = createAuthenticate({
       masterKey: options.masterKey,
       keys: this.keys,
       hash: this.hash,
       now: this.now,
-      used: (id, at) => {
-        this.store?.touchKey(id, at).catch((err: unknown) => this.logFailure('could not record the use of a key', err));
-      },
+      used,
     });
+    this.authenticateAdmin = createAuthenticate({
+      masterKey: options.masterKey,
+      keys: { peek: () => undefined, get: (id) => this.keys.refresh(id) },
+      hash: this.hash,
+      now: this.now,
+      used,
+    });
+  }
+
+  /** A channel to the other instances or workers: changes made here go out on it from now on (false: closed already). */
+  connect(channel: ChangeChannel): boolean {
+    if (this.closed) return false;
+    this.channels.push(channel);
+    return true;
+  }
+
+  /** A key or endpoint changed here: forgotten here at once, and announced to the other instances. */
+  announce(change: GovernanceChange): void {
+    this.changed(change);
+    for (const channel of this.channels) channel.publish(change);
+  }
+
+  changed(change: GovernanceChange): void {
+    if (change.kind === 'key') this.keys.delete(change.id);
+    else this.endpoints.delete(endpointCacheKey(change.project, change.name));
+  }
+
+  missed(): void {
+    this.keys.clear();
+    this.endpoints.clear();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.channels.map((channel) => channel.close()));
   }
 
   attach(store: GovernanceStore): void {
@@ -82,11 +132,6 @@ export class Governance {
   /** The endpoint `name` of `project`, cached like keys. */
   endpoint(project: string, name: string): Promise<Endpoint | undefined> {
     return this.endpoints.get(endpointCacheKey(project, name));
-  }
-
-  /** This instance forgets what it cached of an endpoint (it was just created here). */
-  forgetEndpoint(project: string, name: string): void {
-    this.endpoints.delete(endpointCacheKey(project, name));
   }
 
   /**

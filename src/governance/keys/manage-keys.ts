@@ -74,7 +74,11 @@ export async function createKey(deps: ManageDeps, input: CreateKey): Promise<Iss
   // 64 random bits per id: a clash is not expected in the life of a deployment, but is not fatal.
   for (let attempt = 0; attempt < 3; attempt++) {
     const key: ApiKey = { id: newKeyId(), ...base };
-    if (await deps.governance.withStore((store) => store.createKey(key))) return { key, plaintext: formatKey(key.id, secret) };
+    if (await deps.governance.withStore((store) => store.createKey(key))) {
+      // An instance may remember the id as unknown (someone presented it before it existed).
+      deps.governance.announce({ kind: 'key', id: key.id });
+      return { key, plaintext: formatKey(key.id, secret) };
+    }
   }
   throw new Error('could not allocate a key id in 3 attempts');
 }
@@ -85,10 +89,13 @@ async function requireKey(deps: ManageDeps, id: string): Promise<ApiKey> {
   return key;
 }
 
-/** Revoked at once on this instance (its cache forgets the key); within auth.key_cache_ttl_s on the others. */
+/**
+ * Revoked at once on this instance (its cache forgets the key), and within a second on the others
+ * (the announcement; auth.key_cache_ttl_s if it is lost).
+ */
 export async function revokeKey(deps: ManageDeps, id: string): Promise<ApiKey> {
   const key = await deps.governance.withStore((store) => store.revokeKey(id, (deps.now ?? Date.now)()));
-  deps.governance.keys.delete(id);
+  deps.governance.announce({ kind: 'key', id });
   if (!key) throw errors.notFound('key', id, 'key_id');
   return key;
 }
@@ -105,7 +112,7 @@ export async function rotateKey(deps: ManageDeps, id: string, input: RotateKey):
   const previousValidUntil = graceMs > 0 ? (deps.now ?? Date.now)() + graceMs : null;
   const newHash = deps.governance.hash(secret).toString('hex');
   const rotated = await deps.governance.withStore((store) => store.rotateKey(current, newHash, previousValidUntil));
-  deps.governance.keys.delete(id);
+  deps.governance.announce({ kind: 'key', id });
   if (!rotated) throw errors.keyChanged(id);
   return { key: await requireKey(deps, id), plaintext: formatKey(id, secret) };
 }
@@ -129,8 +136,8 @@ export async function createEndpoint(deps: ManageDeps, input: CreateEndpoint): P
     createdAt: (deps.now ?? Date.now)(),
   };
   const created = await deps.governance.withStore((store) => store.createEndpoint(endpoint));
-  // This instance may remember that the endpoint did not exist; the others notice within the TTL.
-  deps.governance.forgetEndpoint(endpoint.projectId, endpoint.name);
+  // An instance may remember that the endpoint did not exist.
+  deps.governance.announce({ kind: 'endpoint', project: endpoint.projectId, name: endpoint.name });
   if (!created) throw errors.alreadyExists('endpoint', `${input.project}/${input.name}`, 'name');
   return endpoint;
 }

@@ -74,4 +74,26 @@ describe('TtlCache', () => {
     await cache.get('k');
     assert.equal(loads, 2);
   });
+
+  it('revocation lags across instances (issue 25): refresh reads the store whatever is cached, and clear forgets everything', async () => {
+    let stored = 1;
+    let loads = 0;
+    const cache = new TtlCache<number>({
+      ttlMs: 60_000,
+      load: async () => {
+        loads++;
+        return stored;
+      },
+    });
+    assert.equal(await cache.get('k'), 1);
+    stored = 2;
+    assert.equal(await cache.get('k'), 1, 'cached');
+    assert.equal(await cache.refresh('k'), 2);
+    assert.equal(await cache.get('k'), 2, 'what refresh read is cached for the others');
+    stored = 3;
+    cache.clear();
+    assert.equal(cache.peek('k'), undefined);
+    assert.equal(await cache.get('k'), 3);
+    assert.equal(loads, 3);
+  });
 });

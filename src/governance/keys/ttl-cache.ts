@@ -24,7 +24,8 @@ interface Slot<V> {
  * the hot path stays in memory: `peek` answers synchronously while an entry is fresh, `get` loads
  * otherwise, and concurrent misses for one id share a single load. Absence is cached like a value,
  * so repeating an unknown id does not cost a query each time. `delete` makes this instance forget
- * at once (a revocation here); other instances notice within the TTL.
+ * at once (a revocation, here or announced by another instance: governance.ts); the TTL bounds
+ * what a change nobody announced (or whose announcement was lost) may take.
  */
 export class TtlCache<V> {
   private readonly options: TtlCacheOptions<V>;
@@ -69,11 +70,24 @@ export class TtlCache<V> {
     return pending;
   }
 
+  /** Reads the store now, whatever is cached, and caches what it read: for a check that must not trust the cache. */
+  refresh(key: string): Promise<V | undefined> {
+    return this.loadInto(key);
+  }
+
   delete(key: string): void {
     this.generation++;
     this.slots.delete(key);
     this.absent.delete(key);
     this.loading.delete(key);
+  }
+
+  /** Forgets everything (changes may have been missed): each entry is read again on its next use. */
+  clear(): void {
+    this.generation++;
+    this.slots.clear();
+    this.absent.clear();
+    this.loading.clear();
   }
 
   private async loadInto(key: string): Promise<V | undefined> {

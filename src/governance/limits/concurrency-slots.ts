@@ -36,6 +36,15 @@ export class MemorySlots implements ConcurrencySlots {
     return { ok: true, inUse };
   }
 
+  /**
+   * Counts slots taken elsewhere, whatever the limit: requests admitted through Redis still in
+   * flight when this instance fell back to its own books (admit.ts), so that it does not grant
+   * their slots a second time.
+   */
+  adopt(claims: readonly SlotClaim[]): void {
+    for (const c of claims) this.counts.set(c.subject, (this.counts.get(c.subject) ?? 0) + 1);
+  }
+
   release(claims: readonly SlotClaim[]): void {
     for (const c of claims) {
       const n = (this.counts.get(c.subject) ?? 1) - 1;
@@ -86,13 +95,17 @@ return 1
 export class RedisSlots implements ConcurrencySlots {
   private readonly redis: () => Redis | undefined;
   private readonly prefix: string;
-  private readonly send: (what: string, work: (client: Redis) => Promise<unknown>) => void;
+  private readonly send: (
+    what: string,
+    work: (client: Redis) => Promise<unknown>,
+    owed?: (client: Redis) => Promise<unknown>,
+  ) => void;
   private readonly now: () => number;
 
   constructor(
     redis: () => Redis | undefined,
     prefix: string,
-    send: (what: string, work: (client: Redis) => Promise<unknown>) => void,
+    send: (what: string, work: (client: Redis) => Promise<unknown>, owed?: (client: Redis) => Promise<unknown>) => void,
     now: () => number = Date.now,
   ) {
     this.redis = redis;
@@ -116,9 +129,9 @@ export class RedisSlots implements ConcurrencySlots {
   release(claims: readonly SlotClaim[], requestId: string): void {
     // One command whatever the claims (a MULTI of ZREMs is four): each command costs ~15 us of
     // CPU here even pipelined (bench/admission.ts).
-    this.send('release a concurrency slot', (client) =>
-      RELEASE.run(client, { keys: claims.map((c) => this.key(c)), arguments: [requestId] }),
-    );
+    // Owed to Redis if it is away now: else the slot is held until it expires (deadline + 60 s).
+    const release = (client: Redis) => RELEASE.run(client, { keys: claims.map((c) => this.key(c)), arguments: [requestId] });
+    this.send('release a concurrency slot', release, release);
   }
 
   /** The slots not expired yet (a crashed instance's lapse by their score), counted without the script: a read. */

@@ -38,8 +38,17 @@ export interface AuthThrottleOptions {
  * authentication (a key not cached, a session) gets a rejection handler on its promise.
  */
 export function throttleAuthFailures(authenticate: Authenticate, options: AuthThrottleOptions): Authenticate {
+  return authThrottle(options)(authenticate);
+}
+
+/**
+ * The throttle as a wrapper, so that several ways of authenticating (a key route's, an admin
+ * route's, which reads the key from the store) share one pair of tables: a client guessing keys
+ * is throttled the same whichever route it guesses on.
+ */
+export function authThrottle(options: AuthThrottleOptions): (authenticate: Authenticate) => Authenticate {
   const limit = options.failuresPerMinute;
-  if (limit === 0) return authenticate;
+  if (limit === 0) return (authenticate) => authenticate;
   const now = options.now ?? Date.now;
   const byClient = new FailureBuckets(limit);
   const byKeyId = new FailureBuckets(limit);
@@ -69,7 +78,7 @@ export function throttleAuthFailures(authenticate: Authenticate, options: AuthTh
     throw errors.authThrottled(scope, wait);
   }
 
-  return (req) => {
+  return (authenticate) => (req) => {
     refuseUnchecked(req);
     let caller: Caller | Promise<Caller>;
     try {

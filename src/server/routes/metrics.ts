@@ -9,7 +9,7 @@ export async function handleMetrics({ req, res, ctx }: RouteCall): Promise<void>
   const { metrics } = ctx;
   if (!metrics) throw errors.routeNotFound('GET', '/metrics');
   if (!ctx.config.metrics.public) {
-    const caller = await ctx.authenticate(req);
+    const caller = await ctx.authenticateAdmin(req);
     if (!caller.admin) throw errors.adminRequired();
   }
   let text: string;
