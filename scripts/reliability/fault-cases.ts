@@ -139,6 +139,16 @@ export const faultCases: FaultCase[] = [
     tests: [{ file: 'test/e2e/faults-redis.test.ts', name: '' }],
   },
   {
+    fault: 'PostgreSQL down while the request log is read',
+    asserts: '503 store_unavailable within the query timeout, no 500',
+    tests: [{ file: 'test/e2e/ledger-postgres-outage.test.ts', name: 'PostgreSQL down' }],
+  },
+  {
+    fault: 'a parameter that multiplies output (n=8, n=64) against a $0.01 budget; a budget below the least cost',
+    asserts: 'spend against budget, refusal before any upstream call',
+    tests: [{ file: 'test/e2e/budgets-choices.test.ts', name: '' }],
+  },
+  {
     fault: 'ledger records with values the store cannot hold',
     asserts: 'no ledger row lost',
     tests: [{ file: 'test/e2e/ledger-bad-records.test.ts', name: '' }],

@@ -23,7 +23,7 @@ let failed = false;
 
 if (!values['render-only']) {
   console.log('reliability: fault matrix, ledger and bad-input tests');
-  const faults = await runFaults(`${dir}/faults.json`);
+  const faults = await runFaults(`${dir}/faults.json`, `${dir}/observations.jsonl`);
   console.log(`  ${faults.passed} passed, ${faults.failed} failed`);
   failed ||= faults.failed > 0;
 

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { TargetResult } from '../../fuzz/run-targets.ts';
 import type { SoakResult } from '../../test/soak/run-soak.ts';
 import { faultCases } from './fault-cases.ts';
+import type { Observation } from '../../test/helpers/observe.ts';
 import type { TestOutcome } from './run-faults.ts';
 
 interface Faults {
@@ -20,6 +21,8 @@ type Soak = SoakResult & { finishedAt: string };
 
 export interface RenderInput {
   faults?: Faults;
+  /** What the fault tests measured (test/helpers/observe.ts): spend against budgets, rows against requests. */
+  observations?: Observation[];
   fuzz?: Fuzz;
   soak?: Soak;
   commit: string;
@@ -27,10 +30,12 @@ export interface RenderInput {
   machine: string;
 }
 
-export function readResults(dir: string): Pick<RenderInput, 'faults' | 'fuzz' | 'soak'> {
+export function readResults(dir: string): Pick<RenderInput, 'faults' | 'fuzz' | 'soak' | 'observations'> {
   const read = <T>(name: string): T | undefined =>
     existsSync(`${dir}/${name}`) ? (JSON.parse(readFileSync(`${dir}/${name}`, 'utf8')) as T) : undefined;
-  return { faults: read<Faults>('faults.json'), fuzz: read<Fuzz>('fuzz.json'), soak: read<Soak>('soak.json') };
+  const lines = existsSync(`${dir}/observations.jsonl`) ? readFileSync(`${dir}/observations.jsonl`, 'utf8').split('\n') : [];
+  const observations = lines.filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Observation);
+  return { faults: read<Faults>('faults.json'), fuzz: read<Fuzz>('fuzz.json'), soak: read<Soak>('soak.json'), observations };
 }
 
 const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
@@ -80,6 +85,21 @@ export function renderReliability(input: RenderInput): string {
       `| bad inputs | malformed requests on every route (test/e2e/bad-input.test.ts) | ${badInput.length} cases | ${badInput.every((o) => o.status === 'pass') ? 'yes: each a 4xx in the OpenAI shape' : 'no'} |`,
     );
   }
+  const spends = (input.observations ?? []).filter((o) => o.kind === 'spend');
+  const rows = (input.observations ?? []).filter((o) => o.kind === 'rows');
+  const lost = rows.reduce((n, o) => n + Math.max(0, o.requests - o.rows), 0);
+  const overAllowed = spends.filter((o) => o.spentUsd > o.allowedUsd + 1e-12);
+  if (spends.length > 0) {
+    const worst = Math.max(...spends.map((o) => o.spentUsd / o.limitUsd));
+    out(
+      `| money under faults | budgets held against parameters, a slow or cut Redis, crashes (${spends.length} measured cases) | worst spend ${(worst * 100).toFixed(1)}% of its budget | ${overAllowed.length === 0 ? 'yes: none past what its case allows' : `no: ${overAllowed.length} past`} |`,
+    );
+  }
+  if (rows.length > 0) {
+    out(
+      `| ledger rows lost under faults | every request of a measured fault case has its row (${rows.length} cases, ${count(rows.reduce((n, o) => n + o.requests, 0))} requests) | ${lost} lost | ${lost === 0 ? 'yes: zero' : 'no'} |`,
+    );
+  }
   if (fuzz) {
     out(
       `| fuzz | generated and mutated inputs, seed ${fuzz.seed} | ${count(fuzzInputs)} inputs over ${fuzz.results.length} targets | ${fuzzFailed.length === 0 ? 'yes' : `no: ${fuzzFailed.map((r) => r.name).join(', ')}`} |`,
@@ -116,6 +136,25 @@ export function renderReliability(input: RenderInput): string {
       out('', 'Failed:', '');
       for (const f of failures) out(`- ${f.file} › ${f.name}: ${cell(f.error ?? '')}`);
     }
+    out('');
+  }
+
+  if (spends.length + rows.length > 0) {
+    out(
+      '## Money and rows under faults',
+      '',
+      'Measured by the fault tests themselves (test/helpers/observe.ts), each of which also asserts its bound. `allowed` is what the case permits: the budget, or with a slow Redis under `fail_open` one reservation per instance (docs/governance/tiers-limits-budgets.md).',
+      '',
+      '| case | spent | budget | allowed | spent / budget |',
+      '|---|---|---|---|---|',
+    );
+    for (const o of spends)
+      out(
+        `| ${cell(o.case)} | $${o.spentUsd.toFixed(6)} | $${o.limitUsd} | $${o.allowedUsd} | ${((o.spentUsd / o.limitUsd) * 100).toFixed(1)}% |`,
+      );
+    out('', '| case | requests | rows | lost |', '|---|---|---|---|');
+    for (const o of rows)
+      out(`| ${cell(o.case)} | ${count(o.requests)} | ${count(o.rows)} | ${Math.max(0, o.requests - o.rows)} |`);
     out('');
   }
 

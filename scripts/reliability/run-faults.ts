@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { run } from 'node:test';
 import { faultFiles } from './fault-cases.ts';
 
@@ -17,8 +17,12 @@ export interface TestOutcome {
  * Runs the fault, ledger and bad-input test files with node's own runner (two at a time, as
  * `npm test` does) and records every test's outcome to `out`: what docs/reliability/report.md counts.
  */
-export async function runFaults(out: string): Promise<{ passed: number; failed: number }> {
+export async function runFaults(out: string, observations: string): Promise<{ passed: number; failed: number }> {
   const outcomes: TestOutcome[] = [];
+  // The figures the tests measure (test/helpers/observe.ts): each test file's process inherits it.
+  mkdirSync(dirname(observations), { recursive: true });
+  writeFileSync(observations, '');
+  process.env.SLUICE_OBSERVATIONS = resolve(observations);
   const started = Date.now();
   const stream = run({ files: faultFiles, concurrency: 2, timeout: 180_000 });
   const suitesByFile = new Map<string, string[]>();

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { type FakeUpstream, type RecordedRequest, startFakeUpstream, type UpstreamReply } from '../helpers/fake-upstream.ts';
 import { parseSse, requestRecord, startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
 import { post, speakAsTestCallers } from './limits-support.ts';
+import { observe } from '../helpers/observe.ts';
 
 const MODEL = 'up/gpt-test';
 const CLAUDE = 'anthropic/claude-sonnet-4-5';
@@ -93,6 +94,7 @@ describe('regression: n multiplies a budget', () => {
       }
       assert.equal(statuses[0], 200);
       assert.equal(statuses.at(-1), 429);
+      observe({ kind: 'spend', case: `n=${n}, not streamed, until refused`, spentUsd: spent, limitUsd: BUDGET_USD, allowedUsd: BUDGET_USD });
       assert.ok(spent <= BUDGET_USD + 1e-12, `spent $${spent} of $${BUDGET_USD}`);
     });
   }
@@ -107,6 +109,7 @@ describe('regression: n multiplies a budget', () => {
     assert.equal(indexes.size, 8, 'every choice streamed');
     const row = await requestRecord(gw, res.headers.get('x-request-id') ?? '');
     assert.equal(row.finish_reason, 'budget_exhausted');
+    observe({ kind: 'spend', case: 'n=8, streamed', spentUsd: row.cost_usd, limitUsd: BUDGET_USD, allowedUsd: BUDGET_USD });
     assert.ok(row.cost_usd <= BUDGET_USD, `spent $${row.cost_usd} of $${BUDGET_USD}`);
     // Less than the least cost of a request of 8 choices is left.
     const next = await post(gw, ask({ n: 8, stream: true }), { 'x-test-key': 'streamed-8' });

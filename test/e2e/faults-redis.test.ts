@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Counter } from 'prom-client';
+import { observe } from '../helpers/observe.ts';
 import { estimatePromptTokens } from '../../src/governance/budgets/request-estimate.ts';
 import type { CanonicalRequest } from '../../src/protocol/canonical/request.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
@@ -135,6 +136,14 @@ describe('fault matrix: Redis slow, cut and back, under fail_open and fail_close
       assert.equal(await counted(gw, 'sluice_redis_fallbacks_total', {}), 0, `no fallback: ${fellBack.join('')}`);
     }
     const ledger = await ledgerOf(key, 150);
+    observe({ kind: 'rows', case: 'Redis healthy, a burst of 150 on two instances', requests: 150, rows: ledger.rows });
+    observe({
+      kind: 'spend',
+      case: 'Redis healthy, a burst of 150 on two instances',
+      spentUsd: ledger.spentUsd,
+      limitUsd: LIMIT_USD,
+      allowedUsd: LIMIT_USD,
+    });
     assert.equal(ledger.rows, 150, 'one row per request');
     assert.ok(ledger.spentUsd <= LIMIT_USD, `spent $${ledger.spentUsd} of $${LIMIT_USD}`);
   });
@@ -148,6 +157,15 @@ describe('fault matrix: Redis slow, cut and back, under fail_open and fail_close
       [],
     );
     const ledger = await ledgerOf(key, 150);
+    const allowedUsd = LIMIT_USD * instances.length;
+    observe({ kind: 'rows', case: 'Redis slower than its timeout, fail_open, two instances', requests: 150, rows: ledger.rows });
+    observe({
+      kind: 'spend',
+      case: 'Redis slower than its timeout, fail_open, two instances',
+      spentUsd: ledger.spentUsd,
+      limitUsd: LIMIT_USD,
+      allowedUsd,
+    });
     assert.equal(ledger.rows, 150, 'one row per request');
     assert.ok(ledger.spentUsd > 0, 'admitted on the own books, not refused');
     // Each instance holds the budget against the store's spend and its own reservations; what
