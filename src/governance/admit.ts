@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { BudgetSpend, LedgerRecord } from '../accounting/ledger-record.ts';
+import { estimatePromptTokens } from '../accounting/count-tokens.ts';
 import type { PricingRegistry } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
@@ -9,7 +10,7 @@ import { type BudgetBook, MemoryBudgetBook, type ReserveOutcome } from './budget
 import { BudgetGuard } from './budgets/budget-guard.ts';
 import { type BudgetWindow, budgetWindows, NANOS_PER_USD, toNanos } from './budgets/budget-windows.ts';
 import { RedisBudgetBook } from './budgets/redis-budget-book.ts';
-import { estimatePromptTokens, outputAllowance, PriceBook } from './budgets/request-estimate.ts';
+import { outputAllowance, PriceBook } from './budgets/request-estimate.ts';
 import { SpendLedger } from './budgets/spend-ledger.ts';
 import { SpendStore } from './budgets/spend-store.ts';
 import { type ConcurrencySlots, MemorySlots, RedisSlots, type SlotClaim, type SlotOutcome } from './limits/concurrency-slots.ts';
