@@ -10,7 +10,7 @@ import type { GatewayContext } from '../gateway-context.ts';
 import { isRequestId } from '../request-id.ts';
 import { sendJson } from '../../protocol/http/send-json.ts';
 
-const OUTCOMES = new Set(['ok', 'error', 'cancelled']);
+const OUTCOMES = new Set(['ok', 'error', 'cancelled', 'interrupted']);
 
 /** The request log, as JSON with snake_case fields (the style of the rest of the API). */
 export function recordJson(r: LedgerRecord): Record<string, unknown> {
@@ -192,7 +192,7 @@ function parseListQuery(search: URLSearchParams): ListQuery {
   };
   const outcome = text('outcome');
   if (outcome !== undefined) {
-    if (!OUTCOMES.has(outcome)) throw errors.invalidRequest('outcome must be ok, error or cancelled.', 'outcome');
+    if (!OUTCOMES.has(outcome)) throw errors.invalidRequest('outcome must be ok, error, cancelled or interrupted.', 'outcome');
     filters.outcome = outcome as LedgerQuery['outcome'];
   }
   for (const k of ['since', 'until'] as const) {
