@@ -230,6 +230,8 @@ const configObject = z.strictObject({
       journal: z.string().min(1).optional(),
       /** fdatasync the journal at most every this many ms (0: after every record). */
       journal_sync_ms: z.number().int().nonnegative().default(100),
+      /** Write the progress of running requests to the journal at most every this many ms. */
+      journal_progress_ms: z.number().int().positive().default(1_000),
     })
     .prefault({}),
   /** Prices per million tokens for `provider/model`, overriding or adding to the registry. */

@@ -1,9 +1,10 @@
 import { dirname, join } from 'node:path';
 import type { Kysely } from 'kysely';
+import type { UnfinishedRequest } from '../accounting/journal-entries.ts';
 import type { Config } from '../config/schema.ts';
 import { describeStoreError } from './classify-store-error.ts';
 import type { Database } from './database.ts';
-import { LedgerJournal } from './ledger-journal.ts';
+import { LedgerJournal, type RequestJournal } from './ledger-journal.ts';
 import { LedgerStore } from './ledger-store.ts';
 import { LedgerWriter } from './ledger-writer.ts';
 import { type OpenedDatabase, openDatabase, type StoreLocation } from './open-database.ts';
@@ -14,7 +15,7 @@ export interface LedgerSettings {
   store: StoreLocation;
   writer: { flushIntervalMs: number; batchSize: number; maxBuffered: number };
   /** The durable mode's journal (ledger-journal.ts); none: records wait in memory only. */
-  journal?: { dir: string; syncMs: number };
+  journal?: { dir: string; syncMs: number; progressMs: number };
   /** How long a shutdown may spend writing what is buffered before it gives up on it. */
   shutdownFlushMs: number;
   log: (message: string) => void;
@@ -38,6 +39,16 @@ export interface Ledger {
   rejections: RejectionCounter;
   /** Resolves when the store is open (never rejects: failures are retried and logged). */
   opened: Promise<void>;
+  /** The store is open now. */
+  readonly isOpen: boolean;
+  /** The durable mode's journal of running requests; undefined without the journal. */
+  requests: RequestJournal | undefined;
+  /**
+   * What a previous run left running (durable mode): each needs its row, as interrupted
+   * (pipeline/record-interrupted.ts). One whose row the store turns out to have is `forget`-ten.
+   */
+  unfinished: readonly UnfinishedRequest[];
+  forget(requestId: string): void;
   /** Flushes within `shutdownFlushMs`, then closes the journal and the store, in bounded time. */
   close(): Promise<void>;
 }
@@ -56,7 +67,7 @@ export function ledgerSettings(config: Config, log: (message: string) => void, o
       queryTimeoutMs: store.query_timeout_ms,
     },
     writer: { flushIntervalMs: ledger.flush_interval_ms, batchSize: ledger.batch_size, maxBuffered: ledger.max_buffered },
-    journal: journalDir ? { dir: journalDir, syncMs: ledger.journal_sync_ms } : undefined,
+    journal: journalDir ? { dir: journalDir, syncMs: ledger.journal_sync_ms, progressMs: ledger.journal_progress_ms } : undefined,
     shutdownFlushMs: ledger.shutdown_flush_ms,
     log,
     onOpen,
@@ -90,6 +101,7 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
   let closing = false;
   let retryTimer: NodeJS.Timeout | undefined;
   let attempts = 0;
+  let isOpen = false;
   let markOpened: () => void = () => {};
   const opened = new Promise<void>((resolve) => (markOpened = resolve));
 
@@ -125,6 +137,7 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
       log(`ledger: the store (${where}) is open after ${attempts} attempts; writing the ${writer.pending} record(s) that waited`);
     writer.attach(ledgerStore);
     rejections.attach(new RejectionStore(db.db));
+    isOpen = true;
     markOpened();
     return true;
   }
@@ -138,10 +151,17 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
   }
   clearTimeout(waited);
 
+  const journal = fromJournal?.journal;
   return {
     writer,
     rejections,
     opened,
+    get isOpen() {
+      return isOpen;
+    },
+    requests: journal,
+    unfinished: fromJournal?.unfinished ?? [],
+    forget: (requestId) => journal?.forget(requestId),
     async close() {
       closing = true;
       clearTimeout(retryTimer);
