@@ -20,6 +20,7 @@ import cluster from 'node:cluster';
 import { openSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
 import { createClient } from '@redis/client';
 import { configSchema } from '../src/config/schema.ts';
 import { createGateway, type Gateway } from '../src/server/app.ts';
@@ -37,6 +38,17 @@ const redisPrefix = benchRedisPrefix();
 /** The models the bench asks for (run.ts), priced. */
 const models = (process.env.BENCH_MODELS ?? '').split(',').filter(Boolean);
 
+/**
+ * The ledger: on (the default), off (--no-ledger), or durable (--durable-ledger: the journal of
+ * records and of running requests, README "Ledger durability"), one journal per process (a
+ * journal is one process's: under --workers each worker has its own).
+ */
+function ledgerConfig(path: string) {
+  const mode = process.env.BENCH_LEDGER;
+  if (mode !== 'durable') return { enabled: mode !== 'off' };
+  return { enabled: true, journal: join(dirname(path), `ledger-journal-${process.pid}`) };
+}
+
 function gatewayConfig(path: string, redisUrl: string | undefined, telemetry = true) {
   return configSchema.parse({
     ...(!telemetry && { metrics: { enabled: false }, log: { level: 'silent' } }),
@@ -45,7 +57,7 @@ function gatewayConfig(path: string, redisUrl: string | undefined, telemetry = t
     server: { host: '127.0.0.1', port: Number(process.env.BENCH_WORKER_PORT ?? 0), max_connections_per_client: 10_000 },
     auth: { master_key: masterKey },
     store: { path },
-    ledger: { enabled: process.env.BENCH_LEDGER !== 'off' },
+    ledger: ledgerConfig(path),
     providers: { up: { base_url: `${upstream}/v1`, api_key: 'sk-bench' } },
     pricing: Object.fromEntries(models.map((model) => [`up/${model}`, BENCH_PRICES])),
     // The routed side (run.ts): a two-target route per model whose first target is healthy.

@@ -19,6 +19,7 @@ describe('bench options', () => {
       pin: true,
       profileDir: undefined,
       ledger: true,
+      durableLedger: false,
       workers: 1,
       ledgerPageRows: 1_000_000,
       soak: undefined,
@@ -61,6 +62,14 @@ describe('bench options', () => {
         [1, 32],
       ],
     );
+  });
+
+  it('runs the ledger durable (its journal) on request, never without the ledger', () => {
+    const o = parseOptions(['--durable-ledger']);
+    assert.notEqual(o, 'help');
+    if (o === 'help') return;
+    assert.deepEqual([o.ledger, o.durableLedger], [true, true]);
+    assert.throws(() => parseOptions(['--durable-ledger', '--no-ledger']), /--durable-ledger needs the ledger/);
   });
 
   it('sizes or skips the ledger paging step', () => {

@@ -22,6 +22,8 @@ export interface BenchOptions {
   profileDir: string | undefined;
   /** The gateway's ledger (on by default, as in production); off for the on/off comparison. */
   ledger: boolean;
+  /** The ledger's durable mode (`--durable-ledger`): its journal's cost, against a default run. */
+  durableLedger: boolean;
   /** Gateway processes on the one port (`sluice serve --workers N`; gateway-workers.ts). */
   workers: number;
   /** Rows the ledger paging step seeds after the load phases (ledger-paging.ts); undefined: skipped. */
@@ -43,6 +45,7 @@ export const USAGE = `npm run bench -- [options]
   --no-pin                         do not pin processes to cores
   --profile DIR                    CPU-profile the gateway's measured phases into DIR and summarize
   --no-ledger                      run the gateway with its ledger off (compare with a default run)
+  --durable-ledger                 run the gateway with ledger.durable (its journal; compare with a default run)
   --workers N                      run the gateway as N worker processes on one port (default 1; unpins it)
   --ledger-page-rows N             rows the request-log paging step seeds after the load (default 1000000)
   --no-ledger-page                 skip that step (node bench/ledger-page.ts runs it alone)
@@ -80,6 +83,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
       'no-pin': { type: 'boolean' },
       profile: { type: 'string' },
       'no-ledger': { type: 'boolean' },
+      'durable-ledger': { type: 'boolean' },
       workers: { type: 'string' },
       'ledger-page-rows': { type: 'string' },
       'no-ledger-page': { type: 'boolean' },
@@ -95,6 +99,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
   for (const m of modes) {
     if (m !== 'fast' && m !== 'paced' && m !== 'unary') throw new Error(`unknown mode '${m}' (fast, paced, unary)`);
   }
+  if (values['no-ledger'] && values['durable-ledger']) throw new Error('--durable-ledger needs the ledger: not with --no-ledger');
   const duration = values.duration === undefined ? undefined : positive('duration', values.duration, 0);
   return {
     modes: modes as BenchOptions['modes'],
@@ -111,6 +116,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     pin: values['no-pin'] !== true,
     profileDir: values.profile,
     ledger: values['no-ledger'] !== true,
+    durableLedger: values['durable-ledger'] === true,
     workers: positive('workers', values.workers, 1, true),
     ledgerPageRows:
       values['no-ledger-page'] === true ? undefined : positive('ledger-page-rows', values['ledger-page-rows'], 1_000_000, true),

@@ -314,7 +314,9 @@ async function main(): Promise<number> {
   }
   const pinning = decidePinning(options.pin);
   log(`pinning: ${pinning.note}`);
-  log(`ledger: ${options.ledger ? 'on (embedded SQLite file)' : 'off (--no-ledger)'}`);
+  log(
+    `ledger: ${options.ledger ? `on (embedded SQLite file${options.durableLedger ? ', durable: its journal too' : ''})` : 'off (--no-ledger)'}`,
+  );
   // Before anything else runs: a start on a quiet machine.
   const idle = await idleRss();
   log(`idle: sluice serve --workers 1, RSS 3 s after listening: ${idle.runs.map((r) => r.toFixed(1)).join(', ')} MiB`);
@@ -337,7 +339,7 @@ async function main(): Promise<number> {
       ...process.env,
       BENCH_UPSTREAM_URL: upstreamOrigin,
       BENCH_STORE_PATH: join(storeDir, 'sluice.db'),
-      BENCH_LEDGER: options.ledger ? 'on' : 'off',
+      BENCH_LEDGER: options.ledger ? (options.durableLedger ? 'durable' : 'on') : 'off',
       BENCH_MASTER_KEY: MASTER_KEY,
       BENCH_MODELS: `${modelName(0)},${modelName(options.paceMs)}`,
       BENCH_REDIS_URL: process.env.REDIS_URL ?? '',

@@ -114,6 +114,7 @@ export function RequestLog() {
             <option value="ok">ok</option>
             <option value="error">error</option>
             <option value="cancelled">cancelled</option>
+            <option value="interrupted">interrupted</option>
           </select>
         </label>
         {field('since', 'Since', 'datetime-local')}

@@ -23,7 +23,7 @@ export interface RequestRecord {
   latency_ms: number;
   overhead_ms: number | null;
   upstream_status: number | null;
-  outcome: 'ok' | 'error' | 'cancelled';
+  outcome: 'ok' | 'error' | 'cancelled' | 'interrupted';
   error: { type: string; code: string; message: string; upstream?: { type: string | null; code: string | null } } | null;
   finish_reason: string | null;
   upstream_request_id: string | null;

@@ -153,6 +153,23 @@ export const faultCases: FaultCase[] = [
     asserts: 'no ledger row lost',
     tests: [{ file: 'test/e2e/ledger-bad-records.test.ts', name: '' }],
   },
+  {
+    fault: 'kill -9 of the gateway mid-stream (40 streams), durable journal on and off',
+    asserts: 'every X-Request-ID has its one row (interrupted or ok); without the journal, the documented window',
+    tests: [
+      { file: 'test/e2e/faults-crash.test.ts', name: 'kill -9 of the process, journal on' },
+      { file: 'test/e2e/faults-crash.test.ts', name: 'kill -9 of the process, journal off' },
+      { file: 'test/e2e/ledger-durable.test.ts', name: '' },
+    ],
+  },
+  {
+    fault: 'kill -9 of one worker mid-stream (--workers 2), durable journal on and off',
+    asserts: 'every X-Request-ID has its one row, settled by the replacement; without the journal, the documented window',
+    tests: [
+      { file: 'test/e2e/faults-crash.test.ts', name: 'kill -9 of one worker (--workers 2), journal on' },
+      { file: 'test/e2e/faults-crash.test.ts', name: 'kill -9 of one worker (--workers 2), journal off' },
+    ],
+  },
 ];
 
 /** Every test file the reliability run executes: those above, and the bad-input table. */

@@ -338,6 +338,46 @@ describe('Accountant', () => {
     assert.equal(whole.completion, 'Paris.');
   });
 
+  it('tells the durable journal its admission and its progress, the same object while nothing happened', () => {
+    const { a, clock } = accountant({ keyId: 'k1', projectId: 'p1' });
+    const holds = { slots: [{ subject: 'key:k1', limit: 2 }] };
+    assert.deepEqual(a.admitted(40, holds), {
+      requestId: 'req_1',
+      createdAt: 1_000,
+      keyId: 'k1',
+      projectId: 'p1',
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+      requestedModel: 'openai/gpt-4o-mini',
+      surface: 'chat',
+      streamed: true,
+      promptTokens: 40,
+      holds,
+    });
+    const before = a.progress();
+    assert.deepEqual(before, {
+      requestId: 'req_1',
+      at: 1_000,
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+      acknowledged: false,
+      firstOutputAt: null,
+      outputTokens: 0,
+      reported: null,
+    });
+    clock.t = 1_200;
+    assert.equal(a.progress(), before, 'unchanged: no new line to write');
+    a.markAcknowledged();
+    a.observe(usage(25, 1));
+    clock.t = 1_300;
+    a.observe(text('Paris is the capital.'));
+    const after = a.progress();
+    assert.deepEqual(
+      { ...after, reported: after.reported?.inputTokens },
+      { ...before, at: 1_300, acknowledged: true, firstOutputAt: 1_300, outputTokens: Math.ceil(21 / 4), reported: 25 },
+    );
+  });
+
   it('makes a record for a request refused before any provider', () => {
     const error = errors.modelNotFound('nope/x', "no provider named 'nope'");
     const r = rejectedRecord('req_9', error, 'chat', 'nope/x', 5_000, { keyId: 'k1', projectId: 'proj_1' }, 5_012);

@@ -4,6 +4,7 @@ import { isOutputEvent } from '../protocol/canonical/events.ts';
 import type { Usage } from '../protocol/canonical/usage.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import { countPromptTokens, promptText, textTally } from './count-tokens.ts';
+import type { AdmittedRequest, RequestHolds, RequestProgress } from './journal-entries.ts';
 import type { LedgerRecord } from './ledger-record.ts';
 import type { PricingRegistry } from './pricing.ts';
 import type { TallyLimits, TokenTally } from './token-tally.ts';
@@ -58,6 +59,9 @@ export class Accountant {
   private settled: Usage | undefined;
   private acknowledged = false;
   private costed: { usage: Usage; costUsd: number; priceKnown: boolean } | undefined;
+  /** Events seen (and acknowledgements): progress() is read again only when it moved. */
+  private changes = 0;
+  private lastProgress: { changes: number; progress: RequestProgress } | undefined;
 
   constructor(init: AccountantInit) {
     this.init = init;
@@ -67,6 +71,7 @@ export class Accountant {
   }
 
   observe(event: CanonicalEvent): void {
+    this.changes++;
     this.init.transcript?.observe(event);
     if (this.firstOutputAt === null && isOutputEvent(event)) {
       this.firstOutputAt = this.now();
@@ -126,6 +131,44 @@ export class Accountant {
   /** The upstream answered 2xx (its status, if a later failure does not carry one). */
   markAcknowledged(): void {
     this.acknowledged = true;
+    this.changes++;
+  }
+
+  /** The request as the durable journal records its admission (store/ledger-journal.ts). */
+  admitted(promptTokens: number, holds: RequestHolds | undefined): AdmittedRequest {
+    const i = this.init;
+    return {
+      requestId: i.requestId,
+      createdAt: this.startedAt,
+      ...this.owner(),
+      provider: i.provider,
+      model: i.model,
+      requestedModel: i.requestedModel,
+      surface: i.surface,
+      streamed: i.streamed,
+      promptTokens,
+      ...(holds ? { holds } : {}),
+    };
+  }
+
+  /**
+   * How far the request got, for the durable journal (read at most once a second): the same
+   * object while nothing happened, so that an unchanged request writes no line.
+   */
+  progress(): RequestProgress {
+    if (this.lastProgress?.changes === this.changes) return this.lastProgress.progress;
+    const progress: RequestProgress = {
+      requestId: this.init.requestId,
+      at: this.now(),
+      provider: this.init.provider,
+      model: this.init.model,
+      acknowledged: this.acknowledged,
+      firstOutputAt: this.firstOutputAt,
+      outputTokens: this.output.soFar(),
+      reported: this.reported,
+    };
+    this.lastProgress = { changes: this.changes, progress };
+    return progress;
   }
 
   /** The target the request is on now: routing may have moved it before any output (retarget). */

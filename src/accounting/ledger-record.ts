@@ -33,7 +33,11 @@ export interface LedgerRecord {
   ttftMs: number | null;
   latencyMs: number;
   upstreamStatus: number | null;
-  outcome: 'ok' | 'error' | 'cancelled';
+  /**
+   * `interrupted`: sluice stopped (a crash, a kill) while the request ran; recorded at the next
+   * start from the durable journal, with the usage it had reached (interrupted-record.ts).
+   */
+  outcome: 'ok' | 'error' | 'cancelled' | 'interrupted';
   errorType: string | null;
   errorCode: string | null;
   errorMessage: string | null;

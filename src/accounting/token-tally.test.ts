@@ -213,4 +213,23 @@ describe('TokenTally', () => {
     tally.add('ignored');
     assert.equal(await tally.total(), estimateTokens(utf8Bytes(README)));
   });
+
+  it('soFar(): what was counted plus an estimate of the text in line, waiting for nothing and changing nothing', async () => {
+    const queue = new FakeQueue();
+    const tally = new TokenTally('o200k', limits(), queue);
+    const short = 'Bonjour, ça va? 日本語';
+    tally.add(short);
+    assert.equal(tally.soFar(), estimateTokens(utf8Bytes(short)), 'nothing counted yet: the estimate of all of it');
+    streamInto(tally, LONG);
+    queue.step();
+    // Pieces are cut where a count does not depend on the text around them: their counts add up.
+    const counted = queue.seen.reduce((n, piece) => n + count(piece), 0);
+    const rest = (short + LONG).slice(queue.seen.join('').length);
+    const sample = { tokens: counted, bytes: utf8Bytes(queue.seen.join('')) };
+    assert.equal(tally.soFar(), counted + estimateTokens(utf8Bytes(rest), sample));
+    const total = tally.total();
+    queue.drain();
+    assert.equal(await total, count(short + LONG), 'the final count is still exact');
+    assert.equal(tally.soFar(), await total, 'once settled, the total');
+  });
 });

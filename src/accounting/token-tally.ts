@@ -135,6 +135,21 @@ export class TokenTally implements CountSource {
     this.onCounted?.();
   }
 
+  /**
+   * The tokens so far, waiting for nothing: what was counted, and the text not counted yet
+   * estimated at the counted part's rate. Read now and then (the durable journal's progress, at
+   * most once a second), so its cost (a UTF-8 length of the text in line, at most ~33 KiB) stays
+   * off the per-delta path.
+   */
+  soFar(): number {
+    if (this.closed) return this.sum();
+    let bytes = this.uncountedBytes;
+    for (const text of this.pending) bytes += utf8Bytes(text);
+    for (const piece of this.pieces) bytes += utf8Bytes(piece);
+    for (const piece of this.atWorker ?? []) bytes += utf8Bytes(piece);
+    return this.countedTokens + estimateTokens(bytes, { tokens: this.countedTokens, bytes: this.countedBytes });
+  }
+
   /** The counted tokens, and the estimate of the rest at the counted part's rate. */
   private sum(): number {
     return this.countedTokens + estimateTokens(this.uncountedBytes, { tokens: this.countedTokens, bytes: this.countedBytes });

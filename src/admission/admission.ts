@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { RequestHolds } from '../accounting/journal-entries.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
@@ -77,6 +78,11 @@ export interface Admission {
    * what its budget reservation pays for: an answer that cannot be cut must fit the budget.
    */
   maxOutputTokens?: number;
+  /**
+   * What the request took in the limits and budgets (slots, a budget reservation), for the
+   * durable journal: a crash's next start settles them from there (LimitsAndBudgets.settleInterrupted).
+   */
+  holds?: RequestHolds;
   /**
    * Called once with the request's final record; returns the record to write instead when the
    * admission amends it (a voided abandoned stream costs 0, a budget stop is named).

@@ -47,7 +47,7 @@ Prints the recent requests of a running gateway from its request log (oldest fir
   --limit N        how many recent requests to print first, 1 to 1000 (default 20)
   --model M        only this model: the name the client used (mock/echo, an alias) or the provider's
   --provider P     only this provider
-  --outcome O      only ok, error or cancelled
+  --outcome O      only ok, error, cancelled or interrupted
   -h, --help       this help
 The gateway's master key is read from SLUICE_MASTER_KEY.`,
 

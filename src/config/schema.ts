@@ -410,6 +410,14 @@ const configObject = z.strictObject({
         .nonnegative()
         .default(100)
         .describe('fdatasync the journal at most every this many ms (0: after every record).'),
+      journal_progress_ms: z
+        .number()
+        .int()
+        .positive()
+        .default(1_000)
+        .describe(
+          'Write the progress of running requests to the journal at most every this many ms (what a crash recovery records).',
+        ),
     })
     .prefault({})
     .describe('The request log and its writer.'),

@@ -87,7 +87,7 @@ export async function handleEvents({ res, ctx, search, requestId }: ConsoleCall)
   }
   const outcome = search.get('outcome');
   if (outcome) {
-    if (!OUTCOMES.has(outcome)) throw errors.invalidRequest('outcome must be ok, error or cancelled.', 'outcome');
+    if (!OUTCOMES.has(outcome)) throw errors.invalidRequest('outcome must be ok, error, cancelled or interrupted.', 'outcome');
     query.outcome = outcome as LedgerQueryInWriteOrder['outcome'];
   }
   // From now: where the write order stands (a one-row page's follow cursor).
@@ -100,7 +100,7 @@ export async function handleEvents({ res, ctx, search, requestId }: ConsoleCall)
   }
 }
 
-const OUTCOMES = new Set(['ok', 'error', 'cancelled']);
+const OUTCOMES = new Set(['ok', 'error', 'cancelled', 'interrupted']);
 
 /**
  * GET /console/api/stats?minutes=60 (1 to 1440, per minute) or ?hours=168 (1 to 2160, 90 days, per

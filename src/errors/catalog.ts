@@ -199,6 +199,18 @@ export const errors = {
       message: 'sluice is shutting down; the stream was ended before it finished.',
       retryable: true,
     }),
+  /**
+   * Never sent: the ledger's error of a request that was running when sluice stopped without a
+   * drain (a crash, a kill), recorded at the next start from the durable journal.
+   */
+  gatewayStopped: () =>
+    new GatewayError({
+      code: 'gateway_stopped',
+      status: 503,
+      type: 'server_error',
+      message:
+        'sluice stopped (a crash, a kill, an out-of-memory end) while this request was in progress; recorded at the next start from the ledger journal, with the usage it had reached.',
+    }),
   truncated: (provider: string) =>
     new GatewayError({
       code: 'upstream_stream_truncated',

@@ -71,6 +71,7 @@ export const ERROR_CODES = [
   'timeout',
   'stream_idle_timeout',
   'cancelled',
+  'gateway_stopped',
   // The workers of one gateway (serve --workers N).
   'metrics_unavailable',
   // The store (SQLite or PostgreSQL) behind the request log and the console.

@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
+import type { RequestHolds } from '../accounting/journal-entries.ts';
 import type { BudgetSpend, LedgerRecord } from '../accounting/ledger-record.ts';
+import { estimatePromptTokens } from '../accounting/count-tokens.ts';
 import type { PricingRegistry } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
@@ -10,7 +12,7 @@ import { BudgetGuard } from './budgets/budget-guard.ts';
 import { type BudgetWindow, budgetWindows, NANOS_PER_USD, toNanos } from './budgets/budget-windows.ts';
 import { RedisBudgetBook } from './budgets/redis-budget-book.ts';
 import { type BudgetAsk, budgetAsk, outputCap, outputChoices } from './budgets/budget-ask.ts';
-import { estimatePromptTokens, PriceBook } from './budgets/request-estimate.ts';
+import { PriceBook } from './budgets/request-estimate.ts';
 import { SpendLedger } from './budgets/spend-ledger.ts';
 import { SpendStore } from './budgets/spend-store.ts';
 import { type ConcurrencySlots, MemorySlots, RedisSlots, type SlotClaim, type SlotOutcome } from './limits/concurrency-slots.ts';
@@ -212,6 +214,7 @@ export class LimitsAndBudgets {
       warning: this.warning(plan, checked.rates),
       watch: guard?.watch,
       maxOutputTokens,
+      holds: holdsOf(plan, checked),
       settle: (record) => this.settle(plan, requestId, tier, guard, now, record, maxOutputTokens !== undefined, books),
     };
   }
@@ -318,7 +321,7 @@ export class LimitsAndBudgets {
           }
         : undefined;
     const holdMs = (tier?.deadlineMs || this.defaultHoldMs) + HOLD_MARGIN_MS;
-    return { charges, scopes, claims, budget, holdMs };
+    return { charges, scopes, claims, budget, holdMs, promptTokens };
   }
 
   /** Every limit and the budget at once; what one refused is given back by the others. */
@@ -473,6 +476,27 @@ export class LimitsAndBudgets {
     if (!books.shared && this.link?.client) this.redisBook?.mirror(windows, cost);
   }
 
+  /**
+   * A request that was running when sluice stopped without a drain, recorded at the next start
+   * from the durable journal (pipeline/record-interrupted.ts): what it held is given back and its
+   * cost charged, as its settle would have. In Redis its slots and its reservation are released at
+   * once (they would otherwise lapse only at their expiry, the deadline plus a minute); in memory a
+   * new process holds neither (and MemorySlots counts per subject: a release would free a live
+   * request's slot), so only the spend is added. The per-minute token charge is left as it was:
+   * its minute is past. Returns the record with its spend, written in the row's transaction.
+   */
+  settleInterrupted(holds: RequestHolds | undefined, record: LedgerRecord): LedgerRecord {
+    if (!holds) return record;
+    // Redis away at recovery: its slots and reservation lapse at their expiry; the spend still counts.
+    const shared = this.shared();
+    if (shared && holds.slots && holds.slots.length > 0) shared.slots.release(holds.slots, record.requestId);
+    const windows = holds.budget?.windows;
+    if (!windows || windows.length === 0) return record;
+    const cost = toNanos(record.costUsd);
+    this.settleBudget(shared ?? this.local, windows, record.requestId, cost);
+    return cost > 0 ? { ...record, budgetSpend: windows.map((w) => spendOf(w, cost)) } : record;
+  }
+
   /** Charges given back or reconciled with the real usage: one script in Redis, fire and forget. */
   private reconcileRates(books: Books, settlements: RateSettlement[]): void {
     if (!books.shared) this.local.rates.reconcile(settlements, this.now());
@@ -511,12 +535,24 @@ interface Plan {
   budget: BudgetPlan | undefined;
   /** How long a slot or reservation lives if its request never settles. */
   holdMs: number;
+  /** The prompt's estimate, when a limit or budget needed it (else 0: an estimate is at least 3). */
+  promptTokens: number;
 }
 
 interface Checked {
   rates: RateOutcome | undefined;
   slots: SlotOutcome | undefined;
   budget: ReserveOutcome | undefined;
+}
+
+/** What an admitted request holds, as the durable journal keeps it (RequestHolds). */
+function holdsOf(plan: Plan, checked: Checked): RequestHolds | undefined {
+  const budget =
+    plan.budget && checked.budget?.ok ? { windows: plan.budget.windows, reservedNanos: checked.budget.granted } : undefined;
+  const slots = checked.slots?.ok && plan.claims.length > 0 ? plan.claims : undefined;
+  const promptTokens = plan.promptTokens > 0 ? plan.promptTokens : undefined;
+  if (!budget && !slots && promptTokens === undefined) return undefined;
+  return { budget, slots, promptTokens };
 }
 
 /**

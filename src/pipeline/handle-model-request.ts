@@ -14,7 +14,8 @@ import { RequestScope } from './request-scope.ts';
 import { AttemptLog } from '../routing/attempts.ts';
 import { OverheadClock } from './overhead-clock.ts';
 import type { Candidate } from '../routing/plan.ts';
-import { createAccountant, finalizeRecord } from './request-accounting.ts';
+import { createAccountant, finalizeRecord, journalAdmission } from './request-accounting.ts';
+import { type JournaledRequest, NOT_JOURNALED } from '../store/ledger-journal.ts';
 import { canonicalInput } from '../telemetry/genai-messages.ts';
 
 /**
@@ -38,6 +39,7 @@ export async function handleModelRequest(
   let accountant: Accountant | undefined;
   let admission: Admission | undefined;
   let scope: RequestScope | undefined;
+  let journaled: JournaledRequest = NOT_JOURNALED;
   let failure: GatewayError | null = null;
   // The request's span and one per upstream attempt, when tracing is on (telemetry/request-trace.ts).
   const trace = ctx.tracing?.request(req.headers, operation.surface);
@@ -83,6 +85,8 @@ export async function handleModelRequest(
       trace?.transcript,
       prepared.input?.count,
     );
+    // Durable mode: from here on a crash leaves the request recorded as interrupted, not lost.
+    journaled = journalAdmission(ctx.accounting, accountant, prepared.request, admission);
     // The caller's tier may set its own deadline and idle timeout, and hold a stream to its budget.
     scope = new RequestScope(exchange.res, {
       deadlineMs: admission.deadline?.ms ?? prepared.deadlineMs,
@@ -151,6 +155,7 @@ export async function handleModelRequest(
         }
       } finally {
         ctx.settling.delete(requestId);
+        journaled.end();
       }
     }
   }

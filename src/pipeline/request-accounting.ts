@@ -1,13 +1,15 @@
 import { Accountant, type CountInput } from '../accounting/accountant.ts';
+import { estimatePromptTokens } from '../accounting/count-tokens.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { PricingRegistry } from '../accounting/pricing.ts';
 import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { ResolvedModel } from '../providers/registry.ts';
+import { type JournaledRequest, NOT_JOURNALED, type RequestJournal } from '../store/ledger-journal.ts';
 import type { LedgerWriter } from '../store/ledger-writer.ts';
 import type { RejectionCounter } from '../store/rejection-counter.ts';
 import type { OutputTranscript } from '../telemetry/output-transcript.ts';
-import type { Caller } from '../admission/admission.ts';
+import type { Admission, Caller } from '../admission/admission.ts';
 
 export interface AccountingDeps {
   pricing: PricingRegistry;
@@ -15,6 +17,8 @@ export interface AccountingDeps {
   ledger: LedgerWriter | undefined;
   /** Counts refusals of unauthenticated requests per minute and reason, instead of a row each. */
   rejections: RejectionCounter | undefined;
+  /** The durable mode's journal of running requests (ledger.durable); absent otherwise. */
+  journal?: RequestJournal;
   storeContentChars: number;
   log: (message: string) => void;
 }
@@ -45,6 +49,27 @@ export function createAccountant(
     transcript,
     countInput,
   });
+}
+
+/**
+ * Durable mode: the request is in the journal from its admission on, so that a crash before its
+ * record leaves it recorded as interrupted at the next start. What the line holds is built when
+ * it is written (at the end of this turn of the event loop), off the way to the upstream call.
+ */
+export function journalAdmission(
+  deps: AccountingDeps,
+  accountant: Accountant,
+  request: CanonicalRequest,
+  admission: Admission,
+): JournaledRequest {
+  const journal = deps.journal;
+  if (!journal) return NOT_JOURNALED;
+  const holds = admission.holds;
+  return journal.admitted(
+    accountant.requestId,
+    () => accountant.admitted(holds?.promptTokens ?? estimatePromptTokens(request), holds),
+    () => accountant.progress(),
+  );
 }
 
 /**

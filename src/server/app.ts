@@ -11,6 +11,7 @@ import { renderErrorBody } from '../errors/render.ts';
 import { refuseDisallowedModels } from '../governance/keys/allowed-models.ts';
 import { GovernanceStore } from '../governance/keys/governance-store.ts';
 import { LimitsAndBudgets } from '../governance/admit.ts';
+import { recordInterrupted } from '../pipeline/record-interrupted.ts';
 import type { RequestScope } from '../pipeline/request-scope.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import { createProviderRegistry } from '../providers/registry.ts';
@@ -152,16 +153,42 @@ export function createGateway(
       }),
     );
     context.accounting.ledger = ledger.writer;
+    context.accounting.journal = ledger.requests;
     ledger.writer.onWritten(limits.spendWritten);
     context.accounting.rejections = ledger.rejections;
   }
 
-  /** Key changes reach the other instances within a second (README "Running several instances"). */
+  /** Key changes reach the other instances within a second (docs/operations/scale-out.md). */
   async function listenForChanges(url: string, db: Kysely<Database>): Promise<void> {
     // pg is loaded by the deployments that use it (store/open-database.ts).
     const { PostgresChangeChannel } = await import('../governance/keys/postgres-change-channel.ts');
     const channel = new PostgresChangeChannel({ url, db, receiver: governance, log });
     if (governance.connect(channel)) channel.start();
+  }
+
+  /**
+   * Durable mode: the requests a previous run left running get their rows (as interrupted) and
+   * give back what they held, once the store can say which have a row already and Redis (if
+   * any) is connected. Before the port opens when the store is open at start; else once it is.
+   */
+  async function recordLeftRunning(): Promise<void> {
+    const open = ledger;
+    if (!open || open.unfinished.length === 0) return;
+    const recorded = open.opened.then(async () => {
+      const records = await recordInterrupted(open.unfinished, {
+        pricing,
+        storedIds: (ids) => context.ledgerStore?.storedIds(ids) ?? Promise.resolve(new Set()),
+        settle: (holds, record) => limits.settleInterrupted(holds, record),
+        write: (record) => open.writer.write(record),
+        forget: (requestId) => open.forget(requestId),
+        log,
+      });
+      for (const record of records) context.observe?.(record);
+    });
+    const failed = recorded.catch((err: unknown) =>
+      log(`ledger: could not record the interrupted requests (the next start will): ${(err as Error).stack ?? String(err)}`),
+    );
+    if (open.isOpen) await failed;
   }
 
   // Handlers still running (their ledger record may not be written yet), for a clean shutdown.
@@ -233,6 +260,7 @@ export function createGateway(
         context.streams?.start(),
       ]);
       context.tracing = tracing;
+      await recordLeftRunning();
       const address = await new Promise<AddressInfo>((resolve, reject) => {
         server.once('error', reject);
         const shared = options.reusePort ? { reusePort: true, exclusive: true } : {};

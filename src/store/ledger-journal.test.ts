@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { ledgerRecord } from '../../test/helpers/ledger-records.ts';
+import type { AdmittedRequest, RequestProgress } from '../accounting/journal-entries.ts';
 import { LedgerJournal } from './ledger-journal.ts';
 
 const dirs: string[] = [];
@@ -117,6 +118,201 @@ describe('LedgerJournal', () => {
     // Once that process is gone its lock is stale, and taken over.
     const { journal } = LedgerJournal.open({ dir, syncMs: 0 });
     journal.close();
+  });
+});
+
+const admission = (requestId: string): AdmittedRequest => ({
+  requestId,
+  createdAt: 1_000,
+  keyId: 'k1',
+  projectId: 'p1',
+  provider: 'openai',
+  model: 'gpt-4o-mini',
+  requestedModel: 'openai/gpt-4o-mini',
+  surface: 'chat',
+  streamed: true,
+  promptTokens: 12,
+  holds: { slots: [{ subject: 'key:k1', limit: 4 }] },
+});
+
+/** A running request as the pipeline feeds the journal: its progress moves when `advance` is called. */
+function running(journal: LedgerJournal, requestId: string) {
+  let progress: RequestProgress = {
+    requestId,
+    at: 1_000,
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    acknowledged: false,
+    firstOutputAt: null,
+    outputTokens: 0,
+    reported: null,
+  };
+  let reads = 0;
+  const handle = journal.admitted(
+    requestId,
+    () => admission(requestId),
+    () => {
+      reads++;
+      return progress;
+    },
+  );
+  return {
+    end: () => handle.end(),
+    advance(outputTokens: number) {
+      progress = { ...progress, at: progress.at + 100, acknowledged: true, firstOutputAt: 1_050, outputTokens };
+    },
+    get reads() {
+      return reads;
+    },
+  };
+}
+
+const turn = () => new Promise((r) => setImmediate(r));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const lines = (dir: string) =>
+  segments(dir)
+    .map((n) => readFileSync(join(dir, n), 'utf8'))
+    .join('')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe('LedgerJournal: running requests (a crash loses every request in flight)', () => {
+  it('a request admitted whose record never came is unfinished at the next open, with its last progress', async () => {
+    const dir = freshDir();
+    const { journal } = LedgerJournal.open({ dir, syncMs: 0, progressMs: 5 });
+    const a = running(journal, 'a');
+    const b = running(journal, 'b');
+    await turn();
+    a.advance(40);
+    await sleep(30);
+    a.advance(90);
+    await sleep(30);
+    journal.append(ledgerRecord({ requestId: 'b' }));
+    b.end();
+    // No close: the process died.
+    const next = LedgerJournal.open({ dir: freshCopy(dir), syncMs: 0 });
+    assert.deepEqual(
+      next.replayed.map((r) => r.requestId),
+      ['b'],
+    );
+    assert.equal(next.unfinished.length, 1);
+    assert.deepEqual(next.unfinished[0].admitted, admission('a'));
+    assert.equal(next.unfinished[0].progress?.outputTokens, 90);
+    next.journal.close();
+    journal.close();
+  });
+
+  it('writes the admissions of a turn together at its end (or before a record), none for a request that ended in it', async () => {
+    const dir = freshDir();
+    const { journal } = LedgerJournal.open({ dir, syncMs: 0 });
+    running(journal, 'a');
+    running(journal, 'b');
+    running(journal, 'quick').end();
+    running(journal, 'recorded');
+    journal.append(ledgerRecord({ requestId: 'recorded' }));
+    assert.deepEqual(
+      lines(dir).map((l) => (l.admitted as AdmittedRequest | undefined)?.requestId ?? l.requestId),
+      ['a', 'b', 'recorded'],
+      'the admissions still unwritten go first, with the record; none of the two that ended',
+    );
+    await turn();
+    assert.equal(lines(dir).length, 3, 'nothing left to write at the end of the turn');
+    journal.close();
+  });
+
+  it('writes progress only when it moved', async () => {
+    const dir = freshDir();
+    const { journal } = LedgerJournal.open({ dir, syncMs: 0, progressMs: 5 });
+    const a = running(journal, 'a');
+    await sleep(40);
+    const progressLines = () => lines(dir).filter((l) => 'progress' in l).length;
+    assert.equal(progressLines(), 1);
+    assert.ok(a.reads > 2, 'read every progressMs');
+    a.advance(5);
+    await sleep(20);
+    assert.equal(progressLines(), 2);
+    a.end();
+    journal.close();
+  });
+
+  it('is not emptied while a request runs; a new segment carries the running requests, so the older ones are deleted', async () => {
+    const dir = freshDir();
+    const { journal } = LedgerJournal.open({ dir, syncMs: 0, progressMs: 5, segmentBytes: 2000 });
+    const a = running(journal, 'a');
+    await turn();
+    a.advance(7);
+    await sleep(20);
+    for (const r of records(30)) journal.append(r);
+    journal.written(30);
+    assert.equal(segments(dir).length, 1, 'the older segments are gone');
+    assert.ok(statSync(join(dir, segments(dir)[0])).size > 0, 'not emptied: a request runs');
+    const midway = LedgerJournal.open({ dir: freshCopy(dir), syncMs: 0 });
+    assert.deepEqual(
+      midway.unfinished.map((u) => [u.admitted.requestId, u.progress?.outputTokens]),
+      [['a', 7]],
+    );
+    midway.journal.close();
+    a.end();
+    journal.append(ledgerRecord({ requestId: 'a' }));
+    journal.written(1);
+    assert.equal(statSync(join(dir, segments(dir)[0])).size, 0, 'emptied once nothing runs');
+    journal.close();
+  });
+
+  it('many running requests (their lines more than a segment) do not make every write rotate', async () => {
+    const dir = freshDir();
+    const { journal } = LedgerJournal.open({ dir, syncMs: 0, segmentBytes: 2000 });
+    const many = Array.from({ length: 40 }, (_, i) => running(journal, `run${i}`));
+    await turn();
+    assert.ok(statSync(join(dir, segments(dir)[0])).size > 4 * 2000, 'the admissions alone are several segments long');
+    for (const r of records(40)) journal.append(r);
+    // Each rotation carries the 40 on, so one comes at most per carried size of new lines (the 40
+    // records are about twice that), not one per record (41 segments before the bound).
+    assert.ok(segments(dir).length <= 5, `${segments(dir).length} segments`);
+    journal.written(40);
+    const reopened = LedgerJournal.open({ dir: freshCopy(dir), syncMs: 0 });
+    assert.equal(reopened.unfinished.length, 40);
+    reopened.journal.close();
+    for (const r of many) r.end();
+    journal.close();
+  });
+
+  it('close keeps the lines of a request still running (its record would come too late): the next start has it', async () => {
+    const dir = freshDir();
+    const { journal } = LedgerJournal.open({ dir, syncMs: 0 });
+    running(journal, 'late');
+    journal.close();
+    const next = LedgerJournal.open({ dir, syncMs: 0 });
+    assert.deepEqual(
+      next.unfinished.map((u) => u.admitted.requestId),
+      ['late'],
+    );
+    next.journal.close();
+  });
+
+  it('carries a request left unfinished until its row is written (idempotent across restarts); forget() drops it', () => {
+    const dir = freshDir();
+    const first = LedgerJournal.open({ dir, syncMs: 0 });
+    running(first.journal, 'x');
+    running(first.journal, 'y');
+    first.journal.close();
+    // A second start that wrote nothing (the store was down) carries both on.
+    const second = LedgerJournal.open({ dir, syncMs: 0 });
+    assert.equal(second.unfinished.length, 2);
+    second.journal.written(0);
+    second.journal.close();
+    const third = LedgerJournal.open({ dir, syncMs: 0 });
+    assert.deepEqual(third.unfinished.map((u) => u.admitted.requestId).sort(), ['x', 'y']);
+    // x is recorded as interrupted; y's row turns out to be in the store already.
+    third.journal.append(ledgerRecord({ requestId: 'x', outcome: 'interrupted' }));
+    third.journal.forget('y');
+    third.journal.written(1);
+    third.journal.close();
+    assert.deepEqual(readdirSync(dir), [], 'nothing left to carry or replay');
+    const fourth = LedgerJournal.open({ dir, syncMs: 0 });
+    assert.deepEqual([fourth.unfinished, fourth.replayed], [[], []]);
+    fourth.journal.close();
   });
 });
 

@@ -175,6 +175,13 @@ function ledgerStoreContract(name: string, site: () => Promise<StoreSite>, skip:
       assert.deepEqual((await listAll(100)).sort(), ['dup', 'other', 'twice']);
     });
 
+    it('says which request ids have a row, in chunks (recording interrupted requests writes only the missing)', async () => {
+      await store.insert([ledgerRecord({ requestId: 'here' }), ledgerRecord({ requestId: 'also', outcome: 'interrupted' })]);
+      const asked = [...Array.from({ length: 1200 }, (_, i) => `missing-${i}`), 'also', 'here'];
+      assert.deepEqual([...(await store.storedIds(asked))].sort(), ['also', 'here']);
+      assert.deepEqual(await store.storedIds([]), new Set());
+    });
+
     it('filters by model, provider, outcome and time range (since inclusive, until exclusive)', async () => {
       const t = 1_760_000_000_000;
       const rows: LedgerRecord[] = [
@@ -182,6 +189,7 @@ function ledgerStoreContract(name: string, site: () => Promise<StoreSite>, skip:
         ledgerRecord({ requestId: 'b', createdAt: t + 1000, provider: 'openai', model: 'gpt-4o-mini', outcome: 'error' }),
         ledgerRecord({ requestId: 'c', createdAt: t + 2000, provider: 'groq', model: 'gpt-4o', outcome: 'cancelled' }),
         ledgerRecord({ requestId: 'd', createdAt: t + 3000, provider: 'mock', model: 'echo', outcome: 'ok', keyId: 'k1' }),
+        ledgerRecord({ requestId: 'e', createdAt: t + 4000, provider: 'mock', model: 'echo', outcome: 'interrupted' }),
       ];
       await store.insert(rows);
       const ids = async (q: Parameters<LedgerStore['list']>[0]) => (await store.list(q)).data.map((r) => r.requestId);
@@ -189,8 +197,9 @@ function ledgerStoreContract(name: string, site: () => Promise<StoreSite>, skip:
       assert.deepEqual(await ids({ provider: 'openai' }), ['b', 'a']);
       assert.deepEqual(await ids({ outcome: 'ok' }), ['d', 'a']);
       assert.deepEqual(await ids({ outcome: 'cancelled' }), ['c']);
+      assert.deepEqual(await ids({ outcome: 'interrupted' }), ['e']);
       assert.deepEqual(await ids({ keyId: 'k1' }), ['d']);
-      assert.deepEqual(await ids({ since: t + 1000 }), ['d', 'c', 'b']);
+      assert.deepEqual(await ids({ since: t + 1000, until: t + 4000 }), ['d', 'c', 'b']);
       assert.deepEqual(await ids({ until: t + 2000 }), ['b', 'a']);
       assert.deepEqual(await ids({ since: t + 1000, until: t + 3000 }), ['c', 'b']);
       assert.deepEqual(await ids({ model: 'gpt-4o', provider: 'openai', outcome: 'ok', since: t, until: t + 1 }), ['a']);

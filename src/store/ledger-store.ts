@@ -51,6 +51,9 @@ export interface WriteOrderPage {
  */
 const INSERT_CHUNK = 100;
 
+/** Ids per lookup of storedIds: well under both engines' bound-parameter limits. */
+const ID_CHUNK = 500;
+
 /** How often each process prunes per-minute rollups past their retention (each time bounded). */
 const PRUNE_EVERY_MS = 60_000;
 
@@ -125,6 +128,20 @@ export class LedgerStore {
       this.insertSql.set(count, text);
     }
     return text;
+  }
+
+  /** Which of these request ids have a row (a primary-key read per chunk of ids). */
+  async storedIds(ids: readonly string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let i = 0; i < ids.length; i += ID_CHUNK) {
+      const rows = await this.db
+        .selectFrom('ledger')
+        .select('request_id')
+        .where('request_id', 'in', ids.slice(i, i + ID_CHUNK))
+        .execute();
+      for (const row of rows) found.add(row.request_id);
+    }
+    return found;
   }
 
   async get(requestId: string): Promise<LedgerRecord | undefined> {

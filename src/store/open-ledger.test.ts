@@ -111,8 +111,12 @@ describe('ledgerSettings', () => {
     ledgerSettings(configSchema.parse({ ledger, store }), () => {}, undefined).journal;
 
   it('durable: true puts the journal beside the store; ledger.journal names it; neither: no journal', () => {
-    assert.deepEqual(journalOf({ durable: true }, { path: '/var/lib/sluice/sluice.db' }), { dir: '/var/lib/sluice/ledger-journal', syncMs: 100 });
-    assert.deepEqual(journalOf({ journal: '/tmp/j', journal_sync_ms: 0 }), { dir: '/tmp/j', syncMs: 0 });
+    assert.deepEqual(journalOf({ durable: true }, { path: '/var/lib/sluice/sluice.db' }), {
+      dir: '/var/lib/sluice/ledger-journal',
+      syncMs: 100,
+      progressMs: 1_000,
+    });
+    assert.deepEqual(journalOf({ journal: '/tmp/j', journal_sync_ms: 0, journal_progress_ms: 250 }), { dir: '/tmp/j', syncMs: 0, progressMs: 250 });
     assert.equal(journalOf({}), undefined);
   });
 

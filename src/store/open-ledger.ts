@@ -1,9 +1,10 @@
 import { dirname, join } from 'node:path';
 import type { Kysely } from 'kysely';
+import type { UnfinishedRequest } from '../accounting/journal-entries.ts';
 import type { Config } from '../config/schema.ts';
 import { describeStoreError } from './classify-store-error.ts';
 import type { Database } from './database.ts';
-import { LedgerJournal } from './ledger-journal.ts';
+import { LedgerJournal, type RequestJournal } from './ledger-journal.ts';
 import { LedgerStore } from './ledger-store.ts';
 import { LedgerWriter } from './ledger-writer.ts';
 import { SpillFiles } from './ledger-spill.ts';
@@ -18,7 +19,7 @@ export interface LedgerSettings {
   store: StoreLocation;
   writer: { flushIntervalMs: number; batchSize: number; maxBuffered: number };
   /** The durable mode's journal (ledger-journal.ts); none: records wait in memory only. */
-  journal?: { dir: string; syncMs: number };
+  journal?: { dir: string; syncMs: number; progressMs: number };
   /**
    * Where a shutdown saves the records it could not write when there is no journal, and where
    * the next start looks for them (ledger-spill.ts); none: they are lost, and said so.
@@ -52,6 +53,16 @@ export interface Ledger {
   rejections: RejectionCounter;
   /** Resolves when the store is open (never rejects: failures are retried and logged). */
   opened: Promise<void>;
+  /** The store is open now. */
+  readonly isOpen: boolean;
+  /** The durable mode's journal of running requests; undefined without the journal. */
+  requests: RequestJournal | undefined;
+  /**
+   * What a previous run left running (durable mode): each needs its row, as interrupted
+   * (pipeline/record-interrupted.ts). One whose row the store turns out to have is `forget`-ten.
+   */
+  unfinished: readonly UnfinishedRequest[];
+  forget(requestId: string): void;
   /** Flushes within `shutdownFlushMs`, then closes the journal and the store, in bounded time. */
   close(): Promise<void>;
 }
@@ -69,7 +80,7 @@ export function ledgerSettings(config: Config, log: (message: string) => void, o
       queryTimeoutMs: store.query_timeout_ms,
     },
     writer: { flushIntervalMs: ledger.flush_interval_ms, batchSize: ledger.batch_size, maxBuffered: ledger.max_buffered },
-    journal: journalDir ? { dir: journalDir, syncMs: ledger.journal_sync_ms } : undefined,
+    journal: journalDir ? { dir: journalDir, syncMs: ledger.journal_sync_ms, progressMs: ledger.journal_progress_ms } : undefined,
     // A store kept in memory names no place on the disk: nothing is spilled then, unless a journal directory is set.
     spillDir: journalDir ?? (store.path === ':memory:' ? undefined : besideStore),
     shutdownFlushMs: ledger.shutdown_flush_ms,
@@ -112,6 +123,7 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
   let attempts = 0;
   /** Set once startLedger has returned: from then on every failure is retried. */
   let serving = false;
+  let isOpen = false;
   let markOpened: () => void = () => {};
   const opened = new Promise<void>((resolve) => (markOpened = resolve));
 
@@ -150,6 +162,7 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
       log(`ledger: the store (${where}) is open after ${attempts} attempts; writing the ${writer.pending} record(s) that waited`);
     writer.attach(ledgerStore);
     rejections.attach(new RejectionStore(db.db));
+    isOpen = true;
     markOpened();
     return true;
   }
@@ -171,10 +184,17 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
   }
   serving = true;
 
+  const journal = fromJournal?.journal;
   return {
     writer,
     rejections,
     opened,
+    get isOpen() {
+      return isOpen;
+    },
+    requests: journal,
+    unfinished: fromJournal?.unfinished ?? [],
+    forget: (requestId) => journal?.forget(requestId),
     async close() {
       closing = true;
       clearTimeout(retryTimer);

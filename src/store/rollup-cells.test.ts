@@ -26,7 +26,14 @@ function record(fields: Partial<LedgerRecord>): LedgerRecord {
 describe('rollups of a batch', () => {
   it('sums a batch per minute and provider/model: requests, errors, tokens, cost and histograms', () => {
     const cells = summarize(
-      [record({}), record({ createdAt: T0 + 59_999, outcome: 'error', ttftMs: null }), record({ createdAt: T0 + MINUTE }), record({ model: 'slow' })],
+      [
+        record({}),
+        record({ createdAt: T0 + 59_999, outcome: 'error', ttftMs: null }),
+        record({ createdAt: T0 + MINUTE }),
+        record({ model: 'slow' }),
+        record({ createdAt: T0 + MINUTE, outcome: 'interrupted', ttftMs: null }),
+        record({ createdAt: T0 + MINUTE, outcome: 'cancelled', ttftMs: null }),
+      ],
       MINUTE,
     );
     const first = cells.find((c) => c.start === T0 && c.model === 'echo')!;
@@ -34,6 +41,8 @@ describe('rollups of a batch', () => {
       { requests: first.requests, errors: first.errors, input: first.inputTokens, output: first.outputTokens },
       { requests: 2, errors: 1, input: 20, output: 10 },
     );
+    const second = cells.find((c) => c.start === T0 + MINUTE && c.model === 'echo')!;
+    assert.equal(second.errors, 1, 'an interrupted request failed; a cancelled one was left by its client');
     assert.equal(first.costUsd, 0.002);
     // The errored request had no first token: one TTFT, two latencies.
     assert.equal(

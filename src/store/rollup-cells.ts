@@ -19,6 +19,9 @@ export interface RollupCell {
   latency: number[];
 }
 
+/** The outcomes a rollup counts as errors: the request failed, whether sluice saw it end or not. */
+export const FAILED: ReadonlySet<LedgerRecord['outcome']> = new Set(['error', 'interrupted']);
+
 /**
  * Provider/model pairs per period of one batch before the rest count as `other`: the bound on
  * one upsert's rows, whatever model names a batch carries.
@@ -56,7 +59,7 @@ export function summarize(records: readonly LedgerRecord[], periodMs: number): R
       cells.set(pair, cell);
     }
     cell.requests++;
-    if (r.outcome === 'error') cell.errors++;
+    if (FAILED.has(r.outcome)) cell.errors++;
     cell.inputTokens += r.inputTokens;
     cell.outputTokens += r.outputTokens;
     cell.costUsd += r.costUsd;

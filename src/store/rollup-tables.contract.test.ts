@@ -27,7 +27,7 @@ const rec = (requestId: string, fields: Partial<LedgerRecord> = {}): LedgerRecor
 const MIX: LedgerRecord[] = [
   rec('m-1'),
   rec('m-2', { ttftMs: 10, latencyMs: 11, outcome: 'error', costUsd: 0 }),
-  rec('m-3', { ttftMs: null, latencyMs: 120_000, createdAt: T0 + 5 * MINUTE + 59_999 }),
+  rec('m-3', { ttftMs: null, latencyMs: 120_000, createdAt: T0 + 5 * MINUTE + 59_999, outcome: 'interrupted' }),
   rec('m-4', { ttftMs: 120_001, latencyMs: 2_000_000, createdAt: T0 + 6 * MINUTE, costUsd: 0.125 }),
   rec('m-5', { model: 'slow', ttftMs: 0, latencyMs: 25, createdAt: T0 + HOUR + 1 }),
   rec('m-6', { provider: 'other-co', model: 'echo', inputTokens: 1_000, outputTokens: 3, createdAt: T0 + HOUR + 30 * MINUTE }),

@@ -2,7 +2,7 @@ import { CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { Database } from './database.ts';
 import { engineOf } from './engine-of.ts';
-import { BUCKET_BOUNDS_MS, emptyHistogram, type RollupCell, summarize } from './rollup-cells.ts';
+import { BUCKET_BOUNDS_MS, emptyHistogram, FAILED, type RollupCell, summarize } from './rollup-cells.ts';
 
 /**
  * The console's rollups of the ledger: per minute (ledger_minutes, migration 0012) and per hour
@@ -145,7 +145,7 @@ export async function backfillRollup(db: Kysely<unknown>, period: RollupPeriod, 
       sql.ref('provider'),
       sql.ref('model'),
       sql`count(*)`,
-      sql`sum(case when outcome = 'error' then 1 else 0 end)`,
+      sql`sum(case when outcome in (${sql.join([...FAILED].map((o) => sql.lit(o)))}) then 1 else 0 end)`,
       sql`sum(input_tokens)`,
       sql`sum(output_tokens)`,
       sql`sum(cost_usd)`,

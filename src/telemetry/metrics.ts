@@ -82,7 +82,7 @@ export class GatewayMetrics {
     collectDefaultMetrics({ register: this.registry });
     this.requests = new SeriesCounter(
       'sluice_requests_total',
-      'Model requests finished, by outcome (ok, error, cancelled).',
+      'Model requests finished, by outcome (ok, error, cancelled, interrupted).',
       REQUEST_LABELS,
       this.registry,
     );

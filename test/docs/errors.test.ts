@@ -62,6 +62,7 @@ const made: Record<keyof typeof errors, GatewayError[]> = {
   storeUnavailable: [errors.storeUnavailable('w')],
   conversationNotFound: [errors.conversationNotFound('i', 'conversation')],
   itemNotFound: [errors.itemNotFound('i', 'input[0].id')],
+  gatewayStopped: [errors.gatewayStopped()],
 };
 
 describe('docs/reference/errors.md', () => {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Counter } from 'prom-client';
 import { observe } from '../helpers/observe.ts';
-import { estimatePromptTokens } from '../../src/governance/budgets/request-estimate.ts';
+import { estimatePromptTokens } from '../../src/accounting/count-tokens.ts';
 import type { CanonicalRequest } from '../../src/protocol/canonical/request.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';

@@ -1,25 +1,6 @@
-import { promptText } from '../../accounting/count-tokens.ts';
 import type { PricingRegistry } from '../../accounting/pricing.ts';
 import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
 import { NANOS_PER_USD } from './budget-windows.ts';
-
-/** Per-message framing of the chat format and the reply priming (count-tokens.ts uses the same). */
-const TOKENS_PER_MESSAGE = 3;
-const REPLY_PRIMING = 3;
-
-/**
- * The prompt's tokens before the request is sent, for the per-minute token charge and the budget
- * reservation: one token per 4 bytes of UTF-8 plus the chat framing. Both are reconciled with the
- * real usage when the request ends. The BPE count (countPromptTokens) was measured at ~60 us of
- * CPU and a worker round trip per request on this machine, three times the whole admission budget
- * (20 us) and on the way to the first token, so it is left to the accountant, which needs it only
- * when the upstream reports no usage.
- */
-export function estimatePromptTokens(request: CanonicalRequest): number {
-  let bytes = 0;
-  for (const part of promptText(request)) bytes += Buffer.byteLength(part, 'utf8');
-  return Math.ceil(bytes / 4) + REPLY_PRIMING + request.messages.length * TOKENS_PER_MESSAGE;
-}
 
 /** Nano-dollars per input and per output token of one model (0 for a free or unpriced one). */
 export interface TokenPrices {

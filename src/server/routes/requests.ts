@@ -12,7 +12,7 @@ import { openLedgerStore, readStore } from '../../store/read-store.ts';
 import { isRequestId } from '../request-id.ts';
 import { sendJson } from '../../protocol/http/send-json.ts';
 
-const OUTCOMES = new Set(['ok', 'error', 'cancelled']);
+const OUTCOMES = new Set(['ok', 'error', 'cancelled', 'interrupted']);
 
 /** What GET /v1/requests reads (parseListQuery); any other parameter is refused (route-table.ts). */
 export const LIST_REQUESTS_QUERY = [
@@ -144,7 +144,7 @@ function parseListQuery(search: URLSearchParams): ListQuery {
   };
   const outcome = text('outcome');
   if (outcome !== undefined) {
-    if (!OUTCOMES.has(outcome)) throw errors.invalidRequest('outcome must be ok, error or cancelled.', 'outcome');
+    if (!OUTCOMES.has(outcome)) throw errors.invalidRequest('outcome must be ok, error, cancelled or interrupted.', 'outcome');
     filters.outcome = outcome as LedgerQuery['outcome'];
   }
   for (const k of ['since', 'until'] as const) {
