@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import {
 import { observe } from '../helpers/observe.ts';
+import {
   type ClientStream,
   FRAME_MS,
   killGroup,
