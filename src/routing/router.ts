@@ -32,7 +32,7 @@ export function refuseDisabledTargets(routes: Config['routes'], registry: Pick<P
       if (why) problems.push(`routes.${name}.targets[${i}] (${target.model}): ${why}`);
     }
   }
-  if (problems.length > 0) throw new ConfigError(problems.join(' '));
+  if (problems.length > 0) throw new ConfigError(problems.join(' '), problems);
 }
 
 export function createRouter(config: Config, registry: ProviderRegistry, health?: HealthBook): Router {
