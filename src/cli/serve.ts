@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { type AddressInfo, isIP } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config/load-config.ts';
@@ -7,6 +7,7 @@ import type { Config } from '../config/schema.ts';
 import type { Gateway } from '../server/app.ts';
 import { explainListenError } from './explain-listen-error.ts';
 import { watchHeapGrowth } from './heap-growth.ts';
+import { keylessOpenHost } from './keyless-open-host.ts';
 import { listeningLines, originOf } from './listening-lines.ts';
 import { UnusableStoreError } from '../store/unusable-store-error.ts';
 import { OperatorError } from './operator-error.ts';
@@ -23,16 +24,10 @@ export interface ServeOptions {
   workers?: number;
 }
 
-function isLoopback(host: string): boolean {
-  if (host === 'localhost') return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1';
-}
-
 export async function serve(options: ServeOptions): Promise<void> {
   const config = loadConfig({ file: options.config, env: process.env, overrides: options });
   const { host } = config.server;
-  if (!config.auth.master_key && !isLoopback(host)) {
+  if (keylessOpenHost(config)) {
     console.error(
       `Refusing to listen on ${host} without a key: set SLUICE_MASTER_KEY (or auth.master_key in the config), ` +
         'or bind to 127.0.0.1.',

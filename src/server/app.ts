@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DestinationStream } from 'pino';
-import { PricingRegistry } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
 import { toGatewayError } from '../errors/gateway-error.ts';
@@ -12,9 +11,7 @@ import { GovernanceStore } from '../governance/keys/governance-store.ts';
 import { LimitsAndBudgets } from '../governance/admit.ts';
 import type { RequestScope } from '../pipeline/request-scope.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
-import { createProviderRegistry } from '../providers/registry.ts';
 import { createStreamBuffer } from '../resume/create-buffer.ts';
-import { createRouter } from '../routing/router.ts';
 import { type Ledger, ledgerSettings, startLedger } from '../store/open-ledger.ts';
 import { createConsoleState } from '../console/console-state.ts';
 import { UpstreamClient } from '../upstream/http-client.ts';
@@ -24,6 +21,7 @@ import { logRequest } from '../telemetry/request-line.ts';
 import { tracingFromEnv } from '../telemetry/tracing-from-env.ts';
 import { createGovernance } from './auth.ts';
 import { answerClientError } from './client-error.ts';
+import { buildConfigParts } from './config-parts.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { clientKey, createClientAddressing } from '../protocol/http/client-address.ts';
 import { guardConnections } from './edge/guard-connections.ts';
@@ -68,10 +66,10 @@ export function createGateway(
     headersTimeoutMs: config.upstream.headers_timeout_s * 1000,
   });
   const governance = createGovernance(config, log);
-  const pricing = new PricingRegistry(config.pricing);
+  // The providers, routes and prices, with the checks only they can make (a ConfigError listing each problem).
+  const { registry, router, pricing } = buildConfigParts(config, env, client);
   // Tiers, rate limits, concurrency and budgets: the lifecycle's admit step (docs/governance/tiers-limits-budgets.md).
   const limits = new LimitsAndBudgets(config, { pricing, log });
-  const registry = createProviderRegistry(config, env, client);
   const scopes = new Set<RequestScope>();
   const consoleState = createConsoleState({ keys: governance.keys, masterKey: config.auth.master_key });
   let ledger: Ledger | undefined;
@@ -86,7 +84,7 @@ export function createGateway(
   const context: GatewayContext = {
     config,
     registry,
-    router: createRouter(config, registry),
+    router,
     scopes,
     settling: new Map(),
     // A console session (an HttpOnly cookie) stands for the admin key that opened it (src/console/sessions.ts);
