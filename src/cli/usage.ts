@@ -29,7 +29,10 @@ Runs the gateway (the default command).
                    1: one process): a supervisor restarts a crashed one and drains them all on
                    SIGTERM. Tiers with limits or budgets need REDIS_URL for more than one (by
                    default sluice then serves one process: docs/operations/scale-out.md)
-  -h, --help       this help`,
+  -h, --help       this help
+SIGHUP reads the config again and applies it to
+the requests to come; a config that does not load is refused and the running one kept (so does
+POST /admin/reload; docs/operations/reload.md).`,
 
   config: `Usage: sluice config check [FILE]
 

@@ -50,6 +50,18 @@ export function refuseUnsharedLimits(config: Config, workers: number): void {
 }
 
 /**
+ * A reload in a worker (docs/operations/reload.md): tiers whose limits only each worker's memory
+ * would hold are refused, as they are at start, so that no reload multiplies a limit or a budget.
+ */
+export function unsharedLimitsProblems(config: Config): string[] {
+  return unsharedLimitTiers(config).map(
+    (name) =>
+      `tiers.${name}: its limits and budgets would be kept in each worker's memory, so every worker would grant them in full: ` +
+      'set limits.redis_url (or REDIS_URL) and restart, or serve with --workers 1.',
+  );
+}
+
+/**
  * Without `--workers` (or SLUICE_WORKERS): a worker per core (issue 15), unless one process is
  * what keeps the config correct: tiers whose limits only memory holds, or an in-memory store
  * (each worker would have its own). Then one, and `why` says so.

@@ -31,17 +31,31 @@ import { throttleAuthFailures } from './edge/throttle-auth.ts';
 import { newRequestId } from './request-id.ts';
 import { decodePathParam, indexRoutes, matchRoute } from './route-table.ts';
 import { refuseUnknownQuery } from './refuse-unknown-query.ts';
+import { reloadContext, type ReloadSource } from './reload-config.ts';
+import type { ReloadResult } from './reload-result.ts';
 import { routes } from './routes.ts';
 
 export interface Gateway {
   server: Server;
-  context: GatewayContext;
+  /** The context of the requests to come (a reload replaces it; a request keeps the one it started with). */
+  readonly context: GatewayContext;
   /** sluice's structured log (docs/operations/observability.md "Logs"). */
   logger: Logger;
   /** `reusePort`: one of several processes each binding the port (SO_REUSEPORT; `sluice serve --workers`). */
   listen(options?: { reusePort?: boolean }): Promise<AddressInfo>;
   /** Stop accepting, let open streams run up to the drain time, then end them with an error frame. */
   shutdown(drainMs?: number): Promise<void>;
+  /**
+   * Reads the config again from the reload source and applies it to the requests to come, or
+   * refuses it and keeps the running one (docs/operations/reload.md); logged and counted. A
+   * gateway without a source reloads nothing.
+   */
+  reload(): ReloadResult;
+}
+
+export interface GatewayOptions {
+  /** Where SIGHUP and POST /admin/reload read the config again; without one, POST /admin/reload is a 404. */
+  reload?: ReloadSource;
 }
 
 const routeIndex = indexRoutes(routes);
@@ -56,6 +70,7 @@ export function createGateway(
   env: NodeJS.ProcessEnv = process.env,
   logLine?: (message: string) => void,
   logDestination?: DestinationStream,
+  { reload: source }: GatewayOptions = {},
 ): Gateway {
   const logger = createLogger(config.log, logDestination);
   // sluice's other lines (the store, Redis, a bug's stack) are warnings in the structured log,
@@ -81,7 +96,8 @@ export function createGateway(
     : undefined;
   // Who a request comes from, behind server.trusted_proxies too (edge/client-address.ts).
   const addressing = createClientAddressing(config.server.trusted_proxies);
-  const context: GatewayContext = {
+  // Replaced whole by a reload (server/reload-config.ts); a request reads it once, when it arrives.
+  let context: GatewayContext = {
     config,
     registry,
     router,
@@ -115,6 +131,7 @@ export function createGateway(
     // Set by listen(): off unless OTEL_EXPORTER_OTLP_ENDPOINT (or the traces one) is set (README
     // "Traces (OpenTelemetry)"), and the SDK is only loaded then (telemetry/tracing-from-env.ts).
     tracing: undefined,
+    reloadConfig: source && (async () => [reload()]),
     observe(record) {
       try {
         metrics?.observe(record);
@@ -146,9 +163,19 @@ export function createGateway(
     context.accounting.rejections = ledger.rejections;
   }
 
+  function reload(): ReloadResult {
+    if (!source) return { ok: false, problems: ['this gateway has no config source to read again'] };
+    const reloaded = reloadContext(context, source, { env, client, limits, governance, logger, metrics });
+    if (reloaded.context) {
+      context = reloaded.context;
+      screen = createRequestScreen(context.config);
+    }
+    return reloaded.result;
+  }
+
   // Handlers still running (their ledger record may not be written yet), for a clean shutdown.
   let inFlight = 0;
-  const screen = createRequestScreen(config);
+  let screen = createRequestScreen(config);
   const server = createServer({ keepAliveTimeout: 65_000, ...serverOptions(config.server) }, (req, res) => {
     const requestId = newRequestId();
     inFlight++;
@@ -169,6 +196,8 @@ export function createGateway(
 
   /** Finds the route, checks the key where the route wants it, and runs the handler. */
   async function dispatch(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    // The config this request runs with to its end, whatever a reload does meanwhile.
+    const ctx = context;
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
@@ -176,7 +205,7 @@ export function createGateway(
     if (screen(req, res)) return; // Host check and CORS, before any route (server/edge)
     const { route, rawParam, rawParams } = matchRoute(routeIndex, req.method ?? 'GET', path);
     if (route.noStore) res.setHeader('Cache-Control', 'no-store');
-    const caller = route.auth === 'key' || route.auth === 'admin' ? await context.authenticate(req) : null;
+    const caller = route.auth === 'key' || route.auth === 'admin' ? await ctx.authenticate(req) : null;
     if (route.auth === 'admin' && !caller?.admin) throw errors.adminRequired();
     const params: Record<string, string> = {};
     for (const [name, raw] of Object.entries(rawParams)) params[name] = decodePathParam(raw, name);
@@ -186,7 +215,7 @@ export function createGateway(
       req,
       res,
       requestId,
-      ctx: context,
+      ctx,
       param: route.param ? decodePathParam(rawParam, route.param) : '',
       params,
       search,
@@ -197,8 +226,11 @@ export function createGateway(
 
   return {
     server,
-    context,
+    get context() {
+      return context;
+    },
     logger,
+    reload,
     async listen(options = {}) {
       // The token counter is not started here: its worker and encodings cost ~70 MiB of RSS (idle
       // gateway 210 -> 140 MiB, compiled), and most upstreams report usage, so it starts on the

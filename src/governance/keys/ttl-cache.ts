@@ -76,6 +76,14 @@ export class TtlCache<V> {
     this.loading.delete(key);
   }
 
+  /** Forgets everything: what is read from now on is loaded again (a load in flight stores nothing). */
+  clear(): void {
+    this.generation++;
+    this.slots.clear();
+    this.absent.clear();
+    this.loading.clear();
+  }
+
   private async loadInto(key: string): Promise<V | undefined> {
     const generation = this.generation;
     const value = await this.options.load(key);
