@@ -125,14 +125,17 @@ async function joinWorkers(config: Config): Promise<(next: Config) => Config> {
   return adjust;
 }
 
-/** A scrape of any worker answers for them all (docs/operations/scale-out.md "Every core of one machine"). */
+/** A scrape of any worker answers for them all, and a reload reaches them all (docs/operations/scale-out.md). */
 async function shareAcrossWorkers(gateway: Gateway): Promise<void> {
+  const channel = {
+    send: (message: unknown) => process.send?.(message),
+    on: (event: 'message', listener: (message: unknown) => void) => process.on(event, listener),
+  };
+  const { shareReloadsAcrossWorkers } = await import('./worker-reload.ts');
+  shareReloadsAcrossWorkers(gateway, channel);
   if (!gateway.context.metrics) return;
   const { shareMetricsAcrossWorkers } = await import('../telemetry/worker-metrics.ts');
-  shareMetricsAcrossWorkers(gateway.context.metrics, {
-    send: (message) => process.send?.(message),
-    on: (event, listener) => process.on(event, listener),
-  });
+  shareMetricsAcrossWorkers(gateway.context.metrics, channel);
 }
 
 /** The port and store problems an operator fixes, as one line saying how; anything else keeps its stack. */

@@ -30,7 +30,7 @@ Runs the gateway (the default command).
                    SIGTERM. Tiers with limits or budgets need REDIS_URL for more than one (by
                    default sluice then serves one process: docs/operations/scale-out.md)
   -h, --help       this help
-SIGHUP reads the config again and applies it to
+SIGHUP (to the process, or to the supervisor of workers) reads the config again and applies it to
 the requests to come; a config that does not load is refused and the running one kept (so does
 POST /admin/reload; docs/operations/reload.md).`,
 

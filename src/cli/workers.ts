@@ -2,10 +2,12 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config/schema.ts';
 import { isWorkerMetricsMessage } from '../telemetry/worker-metrics.ts';
 import { MetricsGatherer } from './gather-metrics.ts';
+import { ReloadGatherer } from './gather-reloads.ts';
 import { listeningLines, originOf } from './listening-lines.ts';
 import { OperatorError } from './operator-error.ts';
 import { claimPort } from './port-lock.ts';
 import { RestartPolicy } from './restart-policy.ts';
+import { isWorkerReloadMessage } from './worker-reload.ts';
 
 /** What a worker tells the supervisor once its port is open. */
 export interface WorkerListening {
@@ -126,12 +128,18 @@ export async function superviseWorkers(config: Config, workers: number): Promise
     stopAll('SIGTERM');
   };
 
-  // GET /metrics on any worker answers for them all (telemetry/worker-metrics.ts).
+  // GET /metrics on any worker answers for them all (telemetry/worker-metrics.ts), and a reload
+  // reaches them all (worker-reload.ts).
   const gatherer = new MetricsGatherer();
+  const reloads = new ReloadGatherer((worker) => slots.get(worker));
   cluster.on('message', (worker, message: unknown) => {
-    if (!isWorkerMetricsMessage(message)) return;
-    if (message.sluice === 'metrics-ask') gatherer.ask(worker, message.id, listening);
-    else if (message.sluice === 'metrics-collected') gatherer.collected(worker, message);
+    if (isWorkerMetricsMessage(message)) {
+      if (message.sluice === 'metrics-ask') gatherer.ask(worker, message.id, listening);
+      else if (message.sluice === 'metrics-collected') gatherer.collected(worker, message);
+    } else if (isWorkerReloadMessage(message)) {
+      if (message.sluice === 'reload-ask') reloads.ask(worker, message.id, listening);
+      else if (message.sluice === 'reload-done') reloads.done(worker, message);
+    }
   });
 
   cluster.on('exit', (worker, code, signal) => {
@@ -139,6 +147,7 @@ export async function superviseWorkers(config: Config, workers: number): Promise
     slots.delete(worker);
     const served = listening.delete(worker);
     gatherer.left(worker);
+    reloads.left(worker);
     if (slot === undefined) return;
     // A worker that cannot start (a busy port, a bad store path) would not start on a retry either.
     if (!started) giveUp();
@@ -176,6 +185,10 @@ export async function superviseWorkers(config: Config, workers: number): Promise
   // Installed before the port is announced, as in serve.ts: a signal must reach the drain.
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // Each listening worker reads the config again; one still starting reads it as it starts.
+  process.on('SIGHUP', () => {
+    if (!stopping) void reloads.reloadAll(listening, 'SIGHUP');
+  });
 
   // The first worker starts alone: it migrates the store before it listens (SQLite's migrator
   // takes no lock, so two workers migrating at once could collide), and a port 0 becomes a free

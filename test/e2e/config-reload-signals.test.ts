@@ -107,4 +107,53 @@ describe('reloading the config with SIGHUP', { concurrency: true, timeout: 300_0
     assert.notEqual((await chat(gw.url, 'talk', false)).status, 200, 'still the running config: talk names mock/error');
     assert.equal(gw.child.exitCode, null, 'still serving');
   });
+
+  it('sluice serve --workers 2: SIGHUP to the supervisor reloads every worker, each result logged; POST /admin/reload reaches them all', async () => {
+    const config = join(dir, 'workers.yaml');
+    writeFileSync(config, configText('mock/echo'));
+    const gw = await serve(config, '2');
+    children.push(gw.child);
+
+    writeFileSync(config, configText('mock/error', 'stream:\n  heartbeat_s: 5\n'));
+    process.kill(gw.child.pid as number, 'SIGHUP');
+    await waitFor(gw, /SIGHUP: worker \d \(pid \d+\) reloaded the config: stream\.heartbeat_s, model_list changed/, 2);
+    assert.match(gw.output(), /SIGHUP: worker 0 \(pid \d+\) reloaded/);
+    assert.match(gw.output(), /SIGHUP: worker 1 \(pid \d+\) reloaded/);
+    // Whichever worker answers, it has the new alias.
+    for (let i = 0; i < 6; i++) assert.notEqual((await chat(gw.url, 'talk', false)).status, 200);
+
+    // PORT is set in the environment (it wins over the file): the drain time is the key that waits here.
+    writeFileSync(config, configText('mock/echo', 'server:\n  drain_timeout_s: 5\n'));
+    const res = await fetch(`${gw.url}/admin/reload`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', connection: 'close' },
+      body: '{}',
+    });
+    const answer = (await res.json()) as { changed: string[]; restart_required: string[]; workers: { worker: number }[] };
+    assert.equal(res.status, 200, JSON.stringify(answer));
+    assert.deepEqual(answer.changed.toSorted(), ['model_list', 'stream.heartbeat_s']);
+    assert.deepEqual(answer.restart_required, ['server.drain_timeout_s']);
+    assert.deepEqual(
+      answer.workers.map((w) => w.worker),
+      [0, 1],
+    );
+    await waitFor(gw, /POST \/admin\/reload: worker \d \(pid \d+\) reloaded the config: .*; until a restart: server\.drain_timeout_s/, 2);
+    for (let i = 0; i < 6; i++) assert.equal((await chat(gw.url, 'talk', false)).status, 200);
+
+    writeFileSync(config, 'server:\n  prot: 1\n');
+    const refused = await fetch(`${gw.url}/admin/reload`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', connection: 'close' },
+      body: '{}',
+    });
+    const error = ((await refused.json()) as { error: { code: string; message: string } }).error;
+    assert.equal(refused.status, 422);
+    assert.equal(error.code, 'config_invalid');
+    assert.match(error.message, /unknown key server\.prot \(did you mean server\.port\?\) \(workers 0, 1 refused it\)$/);
+
+    // Counted in every worker, summed by the scrape of any one.
+    const metrics = await (await fetch(`${gw.url}/metrics`, { headers: { connection: 'close' } })).text();
+    assert.match(metrics, /^sluice_config_reloads_total\{result="ok"\} 4$/m);
+    assert.match(metrics, /^sluice_config_reloads_total\{result="refused"\} 2$/m);
+  });
 });
