@@ -63,6 +63,7 @@ export default defineConfig({
           { text: 'Security at the edge', link: '/operations/security' },
           { text: 'Scale out', link: '/operations/scale-out' },
           { text: 'Metrics, logs, traces', link: '/operations/observability' },
+          { text: 'Check and reload the config', link: '/operations/reload' },
           { text: 'Upgrade', link: '/operations/upgrade' },
           { text: 'Back up and restore', link: '/operations/backup' },
           { text: 'Troubleshoot', link: '/operations/troubleshoot' },

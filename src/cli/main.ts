@@ -6,9 +6,9 @@ import { integerFlag, parseFlags, workersFlag } from './parse-flags.ts';
 import { usage } from './usage.ts';
 import type { AdminCommand } from './keys.ts';
 
-type Command = 'serve' | 'pricing' | 'logs' | 'check' | AdminCommand;
+type Command = 'serve' | 'config' | 'pricing' | 'logs' | 'check' | AdminCommand;
 
-const COMMANDS: readonly string[] = ['serve', 'pricing', 'logs', 'check', 'projects', 'keys', 'endpoints'];
+const COMMANDS: readonly string[] = ['serve', 'config', 'pricing', 'logs', 'check', 'projects', 'keys', 'endpoints'];
 
 /**
  * Each command's module is imported when it runs: `--help`, `--version` and `logs` then skip
@@ -18,6 +18,8 @@ async function run(command: Command, args: string[]): Promise<void> {
   switch (command) {
     case 'serve':
       return runServe(args);
+    case 'config':
+      return runConfig(args);
     case 'pricing':
       return runPricing(args);
     case 'logs':
@@ -47,6 +49,17 @@ async function runServe(args: string[]): Promise<void> {
   const { serve } = await import('./serve.ts');
   await serve({ port, host: values.host, config: values.config, workers });
   return releaseYoungGeneration();
+}
+
+async function runConfig(args: string[]): Promise<void> {
+  const { values, positionals } = parseFlags('config', args, {}, true);
+  if (values.help) return console.log(usage.config);
+  const [subcommand, ...files] = positionals;
+  if (subcommand === undefined) throw new UsageError('sluice config: name a subcommand: check.');
+  if (subcommand !== 'check') throw new UsageError(`sluice config: unknown subcommand "${subcommand}" (subcommands: check).`);
+  if (files.length > 1) throw new UsageError('sluice config check: name one config file (or none: SLUICE_CONFIG).');
+  const { configCheck } = await import('./config-check.ts');
+  process.exitCode = await configCheck(files[0], process.env);
 }
 
 async function runPricing(args: string[]): Promise<void> {
@@ -157,6 +170,6 @@ try {
 
 /** `sluice serve --help` for an error about `sluice serve ...`, else the general help. */
 function helpFor(message: string): string {
-  const command = /^sluice (serve|pricing|logs|check|projects|keys|endpoints)[: ]/.exec(message)?.[1];
+  const command = /^sluice (serve|config|pricing|logs|check|projects|keys|endpoints)[: ]/.exec(message)?.[1];
   return command ? `sluice ${command} --help` : 'sluice --help';
 }

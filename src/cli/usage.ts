@@ -4,6 +4,7 @@ export const usage = {
 
 Usage:
   sluice serve [--port N] [--host H] [--config FILE] [--workers N|auto]
+  sluice config check [FILE]
   sluice pricing <provider/model|alias> [--input N] [--output N] [--cached N] [--config FILE]
   sluice logs [--follow] [--url URL] [--limit N] [--model M] [--provider P] [--outcome ok|error|cancelled]
   sluice check <file|url|-> [--json] [--kind chat|responses|messages] [--data body.json] [--key K]
@@ -28,7 +29,20 @@ Runs the gateway (the default command).
                    1: one process): a supervisor restarts a crashed one and drains them all on
                    SIGTERM. Tiers with limits or budgets need REDIS_URL for more than one (by
                    default sluice then serves one process: docs/operations/scale-out.md)
-  -h, --help       this help`,
+  -h, --help       this help
+SIGHUP (to the process, or to the supervisor of workers) reads the config again and applies it to
+the requests to come; a config that does not load is refused and the running one kept (so does
+POST /admin/reload; docs/operations/reload.md).`,
+
+  config: `Usage: sluice config check [FILE]
+
+Checks a config file as sluice serve would load it (FILE, else SLUICE_CONFIG; none: the defaults
+and the environment): the schema, every \${VAR}, the providers, the routes' targets and a
+non-loopback host without a key. Opens no store, no Redis connection and no port.
+Prints every problem on its own line with its key path and what to do (stderr), exit 1;
+or one line with the providers enabled, the routes, aliases and tiers, exit 0.
+  -h, --help       this help
+Exit code: 0 the config is fine, 1 problems found, 2 a bad command line.`,
 
   pricing: `Usage: sluice pricing <provider/model|alias> [--input N] [--output N] [--cached N] [--config FILE]
 

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { UsageError } from './operator-error.ts';
 import { workersFlag } from './parse-flags.ts';
 import { configSchema } from '../config/schema.ts';
-import { defaultWorkers } from './workers.ts';
+import { defaultWorkers, unsharedLimitsProblems } from './workers.ts';
 
 describe('--workers', () => {
   it('is left to serve when not given (a worker per core unless the config needs one process)', () => {
@@ -45,5 +45,22 @@ describe('the default number of workers', () => {
       workers: 2,
     });
     assert.equal(defaultWorkers(config({ store: { path: ':memory:' } }), 2).workers, 1);
+  });
+});
+
+describe('a reload in a worker', () => {
+  const config = (extra: object = {}) => configSchema.parse({ ...extra });
+  it('refuses tiers whose limits or budgets only each worker would hold, naming each tier and the fix', () => {
+    const tiers = { free: { requests_per_minute: 10 }, paid: { budgets: [{ period: 'day', limit_usd: 5 }] }, open: { deadline_s: 30 } };
+    const problems = unsharedLimitsProblems(config({ tiers }));
+    assert.deepEqual(
+      problems.map((p) => p.slice(0, p.indexOf(':'))),
+      ['tiers.free', 'tiers.paid'],
+    );
+    assert.match(
+      problems[0],
+      /every worker would grant them in full: set limits\.redis_url \(or REDIS_URL\) and restart, or serve with --workers 1\.$/,
+    );
+    assert.deepEqual(unsharedLimitsProblems(config({ tiers, limits: { redis_url: 'redis://x' } })), []);
   });
 });

@@ -3,10 +3,12 @@ import type { Config } from '../config/schema.ts';
 import { isGovernanceChangeMessage } from '../governance/keys/worker-change-channel.ts';
 import { isWorkerMetricsMessage } from '../telemetry/worker-metrics.ts';
 import { MetricsGatherer } from './gather-metrics.ts';
+import { ReloadGatherer } from './gather-reloads.ts';
 import { listeningLines, originOf } from './listening-lines.ts';
 import { OperatorError } from './operator-error.ts';
 import { claimPort } from './port-lock.ts';
 import { RestartPolicy } from './restart-policy.ts';
+import { isWorkerReloadMessage } from './worker-reload.ts';
 
 /** What a worker tells the supervisor once its port is open. */
 export interface WorkerListening {
@@ -47,6 +49,18 @@ export function refuseUnsharedLimits(config: Config, workers: number): void {
   throw new OperatorError(
     `--workers ${workers}: the limits and budgets of tier(s) ${limited.join(', ')} are kept in each process's memory, ` +
       'so every worker would grant them in full: set REDIS_URL (or limits.redis_url) to share them, or serve with --workers 1.',
+  );
+}
+
+/**
+ * A reload in a worker (docs/operations/reload.md): tiers whose limits only each worker's memory
+ * would hold are refused, as they are at start, so that no reload multiplies a limit or a budget.
+ */
+export function unsharedLimitsProblems(config: Config): string[] {
+  return unsharedLimitTiers(config).map(
+    (name) =>
+      `tiers.${name}: its limits and budgets would be kept in each worker's memory, so every worker would grant them in full: ` +
+      'set limits.redis_url (or REDIS_URL) and restart, or serve with --workers 1.',
   );
 }
 
@@ -115,17 +129,21 @@ export async function superviseWorkers(config: Config, workers: number): Promise
     stopAll('SIGTERM');
   };
 
-  // GET /metrics on any worker answers for them all (telemetry/worker-metrics.ts).
+  // GET /metrics on any worker answers for them all (telemetry/worker-metrics.ts), and a reload
+  // reaches them all (worker-reload.ts).
   const gatherer = new MetricsGatherer();
+  const reloads = new ReloadGatherer((worker) => slots.get(worker));
   cluster.on('message', (worker, message: unknown) => {
     // A key or endpoint changed on one worker: the others forget what they cached of it.
     if (isGovernanceChangeMessage(message)) {
       for (const other of listening) if (other !== worker && other.isConnected()) other.send(message);
-      return;
+    } else if (isWorkerMetricsMessage(message)) {
+      if (message.sluice === 'metrics-ask') gatherer.ask(worker, message.id, listening);
+      else if (message.sluice === 'metrics-collected') gatherer.collected(worker, message);
+    } else if (isWorkerReloadMessage(message)) {
+      if (message.sluice === 'reload-ask') reloads.ask(worker, message.id, listening);
+      else if (message.sluice === 'reload-done') reloads.done(worker, message);
     }
-    if (!isWorkerMetricsMessage(message)) return;
-    if (message.sluice === 'metrics-ask') gatherer.ask(worker, message.id, listening);
-    else if (message.sluice === 'metrics-collected') gatherer.collected(worker, message);
   });
 
   cluster.on('exit', (worker, code, signal) => {
@@ -133,6 +151,7 @@ export async function superviseWorkers(config: Config, workers: number): Promise
     slots.delete(worker);
     const served = listening.delete(worker);
     gatherer.left(worker);
+    reloads.left(worker);
     if (slot === undefined) return;
     // A worker that cannot start (a busy port, a bad store path) would not start on a retry either.
     if (!started) giveUp();
@@ -170,6 +189,10 @@ export async function superviseWorkers(config: Config, workers: number): Promise
   // Installed before the port is announced, as in serve.ts: a signal must reach the drain.
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // Each listening worker reads the config again; one still starting reads it as it starts.
+  process.on('SIGHUP', () => {
+    if (!stopping) void reloads.reloadAll(listening, 'SIGHUP');
+  });
 
   // The first worker starts alone: it migrates the store before it listens (SQLite's migrator
   // takes no lock, so two workers migrating at once could collide), and a port 0 becomes a free

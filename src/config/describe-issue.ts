@@ -3,20 +3,18 @@ import { closestMatch } from './edit-distance.ts';
 import { formatKeyPath } from './key-path.ts';
 
 /**
- * One zod issue of the config file as one sentence naming the key path. An unknown key (a
- * strictObject's `unrecognized_keys`) gets the closest known key at the same place as a
- * suggestion: a typo'd key silently ignored is the mistake operators take longest to see.
+ * One zod issue of the config file as sentences naming the key path: one, or one per unknown key.
+ * An unknown key (a strictObject's `unrecognized_keys`) gets the closest known key at the same
+ * place as a suggestion: a typo'd key silently ignored is the mistake operators take longest to see.
  */
-export function describeIssue(issue: z.core.$ZodIssue, schema: z.ZodType): string {
-  if (issue.code !== 'unrecognized_keys') return `${formatKeyPath(issue.path)}: ${issue.message}`;
+export function describeIssue(issue: z.core.$ZodIssue, schema: z.ZodType): string[] {
+  if (issue.code !== 'unrecognized_keys') return [`${formatKeyPath(issue.path)}: ${issue.message}`];
   const known = knownKeysAt(schema, issue.path);
-  return issue.keys
-    .map((key) => {
-      const suggestion = closestMatch(key, known);
-      const hint = suggestion ? ` (did you mean ${formatKeyPath([...issue.path, suggestion])}?)` : '';
-      return `unknown key ${formatKeyPath([...issue.path, key])}${hint}`;
-    })
-    .join('; ');
+  return issue.keys.map((key) => {
+    const suggestion = closestMatch(key, known);
+    const hint = suggestion ? ` (did you mean ${formatKeyPath([...issue.path, suggestion])}?)` : '';
+    return `unknown key ${formatKeyPath([...issue.path, key])}${hint}`;
+  });
 }
 
 /** The keys the object schema at `path` accepts (none where the path leads to no object). */

@@ -42,6 +42,21 @@ describe('interpolateEnv', () => {
     assert.throws(() => interpolateEnv({ model_list: [{ model: 'x/${M}' }] }, env, 'f'), /f: model_list\[0\]\.model uses \$\{M\}/);
   });
 
+  it('names every unset ${VAR} at once, each a problem of its own', () => {
+    assert.throws(
+      () => interpolateEnv({ a: '${ONE}', b: ['${KEY}', '${TWO}'] }, env, 'f'),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.deepEqual(
+          err.problems.map((p) => p.slice(0, p.indexOf(','))),
+          ['f: a uses ${ONE}', 'f: b[1] uses ${TWO}'],
+        );
+        assert.equal(err.message, err.problems.join('; '));
+        return true;
+      },
+    );
+  });
+
   it('leaves text that is not a reference alone', () => {
     assert.equal(interpolateEnv('$HOME ${ not-a-name } ${1X}', env, 'f'), '$HOME ${ not-a-name } ${1X}');
   });

@@ -46,6 +46,29 @@ describe('loadConfig', () => {
     assert.equal(message, `${file}: unknown key server.colour; unknown key databse`);
   });
 
+  it('keeps each mistake a problem of its own (sluice config check prints one a line)', () => {
+    const file = configFile('databse: x\nserver:\n  port: "eighty"\n  colour: red\n');
+    assert.throws(
+      () => loadConfig({ file, env: {} }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.equal(err.problems.length, 3, err.message);
+        for (const problem of err.problems) assert.ok(problem.startsWith(`${file}: `), problem);
+        assert.equal(err.message, `${file}: ${err.problems.map((p) => p.slice(file.length + 2)).join('; ')}`);
+        return true;
+      },
+    );
+  });
+
+  it('refuses a headers timeout longer than the request timeout, naming both keys', () => {
+    const { file, message } = refusal('server:\n  headers_timeout_s: 30\n  request_timeout_s: 20\n');
+    assert.equal(message, `${file}: server.headers_timeout_s: 30 must not exceed server.request_timeout_s (20): the headers are part of the request`);
+    assert.equal(
+      loadConfig({ file: configFile('server:\n  headers_timeout_s: 30\n  request_timeout_s: 0\n'), env: {} }).server.headers_timeout_s,
+      30,
+    );
+  });
+
   it('names the key and the file for a value of the wrong type', () => {
     const { file, message } = refusal('server:\n  port: "eighty"\n');
     assert.match(message, new RegExp(`^${file}: server\\.port: .*expected number`));

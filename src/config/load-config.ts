@@ -21,12 +21,15 @@ export function loadConfig(options: LoadOptions): Config {
   const { env } = options;
   const file = options.file ?? (env.SLUICE_CONFIG || undefined);
   const interpolated: PropertyKey[][] = [];
-  const raw = (file ? interpolateEnv(readYamlFile(file), env, file, [], interpolated) : {}) ?? {};
+  const raw = (file ? interpolateEnv(readYamlFile(file), env, file, interpolated) : {}) ?? {};
   let result = configSchema.safeParse(raw);
   if (!result.success && coerceInterpolated(raw, result.error.issues, interpolated)) result = configSchema.safeParse(raw);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => describeIssue(issue, configSchema));
-    throw new ConfigError(`${file ?? 'config'}: ${problems.join('; ')}`);
+    const problems = result.error.issues.flatMap((issue) => describeIssue(issue, configSchema));
+    throw new ConfigError(
+      `${file ?? 'config'}: ${problems.join('; ')}`,
+      problems.map((problem) => `${file ?? 'config'}: ${problem}`),
+    );
   }
   const config = result.data;
   if (env.HOST) config.server.host = env.HOST;

@@ -550,8 +550,16 @@ const configObject = z.strictObject({
     .describe("sluice's own log: JSON lines on stderr, readable lines on a terminal."),
 });
 
-/** The config, with the checks across sections (default_tier names a tier). */
+/** The config, with the checks across keys (default_tier names a tier, the server's timeouts agree). */
 export const configSchema = configObject.superRefine((config, ctx) => {
+  const { headers_timeout_s: headers, request_timeout_s: request } = config.server;
+  if (request > 0 && headers > request) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['server', 'headers_timeout_s'],
+      message: `${headers} must not exceed server.request_timeout_s (${request}): the headers are part of the request`,
+    });
+  }
   if (config.default_tier !== undefined && !Object.hasOwn(config.tiers, config.default_tier)) {
     const names = Object.keys(config.tiers);
     ctx.addIssue({

@@ -360,6 +360,24 @@ export const errors = {
       headers: { 'retry-after': '1' },
       retryable: true,
     }),
+  /** POST /admin/reload: the config read again was refused (every problem in the message); the running one is kept. */
+  configInvalid: (problems: string) =>
+    new GatewayError({
+      code: 'config_invalid',
+      status: 422,
+      type: 'invalid_request_error',
+      message: `The config was refused and the running config kept: ${problems}`,
+    }),
+  /** `serve --workers N`: a worker did not answer the reload in time; what it did is in its log. */
+  reloadIncomplete: (why: string) =>
+    new GatewayError({
+      code: 'reload_incomplete',
+      status: 503,
+      type: 'server_error',
+      message: `The config reload did not reach every worker (${why}); reloading again is safe.`,
+      headers: { 'retry-after': '1' },
+      retryable: true,
+    }),
   adminRequired: () =>
     new GatewayError({
       code: 'admin_key_required',

@@ -74,6 +74,9 @@ export const ERROR_CODES = [
   'gateway_stopped',
   // The workers of one gateway (serve --workers N).
   'metrics_unavailable',
+  // Reloading the config (SIGHUP, POST /admin/reload).
+  'config_invalid',
+  'reload_incomplete',
   // The store (SQLite or PostgreSQL) behind the request log and the console.
   'store_unavailable',
   // The upstream.

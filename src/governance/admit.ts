@@ -78,9 +78,9 @@ const NOTHING_TO_SETTLE: Admission = { settle: () => {} };
  * reservation into the real cost.
  */
 export class LimitsAndBudgets {
-  private readonly config: Config;
-  private readonly tiers: TierBook;
-  private readonly prices: PriceBook;
+  private config: Config;
+  private tiers: TierBook;
+  private prices: PriceBook;
   private readonly log: (message: string) => void;
   private readonly now: () => number;
   private readonly link: RedisLink | undefined;
@@ -95,7 +95,7 @@ export class LimitsAndBudgets {
   private sharedBooks: { generation: number; books: Books } | undefined;
   private readonly inFlight = new SharedAdmissions();
   private readonly events: RedisEvents | undefined;
-  private readonly defaultHoldMs: number;
+  private defaultHoldMs: number;
 
   constructor(config: Config, deps: GovernanceDeps) {
     this.config = config;
@@ -104,6 +104,7 @@ export class LimitsAndBudgets {
     this.now = deps.now ?? Date.now;
     this.tiers = new TierBook(config, deps.log);
     this.prices = new PriceBook(deps.pricing);
+    this.defaultHoldMs = holdMs(config);
     this.spend = new SpendLedger({ refreshMs: 1_000, log: deps.log, now: this.now });
     this.events = deps.redisEvents;
     const book = new MemoryBudgetBook(this.spend, this.now);
@@ -131,8 +132,28 @@ export class LimitsAndBudgets {
       this.redisSlots = new RedisSlots(client, this.prefix, send, this.now);
       this.redisBook = new RedisBudgetBook(client, this.prefix, this.spend, send, this.now);
     }
-    const longest = Math.max(config.stream.deadline_s, config.responses.deadline_s) * 1000;
-    this.defaultHoldMs = longest > 0 ? longest : 3_600_000;
+  }
+
+  /**
+   * Whether limits and budgets live in Redis: only when limits.redis_url was set and the config
+   * had tiers at start (a gateway without tiers never connects).
+   */
+  get inRedis(): boolean {
+    return this.link !== undefined;
+  }
+
+  /**
+   * A reloaded config (server/reload-config.ts): its tiers, default tier, prices and output
+   * reservation from the next request on. An admitted request keeps the tier and the plan it was
+   * admitted with (its settlement closes over them); what the buckets, slots and budget books
+   * hold stays, keyed by key and project, whatever their tier. The Redis settings are the
+   * running ones (a restart changes them).
+   */
+  reconfigure(config: Config, pricing: PricingRegistry): void {
+    this.config = config;
+    this.tiers = new TierBook(config, this.log);
+    this.prices = new PriceBook(pricing);
+    this.defaultHoldMs = holdMs(config);
   }
 
   /** Connects to Redis (when configured), waiting a bounded time; a failure is retried in the background. */
@@ -520,6 +541,12 @@ export class LimitsAndBudgets {
     }
     return this.sharedBooks.books;
   }
+}
+
+/** How long a reservation or a slot of a request without a tier deadline is held: the longest deadline. */
+function holdMs(config: Config): number {
+  const longest = Math.max(config.stream.deadline_s, config.responses.deadline_s) * 1000;
+  return longest > 0 ? longest : 3_600_000;
 }
 
 /** A request's ask of its budget windows. */

@@ -115,14 +115,17 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
     if (adapter) adapters.set(native.name, adapter);
   }
 
+  const problems: string[] = [];
   for (const [name, settings] of Object.entries(config.providers)) {
     if (adapters.has(name) || findPreset(name) || nativeProviders.some((n) => n.name === name)) continue;
     if (!settings.base_url) {
-      throw new ConfigError(`providers.${name}: a server that is not a preset needs base_url (and type: openai-compatible).`);
+      problems.push(`providers.${name}: a server that is not a preset needs base_url (and type: openai-compatible).`);
+      continue;
     }
     if (keyWrittenEmpty(settings)) continue;
     addOpenAICompatible(openAICompatibleSettings(name, settings.base_url, settings.api_key, settings, true));
   }
+  if (problems.length > 0) throw new ConfigError(problems.join(' '), problems);
 
   // Upstream error text is redacted on its way out of every adapter, with the secrets read above.
   const redact = createRedactor(configuredSecrets(config, env));

@@ -47,10 +47,15 @@ export interface TargetHealthView {
 
 export class HealthBook {
   private readonly targets = new Map<string, TargetState>();
-  private readonly settings: Required<HealthSettings>;
+  private settings: Required<HealthSettings>;
 
   constructor(settings: HealthSettings) {
     this.settings = { ewmaAlpha: 0.3, now: Date.now, ...settings };
+  }
+
+  /** A reloaded config's thresholds; each target keeps what it has seen (an open breaker stays open). */
+  tune(settings: Pick<HealthSettings, 'breakerFailures' | 'breakerOpenMs'>): void {
+    this.settings = { ...this.settings, ...settings };
   }
 
   private state(key: string): TargetState {

@@ -32,15 +32,19 @@ export function refuseDisabledTargets(routes: Config['routes'], registry: Pick<P
       if (why) problems.push(`routes.${name}.targets[${i}] (${target.model}): ${why}`);
     }
   }
-  if (problems.length > 0) throw new ConfigError(problems.join(' '));
+  if (problems.length > 0) throw new ConfigError(problems.join(' '), problems);
 }
 
+/**
+ * `health`: the book of the router this one replaces (a reload), which keeps what each target has
+ * seen and takes this config's thresholds.
+ */
 export function createRouter(config: Config, registry: ProviderRegistry, health?: HealthBook): Router {
   refuseDisabledTargets(config.routes, registry);
   const publicNames = [...Object.keys(config.routes), ...config.model_list.map((m) => m.model_name)];
-  const book =
-    health ??
-    new HealthBook({ breakerFailures: config.routing.breaker_failures, breakerOpenMs: config.routing.breaker_open_s * 1000 });
+  const thresholds = { breakerFailures: config.routing.breaker_failures, breakerOpenMs: config.routing.breaker_open_s * 1000 };
+  health?.tune(thresholds);
+  const book = health ?? new HealthBook(thresholds);
   const routeTargets = [...new Set(Object.values(config.routes).flatMap((r) => r.targets.map((t) => t.model)))];
   const sources = { routes: config.routes, resolve: (name: string) => resolveName(registry, name, publicNames) };
   return {

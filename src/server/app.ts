@@ -2,7 +2,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import type { DestinationStream } from 'pino';
-import { PricingRegistry } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
 import { toGatewayError } from '../errors/gateway-error.ts';
@@ -14,9 +13,7 @@ import { LimitsAndBudgets } from '../governance/admit.ts';
 import { recordInterrupted } from '../pipeline/record-interrupted.ts';
 import type { RequestScope } from '../pipeline/request-scope.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
-import { createProviderRegistry } from '../providers/registry.ts';
 import { createStreamBuffer } from '../resume/create-buffer.ts';
-import { createRouter } from '../routing/router.ts';
 import type { Database } from '../store/database.ts';
 import { type Ledger, ledgerSettings, startLedger } from '../store/open-ledger.ts';
 import { createConsoleState } from '../console/console-state.ts';
@@ -27,6 +24,7 @@ import { logRequest } from '../telemetry/request-line.ts';
 import { tracingFromEnv } from '../telemetry/tracing-from-env.ts';
 import { createGovernance } from './auth.ts';
 import { answerClientError } from './client-error.ts';
+import { buildConfigParts } from './config-parts.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { clientKey, createClientAddressing } from '../protocol/http/client-address.ts';
 import { guardConnections } from './edge/guard-connections.ts';
@@ -36,17 +34,31 @@ import { authThrottle } from './edge/throttle-auth.ts';
 import { newRequestId } from './request-id.ts';
 import { decodePathParam, indexRoutes, matchRoute } from './route-table.ts';
 import { refuseUnknownQuery } from './refuse-unknown-query.ts';
+import { reloadContext, type ReloadSource } from './reload-config.ts';
+import type { ReloadResult } from './reload-result.ts';
 import { routes } from './routes.ts';
 
 export interface Gateway {
   server: Server;
-  context: GatewayContext;
+  /** The context of the requests to come (a reload replaces it; a request keeps the one it started with). */
+  readonly context: GatewayContext;
   /** sluice's structured log (docs/operations/observability.md "Logs"). */
   logger: Logger;
   /** `reusePort`: one of several processes each binding the port (SO_REUSEPORT; `sluice serve --workers`). */
   listen(options?: { reusePort?: boolean }): Promise<AddressInfo>;
   /** Stop accepting, let open streams run up to the drain time, then end them with an error frame. */
   shutdown(drainMs?: number): Promise<void>;
+  /**
+   * Reads the config again from the reload source and applies it to the requests to come, or
+   * refuses it and keeps the running one (docs/operations/reload.md); logged and counted. A
+   * gateway without a source reloads nothing.
+   */
+  reload(): ReloadResult;
+}
+
+export interface GatewayOptions {
+  /** Where SIGHUP and POST /admin/reload read the config again; without one, POST /admin/reload is a 404. */
+  reload?: ReloadSource;
 }
 
 const routeIndex = indexRoutes(routes);
@@ -61,6 +73,7 @@ export function createGateway(
   env: NodeJS.ProcessEnv = process.env,
   logLine?: (message: string) => void,
   logDestination?: DestinationStream,
+  { reload: source }: GatewayOptions = {},
 ): Gateway {
   const logger = createLogger(config.log, logDestination);
   // sluice's other lines (the store, Redis, a bug's stack) are warnings in the structured log,
@@ -71,7 +84,8 @@ export function createGateway(
     headersTimeoutMs: config.upstream.headers_timeout_s * 1000,
   });
   const governance = createGovernance(config, log);
-  const pricing = new PricingRegistry(config.pricing);
+  // The providers, routes and prices, with the checks only they can make (a ConfigError listing each problem).
+  const { registry, router, pricing } = buildConfigParts(config, env, client);
   const scopes = new Set<RequestScope>();
   let ledger: Ledger | undefined;
   const metrics = config.metrics.enabled
@@ -84,17 +98,17 @@ export function createGateway(
   const addressing = createClientAddressing(config.server.trusted_proxies);
   // Tiers, rate limits, concurrency and budgets: the lifecycle's admit step (docs/governance/tiers-limits-budgets.md).
   const limits = new LimitsAndBudgets(config, { pricing, log, redisEvents: metrics?.redisEvents });
-  const registry = createProviderRegistry(config, env, client);
   const consoleState = createConsoleState({ keys: governance.keys, masterKey: config.auth.master_key });
   const throttled = authThrottle({
     failuresPerMinute: config.auth.failures_per_minute,
     clientOf: (req) => clientKey(addressing.clientOf(req)),
     counters: metrics && { failed: () => metrics.authFailed(), throttled: (scope) => metrics.authThrottle(scope) },
   });
-  const context: GatewayContext = {
+  // Replaced whole by a reload (server/reload-config.ts); a request reads it once, when it arrives.
+  let context: GatewayContext = {
     config,
     registry,
-    router: createRouter(config, registry),
+    router,
     scopes,
     settling: new Map(),
     // A console session (an HttpOnly cookie) stands for the admin key that opened it (src/console/sessions.ts);
@@ -125,6 +139,7 @@ export function createGateway(
     // Set by listen(): off unless OTEL_EXPORTER_OTLP_ENDPOINT (or the traces one) is set (docs/operations/
     // observability.md "Traces"), and the SDK is only loaded then (telemetry/tracing-from-env.ts).
     tracing: undefined,
+    reloadConfig: source && (async () => [reload()]),
     observe(record) {
       try {
         metrics?.observe(record);
@@ -191,9 +206,19 @@ export function createGateway(
     if (open.isOpen) await failed;
   }
 
+  function reload(): ReloadResult {
+    if (!source) return { ok: false, problems: ['this gateway has no config source to read again'] };
+    const reloaded = reloadContext(context, source, { env, client, limits, governance, logger, metrics });
+    if (reloaded.context) {
+      context = reloaded.context;
+      screen = createRequestScreen(context.config);
+    }
+    return reloaded.result;
+  }
+
   // Handlers still running (their ledger record may not be written yet), for a clean shutdown.
   let inFlight = 0;
-  const screen = createRequestScreen(config);
+  let screen = createRequestScreen(config);
   const server = createServer({ keepAliveTimeout: 65_000, ...serverOptions(config.server) }, (req, res) => {
     const requestId = newRequestId();
     inFlight++;
@@ -214,6 +239,8 @@ export function createGateway(
 
   /** Finds the route, checks the key where the route wants it, and runs the handler. */
   async function dispatch(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    // The config this request runs with to its end, whatever a reload does meanwhile.
+    const ctx = context;
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
@@ -222,11 +249,7 @@ export function createGateway(
     const { route, rawParam, rawParams } = matchRoute(routeIndex, req.method ?? 'GET', path);
     if (route.noStore) res.setHeader('Cache-Control', 'no-store');
     const caller =
-      route.auth === 'admin'
-        ? await context.authenticateAdmin(req)
-        : route.auth === 'key'
-          ? await context.authenticate(req)
-          : null;
+      route.auth === 'admin' ? await ctx.authenticateAdmin(req) : route.auth === 'key' ? await ctx.authenticate(req) : null;
     if (route.auth === 'admin' && !caller?.admin) throw errors.adminRequired();
     const params: Record<string, string> = {};
     for (const [name, raw] of Object.entries(rawParams)) params[name] = decodePathParam(raw, name);
@@ -236,7 +259,7 @@ export function createGateway(
       req,
       res,
       requestId,
-      ctx: context,
+      ctx,
       param: route.param ? decodePathParam(rawParam, route.param) : '',
       params,
       search,
@@ -247,8 +270,11 @@ export function createGateway(
 
   return {
     server,
-    context,
+    get context() {
+      return context;
+    },
     logger,
+    reload,
     async listen(options = {}) {
       // The token counter is not started here: its worker and encodings cost ~70 MiB of RSS (idle
       // gateway 210 -> 140 MiB, compiled), and most upstreams report usage, so it starts on the

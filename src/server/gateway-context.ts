@@ -7,6 +7,7 @@ import type { StreamBuffer } from '../resume/stream-buffer.ts';
 import type { ClientAddressing } from '../protocol/http/client-address.ts';
 import type { LedgerStore } from '../store/ledger-store.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
+import type { InstanceReload } from './reload-result.ts';
 
 /** What the routes share: the pipeline's context plus what only the HTTP edge reads. */
 export interface GatewayContext extends PipelineContext {
@@ -27,4 +28,9 @@ export interface GatewayContext extends PipelineContext {
   console: ConsoleState;
   /** Who a request comes from and whether over HTTPS, behind server.trusted_proxies too. */
   addressing: ClientAddressing;
+  /**
+   * POST /admin/reload: reloads the config of this process, or under `sluice serve --workers N`
+   * of every worker (cli/worker-reload.ts); undefined: the gateway has no config source to read again.
+   */
+  reloadConfig: (() => Promise<InstanceReload[]>) | undefined;
 }

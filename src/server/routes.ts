@@ -40,6 +40,7 @@ import { serveConsoleFile } from '../console/static-files.ts';
 import { handleUsage } from '../console/usage.ts';
 import { handleListModels } from './routes/models.ts';
 import { handleMetrics } from './routes/metrics.ts';
+import { handleReload } from './routes/reload.ts';
 import { handleGetRequest, handleListRequests, LIST_REQUESTS_QUERY } from './routes/requests.ts';
 import { endpointModelRoute } from './routes/endpoints.ts';
 import { countTokensRoute, endpointCountTokensRoute } from './routes/messages-count-tokens.ts';
@@ -195,6 +196,8 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/admin/keys/{key_id}/rotate', auth: 'admin', handle: handleRotateKey },
   { method: 'POST', path: '/admin/endpoints', auth: 'admin', handle: handleCreateEndpoint },
   { method: 'GET', path: '/admin/endpoints', auth: 'admin', query: PROJECT_FILTER_QUERY, handle: handleListEndpoints },
+  // The config read again and applied to the requests to come (docs/operations/reload.md).
+  { method: 'POST', path: '/admin/reload', auth: 'admin', handle: handleReload },
   // The console (docs/console.md): its static bundle is open, its data needs an admin's session or key.
   { method: 'GET', path: '/console', auth: 'open', handle: serveConsoleFile },
   { method: 'GET', path: '/console/', auth: 'open', handle: serveConsoleFile },

@@ -38,6 +38,7 @@ interface Series {
 }
 
 const CONNECTION_REFUSALS = ['per_client', 'max_connections', 'per_client_forwarded'] as const;
+const RELOAD_RESULTS = ['ok', 'refused'] as const;
 
 /** Seconds: a cached answer in tens of ms up to a long reasoning stream. */
 const TIME_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -65,6 +66,7 @@ export class GatewayMetrics {
   private readonly connectionsReclaimed: Counter;
   /** What the limits tell of Redis going away (governance/admit.ts). */
   readonly redisEvents: RedisEvents;
+  private readonly reloads: Counter<'result'>;
   private readonly series = new Map<string, Series>();
   /**
    * The text GET /metrics serves: this registry's; a worker of `serve --workers N` answers for
@@ -152,6 +154,12 @@ export class GatewayMetrics {
       help: 'Idle connections closed to make room for a new one at server.max_connections.',
       registers,
     });
+    this.reloads = new Counter({
+      name: 'sluice_config_reloads_total',
+      help: 'Config reloads (SIGHUP, POST /admin/reload), by result: ok (applied), refused (the running config kept).',
+      labelNames: ['result'],
+      registers,
+    });
     // Every label value from the start, at 0: a rate() over a series that appears late misses its first count.
     for (const scope of ['address', 'key_id']) this.authThrottled.inc({ scope }, 0);
     for (const reason of CONNECTION_REFUSALS) this.connectionsRefused.inc({ reason }, 0);
@@ -171,6 +179,7 @@ export class GatewayMetrics {
       fellBack: (reason) => redisFallbacks.inc({ reason }),
       decidedLocally: (policy) => decidedLocally.inc({ policy }),
     };
+    for (const result of RELOAD_RESULTS) this.reloads.inc({ result }, 0);
     new Gauge({
       name: 'sluice_open_streams',
       help: 'Streamed responses being sent now.',
@@ -241,6 +250,10 @@ export class GatewayMetrics {
 
   connectionReclaimed(): void {
     this.connectionsReclaimed.inc();
+  }
+
+  configReloaded(result: (typeof RELOAD_RESULTS)[number]): void {
+    this.reloads.inc({ result });
   }
 
   /**

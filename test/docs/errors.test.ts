@@ -51,6 +51,8 @@ const made: Record<keyof typeof errors, GatewayError[]> = {
   keyExpired: [errors.keyExpired()],
   keyStoreUnavailable: [errors.keyStoreUnavailable()],
   metricsUnavailable: [errors.metricsUnavailable('w')],
+  configInvalid: [errors.configInvalid('p')],
+  reloadIncomplete: [errors.reloadIncomplete('w')],
   adminRequired: [errors.adminRequired()],
   modelNotAllowed: [errors.modelNotAllowed('m')],
   endpointNotFound: [errors.endpointNotFound('p', 'e')],

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +65,8 @@ describe('the sluice command', () => {
       [['logs', '--help'], /^Usage: sluice logs \[--follow\]/],
       [['pricing', '--help'], /^Usage: sluice pricing <provider\/model\|alias>/],
       [['help', 'logs'], /^Usage: sluice logs /],
+      [['config', '--help'], /^Usage: sluice config check \[FILE\]/],
+      [['help', 'config'], /^Usage: sluice config check /],
     ];
     for (const [args, usage] of cases) {
       const { code, stdout, stderr } = await sluice(args);
@@ -83,10 +85,14 @@ describe('the sluice command', () => {
     await refused(['logs', '--limit', '0'], 2, /^sluice logs: --limit must be a whole number from 1 to 1000, not "0"\./);
     await refused(['pricing', 'openai/gpt-4o', '--input', '1.5'], 2, /^sluice pricing: --input must be a whole number/);
     await refused(['pricing'], 2, /^sluice pricing: name one model/);
+    await refused(['config'], 2, /^sluice config: name a subcommand: check\. See sluice config --help\.$/);
+    await refused(['config', 'lint'], 2, /^sluice config: unknown subcommand "lint" \(subcommands: check\)\. See sluice config --help\.$/);
+    await refused(['config', 'check', 'a.yaml', 'b.yaml'], 2, /^sluice config check: name one config file/);
+    await refused(['config', 'check', '--strict'], 2, /^sluice config: unknown option --strict\. See sluice config --help\.$/);
     await refused(
       ['frobnicate'],
       2,
-      /^sluice: unknown command "frobnicate" \(commands: serve, pricing, logs, check, projects, keys, endpoints\)\. See sluice --help\.$/,
+      /^sluice: unknown command "frobnicate" \(commands: serve, config, pricing, logs, check, projects, keys, endpoints\)\. See sluice --help\.$/,
     );
   });
 
@@ -100,6 +106,76 @@ describe('the sluice command', () => {
     const unset = join(cwd, 'unset.yaml');
     writeFileSync(unset, 'providers:\n  groq:\n    api_key: ${GROQ_API_KEY}\n');
     await refused(['pricing', 'groq/x', '--config', unset], 1, /providers\.groq\.api_key uses \$\{GROQ_API_KEY\}, which is not set/);
+  });
+
+  it('sluice config check: one line saying what would serve, exit 0, without opening the store or a port', async () => {
+    const good = join(cwd, 'check-good.yaml');
+    const store = join(cwd, 'check-good', 'sluice.db');
+    writeFileSync(
+      good,
+      `store:\n  path: ${store}\nproviders:\n  groq:\n    api_key: \${GROQ_API_KEY}\nmodel_list:\n  - model_name: fast\n    model: groq/llama\n` +
+        'routes:\n  smart:\n    targets:\n      - model: groq/llama\n      - model: mock/echo\n' +
+        'tiers:\n  free:\n    requests_per_minute: 10\ndefault_tier: free\n',
+    );
+    const ok = await sluice(['config', 'check', good], { GROQ_API_KEY: 'gsk-test' });
+    assert.deepEqual(ok, {
+      code: 0,
+      stdout: `${good}: ok: 2 providers enabled (mock, groq), 1 route, 1 alias, 1 tier (default: free)\n`,
+      stderr: '',
+    });
+    assert.equal(existsSync(store), false, 'the check opened no store');
+    // SLUICE_CONFIG names the file when the command line does not.
+    assert.equal((await sluice(['config', 'check'], { SLUICE_CONFIG: good, GROQ_API_KEY: 'gsk-test' })).code, 0);
+    const none = await sluice(['config', 'check']);
+    assert.equal(none.code, 0);
+    assert.match(none.stdout, /^no config file \(the defaults and the environment\): ok: 1 provider enabled \(mock\), 0 routes/);
+  });
+
+  it('sluice config check: every problem on its own line with its key path and the fix, exit 1', async () => {
+    const schema = join(cwd, 'check-schema.yaml');
+    writeFileSync(schema, 'server:\n  prot: 9000\n  port: eighty\nproviders:\n  groq:\n    api_key: ${GROQ_API_KEY}\n    base_url: ${GROQ_URL}\n');
+    const unset = await sluice(['config', 'check', schema]);
+    assert.equal(unset.code, 1);
+    assert.equal(unset.stdout, '');
+    assert.deepEqual(unset.stderr.trimEnd().split('\n'), [
+      `${schema}: providers.groq.api_key uses \${GROQ_API_KEY}, which is not set: export GROQ_API_KEY, or write \${GROQ_API_KEY:-} to allow it empty (\${GROQ_API_KEY:-value} for a default).`,
+      `${schema}: providers.groq.base_url uses \${GROQ_URL}, which is not set: export GROQ_URL, or write \${GROQ_URL:-} to allow it empty (\${GROQ_URL:-value} for a default).`,
+      `${schema}: 2 problems: sluice serve would not start with it.`,
+    ]);
+    const typed = await sluice(['config', 'check', schema], { GROQ_API_KEY: 'k', GROQ_URL: 'http://127.0.0.1:9/v1' });
+    const lines = typed.stderr.trimEnd().split('\n');
+    assert.equal(typed.code, 1);
+    assert.equal(lines.length, 3, typed.stderr);
+    assert.match(lines[0], new RegExp(`^${schema}: server\\.port: .*expected number`));
+    assert.match(lines[1], new RegExp(`^${schema}: unknown key server\\.prot \\(did you mean server\\.port\\?\\)$`));
+
+    // What only the gateway's start checked: declared servers, routes' targets, an open host without a key.
+    const gateway = join(cwd, 'check-gateway.yaml');
+    writeFileSync(
+      gateway,
+      'server:\n  host: 0.0.0.0\nproviders:\n  vllm:\n    api_key: k\nroutes:\n  smart:\n    targets:\n      - model: mock/echo\n' +
+        '  other:\n    targets:\n      - model: anthropic/claude\n      - model: nowhere/m\n',
+    );
+    const start = await sluice(['config', 'check', gateway]);
+    assert.equal(start.code, 1);
+    assert.deepEqual(start.stderr.trimEnd().split('\n'), [
+      `${gateway}: server.host: 0.0.0.0 is not a loopback address and there is no master key: set SLUICE_MASTER_KEY (or auth.master_key), or bind to 127.0.0.1.`,
+      `${gateway}: providers.vllm: a server that is not a preset needs base_url (and type: openai-compatible).`,
+      `${gateway}: 2 problems: sluice serve would not start with it.`,
+    ]);
+    writeFileSync(gateway, 'routes:\n  other:\n    targets:\n      - model: anthropic/claude\n      - model: nowhere/m\n');
+    const routes = await sluice(['config', 'check', gateway]);
+    assert.deepEqual(routes.stderr.trimEnd().split('\n'), [
+      `${gateway}: routes.other.targets[0] (anthropic/claude): provider 'anthropic' is not configured: set ANTHROPIC_API_KEY or add it to the config file.`,
+      `${gateway}: routes.other.targets[1] (nowhere/m): no provider named 'nowhere' (configured: mock).`,
+      `${gateway}: 2 problems: sluice serve would not start with it.`,
+    ]);
+    const absent = join(cwd, 'absent.yaml');
+    assert.deepEqual(await sluice(['config', 'check', absent]), {
+      code: 1,
+      stdout: '',
+      stderr: `Config file not found: ${absent}\n${absent}: 1 problem: sluice serve would not start with it.\n`,
+    });
   });
 
   it('says the port is in use in one line instead of a stack trace, exit 1', async () => {

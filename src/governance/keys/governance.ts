@@ -51,9 +51,11 @@ export class Governance implements ChangeReceiver {
   private readonly log: (message: string) => void;
   private readonly now: () => number;
   private loggedAt = Number.NEGATIVE_INFINITY;
+  private defaultTier: string | null;
 
   constructor(options: GovernanceOptions) {
     this.log = options.log;
+    this.defaultTier = options.defaultTier;
     this.now = options.now ?? Date.now;
     this.hash = createSecretHasher(options.pepper);
     this.keys = new TtlCache({
@@ -61,7 +63,7 @@ export class Governance implements ChangeReceiver {
       now: this.now,
       load: async (id) => {
         const found = await this.withStore((store) => store.findKeyWithProject(id));
-        return found ? verifiedKey(found.key, found.project, options.defaultTier) : undefined;
+        return found ? verifiedKey(found.key, found.project, this.defaultTier) : undefined;
       },
     });
     this.endpoints = new TtlCache({
@@ -117,6 +119,16 @@ export class Governance implements ChangeReceiver {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all(this.channels.map((channel) => channel.close()));
+  }
+
+  /**
+   * A reloaded config's default_tier: the keys cached with the previous one are read again (a
+   * verified key carries its tier), so that no key keeps the old default for a cache TTL.
+   */
+  setDefaultTier(tier: string | null): void {
+    if (tier === this.defaultTier) return;
+    this.defaultTier = tier;
+    this.keys.clear();
   }
 
   attach(store: GovernanceStore): void {

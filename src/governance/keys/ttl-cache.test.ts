@@ -57,6 +57,24 @@ describe('TtlCache', () => {
     assert.deepEqual(loads, ['key-1', 'x1', 'x2', 'x3', 'x4']);
   });
 
+  it('clear() forgets values and absences, and a load under way then stores nothing', async () => {
+    let release = () => {};
+    const cache = new TtlCache<string>({
+      ttlMs: 1_000,
+      now: () => 0,
+      load: (k) => (k === 'slow' ? new Promise((resolve) => (release = () => resolve('stale'))) : Promise.resolve(k === 'a' ? 'A' : undefined)),
+    });
+    await cache.get('a');
+    await cache.get('missing');
+    const slow = cache.get('slow');
+    cache.clear();
+    release();
+    assert.equal(await slow, 'stale');
+    assert.equal(cache.peek('a'), undefined);
+    assert.equal(cache.peek('missing'), undefined);
+    assert.equal(cache.peek('slow'), undefined);
+  });
+
   it('a load that was under way when the entry was deleted does not store its stale value', async () => {
     let release: (v: string) => void = () => {};
     const cache = new TtlCache<string>({ ttlMs: 1_000, load: () => new Promise((r) => (release = r)) });

@@ -7,16 +7,12 @@ type ServerLimits = Pick<Config['server'], 'headers_timeout_s' | 'request_timeou
  * node:http's own slow-client guards, tightened. Node's defaults (headers 60 s, whole request
  * 300 s, checked every 30 s) let a slowloris connection hold a socket ~90 s before its 408.
  * Both timeouts cover receiving the request only: node stops watching a connection once the
- * request has fully arrived, so a long SSE response is never cut (test/e2e/edge.test.ts).
+ * request has fully arrived, so a long SSE response is never cut (test/e2e/edge.test.ts). The
+ * config refuses a headers timeout longer than the request timeout (config/schema.ts).
  */
 export function serverOptions(limits: ServerLimits): ServerOptions {
   const headersTimeout = Math.round(limits.headers_timeout_s * 1000);
   const requestTimeout = Math.round(limits.request_timeout_s * 1000);
-  if (requestTimeout > 0 && headersTimeout > requestTimeout) {
-    throw new Error(
-      `server.headers_timeout_s (${limits.headers_timeout_s}) must not exceed server.request_timeout_s (${limits.request_timeout_s})`,
-    );
-  }
   const shortest = Math.min(...[headersTimeout, requestTimeout].filter((ms) => ms > 0));
   return {
     headersTimeout,
