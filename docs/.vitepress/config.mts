@@ -40,6 +40,7 @@ export default defineConfig({
         text: 'Streams',
         items: [
           { text: 'The stream contract', link: '/streams/contract' },
+          { text: 'The lifecycle of a stream', link: '/streams/lifecycle' },
           { text: 'Stream profiles', link: '/streams/profiles' },
           { text: 'Resuming a stream', link: '/streams/resume' },
           { text: 'sluice check', link: '/streams/check' },
