@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Kysely } from 'kysely';
 import type { DestinationStream } from 'pino';
 import { PricingRegistry } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
@@ -15,6 +16,7 @@ import { sendJson } from '../protocol/http/send-json.ts';
 import { createProviderRegistry } from '../providers/registry.ts';
 import { createStreamBuffer } from '../resume/create-buffer.ts';
 import { createRouter } from '../routing/router.ts';
+import type { Database } from '../store/database.ts';
 import { type Ledger, ledgerSettings, startLedger } from '../store/open-ledger.ts';
 import { createConsoleState } from '../console/console-state.ts';
 import { UpstreamClient } from '../upstream/http-client.ts';
@@ -27,6 +29,8 @@ import { answerClientError } from './client-error.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { createRequestScreen } from './edge/screen-request.ts';
 import { limitConnections, serverOptions } from './edge/server-limits.ts';
+import { createReadiness } from './readiness.ts';
+import { readinessChecks } from './readiness-checks.ts';
 import { newRequestId } from './request-id.ts';
 import { decodePathParam, indexRoutes, matchRoute } from './route-table.ts';
 import { routes } from './routes.ts';
@@ -71,6 +75,7 @@ export function createGateway(
   const scopes = new Set<RequestScope>();
   const consoleState = createConsoleState({ keys: governance.keys, masterKey: config.auth.master_key });
   let ledger: Ledger | undefined;
+  let database: Kysely<Database> | undefined;
   const metrics = config.metrics.enabled
     ? new GatewayMetrics(
         { openStreams: () => countStreams(scopes), ledger: () => ledger?.writer.stats },
@@ -101,6 +106,7 @@ export function createGateway(
     streams: createStreamBuffer(config, log),
     metrics,
     console: consoleState,
+    readiness: createReadiness(readinessChecks({ config, registry, database: () => database, pingRedis: limits.pingRedis })),
     // Set by listen(): off unless OTEL_EXPORTER_OTLP_ENDPOINT (or the traces one) is set (README
     // "Traces (OpenTelemetry)"), and the SDK is only loaded then (telemetry/tracing-from-env.ts).
     tracing: undefined,
@@ -122,6 +128,7 @@ export function createGateway(
     if (!config.ledger.enabled) return;
     ledger = await startLedger(
       ledgerSettings(config, log, (stores) => {
+        database = stores.database;
         context.ledgerStore = stores.ledgerStore;
         context.responsesStore = stores.responsesStore;
         governance.attach(new GovernanceStore(stores.database));

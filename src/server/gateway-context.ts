@@ -5,6 +5,7 @@ import type { PipelineContext } from '../pipeline/context.ts';
 import type { StreamBuffer } from '../resume/stream-buffer.ts';
 import type { LedgerStore } from '../store/ledger-store.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
+import type { ReadinessReport } from './readiness.ts';
 
 /** What the routes share: the pipeline's context plus what only the HTTP edge reads. */
 export interface GatewayContext extends PipelineContext {
@@ -21,4 +22,6 @@ export interface GatewayContext extends PipelineContext {
   limits: Pick<LimitsAndBudgets, 'usage'>;
   /** The console's sessions, live log and chart rollups (src/console). */
   console: ConsoleState;
+  /** GET /readyz: the store, Redis and the providers, each checked within a short timeout. */
+  readiness: () => Promise<ReadinessReport>;
 }
