@@ -61,6 +61,8 @@ export default defineConfig({
         items: [
           { text: 'Overview', link: '/operations/' },
           { text: 'Deploy', link: '/operations/deploy' },
+          { text: 'Container image', link: '/operations/container' },
+          { text: 'Kubernetes', link: '/operations/kubernetes' },
           { text: 'Security at the edge', link: '/operations/security' },
           { text: 'Scale out', link: '/operations/scale-out' },
           { text: 'Metrics, logs, traces', link: '/operations/observability' },

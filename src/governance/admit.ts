@@ -161,6 +161,16 @@ export class LimitsAndBudgets {
     await this.link?.start();
   }
 
+  /**
+   * For GET /readyz: a PING through the admissions' own link (so within limits.redis_timeout_ms,
+   * and a silent connection is dropped as an admission would drop it). Undefined when no limit
+   * goes through Redis.
+   */
+  get pingRedis(): (() => Promise<void>) | undefined {
+    const link = this.link;
+    return link && (() => link.run((client) => client.ping()).then(() => undefined));
+  }
+
   /** The store is open: budget spend is read there from now on (written with the ledger's rows). */
   attachStore(db: Kysely<Database>): void {
     this.spendStore = new SpendStore(db);

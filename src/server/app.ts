@@ -31,6 +31,8 @@ import { guardConnections } from './edge/guard-connections.ts';
 import { createRequestScreen } from './edge/screen-request.ts';
 import { serverOptions } from './edge/server-limits.ts';
 import { authThrottle } from './edge/throttle-auth.ts';
+import { createReadiness } from './readiness.ts';
+import { readinessChecks } from './readiness-checks.ts';
 import { newRequestId } from './request-id.ts';
 import { decodePathParam, indexRoutes, matchRoute } from './route-table.ts';
 import { refuseUnknownQuery } from './refuse-unknown-query.ts';
@@ -88,6 +90,7 @@ export function createGateway(
   const { registry, router, pricing } = buildConfigParts(config, env, client);
   const scopes = new Set<RequestScope>();
   let ledger: Ledger | undefined;
+  let database: Kysely<Database> | undefined;
   const metrics = config.metrics.enabled
     ? new GatewayMetrics(
         { openStreams: () => countStreams(scopes), ledger: () => ledger?.writer.stats },
@@ -104,6 +107,10 @@ export function createGateway(
     clientOf: (req) => clientKey(addressing.clientOf(req)),
     counters: metrics && { failed: () => metrics.authFailed(), throttled: (scope) => metrics.authThrottle(scope) },
   });
+  /** GET /readyz over a config and its providers (docs/operations/deploy.md "Liveness and readiness"). */
+  function readinessOf(config: Config, registry: GatewayContext['registry']) {
+    return createReadiness(readinessChecks({ config, registry, database: () => database, pingRedis: limits.pingRedis }));
+  }
   // Replaced whole by a reload (server/reload-config.ts); a request reads it once, when it arrives.
   let context: GatewayContext = {
     config,
@@ -136,6 +143,7 @@ export function createGateway(
     metrics,
     console: consoleState,
     addressing,
+    readiness: readinessOf(config, registry),
     // Set by listen(): off unless OTEL_EXPORTER_OTLP_ENDPOINT (or the traces one) is set (docs/operations/
     // observability.md "Traces"), and the SDK is only loaded then (telemetry/tracing-from-env.ts).
     tracing: undefined,
@@ -158,6 +166,7 @@ export function createGateway(
     if (!config.ledger.enabled) return;
     ledger = await startLedger(
       ledgerSettings(config, log, (stores) => {
+        database = stores.database;
         context.ledgerStore = stores.ledgerStore;
         context.responsesStore = stores.responsesStore;
         context.relayedIds = stores.relayedIds;
@@ -210,7 +219,8 @@ export function createGateway(
     if (!source) return { ok: false, problems: ['this gateway has no config source to read again'] };
     const reloaded = reloadContext(context, source, { env, client, limits, governance, logger, metrics });
     if (reloaded.context) {
-      context = reloaded.context;
+      // Readiness judges the providers and tiers of the config in force.
+      context = { ...reloaded.context, readiness: readinessOf(reloaded.context.config, reloaded.context.registry) };
       screen = createRequestScreen(context.config);
     }
     return reloaded.result;

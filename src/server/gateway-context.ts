@@ -8,6 +8,7 @@ import type { ClientAddressing } from '../protocol/http/client-address.ts';
 import type { LedgerStore } from '../store/ledger-store.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import type { InstanceReload } from './reload-result.ts';
+import type { ReadinessReport } from './readiness.ts';
 
 /** What the routes share: the pipeline's context plus what only the HTTP edge reads. */
 export interface GatewayContext extends PipelineContext {
@@ -33,4 +34,6 @@ export interface GatewayContext extends PipelineContext {
    * of every worker (cli/worker-reload.ts); undefined: the gateway has no config source to read again.
    */
   reloadConfig: (() => Promise<InstanceReload[]>) | undefined;
+  /** GET /readyz: the store, Redis and the providers, each checked within a short timeout. */
+  readiness: () => Promise<ReadinessReport>;
 }

@@ -112,6 +112,11 @@ function unknownRoute({ req }: RouteCall): never {
 // Under `sluice serve --workers N`, which process answered (a worker is restarted under a new pid).
 const worker = cluster.isWorker ? { worker_pid: process.pid } : {};
 const health = ({ res, ctx }: RouteCall) => sendJson(res, 200, { status: 'ok', providers: ctx.registry.providers(), ...worker });
+/** Readiness (server/readiness.ts): 503 when a required check is down, naming each check's state. */
+const ready = async ({ res, ctx }: RouteCall) => {
+  const { ready, checks } = await ctx.readiness();
+  sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks, ...worker });
+};
 
 /**
  * Every route sluice serves, as data: new surfaces, the admin API and the console add entries
@@ -120,6 +125,8 @@ const health = ({ res, ctx }: RouteCall) => sendJson(res, 200, { status: 'ok', p
 export const routes: readonly Route[] = [
   { method: 'GET', path: '/healthz', auth: 'open', handle: health },
   { method: 'GET', path: '/health', auth: 'open', handle: health },
+  // Readiness for load balancers and Kubernetes (docs/operations/kubernetes.md); /healthz is liveness.
+  { method: 'GET', path: '/readyz', auth: 'open', handle: ready },
   // Prometheus metrics (docs/operations/observability.md "Metrics"): the handler checks the key unless metrics.public is set.
   { method: 'GET', path: '/metrics', auth: 'open', handle: handleMetrics },
   // Route targets' breakers, cooldowns and TTFT averages, as this instance sees them (docs/routing.md).

@@ -11,7 +11,7 @@ const SLUG = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const slug = z.string().regex(SLUG, 'must be 1-64 letters, digits, _ or - (starting with a letter or digit)');
 
 /** First path segments sluice serves itself: no project may take them. */
-const RESERVED_PROJECT_IDS = new Set(['v1', 'admin', 'health', 'healthz']);
+const RESERVED_PROJECT_IDS = new Set(['v1', 'admin', 'health', 'healthz', 'readyz']);
 
 const usd = z.number().positive().max(1e9);
 const budgets = z.strictObject({ daily_usd: usd.optional(), monthly_usd: usd.optional() });

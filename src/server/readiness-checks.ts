@@ -1,0 +1,79 @@
+import { type Kysely, sql } from 'kysely';
+import type { Config } from '../config/schema.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import { classifyStoreError } from '../store/classify-store-error.ts';
+import type { Database } from '../store/database.ts';
+import { NotReady, type ReadinessCheck } from './readiness.ts';
+
+export interface ReadinessDeps {
+  config: Config;
+  registry: Pick<ProviderRegistry, 'providers'>;
+  /** The store once it is open (it may open late: start-up retries it in the background). */
+  database: () => Kysely<Database> | undefined;
+  /** LimitsAndBudgets.pingRedis: undefined when no limit goes through Redis. */
+  pingRedis: (() => Promise<void>) | undefined;
+}
+
+/** What GET /readyz checks: the store, Redis and the providers (docs/operations/kubernetes.md). */
+export function readinessChecks(deps: ReadinessDeps): Record<string, ReadinessCheck> {
+  return { store: storeCheck(deps), redis: redisCheck(deps), providers: providersCheck(deps) };
+}
+
+/**
+ * The ledger's store answers a query: without it no record is written (they wait in memory), no
+ * gateway-issued key can be checked and no budget read, so the gateway cannot serve.
+ */
+function storeCheck({ config, database }: ReadinessDeps): ReadinessCheck {
+  if (!config.ledger.enabled) return { required: false, probe: undefined };
+  const engine = config.store.database_url ? 'postgres' : 'sqlite';
+  return {
+    required: true,
+    async probe() {
+      const db = database();
+      if (!db) throw new NotReady('not open yet (retried in the background)');
+      try {
+        await sql`select 1`.execute(db);
+      } catch (err) {
+        throw new NotReady(classifyStoreError(err) === 'connection' ? 'unreachable' : 'query failed');
+      }
+      return { engine };
+    },
+  };
+}
+
+/**
+ * Redis, when limits go through it. Required only when a tier refuses without it
+ * (`redis_unavailable: fail_closed`): with every tier failing open the gateway still serves,
+ * without the shared limits, as the config asks, and marking every instance unready at once
+ * would take the whole service down for nothing.
+ */
+function redisCheck({ config, pingRedis }: ReadinessDeps): ReadinessCheck {
+  const required = Object.values(config.tiers).some((tier) => tier.redis_unavailable === 'fail_closed');
+  if (!pingRedis) return { required, probe: undefined };
+  return {
+    required,
+    async probe() {
+      try {
+        await pingRedis();
+      } catch {
+        throw new NotReady('unreachable');
+      }
+    },
+  };
+}
+
+/**
+ * At least one provider is enabled. The built-in mock is always there, so it counts only when
+ * the config names it (`providers: { mock: {} }`): a deployment whose provider keys did not
+ * arrive (a missing Secret) must not become ready and take traffic it can only refuse.
+ */
+function providersCheck({ config, registry }: ReadinessDeps): ReadinessCheck {
+  return {
+    required: true,
+    async probe() {
+      const enabled = registry.providers().filter((name) => name !== 'mock' || Object.hasOwn(config.providers, 'mock'));
+      if (enabled.length === 0) throw new NotReady('no provider enabled (the mock counts only when providers names it)');
+      return { enabled };
+    },
+  };
+}
