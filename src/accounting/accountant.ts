@@ -276,9 +276,9 @@ export class Accountant {
       outputTokens: usage.outputTokens,
       usageSource: 'estimated',
       priceKnown: false,
-      ttftMs: this.firstOutputAt === null ? null : this.firstOutputAt - this.startedAt,
-      upstreamStatus: error.upstreamStatus ?? (this.acknowledged ? 200 : null),
-      outcome: error.type === 'cancelled' ? 'cancelled' : 'error',
+      ttftMs: this.ttftMs(),
+      upstreamStatus: this.upstreamStatus(error),
+      outcome: outcomeOf(error),
       finishReason: this.finishReason,
     };
   }
@@ -290,7 +290,6 @@ export class Accountant {
     this.output.close();
     const { costUsd, priceKnown } = this.cost(usage);
     const cap = this.init.storeContentChars;
-    const outcome: LedgerRecord['outcome'] = !error ? 'ok' : error.type === 'cancelled' ? 'cancelled' : 'error';
     return {
       requestId: this.init.requestId,
       createdAt: this.startedAt,
@@ -312,20 +311,52 @@ export class Accountant {
       usageSource: usage.source,
       costUsd,
       priceKnown,
-      ttftMs: this.firstOutputAt === null ? null : this.firstOutputAt - this.startedAt,
+      ttftMs: this.ttftMs(),
       latencyMs: end - this.startedAt,
-      upstreamStatus: error?.upstreamStatus ?? (this.acknowledged ? 200 : null),
-      outcome,
-      errorType: error?.type ?? null,
-      errorCode: error?.code ?? null,
-      upstreamErrorType: error?.upstreamType ?? null,
-      upstreamErrorCode: error?.upstreamCode ?? null,
-      errorMessage: error?.message ?? null,
+      upstreamStatus: this.upstreamStatus(error),
+      outcome: outcomeOf(error),
+      ...errorColumns(error),
       finishReason: this.finishReason,
       prompt: cap > 0 ? promptText(this.init.request).join('\n').slice(0, cap) : null,
       completion: cap > 0 ? this.completion : null,
     };
   }
+
+  private ttftMs(): number | null {
+    return this.firstOutputAt === null ? null : this.firstOutputAt - this.startedAt;
+  }
+
+  /** The upstream's HTTP status: the error's, else 200 once it accepted the request, else none (never reached). */
+  private upstreamStatus(error: GatewayError | null): number | null {
+    return error?.upstreamStatus ?? (this.acknowledged ? 200 : null);
+  }
+}
+
+type ErrorColumns = Pick<LedgerRecord, 'errorType' | 'errorCode' | 'upstreamErrorType' | 'upstreamErrorCode' | 'errorMessage'>;
+
+/** The columns of a request without an error: one object for every such record. */
+const NO_ERROR: ErrorColumns = Object.freeze({
+  errorType: null,
+  errorCode: null,
+  upstreamErrorType: null,
+  upstreamErrorCode: null,
+  errorMessage: null,
+});
+
+function errorColumns(error: GatewayError | null): ErrorColumns {
+  if (!error) return NO_ERROR;
+  return {
+    errorType: error.type,
+    errorCode: error.code,
+    upstreamErrorType: error.upstreamType ?? null,
+    upstreamErrorCode: error.upstreamCode ?? null,
+    errorMessage: error.message,
+  };
+}
+
+function outcomeOf(error: GatewayError | null): LedgerRecord['outcome'] {
+  if (!error) return 'ok';
+  return error.type === 'cancelled' ? 'cancelled' : 'error';
 }
 
 /** Whose request a record is: the key and its project (both null for the master key). */

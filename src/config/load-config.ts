@@ -20,6 +20,16 @@ export interface LoadOptions {
 export function loadConfig(options: LoadOptions): Config {
   const { env } = options;
   const file = options.file ?? (env.SLUICE_CONFIG || undefined);
+  const config = parseConfig(file, env);
+  applyEnv(config, env);
+  if (options.overrides?.host) config.server.host = options.overrides.host;
+  if (options.overrides?.port !== undefined)
+    config.server.port = portNumber(String(options.overrides.port), `--port ${options.overrides.port}`);
+  return config;
+}
+
+/** The file's config (the defaults without one), its ${VAR}s interpolated, checked against the schema. */
+function parseConfig(file: string | undefined, env: NodeJS.ProcessEnv): Config {
   const interpolated: PropertyKey[][] = [];
   const raw = (file ? interpolateEnv(readYamlFile(file), env, file, interpolated) : {}) ?? {};
   let result = configSchema.safeParse(raw);
@@ -31,7 +41,11 @@ export function loadConfig(options: LoadOptions): Config {
       problems.map((problem) => `${file ?? 'config'}: ${problem}`),
     );
   }
-  const config = result.data;
+  return result.data;
+}
+
+/** The environment over the file; a URL the file sets wins over the environment's. */
+function applyEnv(config: Config, env: NodeJS.ProcessEnv): void {
   if (env.HOST) config.server.host = env.HOST;
   if (env.PORT) config.server.port = portNumber(env.PORT, `PORT=${env.PORT}`);
   if (env.SLUICE_MASTER_KEY) config.auth.master_key = env.SLUICE_MASTER_KEY;
@@ -39,10 +53,6 @@ export function loadConfig(options: LoadOptions): Config {
   if (env.DATABASE_URL && !config.store.database_url) config.store.database_url = env.DATABASE_URL;
   if (env.REDIS_URL && !config.limits.redis_url) config.limits.redis_url = env.REDIS_URL;
   if (env.SLUICE_LOG_LEVEL) config.log.level = logLevel(env.SLUICE_LOG_LEVEL);
-  if (options.overrides?.host) config.server.host = options.overrides.host;
-  if (options.overrides?.port !== undefined)
-    config.server.port = portNumber(String(options.overrides.port), `--port ${options.overrides.port}`);
-  return config;
 }
 
 function logLevel(text: string): Config['log']['level'] {

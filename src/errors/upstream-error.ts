@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { type ErrorCode, GatewayError, type OpenAIErrorType } from './gateway-error.ts';
+import { type ErrorCode, GatewayError, type GatewayErrorInit, type OpenAIErrorType } from './gateway-error.ts';
 
 export interface UpstreamErrorDetails {
   provider: string;
@@ -32,74 +32,87 @@ const RETRY_HEADERS = ['retry-after', 'retry-after-ms', 'x-should-retry'];
  * - 504/408: 504. Any other 5xx: 502.
  */
 export function upstreamHttpError(d: UpstreamErrorDetails): GatewayError {
-  const headers: Record<string, string> = {};
-  for (const name of RETRY_HEADERS) {
-    const value = d.headers?.[name];
-    if (typeof value === 'string') headers[name] = value;
-  }
-  // The upstream's own rate-limit state (OpenAI's x-ratelimit-*-requests/-tokens), to pace on.
-  for (const [name, value] of Object.entries(d.headers ?? {})) {
-    if (name.startsWith('x-ratelimit-') && typeof value === 'string') headers[name] = value;
-  }
+  const fields = upstreamFields(d);
   // The details come from an untrusted body: a field of the wrong type is ignored, never thrown over.
   const message = typeof d.message === 'string' ? d.message.trim() : '';
   const text = message || `${d.provider} returned HTTP ${d.status} with no error message.`;
+  // An in-stream error carries a status the upstream chose: anything but an HTTP error status is a 502.
+  const s = isHttpErrorStatus(d.status) ? d.status : 500;
+  // Never the upstream's code: `invalid_api_key` on a 502 would still make the client blame its own key.
+  if (s === 401 || s === 403)
+    return accountRefused(fields, 'upstream_authentication_failed', `${d.provider} refused sluice's credentials: ${text}`);
+  // Payment required (Anthropic's billing_error): sluice's upstream account, not the client's request.
+  if (s === 402)
+    return accountRefused(fields, 'upstream_billing_error', `${d.provider} refused the request for billing reasons: ${text}`);
+  if (s === 429) return statusError(fields, 429, 'rate_limit_error', 'rate_limit_exceeded', text, true);
+  if (s === 404) return statusError(fields, 404, 'invalid_request_error', 'model_not_found', text, false);
+  if (s === 408 || s === 504) return statusError(fields, 504, 'timeout_error', 'upstream_timeout', text, true);
+  if (s === 503 || s === 529) return statusError(fields, 503, 'server_error', 'upstream_overloaded', text, true);
+  if (s >= 400 && s < 500)
+    return statusError(fields, s === 422 ? 400 : s, 'invalid_request_error', 'invalid_request', text, false);
+  return statusError(fields, 502, 'upstream_error', 'upstream_error', text, true);
+}
+
+/** What every error of the upstream carries, whatever its status: who answered, how, and its hints. */
+type UpstreamFields = Required<Pick<GatewayErrorInit, 'provider' | 'upstreamStatus' | 'headers' | 'param'>> &
+  Pick<GatewayErrorInit, 'upstreamType' | 'upstreamCode'>;
+
+function upstreamFields(d: UpstreamErrorDetails): UpstreamFields {
   // An empty code is no code: the client's error needs a stable one (found by fuzz/, an upstream sending `"code": ""`).
   const code =
     typeof d.upstreamCode === 'string' || typeof d.upstreamCode === 'number'
       ? String(d.upstreamCode).trim() || undefined
       : undefined;
-  const param = typeof d.param === 'string' ? d.param : null;
-  const upstreamType = typeof d.upstreamType === 'string' && d.upstreamType.trim() ? d.upstreamType.trim() : undefined;
-  const base = {
+  return {
     provider: d.provider,
     upstreamStatus: d.httpStatus ?? d.status,
-    headers,
-    param,
-    upstreamType,
+    headers: passedHeaders(d.headers),
+    param: typeof d.param === 'string' ? d.param : null,
+    upstreamType: typeof d.upstreamType === 'string' && d.upstreamType.trim() ? d.upstreamType.trim() : undefined,
     upstreamCode: code,
   };
-  const make = (status: number, type: OpenAIErrorType, fallbackCode: ErrorCode, message: string, retryable: boolean) =>
-    new GatewayError({
-      ...base,
-      status,
-      type,
-      code: sharedCode(code) ?? sharedCode(upstreamType) ?? fallbackCode,
-      message,
-      retryable,
-      fallbackable: retryable || status === 502,
-    });
+}
 
-  // An in-stream error carries a status the upstream chose: anything but an HTTP error status is a 502.
-  const s = isHttpErrorStatus(d.status) ? d.status : 500;
-  if (s === 401 || s === 403) {
-    // Never the upstream's code: `invalid_api_key` on a 502 would still make the client blame its own key.
-    return new GatewayError({
-      ...base,
-      status: 502,
-      type: 'upstream_error',
-      code: 'upstream_authentication_failed',
-      message: `${d.provider} refused sluice's credentials: ${text}`,
-      fallbackable: true,
-    });
+/** The retry hints, and the upstream's own rate-limit state (OpenAI's x-ratelimit-*-requests/-tokens) to pace on. */
+function passedHeaders(upstream: IncomingHttpHeaders | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of RETRY_HEADERS) {
+    const value = upstream?.[name];
+    if (typeof value === 'string') headers[name] = value;
   }
-  if (s === 402) {
-    // Payment required (Anthropic's billing_error): sluice's upstream account, not the client's request.
-    return new GatewayError({
-      ...base,
-      status: 502,
-      type: 'upstream_error',
-      code: 'upstream_billing_error',
-      message: `${d.provider} refused the request for billing reasons: ${text}`,
-      fallbackable: true,
-    });
+  for (const [name, value] of Object.entries(upstream ?? {})) {
+    if (name.startsWith('x-ratelimit-') && typeof value === 'string') headers[name] = value;
   }
-  if (s === 429) return make(429, 'rate_limit_error', 'rate_limit_exceeded', text, true);
-  if (s === 404) return make(404, 'invalid_request_error', 'model_not_found', text, false);
-  if (s === 408 || s === 504) return make(504, 'timeout_error', 'upstream_timeout', text, true);
-  if (s === 503 || s === 529) return make(503, 'server_error', 'upstream_overloaded', text, true);
-  if (s >= 400 && s < 500) return make(s === 422 ? 400 : s, 'invalid_request_error', 'invalid_request', text, false);
-  return make(502, 'upstream_error', 'upstream_error', text, true);
+  return headers;
+}
+
+/** sluice's own upstream account was refused (credentials, billing): a gateway fault (502), worth another target. */
+function accountRefused(
+  fields: UpstreamFields,
+  code: 'upstream_authentication_failed' | 'upstream_billing_error',
+  message: string,
+): GatewayError {
+  return new GatewayError({ ...fields, status: 502, type: 'upstream_error', code, message, fallbackable: true });
+}
+
+/** The error for `status`: the upstream's code when it is one clients act on (SHARED_CODES), else `fallbackCode`. */
+function statusError(
+  fields: UpstreamFields,
+  status: number,
+  type: OpenAIErrorType,
+  fallbackCode: ErrorCode,
+  message: string,
+  retryable: boolean,
+): GatewayError {
+  return new GatewayError({
+    ...fields,
+    status,
+    type,
+    code: sharedCode(fields.upstreamCode) ?? sharedCode(fields.upstreamType) ?? fallbackCode,
+    message,
+    retryable,
+    fallbackable: retryable || status === 502,
+  });
 }
 
 /**

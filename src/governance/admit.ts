@@ -1,39 +1,33 @@
 import type { Kysely } from 'kysely';
 import type { RequestHolds } from '../accounting/journal-entries.ts';
-import type { BudgetSpend, LedgerRecord } from '../accounting/ledger-record.ts';
-import { estimatePromptTokens } from '../accounting/count-tokens.ts';
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { PricingRegistry } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
-import type { Admission, AdmissionRequest, Admit, Caller, RateLimitWarning } from '../admission/admission.ts';
+import type { Admission, AdmissionRequest, Admit, Caller } from '../admission/admission.ts';
 import type { Database } from '../store/database.ts';
-import { type BudgetBook, MemoryBudgetBook, type ReserveOutcome } from './budgets/budget-book.ts';
+import { type BudgetBook, MemoryBudgetBook } from './budgets/budget-book.ts';
 import { BudgetGuard } from './budgets/budget-guard.ts';
-import { type BudgetWindow, budgetWindows, NANOS_PER_USD, toNanos } from './budgets/budget-windows.ts';
+import type { BudgetWindow } from './budgets/budget-windows.ts';
 import { RedisBudgetBook } from './budgets/redis-budget-book.ts';
-import { type BudgetAsk, budgetAsk, outputCap, outputChoices } from './budgets/budget-ask.ts';
+import { outputCap } from './budgets/budget-ask.ts';
 import { PriceBook } from './budgets/request-estimate.ts';
 import { SpendLedger } from './budgets/spend-ledger.ts';
 import { SpendStore } from './budgets/spend-store.ts';
-import { type ConcurrencySlots, MemorySlots, RedisSlots, type SlotClaim, type SlotOutcome } from './limits/concurrency-slots.ts';
-import {
-  formatResetDuration,
-  type LimitState,
-  rateLimitHeaders,
-  retryAfterHeaders,
-  tighter,
-} from './limits/rate-limit-headers.ts';
-import {
-  MemoryRateBuckets,
-  type RateBuckets,
-  type RateCharge,
-  type RateOutcome,
-  type RateSettlement,
-} from './limits/rate-buckets.ts';
+import { MemorySlots, RedisSlots } from './limits/concurrency-slots.ts';
+import { MemoryRateBuckets, type RateSettlement } from './limits/rate-buckets.ts';
 import { RedisRateBuckets } from './limits/redis-rate-buckets.ts';
-import { type RedisDownReason, RedisLink, RedisUnavailable } from '../store/redis-link.ts';
+import { type RedisDownReason, RedisLink } from '../store/redis-link.ts';
 import type { RedisEvents } from '../telemetry/metrics.ts';
-import { TierBook, type TierPolicy, tierDisplayName } from './limits/tier-policy.ts';
+import { TierBook, type TierPolicy } from './limits/tier-policy.ts';
+import type { Bookkeeping, Books, LocalBooks } from './admit/books.ts';
+import { type Checked, checkSomewhere } from './admit/check-charges.ts';
+import { holdsOf } from './admit/journal-holds.ts';
+import { limitHeaders, limitWarning } from './admit/limit-standing.ts';
+import { type Plan, type PlanSettings, planCharges } from './admit/plan-charges.ts';
+import { refuseIfOver } from './admit/refusal.ts';
+import { type Admitted, settleAdmission, settleInterrupted } from './admit/settle.ts';
+import { tierTimes } from './admit/tier-times.ts';
 import { SharedAdmissions } from './shared-admissions.ts';
 import { type CallerUsage, usageOf } from './usage-report.ts';
 
@@ -45,28 +39,6 @@ export interface GovernanceDeps {
   redisEvents?: RedisEvents;
 }
 
-/** Where an admission's limits and budget are kept: in Redis for every instance, or in this one's memory. */
-interface Books {
-  rates: RateBuckets;
-  slots: ConcurrencySlots;
-  book: BudgetBook;
-  /** What a running stream extends its reservation in: with Redis, within its timeout, as admissions. */
-  extending: Pick<BudgetBook, 'extend'>;
-  shared: boolean;
-}
-
-interface LocalBooks extends Books {
-  rates: MemoryRateBuckets;
-  slots: MemorySlots;
-  book: MemoryBudgetBook;
-  shared: false;
-}
-
-/** A caller within this share of a per-minute limit gets a rate_limit_warning (reference/accounting-events.txt). */
-const WARN_SHARE = 0.1;
-/** Reservations and slots outlive their request's deadline by this much before they lapse on their own. */
-const HOLD_MARGIN_MS = 60_000;
-
 const NOTHING_TO_SETTLE: Admission = { settle: () => {} };
 
 /**
@@ -75,12 +47,11 @@ const NOTHING_TO_SETTLE: Admission = { settle: () => {} };
  * the prompt's estimate), takes an in-flight slot and reserves its estimated cost in every budget
  * window, all at once (with Redis: one pipelined round trip), or is refused before any output.
  * Its settlement gives back the slot, reconciles the tokens with the real usage and turns the
- * reservation into the real cost.
+ * reservation into the real cost. This class wires the steps of admit/: plan the charges, check
+ * them against the books (Redis's, or this instance's), refuse, settle.
  */
 export class LimitsAndBudgets {
-  private config: Config;
   private tiers: TierBook;
-  private prices: PriceBook;
   private readonly log: (message: string) => void;
   private readonly now: () => number;
   private readonly link: RedisLink | undefined;
@@ -95,16 +66,15 @@ export class LimitsAndBudgets {
   private sharedBooks: { generation: number; books: Books } | undefined;
   private readonly inFlight = new SharedAdmissions();
   private readonly events: RedisEvents | undefined;
-  private defaultHoldMs: number;
+  private planSettings: PlanSettings;
+  /** What the check and the settlement reach: set once, so that an admission allocates none of it. */
+  private readonly keeping: Bookkeeping;
 
   constructor(config: Config, deps: GovernanceDeps) {
-    this.config = config;
     this.prefix = config.limits.redis_prefix;
     this.log = deps.log;
     this.now = deps.now ?? Date.now;
     this.tiers = new TierBook(config, deps.log);
-    this.prices = new PriceBook(deps.pricing);
-    this.defaultHoldMs = holdMs(config);
     this.spend = new SpendLedger({ refreshMs: 1_000, log: deps.log, now: this.now });
     this.events = deps.redisEvents;
     const book = new MemoryBudgetBook(this.spend, this.now);
@@ -132,6 +102,16 @@ export class LimitsAndBudgets {
       this.redisSlots = new RedisSlots(client, this.prefix, send, this.now);
       this.redisBook = new RedisBudgetBook(client, this.prefix, this.spend, send, this.now);
     }
+    this.planSettings = planSettingsOf(config, deps.pricing);
+    this.keeping = {
+      local: this.local,
+      link,
+      shared: () => this.shared(),
+      events: this.events,
+      reconcileRates: (books, settlements) => this.reconcileRates(books, settlements),
+      settleBudget: (books, windows, requestId, cost) => this.settleBudget(books, windows, requestId, cost),
+      settledShared: (requestId) => this.inFlight.settled(requestId, this.local),
+    };
   }
 
   /**
@@ -150,10 +130,8 @@ export class LimitsAndBudgets {
    * running ones (a restart changes them).
    */
   reconfigure(config: Config, pricing: PricingRegistry): void {
-    this.config = config;
     this.tiers = new TierBook(config, this.log);
-    this.prices = new PriceBook(pricing);
-    this.defaultHoldMs = holdMs(config);
+    this.planSettings = planSettingsOf(config, pricing);
   }
 
   /** Connects to Redis (when configured), waiting a bounded time; a failure is retried in the background. */
@@ -217,73 +195,48 @@ export class LimitsAndBudgets {
   private async admitGoverned(req: AdmissionRequest, tier: TierPolicy | undefined): Promise<Admission> {
     const { requestId } = req;
     const now = this.now();
-    const plan = this.plan(req, tier, now);
-    const { books, checked } = await this.checkSomewhere(plan, requestId, now, tier);
-    const headers = this.headers(plan, checked);
-    this.refuseIfOver(plan, checked, headers, now);
+    const plan = planCharges(req, tier, now, this.planSettings);
+    const { books, checked } = await checkSomewhere(plan, requestId, now, tier, this.keeping);
+    const headers = limitHeaders(plan, checked);
+    refuseIfOver(plan, checked, headers, now);
     const maxOutputTokens =
       req.streamed || !plan.budget || !checked.budget?.ok ? undefined : outputCap(plan.budget, checked.budget.granted);
-
-    const guard =
-      req.streamed && plan.budget && checked.budget?.ok
-        ? new BudgetGuard({
-            book: books.extending,
-            windows: plan.budget.windows,
-            requestId,
-            inputNanos: plan.budget.inputNanos,
-            outputNanosPerToken: plan.budget.outputNanosPerToken,
-            reserved: checked.budget.granted,
-            stepNanos: plan.budget.stepNanos,
-            ttlMs: plan.holdMs,
-            log: this.log,
-          })
-        : undefined;
+    const guard = req.streamed ? this.guard(plan, requestId, checked, books) : undefined;
     if (books.shared) this.holdShared(plan, requestId, checked, guard);
+    const admitted: Admitted = { requestId, plan, tier, books, at: now, guard, capped: maxOutputTokens !== undefined };
     return {
       headers,
-      ...this.tierTimes(tier),
-      warning: this.warning(plan, checked.rates),
+      ...tierTimes(tier),
+      warning: limitWarning(plan, checked.rates),
       watch: guard?.watch,
       maxOutputTokens,
       holds: holdsOf(plan, checked),
-      settle: (record) => this.settle(plan, requestId, tier, guard, now, record, maxOutputTokens !== undefined, books),
+      settle: (record) => settleAdmission(admitted, record, this.keeping),
     };
   }
 
   /**
-   * The check on the shared books while Redis answers, else on this instance's own (fail_open)
-   * or none (fail_closed: 503). Redis's timeout counts Redis alone: a budget window's first
-   * spend is read from the store before (that read once waited for the store's pool inside it,
-   * and a burst on two instances timed out against a healthy Redis: issue 25).
+   * A request a crash cut short, recorded at the next start from the durable journal: what it
+   * held is given back and its cost charged, as its settle would have (settle.ts).
    */
-  private async checkSomewhere(
-    plan: Plan,
-    requestId: string,
-    now: number,
-    tier: TierPolicy | undefined,
-  ): Promise<{ books: Books; checked: Checked }> {
-    const link = this.link;
-    if (!link) return { books: this.local, checked: await this.check(plan, requestId, now, this.local) };
-    const shared = link.available() ? this.shared() : undefined;
-    const readying = shared && plan.budget ? shared.book.ready?.(plan.budget.windows) : undefined;
-    // A window's spend the store could not give cannot be checked in Redis either: as if Redis were away.
-    if (
-      shared &&
-      (readying === undefined ||
-        (await readying.then(
-          () => true,
-          () => false,
-        )))
-    ) {
-      try {
-        return { books: shared, checked: await link.run(() => this.check(plan, requestId, now, shared)) };
-      } catch (err) {
-        if (!(err instanceof RedisUnavailable)) throw err;
-      }
-    }
-    this.events?.decidedLocally(tier?.redisUnavailable ?? 'fail_open');
-    if (tier?.redisUnavailable === 'fail_closed') throw errors.limitsUnavailable();
-    return { books: this.local, checked: await this.check(plan, requestId, now, this.local) };
+  settleInterrupted(holds: RequestHolds | undefined, record: LedgerRecord): LedgerRecord {
+    return settleInterrupted(holds, record, this.keeping);
+  }
+
+  /** A stream with a reservation: its guard extends it as the output grows, and stops the stream when it cannot. */
+  private guard(plan: Plan, requestId: string, checked: Checked, books: Books): BudgetGuard | undefined {
+    if (!plan.budget || !checked.budget?.ok) return undefined;
+    return new BudgetGuard({
+      book: books.extending,
+      windows: plan.budget.windows,
+      requestId,
+      inputNanos: plan.budget.inputNanos,
+      outputNanosPerToken: plan.budget.outputNanosPerToken,
+      reserved: checked.budget.granted,
+      stepNanos: plan.budget.stepNanos,
+      ttlMs: plan.holdMs,
+      log: this.log,
+    });
   }
 
   /** An admission through Redis holding slots or a reservation there: adopted by the own books should Redis go away. */
@@ -305,227 +258,12 @@ export class LimitsAndBudgets {
     this.events?.fellBack(reason);
   }
 
-  /** What this request asks of each limit and budget. */
-  private plan(req: AdmissionRequest, tier: TierPolicy | undefined, now: number): Plan {
-    const { caller, request, target } = req;
-    const key = caller.keyId === null ? undefined : `key:${caller.keyId}`;
-    const project = caller.projectId === null ? undefined : `project:${caller.projectId}`;
-    const rules = tier && tier.budgets.length > 0 ? [...tier.budgets, ...caller.budgets] : caller.budgets;
-    const windows = rules.length > 0 ? budgetWindows(rules, caller, now) : [];
-    const needsTokens =
-      windows.length > 0 || tier?.key.tokensPerMinute !== undefined || tier?.project.tokensPerMinute !== undefined;
-    const promptTokens = needsTokens ? (req.inputTokens ?? estimatePromptTokens(request)) : 0;
-    const charges: RateCharge[] = [];
-    const scopes: ('key' | 'project')[] = [];
-    const claims: SlotClaim[] = [];
-    if (tier?.limited) {
-      for (const [scope, subject, limits] of [
-        ['key', key, tier.key],
-        ['project', project, tier.project],
-      ] as const) {
-        if (!subject) continue;
-        if (limits.requestsPerMinute !== undefined) {
-          charges.push({ subject, kind: 'requests', limit: limits.requestsPerMinute, points: 1 });
-          scopes.push(scope);
-        }
-        if (limits.tokensPerMinute !== undefined) {
-          charges.push({ subject, kind: 'tokens', limit: limits.tokensPerMinute, points: promptTokens });
-          scopes.push(scope);
-        }
-        if (limits.concurrentRequests !== undefined) {
-          claims.push({ subject, limit: limits.concurrentRequests });
-        }
-      }
-    }
-    const budget: BudgetPlan | undefined =
-      windows.length > 0
-        ? {
-            windows,
-            ...budgetAsk(
-              request,
-              promptTokens,
-              this.prices.of(target.provider, target.model),
-              this.config.limits.reserve_output_tokens,
-              // An embeddings answer is vectors: no output to reserve, nor to need room for.
-              req.surface === 'embeddings' ? 0 : outputChoices(request),
-            ),
-          }
-        : undefined;
-    const holdMs = (tier?.deadlineMs || this.defaultHoldMs) + HOLD_MARGIN_MS;
-    return { charges, scopes, claims, budget, holdMs, promptTokens };
-  }
-
-  /** Every limit and the budget at once; what one refused is given back by the others. */
-  private async check(plan: Plan, requestId: string, now: number, books: Books): Promise<Checked> {
-    // Issued in one tick: with Redis, every command of the admission leaves in one write.
-    const rates = plan.charges.length > 0 ? books.rates.consume(plan.charges, now) : undefined;
-    const slots = plan.claims.length > 0 ? books.slots.acquire(plan.claims, requestId, plan.holdMs) : undefined;
-    const budget = plan.budget
-      ? books.book.reserve(plan.budget.windows, requestId, plan.budget.want, plan.budget.min, plan.holdMs)
-      : undefined;
-    const [r, s, b] = await Promise.allSettled([rates, slots, budget]);
-    const checked: Checked = {
-      rates: r.status === 'fulfilled' ? r.value : undefined,
-      slots: s.status === 'fulfilled' ? s.value : undefined,
-      budget: b.status === 'fulfilled' ? b.value : undefined,
-    };
-    const failed = [r, s, b].find((x): x is PromiseRejectedResult => x.status === 'rejected');
-    const refused = checked.rates?.ok === false || checked.slots?.ok === false || checked.budget?.ok === false;
-    if (failed || refused) {
-      // Give back what was taken (the rate buckets take nothing when one of them refuses).
-      if (checked.rates?.ok)
-        this.reconcileRates(
-          books,
-          plan.charges.map((charge) => ({ charge, used: 0, chargedAt: now })),
-        );
-      if (checked.slots?.ok) books.slots.release(plan.claims, requestId);
-      if (plan.budget && checked.budget?.ok) books.book.settle(plan.budget.windows, requestId, 0);
-      // With Redis, the link turns any failure into RedisUnavailable (the tier's policy applies).
-      if (failed) throw failed.reason;
-    }
-    return checked;
-  }
-
-  /** Throws the refusal, the budget's first (it does not pass with a retry), with the limit headers. */
-  private refuseIfOver(plan: Plan, checked: Checked, headers: Record<string, string>, now: number): void {
-    const budget = checked.budget;
-    if (budget && !budget.ok && plan.budget) {
-      throw errors.quotaExceeded(quotaMessage(budget, plan.budget.min), {
-        ...headers,
-        ...retryAfterHeaders(budget.window.end - now),
-      });
-    }
-    const rates = checked.rates;
-    if (rates && !rates.ok) {
-      const charge = plan.charges[rates.refused];
-      const state = rates.states[rates.refused];
-      const what = charge.kind === 'requests' ? 'requests per min (RPM)' : 'tokens per min (TPM)';
-      throw errors.rateLimited(
-        `Rate limit reached for ${charge.subject.replace(':', ' ')} on ${what}: Limit ${state.limit}, Used ${Math.min(rates.used, state.limit)}, Requested ${charge.points}. Please try again in ${formatResetDuration(rates.retryAfterMs)}.`,
-        { ...headers, ...retryAfterHeaders(rates.retryAfterMs) },
-      );
-    }
-    const slots = checked.slots;
-    if (slots && !slots.ok) {
-      const claim = plan.claims[slots.refused];
-      throw errors.rateLimited(
-        `Too many concurrent requests for ${claim.subject.replace(':', ' ')}: at most ${claim.limit} may be in progress at once. Please try again when one has finished.`,
-        { ...headers, ...retryAfterHeaders(1_000) },
-      );
-    }
-  }
-
-  private headers(plan: Plan, checked: Checked): Record<string, string> {
-    const states: { requests?: LimitState; tokens?: LimitState; concurrency?: LimitState } = {};
-    const rates = checked.rates;
-    if (rates) {
-      plan.charges.forEach((c, i) => {
-        states[c.kind] = tighter(states[c.kind], rates.states[i]);
-      });
-    }
-    const slots = checked.slots;
-    if (slots) {
-      plan.claims.forEach((c, i) => {
-        states.concurrency = tighter(states.concurrency, {
-          limit: c.limit,
-          remaining: Math.max(0, c.limit - slots.inUse[i]),
-          resetMs: 0,
-        });
-      });
-    }
-    return rateLimitHeaders(states);
-  }
-
-  /** The tightest per-minute limit within 10% of its end, if any (at most one warning per request). */
-  private warning(plan: Plan, rates: RateOutcome | undefined): RateLimitWarning | undefined {
-    if (!rates) return undefined;
-    let best: RateLimitWarning | undefined;
-    plan.charges.forEach((c, i) => {
-      const s = rates.states[i];
-      if (s.remaining > s.limit * WARN_SHARE) return;
-      if (best && s.remaining / s.limit >= best.remaining / best.limit) return;
-      best = { scope: plan.scopes[i], limitType: c.kind, limit: s.limit, remaining: s.remaining, resetMs: s.resetMs };
-    });
-    return best;
-  }
-
-  private tierTimes(tier: TierPolicy | undefined): Pick<Admission, 'deadline' | 'idleTimeoutMs' | 'onDisconnect'> {
-    if (!tier) return {};
-    const times: Pick<Admission, 'deadline' | 'idleTimeoutMs' | 'onDisconnect'> = {};
-    if (tier.deadlineMs !== undefined) {
-      const seconds = tier.deadlineMs / 1000;
-      const name = tierDisplayName(tier.name);
-      times.deadline = { ms: tier.deadlineMs, error: () => errors.tierDeadline(name, seconds) };
-    }
-    if (tier.idleTimeoutMs !== undefined) times.idleTimeoutMs = tier.idleTimeoutMs;
-    if (tier.onDisconnect !== undefined) times.onDisconnect = tier.onDisconnect;
-    return times;
-  }
-
-  private settle(
-    plan: Plan,
-    requestId: string,
-    tier: TierPolicy | undefined,
-    guard: BudgetGuard | undefined,
-    admittedAt: number,
-    record: LedgerRecord,
-    capped: boolean,
-    books: Books,
-  ): LedgerRecord | void {
-    if (plan.claims.length > 0) books.slots.release(plan.claims, requestId);
-    const used = record.inputTokens + record.outputTokens;
-    const tokens = plan.charges.filter((c) => c.kind === 'tokens' && c.points !== used);
-    if (tokens.length > 0)
-      this.reconcileRates(
-        books,
-        tokens.map((charge) => ({ charge, used, chargedAt: admittedAt })),
-      );
-    const voided = tier?.abandoned === 'void' && record.outcome === 'cancelled';
-    const cost = voided ? 0 : toNanos(record.costUsd);
-    if (plan.budget) this.settleBudget(books, plan.budget.windows, requestId, cost);
-    if (books.shared) this.inFlight.settled(requestId, this.local);
-    // The budget ended the answer: a stream it stopped, or a non-streamed one that ran into its cap.
-    const budgetEnded = guard?.stopped === true || (capped && record.finishReason === 'length');
-    const spends = plan.budget !== undefined && cost > 0;
-    if (!voided && !budgetEnded && !spends) return;
-    const amended: LedgerRecord = { ...record };
-    // The reservation is released above; the spend is stored with the row, in its transaction.
-    if (spends) amended.budgetSpend = plan.budget!.windows.map((w) => spendOf(w, cost));
-    if (voided) {
-      amended.costUsd = 0;
-      amended.billing = 'void';
-    }
-    if (budgetEnded) amended.finishReason = 'budget_exhausted';
-    return amended;
-  }
-
   private settleBudget(books: Books, windows: readonly BudgetWindow[], requestId: string, cost: number): void {
     books.book.settle(windows, requestId, cost);
     // Admitted on this instance's book while Redis was away, settled now that it is back: the
     // shared mirror of the spend hears of it (while Redis is away, the seed sent after the outage
     // carries it, from the store).
     if (!books.shared && this.link?.client) this.redisBook?.mirror(windows, cost);
-  }
-
-  /**
-   * A request that was running when sluice stopped without a drain, recorded at the next start
-   * from the durable journal (pipeline/record-interrupted.ts): what it held is given back and its
-   * cost charged, as its settle would have. In Redis its slots and its reservation are released at
-   * once (they would otherwise lapse only at their expiry, the deadline plus a minute); in memory a
-   * new process holds neither (and MemorySlots counts per subject: a release would free a live
-   * request's slot), so only the spend is added. The per-minute token charge is left as it was:
-   * its minute is past. Returns the record with its spend, written in the row's transaction.
-   */
-  settleInterrupted(holds: RequestHolds | undefined, record: LedgerRecord): LedgerRecord {
-    if (!holds) return record;
-    // Redis away at recovery: its slots and reservation lapse at their expiry; the spend still counts.
-    const shared = this.shared();
-    if (shared && holds.slots && holds.slots.length > 0) shared.slots.release(holds.slots, record.requestId);
-    const windows = holds.budget?.windows;
-    if (!windows || windows.length === 0) return record;
-    const cost = toNanos(record.costUsd);
-    this.settleBudget(shared ?? this.local, windows, record.requestId, cost);
-    return cost > 0 ? { ...record, budgetSpend: windows.map((w) => spendOf(w, cost)) } : record;
   }
 
   /** Charges given back or reconciled with the real usage: one script in Redis, fire and forget. */
@@ -553,65 +291,12 @@ export class LimitsAndBudgets {
   }
 }
 
-/** How long a reservation or a slot of a request without a tier deadline is held: the longest deadline. */
-function holdMs(config: Config): number {
+/** What planning a request reads of the config: prices, the output reserved, how long a hold lives without a tier deadline. */
+function planSettingsOf(config: Config, pricing: PricingRegistry): PlanSettings {
   const longest = Math.max(config.stream.deadline_s, config.responses.deadline_s) * 1000;
-  return longest > 0 ? longest : 3_600_000;
-}
-
-/** A request's ask of its budget windows. */
-interface BudgetPlan extends BudgetAsk {
-  windows: BudgetWindow[];
-}
-
-interface Plan {
-  charges: RateCharge[];
-  /** Whose each charge is (for the warning). */
-  scopes: ('key' | 'project')[];
-  claims: SlotClaim[];
-  budget: BudgetPlan | undefined;
-  /** How long a slot or reservation lives if its request never settles. */
-  holdMs: number;
-  /** The prompt's estimate, when a limit or budget needed it (else 0: an estimate is at least 3). */
-  promptTokens: number;
-}
-
-interface Checked {
-  rates: RateOutcome | undefined;
-  slots: SlotOutcome | undefined;
-  budget: ReserveOutcome | undefined;
-}
-
-/** What an admitted request holds, as the durable journal keeps it (RequestHolds). */
-function holdsOf(plan: Plan, checked: Checked): RequestHolds | undefined {
-  const budget =
-    plan.budget && checked.budget?.ok ? { windows: plan.budget.windows, reservedNanos: checked.budget.granted } : undefined;
-  const slots = checked.slots?.ok && plan.claims.length > 0 ? plan.claims : undefined;
-  const promptTokens = plan.promptTokens > 0 ? plan.promptTokens : undefined;
-  if (!budget && !slots && promptTokens === undefined) return undefined;
-  return { budget, slots, promptTokens };
-}
-
-/**
- * Why a budget refused a request: it is used up, or what it has left is less than the request's
- * least cost (its prompt and one output token per choice), which a smaller request may still fit.
- */
-function quotaMessage(refused: Extract<ReserveOutcome, { ok: false }>, minNanos: number): string {
-  const w = refused.window;
-  const held = refused.reservedNanos > 0 ? `, $${usd(refused.reservedNanos)} held by requests in progress` : '';
-  const budget = `the ${w.period === 'day' ? 'daily' : 'monthly'} budget of $${usd(w.limitNanos)} of ${w.subject.replace(':', ' ')}`;
-  const leftNanos = w.limitNanos - refused.spentNanos - refused.reservedNanos;
-  const state =
-    leftNanos > 0
-      ? `has $${usd(leftNanos)} left ($${usd(refused.spentNanos)} spent${held}), less than this request's least cost of $${usd(minNanos)} (its prompt and one output token per choice)`
-      : `is used up ($${usd(refused.spentNanos)} spent${held})`;
-  return `You exceeded your current quota: ${budget} ${state}. It resets at ${new Date(w.end).toISOString()}.`;
-}
-
-function spendOf(w: BudgetWindow, nanos: number): BudgetSpend {
-  return { windowId: w.id, subject: w.subject, period: w.period, start: w.start, usd: nanos / NANOS_PER_USD };
-}
-
-function usd(nanos: number): string {
-  return String(Number((nanos / NANOS_PER_USD).toFixed(6)));
+  return {
+    prices: new PriceBook(pricing),
+    reserveOutputTokens: config.limits.reserve_output_tokens,
+    defaultHoldMs: longest > 0 ? longest : 3_600_000,
+  };
 }

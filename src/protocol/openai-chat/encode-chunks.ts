@@ -1,6 +1,14 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { errorObject, renderStreamError } from '../../errors/render.ts';
-import type { CanonicalEvent, TokenLogprob } from '../canonical/events.ts';
+import type {
+  CanonicalEvent,
+  FinishEvent,
+  ReasoningEvent,
+  StartEvent,
+  TokenLogprob,
+  ToolCallDeltaEvent,
+  ToolCallStartEvent,
+} from '../canonical/events.ts';
 import type { FinishReason } from '../canonical/finish-reason.ts';
 import { toOpenAIUsage, type Usage } from '../canonical/usage.ts';
 import { dataFrame, namedFrame } from '../sse/frames.ts';
@@ -99,9 +107,7 @@ export class ChatChunkEncoder {
   encode(event: CanonicalEvent): string {
     switch (event.type) {
       case 'start':
-        if (event.serviceTier !== undefined) this.serviceTier = event.serviceTier;
-        if (event.systemFingerprint !== undefined) this.systemFingerprint = event.systemFingerprint;
-        this.prefix = undefined;
+        this.start(event);
         return '';
       case 'text':
         return this.delta(event.choice, `{"content":${JSON.stringify(event.text)}}`, logprobs(event.logprobs, 'content'), {
@@ -113,38 +119,19 @@ export class ChatChunkEncoder {
           type: 'refusal',
           data: event.text,
         });
-      case 'reasoning': {
-        // The signature travels as `reasoning_signature` so the client can send it back next
-        // turn (docs/providers.md "Reasoning round trip"); redacted reasoning is never rendered.
-        const parts: string[] = [];
-        if (event.text) parts.push(`"reasoning_content":${JSON.stringify(event.text)}`);
-        if (event.signature) parts.push(`"reasoning_signature":${JSON.stringify(event.signature)}`);
-        if (parts.length === 0) return '';
-        return this.delta(event.choice, `{${parts.join(',')}}`, 'null', { type: 'reasoning', data: event.text });
-      }
+      case 'reasoning':
+        return this.reasoning(event);
       case 'annotation':
         return this.delta(event.choice, `{"annotations":[${JSON.stringify(chatAnnotation(event.annotation))}]}`, 'null', {
           type: 'annotation',
           data: event.annotation.url,
         });
-      case 'tool-call-start': {
-        const state = this.choice(event.choice);
-        const index = state.toolIndex?.size ?? 0;
-        (state.toolIndex ??= new Map()).set(event.index, index);
-        const call = `{"index":${index},"id":${JSON.stringify(event.id)},"type":"function","function":{"name":${JSON.stringify(event.name)},"arguments":""}}`;
-        return this.delta(event.choice, `${this.toolCallsOpen}${call}]}`, 'null', { type: 'tool_call', data: '' });
-      }
-      case 'tool-call-delta': {
-        const index = this.choice(event.choice).toolIndex?.get(event.index);
-        if (index === undefined || event.arguments === '') return '';
-        const call = `{"index":${index},"function":{"arguments":${JSON.stringify(event.arguments)}}}`;
-        return this.delta(event.choice, `${this.toolCallsOpen}${call}]}`, 'null', { type: 'tool_call', data: event.arguments });
-      }
-      case 'finish': {
-        const state = this.choice(event.choice);
-        if (state.finished) return ''; // exactly one finish chunk, whatever the upstream repeats
-        return this.roleChunk(event.choice, state) + this.finishChunk(event.choice, state, event.reason);
-      }
+      case 'tool-call-start':
+        return this.toolCallStart(event);
+      case 'tool-call-delta':
+        return this.toolCallDelta(event);
+      case 'finish':
+        return this.finish(event);
       case 'fallback':
         this.provider = event.to.provider;
         this.providerJson = JSON.stringify(event.to.provider);
@@ -156,6 +143,45 @@ export class ChatChunkEncoder {
       case 'end':
         return '';
     }
+  }
+
+  private start(event: StartEvent): void {
+    if (event.serviceTier !== undefined) this.serviceTier = event.serviceTier;
+    if (event.systemFingerprint !== undefined) this.systemFingerprint = event.systemFingerprint;
+    this.prefix = undefined;
+  }
+
+  /**
+   * The signature travels as `reasoning_signature` so the client can send it back next turn
+   * (docs/providers.md "Reasoning round trip"); redacted reasoning is never rendered.
+   */
+  private reasoning(event: ReasoningEvent): string {
+    const parts: string[] = [];
+    if (event.text) parts.push(`"reasoning_content":${JSON.stringify(event.text)}`);
+    if (event.signature) parts.push(`"reasoning_signature":${JSON.stringify(event.signature)}`);
+    if (parts.length === 0) return '';
+    return this.delta(event.choice, `{${parts.join(',')}}`, 'null', { type: 'reasoning', data: event.text });
+  }
+
+  private toolCallStart(event: ToolCallStartEvent): string {
+    const state = this.choice(event.choice);
+    const index = state.toolIndex?.size ?? 0;
+    (state.toolIndex ??= new Map()).set(event.index, index);
+    const call = `{"index":${index},"id":${JSON.stringify(event.id)},"type":"function","function":{"name":${JSON.stringify(event.name)},"arguments":""}}`;
+    return this.delta(event.choice, `${this.toolCallsOpen}${call}]}`, 'null', { type: 'tool_call', data: '' });
+  }
+
+  private toolCallDelta(event: ToolCallDeltaEvent): string {
+    const index = this.choice(event.choice).toolIndex?.get(event.index);
+    if (index === undefined || event.arguments === '') return '';
+    const call = `{"index":${index},"function":{"arguments":${JSON.stringify(event.arguments)}}}`;
+    return this.delta(event.choice, `${this.toolCallsOpen}${call}]}`, 'null', { type: 'tool_call', data: event.arguments });
+  }
+
+  private finish(event: FinishEvent): string {
+    const state = this.choice(event.choice);
+    if (state.finished) return ''; // exactly one finish chunk, whatever the upstream repeats
+    return this.roleChunk(event.choice, state) + this.finishChunk(event.choice, state, event.reason);
   }
 
   /**

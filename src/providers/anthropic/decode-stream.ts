@@ -42,48 +42,57 @@ export class AnthropicEventDecoder {
   decode(payload: AnthropicStreamPayload, out: CanonicalEvent[]): void {
     if (this.broken) return;
     switch (payload.type) {
-      case 'message_start': {
-        const message = payload.message;
-        out.push({ type: 'start', upstreamId: message?.id, upstreamModel: message?.model });
-        // Input tokens are known now: a stream cut short still accounts for them.
-        if (message?.usage) this.addUsage(message.usage, out);
+      case 'message_start':
+        this.messageStart(payload, out);
         break;
-      }
       case 'content_block_start':
         if (payload.content_block) this.startBlock(payload.index ?? 0, payload.content_block, out);
         break;
       case 'content_block_delta':
         this.delta(payload, out);
         break;
-      case 'content_block_stop': {
-        const tool = this.tools.get(payload.index ?? 0);
-        // A call without arguments streams one empty partial_json (fixtures/anthropic/tool-no-args.jsonl).
-        if (tool && !tool.sawArguments) {
-          tool.sawArguments = true;
-          out.push(this.toolInput(tool, '{}'));
-        }
+      case 'content_block_stop':
+        this.stopBlock(payload.index ?? 0, out);
         break;
-      }
-      case 'message_delta': {
-        const stopReason = payload.delta?.stop_reason;
-        if (stopReason && !this.finished) {
-          this.finished = true;
-          const answer = stopReason === 'tool_use' && this.answered && this.nextToolIndex === 0;
-          out.push({
-            type: 'finish',
-            choice: 0,
-            reason: answer ? 'stop' : anthropicFinishReason(stopReason),
-            rawReason: stopReason,
-          });
-        }
-        if (payload.usage) this.addUsage(payload.usage, out);
+      case 'message_delta':
+        this.messageDelta(payload, out);
         break;
-      }
       case 'error':
         out.push({ type: 'error', error: anthropicStreamError(payload) });
         break;
       // ping, message_stop and event types added later carry nothing to translate.
     }
+  }
+
+  private messageStart(payload: AnthropicStreamPayload, out: CanonicalEvent[]): void {
+    const message = payload.message;
+    out.push({ type: 'start', upstreamId: message?.id, upstreamModel: message?.model });
+    // Input tokens are known now: a stream cut short still accounts for them.
+    if (message?.usage) this.addUsage(message.usage, out);
+  }
+
+  private stopBlock(index: number, out: CanonicalEvent[]): void {
+    const tool = this.tools.get(index);
+    // A call without arguments streams one empty partial_json (fixtures/anthropic/tool-no-args.jsonl).
+    if (tool && !tool.sawArguments) {
+      tool.sawArguments = true;
+      out.push(this.toolInput(tool, '{}'));
+    }
+  }
+
+  private messageDelta(payload: AnthropicStreamPayload, out: CanonicalEvent[]): void {
+    const stopReason = payload.delta?.stop_reason;
+    if (stopReason && !this.finished) {
+      this.finished = true;
+      const answer = stopReason === 'tool_use' && this.answered && this.nextToolIndex === 0;
+      out.push({
+        type: 'finish',
+        choice: 0,
+        reason: answer ? 'stop' : anthropicFinishReason(stopReason),
+        rawReason: stopReason,
+      });
+    }
+    if (payload.usage) this.addUsage(payload.usage, out);
   }
 
   private startBlock(index: number, block: AnthropicContentBlock, out: CanonicalEvent[]): void {

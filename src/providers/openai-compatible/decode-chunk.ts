@@ -16,6 +16,9 @@ import { convertOpenAIFamilyUsage } from './convert-usage.ts';
 import { ThinkTagSplitter } from './split-think-tags.ts';
 import { failedGenerationError, streamErrorFrom } from './stream-error.ts';
 
+/** A choice's delta, or a whole message's choice read as one (`message`). */
+type ChunkDelta = NonNullable<ChunkChoice['delta']>;
+
 interface CallSlot {
   id: string;
   index: number;
@@ -142,35 +145,42 @@ export class ChunkDecoder {
     const state = this.state(choice);
     const delta = c.delta ?? c.message;
     if (delta) {
-      const reasoning = delta.reasoning_content || delta.reasoning;
-      if (reasoning) out.push({ type: 'reasoning', choice, text: reasoning });
-      const content = delta.content;
-      if (typeof content === 'string') {
-        if (content) this.text(choice, state, content, c.logprobs?.content ?? undefined, out);
-      } else if (Array.isArray(content)) {
-        this.contentParts(choice, state, content, out);
-      }
-      if (delta.refusal) {
-        out.push({ type: 'refusal', choice, text: delta.refusal, logprobs: nonEmpty(c.logprobs?.refusal) });
-      }
-      if (delta.tool_calls) for (const call of delta.tool_calls) this.toolCall(choice, state, call, out);
+      this.decodeDelta(choice, state, c, delta, out);
       if (this.broken) return;
-      if (delta.annotations) for (const a of delta.annotations) annotation(choice, a, out);
     }
-    if (c.finish_reason && !state.finished) {
-      state.finished = true;
-      // Text held back as a possible `<think>` tag is the choice's last text: after the finish it would be dropped.
-      if (state.splitter) this.emitSegments(choice, state.splitter.end(), out);
-      // The generation failed: the chunk's error (or one saying so) ends the stream, no finish.
-      if (c.finish_reason === 'error') {
-        this.generationFailed = true;
-        return;
-      }
-      let reason = normalizeFinishReason(c.finish_reason);
-      // Some servers finish a tool-calling turn with "stop"; clients key their tool loop on tool_calls.
-      if (reason === 'stop' && state.calls !== undefined) reason = 'tool_calls';
-      out.push({ type: 'finish', choice, reason, rawReason: c.finish_reason });
+    if (c.finish_reason && !state.finished) this.finishChoice(choice, state, c.finish_reason, out);
+  }
+
+  private decodeDelta(choice: number, state: ChoiceState, c: ChunkChoice, delta: ChunkDelta, out: CanonicalEvent[]): void {
+    const reasoning = delta.reasoning_content || delta.reasoning;
+    if (reasoning) out.push({ type: 'reasoning', choice, text: reasoning });
+    const content = delta.content;
+    if (typeof content === 'string') {
+      if (content) this.text(choice, state, content, c.logprobs?.content ?? undefined, out);
+    } else if (Array.isArray(content)) {
+      this.contentParts(choice, state, content, out);
     }
+    if (delta.refusal) {
+      out.push({ type: 'refusal', choice, text: delta.refusal, logprobs: nonEmpty(c.logprobs?.refusal) });
+    }
+    if (delta.tool_calls) for (const call of delta.tool_calls) this.toolCall(choice, state, call, out);
+    if (this.broken) return;
+    if (delta.annotations) for (const a of delta.annotations) annotation(choice, a, out);
+  }
+
+  private finishChoice(choice: number, state: ChoiceState, finishReason: string, out: CanonicalEvent[]): void {
+    state.finished = true;
+    // Text held back as a possible `<think>` tag is the choice's last text: after the finish it would be dropped.
+    if (state.splitter) this.emitSegments(choice, state.splitter.end(), out);
+    // The generation failed: the chunk's error (or one saying so) ends the stream, no finish.
+    if (finishReason === 'error') {
+      this.generationFailed = true;
+      return;
+    }
+    let reason = normalizeFinishReason(finishReason);
+    // Some servers finish a tool-calling turn with "stop"; clients key their tool loop on tool_calls.
+    if (reason === 'stop' && state.calls !== undefined) reason = 'tool_calls';
+    out.push({ type: 'finish', choice, reason, rawReason: finishReason });
   }
 
   private text(
