@@ -1,4 +1,4 @@
-import { STREAM_PROFILE_NAMES, type StreamProfileName } from '../config/stream-profile-names.ts';
+import type { StreamProfileName } from '../config/stream-profile-names.ts';
 
 /**
  * The stream profiles: OpenAI's own behaviour (`openai`, the default) and one profile per

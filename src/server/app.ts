@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import type { DestinationStream } from 'pino';
 import { PricingRegistry } from '../accounting/pricing.ts';
