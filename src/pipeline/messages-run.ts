@@ -7,7 +7,7 @@ import {
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import { messagesRelayReading } from '../routing/relay-readings.ts';
 import { relayedBodyFor } from '../routing/relayed-body.ts';
-import { completeEvents } from './complete-chat.ts';
+import { completeEvents } from './complete-events.ts';
 import { MessagesRelaySurface, MessagesStreamSurface } from './messages-surface.ts';
 import type { RunScope } from './model-operation.ts';
 import { openRouted, routedRelay } from './routed-calls.ts';

@@ -9,7 +9,7 @@ import { itemsToMessages } from '../protocol/openai-responses/to-canonical.ts';
 import { responsesRelayReading } from '../routing/relay-readings.ts';
 import { relayedBodyFor } from '../routing/relayed-body.ts';
 import type { ResponsesStore } from '../store/responses-store.ts';
-import { completeEvents } from './complete-chat.ts';
+import { completeEvents } from './complete-events.ts';
 import type { RunScope } from './model-operation.ts';
 import { openRouted, routedRelay } from './routed-calls.ts';
 import { capRelayedOutput } from './output-cap.ts';

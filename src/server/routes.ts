@@ -3,7 +3,7 @@ import { errors } from '../errors/catalog.ts';
 import { STREAM_PROFILE_NAMES, type StreamProfileName } from '../config/stream-profile-names.ts';
 import { STREAM_PROFILES } from '../protocol/stream-profiles.ts';
 import { streamOverrides } from '../pipeline/endpoint-context.ts';
-import { chatCompletions } from '../pipeline/chat-completions.ts';
+import { chatCompletions } from '../surfaces/chat/operation.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { createResponse } from '../pipeline/create-response.ts';
 import { createMessage } from '../pipeline/messages.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseChatRequest } from '../../protocol/openai-chat/parse-request.ts';
-import { chatToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
+import { parseChatRequest } from '../../surfaces/chat/parse-request.ts';
+import { chatToCanonical } from '../../surfaces/chat/to-canonical.ts';
 import { parseResponsesRequest } from '../../protocol/openai-responses/parse-request.ts';
 import { responsesToCanonical } from '../../protocol/openai-responses/to-canonical.ts';
 import { convertRequest } from './convert-request.ts';

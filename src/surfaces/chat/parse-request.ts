@@ -1,5 +1,5 @@
 import { errors } from '../../errors/catalog.ts';
-import { schemaError } from '../schema-errors.ts';
+import { schemaError } from '../../protocol/schema-errors.ts';
 import { type ChatRequest, chatRequestSchema } from './request-schema.ts';
 
 /** Validates a parsed JSON body; throws a 400 GatewayError naming the first offending param. */

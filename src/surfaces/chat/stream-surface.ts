@@ -1,6 +1,6 @@
-import type { Accountant } from '../accounting/accountant.ts';
-import type { GatewayError } from '../errors/gateway-error.ts';
-import type { CanonicalEvent } from '../protocol/canonical/events.ts';
+import type { Accountant } from '../../accounting/accountant.ts';
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
 import {
   type AccountingIdentity,
   accountingTail,
@@ -8,9 +8,9 @@ import {
   providerFallbackFrame,
   rateLimitWarningFrame,
   usageStartFrame,
-} from '../protocol/openai-chat/accounting-frames.ts';
-import { ChatChunkEncoder, type ChatChunkEncoderOptions } from '../protocol/openai-chat/encode-chunks.ts';
-import { CanonicalSurface } from './run-stream.ts';
+} from './accounting-frames.ts';
+import { ChatChunkEncoder, type ChatChunkEncoderOptions } from './encode-stream.ts';
+import { CanonicalSurface } from '../../pipeline/run-stream.ts';
 
 /** The chat.completion.chunk surface, in the openai or accounting profile. */
 export class ChatStreamSurface extends CanonicalSurface {

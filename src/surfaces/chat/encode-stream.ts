@@ -1,10 +1,10 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { errorObject, renderStreamError } from '../../errors/render.ts';
-import type { CanonicalEvent, TokenLogprob } from '../canonical/events.ts';
-import type { FinishReason } from '../canonical/finish-reason.ts';
-import { toOpenAIUsage, type Usage } from '../canonical/usage.ts';
-import { dataFrame, namedFrame } from '../sse/frames.ts';
-import type { ChatStreamChoices } from '../stream-profiles.ts';
+import type { CanonicalEvent, TokenLogprob } from '../../protocol/canonical/events.ts';
+import type { FinishReason } from '../../protocol/canonical/finish-reason.ts';
+import { toOpenAIUsage, type Usage } from '../../protocol/canonical/usage.ts';
+import { dataFrame, namedFrame } from '../../protocol/sse/frames.ts';
+import type { ChatStreamChoices } from '../../protocol/stream-profiles.ts';
 import { chatAnnotation } from './annotations.ts';
 
 /** The chat schema's max `n` (request-schema.ts), and so the number of choices a stream can have. */

@@ -6,7 +6,7 @@ import type {
   CanonicalTextPart,
   CanonicalUserPart,
   Extra,
-} from '../canonical/request.ts';
+} from '../../protocol/canonical/request.ts';
 import type { ChatMessage, ChatRequest, ChatTextPart } from './request-schema.ts';
 
 /**

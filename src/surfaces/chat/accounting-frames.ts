@@ -1,6 +1,6 @@
-import type { FallbackEvent } from '../canonical/events.ts';
-import type { Usage } from '../canonical/usage.ts';
-import { dataFrame, namedFrame } from '../sse/frames.ts';
+import type { FallbackEvent } from '../../protocol/canonical/events.ts';
+import type { Usage } from '../../protocol/canonical/usage.ts';
+import { dataFrame, namedFrame } from '../../protocol/sse/frames.ts';
 
 /** The named frames of the `accounting` stream profile (reference/accounting-events.txt). */
 export interface AccountingIdentity {

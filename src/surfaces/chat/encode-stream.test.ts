@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { CanonicalEvent } from '../canonical/events.ts';
-import { STREAM_PROFILES } from '../stream-profiles.ts';
-import { ChatChunkEncoder, type ChatChunkEncoderOptions } from './encode-chunks.ts';
+import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
+import { STREAM_PROFILES } from '../../protocol/stream-profiles.ts';
+import { ChatChunkEncoder, type ChatChunkEncoderOptions } from './encode-stream.ts';
 
 const options: ChatChunkEncoderOptions = {
   id: 'chatcmpl-1',

@@ -1,5 +1,5 @@
-import type { AssembledMessage } from '../canonical/assemble.ts';
-import { toOpenAIUsage } from '../canonical/usage.ts';
+import type { AssembledMessage } from '../../protocol/canonical/assemble.ts';
+import { toOpenAIUsage } from '../../protocol/canonical/usage.ts';
 import { chatAnnotation } from './annotations.ts';
 
 export interface CompletionIdentity {

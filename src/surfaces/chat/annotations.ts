@@ -1,4 +1,4 @@
-import type { UrlCitation } from '../canonical/events.ts';
+import type { UrlCitation } from '../../protocol/canonical/events.ts';
 
 /** Chat Completions' annotation object (on a delta or a message); `content` only where the provider sent it. */
 export function chatAnnotation(a: UrlCitation): Record<string, unknown> {

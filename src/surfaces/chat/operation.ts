@@ -1,12 +1,12 @@
-import { renderErrorBody } from '../errors/render.ts';
-import { parseChatRequest } from '../protocol/openai-chat/parse-request.ts';
-import { chatToCanonical } from '../protocol/openai-chat/to-canonical.ts';
-import { completeChat } from './complete-chat.ts';
-import type { ModelOperation } from './model-operation.ts';
-import { streamChat } from './stream-chat.ts';
-import { type StreamChoice, streamProfileFor } from './stream-settings.ts';
-import { readRequestRouting } from '../routing/request-routing.ts';
-import type { CanonicalRequest } from '../protocol/canonical/request.ts';
+import { renderErrorBody } from '../../errors/render.ts';
+import { parseChatRequest } from './parse-request.ts';
+import { chatToCanonical } from './to-canonical.ts';
+import { completeChat } from './complete.ts';
+import type { ModelOperation } from '../../pipeline/model-operation.ts';
+import { streamChat } from './stream.ts';
+import { type StreamChoice, streamProfileFor } from '../../pipeline/stream-settings.ts';
+import { readRequestRouting } from '../../routing/request-routing.ts';
+import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
 
 /** `models` is sluice's to route on (readRequestRouting): it is not passed on to an upstream. */
 function withoutModels(request: CanonicalRequest): CanonicalRequest {

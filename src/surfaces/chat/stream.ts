@@ -1,10 +1,10 @@
-import type { GatewayError } from '../errors/gateway-error.ts';
-import type { CanonicalRequest } from '../protocol/canonical/request.ts';
-import type { ChatStreamChoices } from '../protocol/stream-profiles.ts';
-import { ChatStreamSurface } from './chat-surface.ts';
-import type { RunScope } from './model-operation.ts';
-import { openRouted } from './routed-calls.ts';
-import { runStream, type StreamTimings } from './run-stream.ts';
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
+import type { ChatStreamChoices } from '../../protocol/stream-profiles.ts';
+import { ChatStreamSurface } from './stream-surface.ts';
+import type { RunScope } from '../../pipeline/model-operation.ts';
+import { openRouted } from '../../pipeline/routed-calls.ts';
+import { runStream, type StreamTimings } from '../../pipeline/run-stream.ts';
 
 export interface StreamChatOptions {
   timings: StreamTimings;

@@ -1,16 +1,15 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
-import { assemble } from '../protocol/canonical/assemble.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
-import { encodeCompletion } from '../protocol/openai-chat/encode-completion.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import { callOnce } from './call-once.ts';
 import type { RunScope } from './model-operation.ts';
-import { completeRouted } from './routed-calls.ts';
 import { capOutput } from './output-cap.ts';
+import { completeRouted } from './routed-calls.ts';
 
 /**
  * The provider's non-streaming call, observed by the accountant. Resolves to the events, or to
  * the failure (an error event in the response counts), whose HTTP error has then been sent.
+ * Every surface's non-streamed answer over canonical events starts here.
  */
 export async function completeEvents(
   run: RunScope,
@@ -28,20 +27,4 @@ export async function completeEvents(
     return { failure };
   }
   return { events: outcome.value };
-}
-
-/** POST /v1/chat/completions without `stream`: the same canonical events, folded into one object. */
-export async function completeChat(run: RunScope, request: CanonicalRequest): Promise<GatewayError | null> {
-  const result = await completeEvents(run, request);
-  if ('failure' in result) return result.failure;
-  const message = assemble(result.events);
-  // A response without usage gets sluice's own count, like a stream does.
-  message.usage = await run.accountant.usage(run.scope.signal);
-  const body = encodeCompletion(message, {
-    id: `chatcmpl-${run.exchange.requestId}`,
-    created: Math.floor(run.accountant.startedAt / 1000),
-    model: run.target.requested,
-  });
-  run.exchange.sendJson(200, body);
-  return null;
 }
