@@ -43,7 +43,7 @@ export interface ProviderAdapter {
   embed?(request: EmbeddingRequest, model: string, ctx: CallContext): Promise<EmbeddingResult>;
 }
 
-/** An OpenAI embeddings request, validated (src/protocol/openai-embeddings). */
+/** An OpenAI embeddings request, validated (src/surfaces/embeddings). */
 export interface EmbeddingResult {
   /** One per input, in input order: floats, or base64 little-endian float32 as the upstream encoded them. */
   embeddings: (number[] | string)[];

@@ -7,7 +7,7 @@ import { chatCompletions } from '../surfaces/chat/operation.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { createResponse } from '../pipeline/create-response.ts';
 import { createMessage } from '../pipeline/messages.ts';
-import { createEmbeddings } from '../pipeline/embeddings.ts';
+import { createEmbeddings } from '../surfaces/embeddings/operation.ts';
 import { anthropicErrorStatus } from '../protocol/anthropic-messages/errors.ts';
 import { createExchange } from '../pipeline/exchange.ts';
 import { handleModelRequest } from '../pipeline/handle-model-request.ts';

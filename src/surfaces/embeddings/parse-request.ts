@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errors } from '../../errors/catalog.ts';
-import type { EmbeddingRequest } from '../canonical/embedding-request.ts';
-import { schemaError } from '../schema-errors.ts';
+import type { EmbeddingRequest } from '../../protocol/canonical/embedding-request.ts';
+import { schemaError } from '../../protocol/schema-errors.ts';
 
 /** OpenAI's own limit on the number of inputs of one request. */
 export const MAX_INPUTS = 2048;

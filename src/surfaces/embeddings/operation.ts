@@ -1,17 +1,17 @@
-import { countInputTokens } from '../accounting/count-tokens.ts';
-import { estimateInputTokens } from '../accounting/estimate-tokens.ts';
-import { errors } from '../errors/catalog.ts';
-import type { GatewayError } from '../errors/gateway-error.ts';
-import { renderErrorBody } from '../errors/render.ts';
-import type { CanonicalEvent } from '../protocol/canonical/events.ts';
-import type { CanonicalRequest } from '../protocol/canonical/request.ts';
-import { encodeEmbeddings } from '../protocol/openai-embeddings/encode-response.ts';
-import { parseEmbeddingsRequest } from '../protocol/openai-embeddings/parse-request.ts';
-import type { EmbeddingRequest } from '../protocol/canonical/embedding-request.ts';
-import type { EmbeddingResult } from '../providers/types.ts';
-import { routedComplete } from '../routing/route-complete.ts';
-import { callOnce } from './call-once.ts';
-import type { ModelOperation, PreparedRequest, RunScope } from './model-operation.ts';
+import { countInputTokens } from '../../accounting/count-tokens.ts';
+import { estimateInputTokens } from '../../accounting/estimate-tokens.ts';
+import { errors } from '../../errors/catalog.ts';
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import { renderErrorBody } from '../../errors/render.ts';
+import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
+import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
+import { encodeEmbeddings } from './encode-response.ts';
+import { parseEmbeddingsRequest } from './parse-request.ts';
+import type { EmbeddingRequest } from '../../protocol/canonical/embedding-request.ts';
+import type { EmbeddingResult } from '../../providers/types.ts';
+import { routedComplete } from '../../routing/route-complete.ts';
+import { callOnce } from '../../pipeline/call-once.ts';
+import type { ModelOperation, PreparedRequest, RunScope } from '../../pipeline/model-operation.ts';
 
 /**
  * The canonical request of an embeddings request: its texts as one user message, what the ledger
