@@ -1,24 +1,7 @@
-import { z } from 'zod';
 import { errors } from '../../errors/catalog.ts';
 import type { EmbeddingRequest } from '../../protocol/canonical/embedding-request.ts';
 import { schemaError } from '../../protocol/schema-errors.ts';
-
-/** OpenAI's own limit on the number of inputs of one request. */
-export const MAX_INPUTS = 2048;
-
-const tokenIds = z.array(z.number().int().nonnegative());
-
-/**
- * OpenAI's embeddings body. Unknown fields are kept (loose): OpenAI-compatible servers take their
- * own options here (vLLM's `truncate_prompt_tokens`, Jina's `task`), and they are relayed to them.
- */
-const embeddingsRequestSchema = z.looseObject({
-  model: z.string().min(1),
-  input: z.union([z.string(), z.array(z.string()), tokenIds, z.array(tokenIds)]),
-  encoding_format: z.enum(['float', 'base64']).optional(),
-  dimensions: z.number().int().positive().optional(),
-  user: z.string().optional(),
-});
+import { embeddingsRequestSchema, MAX_INPUTS } from './request-schema.ts';
 
 export interface ParsedEmbeddings {
   model: string;
