@@ -1,4 +1,4 @@
-import type { GatewayError } from '../../errors/gateway-error.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
 
 /**
  * The error types of Anthropic's API, with the HTTP status it answers each with ("Errors" in its

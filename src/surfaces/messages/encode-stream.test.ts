@@ -5,9 +5,9 @@ import { args, call, finish, reasoning, signature, text } from '../../../test/he
 import { splitRandomly } from '../../../test/helpers/fake-upstream.ts';
 import { upstreamHttpError } from '../../errors/upstream-error.ts';
 import { createAnthropicStreamDecoder } from '../../providers/anthropic/decode-stream.ts';
-import type { CanonicalEvent } from '../canonical/events.ts';
-import type { Usage } from '../canonical/usage.ts';
-import { MessagesEventEncoder, PING_FRAME } from './encode-events.ts';
+import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
+import type { Usage } from '../../protocol/canonical/usage.ts';
+import { MessagesEventEncoder, PING_FRAME } from './encode-stream.ts';
 
 const identity = { id: 'msg_r1', model: 'openai/gpt-4o' };
 const usage: Usage = { inputTokens: 20, outputTokens: 9, cachedInputTokens: 6, cacheWriteTokens: 4, source: 'provider' };

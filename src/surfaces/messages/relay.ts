@@ -1,18 +1,14 @@
-import type { GatewayError } from '../errors/gateway-error.ts';
-import {
-  MESSAGES_SSE_DIALECT,
-  MessagesEventEncoder,
-  type MessageIdentity,
-} from '../protocol/anthropic-messages/encode-events.ts';
-import type { CanonicalRequest } from '../protocol/canonical/request.ts';
-import { messagesRelayReading } from '../routing/relay-readings.ts';
-import { relayedBodyFor } from '../routing/relayed-body.ts';
-import { completeEvents } from './complete-events.ts';
-import { MessagesRelaySurface, MessagesStreamSurface } from './messages-surface.ts';
-import type { RunScope } from './model-operation.ts';
-import { openRouted, routedRelay } from './routed-calls.ts';
-import { capRelayedOutput } from './output-cap.ts';
-import { type RunStreamOptions, runStream, type StreamTimings } from './run-stream.ts';
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import { MESSAGES_SSE_DIALECT, MessagesEventEncoder, type MessageIdentity } from './encode-stream.ts';
+import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
+import { messagesRelayReading } from '../../routing/relay-readings.ts';
+import { relayedBodyFor } from '../../routing/relayed-body.ts';
+import { completeEvents } from '../../pipeline/complete-events.ts';
+import { MessagesRelaySurface, MessagesStreamSurface } from './relay-surface.ts';
+import type { RunScope } from '../../pipeline/model-operation.ts';
+import { openRouted, routedRelay } from '../../pipeline/routed-calls.ts';
+import { capRelayedOutput } from '../../pipeline/output-cap.ts';
+import { type RunStreamOptions, runStream, type StreamTimings } from '../../pipeline/run-stream.ts';
 
 export interface RunMessagesOptions {
   streamed: boolean;

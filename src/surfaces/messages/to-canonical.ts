@@ -8,7 +8,7 @@ import type {
   CanonicalToolChoice,
   CanonicalUserPart,
   ReasoningEffort,
-} from '../canonical/request.ts';
+} from '../../protocol/canonical/request.ts';
 import { enabledBudget } from './parse-request.ts';
 import {
   type MessagesContentBlock,

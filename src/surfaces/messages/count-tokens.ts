@@ -1,14 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { countPromptTokens } from '../accounting/count-tokens.ts';
-import { errors } from '../errors/catalog.ts';
-import { toGatewayError } from '../errors/gateway-error.ts';
-import { logInternalError } from '../errors/log-internal-error.ts';
-import { anthropicErrorStatus, renderAnthropicError } from '../protocol/anthropic-messages/errors.ts';
-import { parseCountTokensRequest } from '../protocol/anthropic-messages/parse-request.ts';
-import { messagesToCanonical } from '../protocol/anthropic-messages/to-canonical.ts';
-import type { Caller } from '../admission/admission.ts';
-import type { PipelineContext } from './context.ts';
-import { createExchange } from './exchange.ts';
+import { countPromptTokens } from '../../accounting/count-tokens.ts';
+import { errors } from '../../errors/catalog.ts';
+import { toGatewayError } from '../../errors/gateway-error.ts';
+import { logInternalError } from '../../errors/log-internal-error.ts';
+import { anthropicErrorStatus, renderAnthropicError } from '../../protocol/anthropic-errors.ts';
+import { parseCountTokensRequest } from './parse-request.ts';
+import { messagesToCanonical } from './to-canonical.ts';
+import type { Caller } from '../../admission/admission.ts';
+import type { PipelineContext } from '../../pipeline/context.ts';
+import { createExchange } from '../../pipeline/exchange.ts';
 
 /** How long a count may take (the provider's, or the local one) before the client gets a 504. */
 const COUNT_DEADLINE_MS = 30_000;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { errors } from '../../errors/catalog.ts';
-import { upstreamHttpError } from '../../errors/upstream-error.ts';
-import { anthropicErrorBody, anthropicErrorStatus } from './errors.ts';
+import { errors } from '../errors/catalog.ts';
+import { upstreamHttpError } from '../errors/upstream-error.ts';
+import { anthropicErrorBody, anthropicErrorStatus } from './anthropic-errors.ts';
 
 describe('Anthropic-shaped errors', () => {
   it("gives each failure Anthropic's type and status, the field named in the message", () => {

@@ -1,5 +1,5 @@
 import { errors } from '../../errors/catalog.ts';
-import { schemaError } from '../schema-errors.ts';
+import { schemaError } from '../../protocol/schema-errors.ts';
 import { type MessagesEnabledThinking, type MessagesRequest, messagesRequestSchema } from './request-schema.ts';
 
 /** POST /v1/messages/count_tokens: the Messages body without what only generation needs (`max_tokens`). */

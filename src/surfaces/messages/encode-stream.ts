@@ -1,9 +1,9 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
-import type { CanonicalEvent, FinishEvent } from '../canonical/events.ts';
-import type { Usage } from '../canonical/usage.ts';
-import { namedFrame } from '../sse/frames.ts';
-import type { SseDialect } from '../sse/sse-writer.ts';
-import { anthropicErrorBody } from './errors.ts';
+import type { CanonicalEvent, FinishEvent } from '../../protocol/canonical/events.ts';
+import type { Usage } from '../../protocol/canonical/usage.ts';
+import { namedFrame } from '../../protocol/sse/frames.ts';
+import type { SseDialect } from '../../protocol/sse/sse-writer.ts';
+import { anthropicErrorBody } from '../../protocol/anthropic-errors.ts';
 
 /** What a Messages response says about itself: sluice's id, the model as the client named it. */
 export interface MessageIdentity {

@@ -1,10 +1,10 @@
-import type { Accountant } from '../accounting/accountant.ts';
-import type { GatewayError } from '../errors/gateway-error.ts';
-import type { MessagesEventEncoder } from '../protocol/anthropic-messages/encode-events.ts';
-import type { CanonicalEvent } from '../protocol/canonical/events.ts';
-import type { Usage } from '../protocol/canonical/usage.ts';
-import type { MessagesRelayItem } from '../providers/types.ts';
-import { CanonicalSurface, type StreamSurface } from './run-stream.ts';
+import type { Accountant } from '../../accounting/accountant.ts';
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import type { MessagesEventEncoder } from './encode-stream.ts';
+import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
+import type { Usage } from '../../protocol/canonical/usage.ts';
+import type { MessagesRelayItem } from '../../providers/types.ts';
+import { CanonicalSurface, type StreamSurface } from '../../pipeline/run-stream.ts';
 
 /** The Messages event surface over canonical events (every provider but Anthropic, which is relayed). */
 export class MessagesStreamSurface extends CanonicalSurface {

@@ -1,8 +1,8 @@
-import { renderAnthropicError } from '../protocol/anthropic-messages/errors.ts';
-import { parseMessagesRequest } from '../protocol/anthropic-messages/parse-request.ts';
-import { messagesToCanonical } from '../protocol/anthropic-messages/to-canonical.ts';
-import type { ModelOperation } from './model-operation.ts';
-import { relayMessages, runMessages } from './messages-run.ts';
+import { renderAnthropicError } from '../../protocol/anthropic-errors.ts';
+import { parseMessagesRequest } from './parse-request.ts';
+import { messagesToCanonical } from './to-canonical.ts';
+import type { ModelOperation } from '../../pipeline/model-operation.ts';
+import { relayMessages, runMessages } from './relay.ts';
 
 /**
  * The providers that honour `cache_control` when it reaches them in the canonical request
