@@ -4,7 +4,7 @@ import { errors } from '../errors/catalog.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { ProviderAdapter } from '../providers/types.ts';
 import type { Candidate } from './plan.ts';
-import { messagesRelayReading, responsesRelayReading } from './relay-readings.ts';
+import { responsesRelayReading } from './relay-readings.ts';
 
 const candidate: Candidate = {
   target: { adapter: {} as ProviderAdapter, provider: 'ra', model: 'm', requested: 'route' },
@@ -45,14 +45,5 @@ describe('responsesRelayReading', () => {
     const broken = errors.malformed('ra', 'not SSE');
     assert.equal(verdict([{ error: broken }]), broken);
     assert.equal(verdict([{ frame: { event: undefined, data: '{"type":"response.in_progress"}' } }]), null);
-  });
-});
-
-describe('messagesRelayReading', () => {
-  it("message_start's events wait; Anthropic's error event first is a failure; text answers", () => {
-    const overloaded = errors.malformed('anthropic', 'overloaded');
-    assert.equal(messagesRelayReading.verdict([{ text: 'event: message_start\n…\n\n' }, { event: { type: 'start' } }], candidate), null);
-    assert.equal(messagesRelayReading.verdict([{ event: { type: 'error', error: overloaded }, told: true }], candidate), overloaded);
-    assert.equal(messagesRelayReading.verdict([{ event: { type: 'text', choice: 0, text: 'hi' } }], candidate), 'answer');
   });
 });

@@ -1,20 +1,7 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { upstreamHttpError } from '../errors/upstream-error.ts';
-import type { MessagesRelayItem, RelayItem } from '../providers/types.ts';
-import { canonicalVerdict, type StreamReading } from './route-stream.ts';
-
-/**
- * A relayed Messages stream (Anthropic's frames byte for byte) read by the events decoded beside
- * its frames: message_start and ping are not an answer, Anthropic's `event: error` (a 200 stream
- * whose first event is overloaded_error) before any output is a failure to fall back from.
- */
-export const messagesRelayReading: StreamReading<MessagesRelayItem> = {
-  verdict(batch) {
-    const events = [];
-    for (const item of batch) if ('event' in item) events.push(item.event);
-    return canonicalVerdict(events);
-  },
-};
+import type { RelayItem } from '../providers/types.ts';
+import type { StreamReading } from './route-stream.ts';
 
 /** Responses events that open a response without answering anything yet. */
 const OPENING = new Set(['response.created', 'response.in_progress', 'response.queued']);

@@ -2,7 +2,9 @@ import { renderAnthropicError } from '../../protocol/anthropic-errors.ts';
 import { parseMessagesRequest } from './parse-request.ts';
 import { messagesToCanonical } from './to-canonical.ts';
 import type { ModelOperation } from '../../pipeline/model-operation.ts';
-import { relayMessages, runMessages } from './relay.ts';
+import { completeMessages } from './complete.ts';
+import { relayMessages } from './relay.ts';
+import { streamMessages } from './stream.ts';
 
 /**
  * The providers that honour `cache_control` when it reaches them in the canonical request
@@ -45,7 +47,12 @@ export function createMessage(beta: string | undefined): ModelOperation {
             dropParams: ctx.config.providers[target.provider]?.drop_params === true,
             keepCacheControl: HONOURS_CACHE_CONTROL.has(target.provider),
           });
-          return { request, streamed: options.streamed, deadlineMs, run: (run) => runMessages(run, request, options) };
+          return {
+            request,
+            streamed: options.streamed,
+            deadlineMs,
+            run: (run) => (options.streamed ? streamMessages(run, request, options) : completeMessages(run, request)),
+          };
         },
       };
     },

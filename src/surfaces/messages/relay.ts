@@ -1,58 +1,12 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
-import { MESSAGES_SSE_DIALECT, MessagesEventEncoder, type MessageIdentity } from './encode-stream.ts';
-import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
-import { messagesRelayReading } from '../../routing/relay-readings.ts';
-import { relayedBodyFor } from '../../routing/relayed-body.ts';
-import { completeEvents } from '../../pipeline/complete-events.ts';
-import { MessagesRelaySurface, MessagesStreamSurface } from './relay-surface.ts';
 import type { RunScope } from '../../pipeline/model-operation.ts';
-import { openRouted, routedRelay } from '../../pipeline/routed-calls.ts';
 import { capRelayedOutput } from '../../pipeline/output-cap.ts';
-import { type RunStreamOptions, runStream, type StreamTimings } from '../../pipeline/run-stream.ts';
-
-export interface RunMessagesOptions {
-  streamed: boolean;
-  timings: StreamTimings;
-}
-
-function identityOf(run: RunScope): MessageIdentity {
-  return { id: `msg_${run.exchange.requestId}`, model: run.target.requested };
-}
-
-function streamOptions(run: RunScope, options: RunMessagesOptions): RunStreamOptions {
-  return {
-    provider: run.target.provider,
-    timings: options.timings,
-    dialect: MESSAGES_SSE_DIALECT,
-    onAcknowledged: () => run.accountant.markAcknowledged(),
-  };
-}
-
-/** POST /v1/messages over canonical events: any provider, stream or not. */
-export async function runMessages(
-  run: RunScope,
-  request: CanonicalRequest,
-  options: RunMessagesOptions,
-): Promise<GatewayError | null> {
-  const { accountant, exchange } = run;
-  const encoder = new MessagesEventEncoder(identityOf(run));
-  if (options.streamed) {
-    return runStream(
-      exchange,
-      run.scope,
-      // Over the request's candidates, as chat streams are: a route falls back before the first output.
-      openRouted(run, request),
-      new MessagesStreamSurface(encoder, accountant),
-      streamOptions(run, options),
-    );
-  }
-  const result = await completeEvents(run, request);
-  if ('failure' in result) return result.failure;
-  for (const event of result.events) encoder.encode(event);
-  // A response without usage gets sluice's own count, like a stream does.
-  exchange.sendJson(200, encoder.message(await accountant.usage(run.scope.signal)));
-  return null;
-}
+import { routedRelay } from '../../pipeline/routed-calls.ts';
+import { runStream } from '../../pipeline/run-stream.ts';
+import { relayedBodyFor } from '../../routing/relayed-body.ts';
+import { messagesRelayReading } from './relay-reading.ts';
+import { MessagesRelaySurface } from './relay-surface.ts';
+import { messageEncoder, type RunMessagesOptions, streamOptions } from './run-options.ts';
 
 /**
  * POST /v1/messages relayed to Anthropic: the body as sent (model name aside), the answer as it
@@ -78,7 +32,7 @@ export async function relayMessages(
       exchange,
       run.scope,
       relay.stream((candidate) => relayedBodyFor(body, candidate, 'messages'), messagesRelayReading),
-      new MessagesRelaySurface(accountant, new MessagesEventEncoder(identityOf(run))),
+      new MessagesRelaySurface(accountant, messageEncoder(run)),
       streamOptions(run, options),
     );
   }
