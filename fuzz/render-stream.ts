@@ -4,7 +4,7 @@ import type { CanonicalEvent } from '../src/protocol/canonical/events.ts';
 import type { Usage } from '../src/protocol/canonical/usage.ts';
 import { accountingTail, usageStartFrame } from '../src/surfaces/chat/accounting-frames.ts';
 import { ChatChunkEncoder, type ChatChunkEncoderOptions } from '../src/surfaces/chat/encode-stream.ts';
-import { ResponsesEventEncoder } from '../src/protocol/openai-responses/encode-events.ts';
+import { ResponsesEventEncoder } from '../src/surfaces/responses/encode-stream.ts';
 import { DONE_FRAME } from '../src/protocol/sse/frames.ts';
 import type { ResponsesStreamChoices } from '../src/protocol/stream-profiles.ts';
 

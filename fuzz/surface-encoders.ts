@@ -186,7 +186,7 @@ export const surfaceEncoderTargets: FuzzTarget[] = [
   fuzzTarget({
     name: 'responses-encoder',
     family: 'surface encoders',
-    what: `openai-responses encode-events over ${SOURCES}: no throw; every frame JSON and the whole stream within the Responses event grammar (test/helpers/responses-grammar.ts), ending in one terminal event then [DONE]`,
+    what: `responses encode-stream over ${SOURCES}: no throw; every frame JSON and the whole stream within the Responses event grammar (test/helpers/responses-grammar.ts), ending in one terminal event then [DONE]`,
     input: () => encoderInput,
     assert(input) {
       checkResponsesStream(renderResponses(eventsOf(input)).body);

@@ -5,7 +5,7 @@ import { STREAM_PROFILES } from '../protocol/stream-profiles.ts';
 import { streamOverrides } from '../pipeline/endpoint-context.ts';
 import { chatCompletions } from '../surfaces/chat/operation.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
-import { createResponse } from '../pipeline/create-response.ts';
+import { createResponse } from '../surfaces/responses/operation.ts';
 import { createMessage } from '../surfaces/messages/operation.ts';
 import { createEmbeddings } from '../surfaces/embeddings/operation.ts';
 import { anthropicErrorStatus } from '../protocol/anthropic-errors.ts';

@@ -1,7 +1,7 @@
-import type { GatewayError } from '../errors/gateway-error.ts';
-import { upstreamHttpError } from '../errors/upstream-error.ts';
-import type { RelayItem } from '../providers/types.ts';
-import type { StreamReading } from './route-stream.ts';
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import { upstreamHttpError } from '../../errors/upstream-error.ts';
+import type { RelayItem } from '../../providers/types.ts';
+import type { StreamReading } from '../../routing/route-stream.ts';
 
 /** Responses events that open a response without answering anything yet. */
 const OPENING = new Set(['response.created', 'response.in_progress', 'response.queued']);

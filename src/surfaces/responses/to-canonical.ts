@@ -3,7 +3,7 @@ import type {
   CanonicalMessage,
   CanonicalRequest,
   CanonicalUserMessage,
-} from '../canonical/request.ts';
+} from '../../protocol/canonical/request.ts';
 import type { ResponsesInputItem, ResponsesRequest } from './request-schema.ts';
 
 /**
@@ -81,7 +81,7 @@ function userContent(content: Extract<ResponsesInputItem, { role: string }>['con
  * Chat Completions gives them (native providers do without a hint). Logprobs are asked for when
  * the client includes them in the output (`include: ["message.output_text.logprobs"]`);
  * `max_tool_calls: 0` is `tool_choice: "none"` (a larger limit is enforced on the output, see
- * encode-events.ts); `allowed_tools` narrows the tools offered to the ones it names.
+ * encode-stream.ts); `allowed_tools` narrows the tools offered to the ones it names.
  */
 export function responsesToCanonical(request: ResponsesRequest, history: readonly CanonicalMessage[]): CanonicalRequest {
   const canonical: CanonicalRequest = { model: request.model, messages: conversation(request, history) };

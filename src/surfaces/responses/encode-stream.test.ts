@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import { checkResponsesStream } from '../../../test/helpers/responses-grammar.ts';
 import { errors } from '../../errors/catalog.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { CanonicalEvent } from '../canonical/events.ts';
-import type { Usage } from '../canonical/usage.ts';
-import { ResponsesEventEncoder } from './encode-events.ts';
+import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
+import type { Usage } from '../../protocol/canonical/usage.ts';
+import { ResponsesEventEncoder } from './encode-stream.ts';
 import type { ResponsesRequest } from './request-schema.ts';
 
 const request: ResponsesRequest = { model: 'up/m', input: 'hi' };

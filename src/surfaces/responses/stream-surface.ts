@@ -1,8 +1,8 @@
-import type { Accountant } from '../accounting/accountant.ts';
-import type { GatewayError } from '../errors/gateway-error.ts';
-import type { CanonicalEvent } from '../protocol/canonical/events.ts';
-import type { ResponsesEventEncoder } from '../protocol/openai-responses/encode-events.ts';
-import { CanonicalSurface } from './run-stream.ts';
+import type { Accountant } from '../../accounting/accountant.ts';
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
+import type { ResponsesEventEncoder } from './encode-stream.ts';
+import { CanonicalSurface } from '../../pipeline/run-stream.ts';
 
 /** The Responses event surface over canonical events (every provider but relayed ones). */
 export class ResponsesStreamSurface extends CanonicalSurface {

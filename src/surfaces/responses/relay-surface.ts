@@ -1,16 +1,16 @@
-import type { Accountant } from '../accounting/accountant.ts';
-import type { GatewayError } from '../errors/gateway-error.ts';
-import { errorObject } from '../errors/render.ts';
-import { upstreamHttpError } from '../errors/upstream-error.ts';
-import { normalizeTokenCounts, type Usage } from '../protocol/canonical/usage.ts';
-import { normalizeRelayedFrame } from '../protocol/openai-responses/relay-grammar.ts';
-import { responsesUsage } from '../protocol/openai-responses/response-object.ts';
-import { returnedIds } from '../protocol/openai-responses/stored-ids.ts';
-import { dataFrame, namedFrame } from '../protocol/sse/frames.ts';
-import type { SseFrame } from '../protocol/sse/parse-upstream.ts';
-import type { RelayItem } from '../providers/types.ts';
+import type { Accountant } from '../../accounting/accountant.ts';
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import { errorObject } from '../../errors/render.ts';
+import { upstreamHttpError } from '../../errors/upstream-error.ts';
+import { normalizeTokenCounts, type Usage } from '../../protocol/canonical/usage.ts';
+import { normalizeRelayedFrame } from './relay-grammar.ts';
+import { responsesUsage } from './encode-response.ts';
+import { returnedIds } from './stored-ids.ts';
+import { dataFrame, namedFrame } from '../../protocol/sse/frames.ts';
+import type { SseFrame } from '../../protocol/sse/parse-upstream.ts';
+import type { RelayItem } from '../../providers/types.ts';
 import { RelayOutput } from './relay-output.ts';
-import type { StreamSurface } from './run-stream.ts';
+import type { StreamSurface } from '../../pipeline/run-stream.ts';
 
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 

@@ -1,5 +1,5 @@
 import { errors } from '../../errors/catalog.ts';
-import { schemaError } from '../schema-errors.ts';
+import { schemaError } from '../../protocol/schema-errors.ts';
 import { type ResponsesRequest, responsesRequestSchema } from './request-schema.ts';
 
 /** Validates a /v1/responses body; a 400 names the first offending field. */

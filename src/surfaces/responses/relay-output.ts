@@ -1,6 +1,6 @@
-import type { CanonicalEvent } from '../protocol/canonical/events.ts';
-import type { FinishReason } from '../protocol/canonical/finish-reason.ts';
-import type { SseFrame } from '../protocol/sse/parse-upstream.ts';
+import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
+import type { FinishReason } from '../../protocol/canonical/finish-reason.ts';
+import type { SseFrame } from '../../protocol/sse/parse-upstream.ts';
 
 type Json = Record<string, unknown>;
 

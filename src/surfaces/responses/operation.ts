@@ -1,16 +1,16 @@
-import { errors } from '../errors/catalog.ts';
-import { renderErrorBody } from '../errors/render.ts';
-import type { CanonicalMessage } from '../protocol/canonical/request.ts';
-import { parseResponsesRequest } from '../protocol/openai-responses/parse-request.ts';
-import { responsesToCanonical } from '../protocol/openai-responses/to-canonical.ts';
-import { refuseUnhonoured } from '../protocol/openai-responses/unhonoured.ts';
-import type { ResponsesStore } from '../store/responses-store.ts';
-import { responsesInput } from '../telemetry/genai-messages.ts';
-import type { ModelOperation } from './model-operation.ts';
+import { errors } from '../../errors/catalog.ts';
+import { renderErrorBody } from '../../errors/render.ts';
+import type { CanonicalMessage } from '../../protocol/canonical/request.ts';
+import { parseResponsesRequest } from './parse-request.ts';
+import { responsesToCanonical } from './to-canonical.ts';
+import { refuseUnhonoured } from './unhonoured.ts';
+import type { ResponsesStore } from '../../store/responses-store.ts';
+import { responsesInput } from '../../telemetry/genai-messages.ts';
+import type { ModelOperation } from '../../pipeline/model-operation.ts';
 import { idRecorder, refuseForeignIds } from './relayed-ids.ts';
-import { relayResponses, runResponses } from './run-responses.ts';
-import { readRequestRouting } from '../routing/request-routing.ts';
-import { type StreamChoice, streamProfileFor } from './stream-settings.ts';
+import { relayResponses, runResponses } from './relay.ts';
+import { readRequestRouting } from '../../routing/request-routing.ts';
+import { type StreamChoice, streamProfileFor } from '../../pipeline/stream-settings.ts';
 
 /**
  * POST /v1/responses. An upstream with its own Responses API gets the body as sent (hosted tools
@@ -80,7 +80,7 @@ export const createResponse = (choice: StreamChoice = {}): ModelOperation => ({
 });
 
 /**
- * A relayed request falls back only to targets relayed the same way (run-responses.ts), and
+ * A relayed request falls back only to targets relayed the same way (relay.ts), and
  * `models` is sluice's, not the upstream's.
  */
 function withoutModels(raw: Record<string, unknown>): Record<string, unknown> {

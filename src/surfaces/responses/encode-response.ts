@@ -1,4 +1,4 @@
-import type { Usage } from '../canonical/usage.ts';
+import type { Usage } from '../../protocol/canonical/usage.ts';
 import type { ResponsesRequest } from './request-schema.ts';
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';

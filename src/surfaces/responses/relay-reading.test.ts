@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { errors } from '../errors/catalog.ts';
-import type { GatewayError } from '../errors/gateway-error.ts';
-import type { ProviderAdapter } from '../providers/types.ts';
-import type { Candidate } from './plan.ts';
-import { responsesRelayReading } from './relay-readings.ts';
+import { errors } from '../../errors/catalog.ts';
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import type { ProviderAdapter } from '../../providers/types.ts';
+import type { Candidate } from '../../routing/plan.ts';
+import { responsesRelayReading } from './relay-reading.ts';
 
 const candidate: Candidate = {
   target: { adapter: {} as ProviderAdapter, provider: 'ra', model: 'm', requested: 'route' },

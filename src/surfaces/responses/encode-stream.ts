@@ -1,11 +1,11 @@
 import { errorObject } from '../../errors/render.ts';
 import type { GatewayError } from '../../errors/gateway-error.ts';
-import type { CanonicalEvent, TokenLogprob, UrlCitation } from '../canonical/events.ts';
-import type { FinishReason } from '../canonical/finish-reason.ts';
-import type { Usage } from '../canonical/usage.ts';
-import { namedFrame } from '../sse/frames.ts';
-import { type ResponsesStreamChoices, STREAM_PROFILES } from '../stream-profiles.ts';
-import { buildResponse, type OutputItem, type OutputPart, type ResponseIdentity, type ResponseState } from './response-object.ts';
+import type { CanonicalEvent, TokenLogprob, UrlCitation } from '../../protocol/canonical/events.ts';
+import type { FinishReason } from '../../protocol/canonical/finish-reason.ts';
+import type { Usage } from '../../protocol/canonical/usage.ts';
+import { namedFrame } from '../../protocol/sse/frames.ts';
+import { type ResponsesStreamChoices, STREAM_PROFILES } from '../../protocol/stream-profiles.ts';
+import { buildResponse, type OutputItem, type OutputPart, type ResponseIdentity, type ResponseState } from './encode-response.ts';
 
 type MessageItem = Extract<OutputItem, { type: 'message' }>;
 type ReasoningItem = Extract<OutputItem, { type: 'reasoning' }>;

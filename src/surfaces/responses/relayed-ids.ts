@@ -1,8 +1,8 @@
-import { errors } from '../errors/catalog.ts';
-import type { GatewayError } from '../errors/gateway-error.ts';
-import { referencedIds, type StoredIdReference } from '../protocol/openai-responses/stored-ids.ts';
-import type { RelayedIdsStore } from '../store/relayed-ids-store.ts';
-import type { Caller } from '../admission/admission.ts';
+import { errors } from '../../errors/catalog.ts';
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import { referencedIds, type StoredIdReference } from './stored-ids.ts';
+import type { RelayedIdsStore } from '../../store/relayed-ids-store.ts';
+import type { Caller } from '../../admission/admission.ts';
 
 /**
  * A relayed Responses request may name only what the upstream handed out to the caller's project:

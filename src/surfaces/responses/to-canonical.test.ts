@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { CanonicalFunctionTool, CanonicalMessage } from '../canonical/request.ts';
+import type { CanonicalFunctionTool, CanonicalMessage } from '../../protocol/canonical/request.ts';
 import { parseResponsesRequest } from './parse-request.ts';
 import { responsesToCanonical } from './to-canonical.ts';
 import { refuseUnhonoured } from './unhonoured.ts';
