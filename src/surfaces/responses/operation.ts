@@ -8,7 +8,9 @@ import type { ResponsesStore } from '../../store/responses-store.ts';
 import { responsesInput } from '../../telemetry/genai-messages.ts';
 import type { ModelOperation } from '../../pipeline/model-operation.ts';
 import { idRecorder, refuseForeignIds } from './relayed-ids.ts';
-import { relayResponses, runResponses } from './relay.ts';
+import { completeResponse } from './complete.ts';
+import { relayResponses } from './relay.ts';
+import { streamResponse } from './stream.ts';
 import { readRequestRouting } from '../../routing/request-routing.ts';
 import { type StreamChoice, streamProfileFor } from '../../pipeline/stream-settings.ts';
 
@@ -72,7 +74,8 @@ export const createResponse = (choice: StreamChoice = {}): ModelOperation => ({
           request,
           streamed: parsed.stream === true,
           deadlineMs,
-          run: (run) => runResponses(run, parsed, request, options),
+          run: (run) =>
+            parsed.stream ? streamResponse(run, parsed, request, options) : completeResponse(run, parsed, request, options),
         };
       },
     };

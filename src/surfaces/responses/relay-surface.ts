@@ -44,7 +44,7 @@ export function fromResponsesUsage(u: UpstreamUsage): Usage {
  * are parsed: for usage, the final response (kept for GET /v1/responses/{id}), and failures,
  * which the upstream has already told the client, so sluice adds no frame of its own then.
  */
-export class RelayStreamSurface implements StreamSurface<RelayItem> {
+export class ResponsesRelaySurface implements StreamSurface<RelayItem> {
   failure: GatewayError | null = null;
   complete = false;
   /** Relayed frames are never held back: the upstream's end is its connection closing. */

@@ -1,99 +1,15 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
-import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
-import { ResponsesEventEncoder } from './encode-stream.ts';
-import type { ResponsesStreamChoices } from '../../protocol/stream-profiles.ts';
-import type { ResponsesInputItem, ResponsesRequest } from './request-schema.ts';
-import { buildResponse, type ResponseIdentity } from './encode-response.ts';
-import { returnedIds } from './stored-ids.ts';
-import { itemsToMessages } from './to-canonical.ts';
-import { responsesRelayReading } from './relay-reading.ts';
-import { relayedBodyFor } from '../../routing/relayed-body.ts';
-import type { ResponsesStore } from '../../store/responses-store.ts';
-import { completeEvents } from '../../pipeline/complete-events.ts';
 import type { RunScope } from '../../pipeline/model-operation.ts';
-import { openRouted, routedRelay } from '../../pipeline/routed-calls.ts';
 import { capRelayedOutput } from '../../pipeline/output-cap.ts';
-import { wholeResponseEvents } from './relay-output.ts';
-import { fromResponsesUsage, RelayStreamSurface } from './relay-surface.ts';
-import { ResponsesStreamSurface } from './stream-surface.ts';
-import type { RunStreamOptions, StreamTimings } from '../../pipeline/run-stream.ts';
+import { routedRelay } from '../../pipeline/routed-calls.ts';
 import { runStream } from '../../pipeline/run-stream.ts';
-
-export interface RunResponsesOptions {
-  timings: StreamTimings;
-  /** Where finished responses go (absent: the store is off, or the request said store: false). */
-  store: ResponsesStore | undefined;
-  /** Records the ids a relayed upstream handed out as the caller's project's (absent: no store, or no project). */
-  recordIds?: (ids: readonly string[]) => void;
-  /** The stream profile's choices for a stream sluice builds (a relayed one is the upstream's, as sent). */
-  choices: ResponsesStreamChoices;
-}
-
-/** How every Responses stream runs, relayed or built here. */
-function streamOptions(run: RunScope, options: RunResponsesOptions): RunStreamOptions {
-  return {
-    provider: run.target.provider,
-    timings: options.timings,
-    contentType: 'text/event-stream; charset=utf-8',
-    onAcknowledged: () => run.accountant.markAcknowledged(),
-  };
-}
-
-/** POST /v1/responses over canonical events: any provider, stream or not. */
-export async function runResponses(
-  run: RunScope,
-  request: ResponsesRequest,
-  chat: CanonicalRequest,
-  options: RunResponsesOptions,
-): Promise<GatewayError | null> {
-  const { accountant, exchange, target } = run;
-  const requestId = exchange.requestId;
-  const identity: ResponseIdentity = {
-    id: `resp_${requestId}`,
-    createdAt: Math.floor(accountant.startedAt / 1000),
-    model: target.requested,
-    request,
-  };
-  const encoder = new ResponsesEventEncoder(identity, options.choices);
-  let failure: GatewayError | null;
-  if (request.stream) {
-    failure = await runStream(
-      exchange,
-      run.scope,
-      openRouted(run, chat),
-      new ResponsesStreamSurface(encoder, accountant),
-      streamOptions(run, options),
-    );
-  } else {
-    const result = await completeEvents(run, chat);
-    failure = 'failure' in result ? result.failure : null;
-    if ('events' in result) for (const e of result.events) encoder.encode(e);
-  }
-  if (!failure || !request.stream) {
-    const usage = failure ? accountant.reportedUsage : await accountant.usage(run.scope.signal);
-    const response = buildResponse(identity, encoder.state(usage));
-    if (!failure && !request.stream) exchange.sendJson(200, response);
-    if (!failure) save(run, options, identity, chat, response);
-  }
-  return failure;
-}
-
-/** Keeps the conversation (history, this input, this output) for previous_response_id. */
-function save(
-  run: RunScope,
-  options: RunResponsesOptions,
-  identity: ResponseIdentity,
-  chat: CanonicalRequest,
-  response: Record<string, unknown>,
-): void {
-  if (!options.store) return;
-  // The instructions message (if any) is per-response and is not part of the conversation.
-  const turn = chat.messages.slice(identity.request.instructions ? 1 : 0);
-  const output = itemsToMessages(response.output as ResponsesInputItem[]);
-  options.store
-    .save({ id: identity.id, createdAt: identity.createdAt, model: identity.model, conversation: [...turn, ...output], response })
-    .catch((err: Error) => run.ctx.accounting.log(`responses store: could not save ${identity.id}: ${err.message}`));
-}
+import { relayedBodyFor } from '../../routing/relayed-body.ts';
+import { wholeResponseEvents } from './relay-output.ts';
+import { responsesRelayReading } from './relay-reading.ts';
+import { fromResponsesUsage, ResponsesRelaySurface } from './relay-surface.ts';
+import { type RunResponsesOptions, streamOptions } from './run-options.ts';
+import { saveRelayedResponse } from './save-response.ts';
+import { returnedIds } from './stored-ids.ts';
 
 /**
  * POST /v1/responses relayed to an upstream that speaks it (events exactly as sent). Over the
@@ -118,7 +34,7 @@ export async function relayResponses(
     },
   );
   if (body.stream === true) {
-    const surface = new RelayStreamSurface(accountant, () => provider, options.recordIds);
+    const surface = new ResponsesRelaySurface(accountant, () => provider, options.recordIds);
     const failure = await runStream(
       exchange,
       run.scope,
@@ -129,7 +45,7 @@ export async function relayResponses(
     // Whatever the upstream handed out, the response failed or not: it may have stored it.
     options.recordIds?.(surface.laterIds());
     if (surface.finalResponse) traceOutput(run, surface.finalResponse);
-    if (!failure && surface.finalResponse) saveRelayed(run, options, surface.finalResponse);
+    if (!failure && surface.finalResponse) saveRelayedResponse(run, options, surface.finalResponse);
     return failure;
   }
   // The route's params first, then the budget's cap: a target's own limit cannot pass what the reservation pays for.
@@ -146,7 +62,7 @@ export async function relayResponses(
   options.recordIds?.(returnedIds(response));
   exchange.sendJson(200, response);
   traceOutput(run, response);
-  saveRelayed(run, options, response);
+  saveRelayedResponse(run, options, response);
   return null;
 }
 
@@ -156,18 +72,4 @@ export async function relayResponses(
  */
 function traceOutput(run: RunScope, response: Record<string, unknown>): void {
   if (Array.isArray(response.output) && response.output.length > 0) run.transcript?.outputItems(response.output);
-}
-
-/** A relayed response is kept for GET only; its continuation is the upstream's business. */
-function saveRelayed(run: RunScope, options: RunResponsesOptions, response: Record<string, unknown>): void {
-  if (!options.store || typeof response.id !== 'string') return;
-  options.store
-    .save({
-      id: response.id,
-      createdAt: Number(response.created_at ?? 0),
-      model: String(response.model ?? ''),
-      conversation: [],
-      response,
-    })
-    .catch((err: Error) => run.ctx.accounting.log(`responses store: could not save ${String(response.id)}: ${err.message}`));
 }
