@@ -2,16 +2,14 @@ import type { Accountant } from '../../accounting/accountant.ts';
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import type { MessagesEventEncoder } from './encode-stream.ts';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
-import type { MessagesRelayItem } from '../../providers/types.ts';
+import type { MessagesEdge, MessagesRelayItem } from '../../providers/types.ts';
 import type { StreamSurface } from '../../pipeline/run-stream.ts';
-
-const MESSAGE_STOP = /^event: message_stop\r?$|"type":\s*"message_stop"/m;
-/** The frames that open and close content blocks, in the field order Anthropic writes them. */
-const BLOCK_EDGE = /"type":\s*"(message_start|content_block_start|content_block_stop)"(?:,\s*"index":\s*(\d+))?/g;
 
 /**
  * A Messages stream relayed from Anthropic: the upstream's frames go out as they came; the events
- * decoded beside them feed the accountant. A failure the upstream reported (`event: error`) has
+ * decoded beside them feed the accountant, and what the frames open and close (their edges, as the
+ * SSE parser and each frame's JSON read them, never the relayed text) tells when the message is
+ * whole and what a budget stop must close. A failure the upstream reported (`event: error`) has
  * reached the client already; one of the stream itself (cut, undecodable) gets sluice's own frame.
  */
 export class MessagesRelaySurface implements StreamSurface<MessagesRelayItem> {
@@ -34,12 +32,10 @@ export class MessagesRelaySurface implements StreamSurface<MessagesRelayItem> {
   }
 
   encode(item: MessagesRelayItem): string {
-    if ('text' in item) {
-      // The message is whole at message_stop (the relay passes whole frames): a stream cut after
-      // message_delta is still a truncated one, which gets sluice's error frame.
-      if (MESSAGE_STOP.test(item.text)) this.complete = true;
-      this.followBlocks(item.text);
-      return item.text;
+    if ('text' in item) return item.text;
+    if ('edge' in item) {
+      this.follow(item.edge);
+      return '';
     }
     const { event } = item;
     this.accountant.observe(event);
@@ -91,11 +87,23 @@ export class MessagesRelaySurface implements StreamSurface<MessagesRelayItem> {
     return frames;
   }
 
-  private followBlocks(text: string): void {
-    for (const [, type, index] of text.matchAll(BLOCK_EDGE)) {
-      if (type === 'message_start') this.started = true;
-      else if (type === 'content_block_start') this.openBlock = Number(index);
-      else this.openBlock = null;
+  /** What the relayed frames opened and closed, as the relay decoded them (providers/anthropic/relay-messages.ts). */
+  private follow(edge: MessagesEdge): void {
+    switch (edge.type) {
+      case 'message_start':
+        this.started = true;
+        break;
+      case 'content_block_start':
+        this.openBlock = edge.index;
+        break;
+      case 'content_block_stop':
+        this.openBlock = null;
+        break;
+      case 'message_stop':
+        // The message is whole at message_stop: a stream cut after message_delta is still a
+        // truncated one, which gets sluice's error frame.
+        this.complete = true;
+        break;
     }
   }
 

@@ -52,4 +52,14 @@ describe('normalizeRelayedFrame', () => {
     const numbers = frames.map((f, i) => JSON.parse(normalizeRelayedFrame(f, i).data).sequence_number);
     assert.deepEqual(numbers, [0, 1, 2]);
   });
+
+  it('reads a number that only starts like the right one as another number', () => {
+    const got = normalizeRelayedFrame({ event: 'response.completed', data: '{"type":"response.completed","sequence_number":12}' }, 1);
+    assert.deepEqual(got, { event: 'response.completed', data: '{"type":"response.completed","sequence_number":1}' });
+  });
+
+  it('parses a type whose JSON escapes a quote instead of taking the event line as it', () => {
+    const data = '{"type":"a\\"b","sequence_number":0}';
+    assert.deepEqual(normalizeRelayedFrame({ event: 'a\\"b', data }, 0), { event: 'a"b', data });
+  });
 });

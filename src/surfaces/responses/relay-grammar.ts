@@ -11,17 +11,41 @@ export interface RelayedFrame {
 }
 
 /**
- * A cheap check before any parse: OpenAI writes `type` first and `sequence_number` second, or
- * last (newer models), where the closing brace shows it belongs to the event, not to a nested object.
+ * Whether a frame already says it right: its `event:` line, as the SSE parser read it, is the type
+ * its payload starts with, and its `sequence_number` is `sequence`. Checked on the text before any
+ * parse (most frames need none), against where OpenAI writes them: `type` first, `sequence_number`
+ * second or last (newer models), where the closing brace shows it belongs to the event, not to a
+ * nested object. Anything else is parsed (normalizeRelayedFrame).
  */
-const TYPE_FIRST = /^\{"type":"([^"\\]+)"/;
-const NUMBER_SECOND = /^\{"type":"[^"\\]+","sequence_number":(\d+)[,}]/;
-const NUMBER_LAST = /,"sequence_number":(\d+)\}$/;
+function saysIt(frame: RelayedFrame, sequence: number): boolean {
+  const { event, data } = frame;
+  if (event === undefined || !data.startsWith(TYPE) || !data.startsWith(event, TYPE.length)) return false;
+  const end = TYPE.length + event.length;
+  // The name ends where the payload's string does (a quote or backslash in it is escaped there: parsed).
+  if (data.charCodeAt(end) !== QUOTE || event.includes('"') || event.includes('\\')) return false;
+  if (data.startsWith(NUMBER, end + 1) && numberAt(data, end + 1 + NUMBER.length) === sequence) return true;
+  // Numbered last: the digits before the closing brace, after the key.
+  if (data.charCodeAt(data.length - 1) !== CLOSE) return false;
+  let start = data.length - 1;
+  while (start > end && isDigit(data.charCodeAt(start - 1))) start--;
+  return data.startsWith(NUMBER, start - NUMBER.length) && numberAt(data, start) === sequence;
+}
 
-function peek(data: string): { type: string; sequence: number } | null {
-  const type = TYPE_FIRST.exec(data)?.[1];
-  const sequence = (NUMBER_SECOND.exec(data) ?? NUMBER_LAST.exec(data))?.[1];
-  return type === undefined || sequence === undefined ? null : { type, sequence: Number(sequence) };
+const TYPE = '{"type":"';
+const NUMBER = ',"sequence_number":';
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const CLOSE = 0x7d;
+
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+
+/** The unsigned integer written at `at` and ended by `,` or `}`, or -1 (none, or it goes on). */
+function numberAt(data: string, at: number): number {
+  let value = 0;
+  let i = at;
+  for (; isDigit(data.charCodeAt(i)); i++) value = value * 10 + (data.charCodeAt(i) - 0x30);
+  const next = data.charCodeAt(i);
+  return i > at && (next === COMMA || next === CLOSE) ? value : -1;
 }
 
 /**
@@ -29,8 +53,7 @@ function peek(data: string): { type: string; sequence: number } | null {
  * with a string `type` is not an event sluice can name: it is relayed as it came.
  */
 export function normalizeRelayedFrame(frame: RelayedFrame, sequence: number): RelayedFrame {
-  const seen = peek(frame.data);
-  if (seen && frame.event === seen.type && seen.sequence === sequence) return frame;
+  if (saysIt(frame, sequence)) return frame;
   let payload: unknown;
   try {
     payload = JSON.parse(frame.data);

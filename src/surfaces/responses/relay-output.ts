@@ -13,23 +13,6 @@ const OUTPUT_DELTAS = new Set([
   'response.function_call_arguments.delta',
 ]);
 
-/** The events that open, fill or close an output item; every other event is relayed unread. */
-const FOLLOWED = new Set([
-  ...OUTPUT_DELTAS,
-  'response.output_item.added',
-  'response.output_item.done',
-  'response.content_part.added',
-  'response.content_part.done',
-  'response.reasoning_summary_part.added',
-  'response.reasoning_summary_part.done',
-  'response.output_text.done',
-  'response.refusal.done',
-  'response.reasoning_text.done',
-  'response.reasoning_summary_text.done',
-  'response.function_call_arguments.done',
-  'response.output_text.annotation.added',
-]);
-
 /** The `*.done` event of a text part, and the field that carries its text. */
 const TEXT_DONE: Record<string, [event: string, field: string]> = {
   output_text: ['response.output_text.done', 'text'],
@@ -58,11 +41,116 @@ interface Item {
   argsDone: boolean;
 }
 
-interface DeltaEvent {
+/** An event that opens, fills or closes an output item, parsed (only the fields sluice reads). */
+interface FollowedEvent {
+  type?: unknown;
   output_index?: number;
   content_index?: number;
   summary_index?: number;
   delta?: string;
+  item?: Json;
+  part?: Json;
+  annotation?: unknown;
+}
+
+function itemAt(items: Item[], e: FollowedEvent): Item | undefined {
+  return typeof e.output_index === 'number' ? items[e.output_index] : undefined;
+}
+
+function contentAt(items: Item[], e: FollowedEvent): Part | undefined {
+  return itemAt(items, e)?.content[e.content_index ?? -1];
+}
+
+function summaryAt(items: Item[], e: FollowedEvent): Part | undefined {
+  return itemAt(items, e)?.summary[e.summary_index ?? -1];
+}
+
+/** What one followed event does to the items (`items`, by output index); what the accountant sees of it. */
+type Follow = (event: FollowedEvent, items: Item[]) => CanonicalEvent | undefined;
+
+function newItem(added: Json): Item {
+  const args = typeof added.arguments === 'string' ? added.arguments : '';
+  return { added, done: null, content: [], summary: [], args, argsDone: false };
+}
+
+function openPart(parts: Part[] | undefined, index: number | undefined, part: Json | undefined): undefined {
+  if (parts && typeof index === 'number' && part) parts[index] = { part, text: '', textDone: false, open: true, annotations: [] };
+  return undefined;
+}
+
+/** A text delta: the part's text grows, and the accountant sees the output as `type`. */
+function textDelta(type: 'text' | 'refusal' | 'reasoning', part: Part | undefined, delta: string): CanonicalEvent {
+  if (part) part.text += delta;
+  return { type, choice: 0, text: delta };
+}
+
+const deltaOf = (e: FollowedEvent): string => (typeof e.delta === 'string' ? e.delta : '');
+
+/** What each event that opens, fills or closes an output item does; every other event is relayed unread. */
+const FOLLOW: ReadonlyMap<string, Follow> = new Map<string, Follow>([
+  [
+    'response.output_item.added',
+    (e, items) => {
+      if (typeof e.output_index === 'number' && e.item) items[e.output_index] = newItem(e.item);
+      return undefined;
+    },
+  ],
+  [
+    'response.output_item.done',
+    (e, items) => {
+      const item = itemAt(items, e);
+      if (item && e.item) item.done = e.item;
+      return undefined;
+    },
+  ],
+  ['response.content_part.added', (e, items) => openPart(itemAt(items, e)?.content, e.content_index, e.part)],
+  ['response.reasoning_summary_part.added', (e, items) => openPart(itemAt(items, e)?.summary, e.summary_index, e.part)],
+  ['response.content_part.done', (e, items) => closePart(contentAt(items, e))],
+  ['response.reasoning_summary_part.done', (e, items) => closePart(summaryAt(items, e))],
+  ['response.output_text.done', (e, items) => textDone(contentAt(items, e))],
+  ['response.refusal.done', (e, items) => textDone(contentAt(items, e))],
+  ['response.reasoning_text.done', (e, items) => textDone(contentAt(items, e))],
+  ['response.reasoning_summary_text.done', (e, items) => textDone(summaryAt(items, e))],
+  [
+    'response.function_call_arguments.done',
+    (e, items) => {
+      const item = itemAt(items, e);
+      if (item) item.argsDone = true;
+      return undefined;
+    },
+  ],
+  [
+    'response.output_text.annotation.added',
+    (e, items) => {
+      contentAt(items, e)?.annotations.push(e.annotation);
+      return undefined;
+    },
+  ],
+  ['response.output_text.delta', (e, items) => textDelta('text', contentAt(items, e), deltaOf(e))],
+  ['response.refusal.delta', (e, items) => textDelta('refusal', contentAt(items, e), deltaOf(e))],
+  ['response.reasoning_text.delta', (e, items) => textDelta('reasoning', contentAt(items, e), deltaOf(e))],
+  ['response.reasoning_summary_text.delta', (e, items) => textDelta('reasoning', summaryAt(items, e), deltaOf(e))],
+  [
+    'response.function_call_arguments.delta',
+    (e, items) => {
+      const delta = deltaOf(e);
+      const item = itemAt(items, e);
+      if (item) item.args += delta;
+      return { type: 'tool-call-delta', choice: 0, index: e.output_index ?? 0, arguments: delta };
+    },
+  ],
+]);
+
+/** A part's text is whole (its `*.done` event). */
+function textDone(part: Part | undefined): undefined {
+  if (part) part.textDone = true;
+  return undefined;
+}
+
+/** A part is closed (its `*_part.done` event). */
+function closePart(part: Part | undefined): undefined {
+  if (part) part.open = false;
+  return undefined;
 }
 
 /** Writes one event of sluice's own, numbered after the relayed ones. */
@@ -70,7 +158,7 @@ export type EmitEvent = (type: string, fields: Json) => string;
 
 /**
  * The output of a relayed Responses stream, which is otherwise passed on unread: only the events
- * of output items are parsed (a check of the type first). It tells the accountant the output (a
+ * of output items are parsed (a check of the type, as the SSE parser read it, first). It tells the accountant the output (a
  * stream cut short, by the client or its budget, is billed for what it produced), prices each
  * read for a budget before it is relayed (the UTF-8 bytes of its output deltas), and, when the
  * budget stops the stream, closes the items the upstream left open as `incomplete`, so that the
@@ -79,8 +167,8 @@ export type EmitEvent = (type: string, fields: Json) => string;
  */
 export class RelayOutput {
   private readonly items: Item[] = [];
-  /** Deltas parsed by measure(), read again by follow() for the same frame. */
-  private readonly parsed = new WeakMap<SseFrame, DeltaEvent>();
+  /** Frames parsed by measure(), read again by follow() for the same frame. */
+  private readonly parsed = new WeakMap<SseFrame, FollowedEvent>();
   /** The lifecycle start (response.created, .in_progress) in the last read measured. */
   private starts: SseFrame[] = [];
 
@@ -89,7 +177,7 @@ export class RelayOutput {
     let bytes = 0;
     this.starts = [];
     for (const frame of frames) {
-      const type = frame.event ?? typeOf(frame.data);
+      const type = this.typeOf(frame);
       if (type === 'response.created' || type === 'response.in_progress') this.starts.push(frame);
       if (!type || !OUTPUT_DELTAS.has(type)) continue;
       const event = this.read(frame);
@@ -100,75 +188,20 @@ export class RelayOutput {
 
   /** Follows one relayed frame; returns what the accountant should see of it, if anything. */
   follow(type: string, frame: SseFrame): CanonicalEvent | undefined {
-    if (!FOLLOWED.has(type)) return undefined;
-    const e = this.read(frame) as (DeltaEvent & { item?: Json; part?: Json; annotation?: unknown }) | undefined;
-    if (!e) return undefined;
-    const item = typeof e.output_index === 'number' ? this.items[e.output_index] : undefined;
-    const content = item?.content[e.content_index ?? -1];
-    const summary = item?.summary[e.summary_index ?? -1];
-    const delta = typeof e.delta === 'string' ? e.delta : '';
-    switch (type) {
-      case 'response.output_item.added':
-        if (typeof e.output_index === 'number' && e.item) {
-          this.items[e.output_index] = {
-            added: e.item,
-            done: null,
-            content: [],
-            summary: [],
-            args: typeof e.item.arguments === 'string' ? e.item.arguments : '',
-            argsDone: false,
-          };
-        }
-        return undefined;
-      case 'response.output_item.done':
-        if (item && e.item) item.done = e.item;
-        return undefined;
-      case 'response.content_part.added':
-      case 'response.reasoning_summary_part.added': {
-        const parts = type === 'response.content_part.added' ? item?.content : item?.summary;
-        const index = type === 'response.content_part.added' ? e.content_index : e.summary_index;
-        if (parts && typeof index === 'number' && e.part) {
-          parts[index] = { part: e.part, text: '', textDone: false, open: true, annotations: [] };
-        }
-        return undefined;
-      }
-      case 'response.content_part.done':
-        if (content) content.open = false;
-        return undefined;
-      case 'response.reasoning_summary_part.done':
-        if (summary) summary.open = false;
-        return undefined;
-      case 'response.output_text.done':
-      case 'response.refusal.done':
-      case 'response.reasoning_text.done':
-        if (content) content.textDone = true;
-        return undefined;
-      case 'response.reasoning_summary_text.done':
-        if (summary) summary.textDone = true;
-        return undefined;
-      case 'response.function_call_arguments.done':
-        if (item) item.argsDone = true;
-        return undefined;
-      case 'response.output_text.annotation.added':
-        content?.annotations.push(e.annotation);
-        return undefined;
-      case 'response.output_text.delta':
-        if (content) content.text += delta;
-        return { type: 'text', choice: 0, text: delta };
-      case 'response.refusal.delta':
-        if (content) content.text += delta;
-        return { type: 'refusal', choice: 0, text: delta };
-      case 'response.reasoning_text.delta':
-        if (content) content.text += delta;
-        return { type: 'reasoning', choice: 0, text: delta };
-      case 'response.reasoning_summary_text.delta':
-        if (summary) summary.text += delta;
-        return { type: 'reasoning', choice: 0, text: delta };
-      case 'response.function_call_arguments.delta':
-        if (item) item.args += delta;
-        return { type: 'tool-call-delta', choice: 0, index: e.output_index ?? 0, arguments: delta };
-    }
-    return undefined;
+    const handle = FOLLOW.get(type);
+    if (!handle) return undefined;
+    const event = this.read(frame);
+    return event ? handle(event, this.items) : undefined;
+  }
+
+  /**
+   * A frame's type: its `event:` line as the SSE parser read it, else (an upstream that omits the
+   * line) its payload's `type`, parsed once for follow() to read again.
+   */
+  private typeOf(frame: SseFrame): string | undefined {
+    if (frame.event !== undefined) return frame.event;
+    const type = this.read(frame)?.type;
+    return typeof type === 'string' ? type : undefined;
   }
 
   /**
@@ -232,11 +265,11 @@ export class RelayOutput {
     return { frames, output };
   }
 
-  private read(frame: SseFrame): DeltaEvent | undefined {
+  private read(frame: SseFrame): FollowedEvent | undefined {
     let event = this.parsed.get(frame);
     if (event) return event;
     try {
-      event = JSON.parse(frame.data) as DeltaEvent;
+      event = JSON.parse(frame.data) as FollowedEvent;
     } catch {
       // An undecodable frame is relayed as it came and follows nothing.
       return undefined;
@@ -289,10 +322,4 @@ function builtPart(p: Part): Json {
   if (p.part.type === 'refusal') return { ...p.part, refusal: p.text };
   if (p.part.type === 'output_text') return { ...p.part, text: p.text, annotations: p.annotations };
   return { ...p.part, text: p.text };
-}
-
-/** Un-named frames carry their type in the JSON; a cheap peek instead of a parse. */
-export function typeOf(data: string): string | undefined {
-  const m = /^\{"type":"([^"]+)"/.exec(data);
-  return m?.[1];
 }
