@@ -99,10 +99,7 @@ export class ChatChunkEncoder {
   encode(event: CanonicalEvent): string {
     switch (event.type) {
       case 'start':
-        if (event.serviceTier !== undefined) this.serviceTier = event.serviceTier;
-        if (event.systemFingerprint !== undefined) this.systemFingerprint = event.systemFingerprint;
-        this.prefix = undefined;
-        return '';
+        return this.start(event);
       case 'text':
         return this.delta(event.choice, `{"content":${JSON.stringify(event.text)}}`, logprobs(event.logprobs, 'content'), {
           type: 'content',
@@ -113,33 +110,17 @@ export class ChatChunkEncoder {
           type: 'refusal',
           data: event.text,
         });
-      case 'reasoning': {
-        // The signature travels as `reasoning_signature` so the client can send it back next
-        // turn (docs/providers.md "Reasoning round trip"); redacted reasoning is never rendered.
-        const parts: string[] = [];
-        if (event.text) parts.push(`"reasoning_content":${JSON.stringify(event.text)}`);
-        if (event.signature) parts.push(`"reasoning_signature":${JSON.stringify(event.signature)}`);
-        if (parts.length === 0) return '';
-        return this.delta(event.choice, `{${parts.join(',')}}`, 'null', { type: 'reasoning', data: event.text });
-      }
+      case 'reasoning':
+        return this.reasoning(event);
       case 'annotation':
         return this.delta(event.choice, `{"annotations":[${JSON.stringify(chatAnnotation(event.annotation))}]}`, 'null', {
           type: 'annotation',
           data: event.annotation.url,
         });
-      case 'tool-call-start': {
-        const state = this.choice(event.choice);
-        const index = state.toolIndex?.size ?? 0;
-        (state.toolIndex ??= new Map()).set(event.index, index);
-        const call = `{"index":${index},"id":${JSON.stringify(event.id)},"type":"function","function":{"name":${JSON.stringify(event.name)},"arguments":""}}`;
-        return this.delta(event.choice, `${this.toolCallsOpen}${call}]}`, 'null', { type: 'tool_call', data: '' });
-      }
-      case 'tool-call-delta': {
-        const index = this.choice(event.choice).toolIndex?.get(event.index);
-        if (index === undefined || event.arguments === '') return '';
-        const call = `{"index":${index},"function":{"arguments":${JSON.stringify(event.arguments)}}}`;
-        return this.delta(event.choice, `${this.toolCallsOpen}${call}]}`, 'null', { type: 'tool_call', data: event.arguments });
-      }
+      case 'tool-call-start':
+        return this.toolCallStart(event);
+      case 'tool-call-delta':
+        return this.toolCallDelta(event);
       case 'finish': {
         const state = this.choice(event.choice);
         if (state.finished) return ''; // exactly one finish chunk, whatever the upstream repeats
@@ -156,6 +137,40 @@ export class ChatChunkEncoder {
       case 'end':
         return '';
     }
+  }
+
+  private start(event: Extract<CanonicalEvent, { type: 'start' }>): string {
+    if (event.serviceTier !== undefined) this.serviceTier = event.serviceTier;
+    if (event.systemFingerprint !== undefined) this.systemFingerprint = event.systemFingerprint;
+    this.prefix = undefined;
+    return '';
+  }
+
+  /**
+   * The signature travels as `reasoning_signature` so the client can send it back next turn
+   * (docs/providers.md "Reasoning round trip"); redacted reasoning is never rendered.
+   */
+  private reasoning(event: Extract<CanonicalEvent, { type: 'reasoning' }>): string {
+    const parts: string[] = [];
+    if (event.text) parts.push(`"reasoning_content":${JSON.stringify(event.text)}`);
+    if (event.signature) parts.push(`"reasoning_signature":${JSON.stringify(event.signature)}`);
+    if (parts.length === 0) return '';
+    return this.delta(event.choice, `{${parts.join(',')}}`, 'null', { type: 'reasoning', data: event.text });
+  }
+
+  private toolCallStart(event: Extract<CanonicalEvent, { type: 'tool-call-start' }>): string {
+    const state = this.choice(event.choice);
+    const index = state.toolIndex?.size ?? 0;
+    (state.toolIndex ??= new Map()).set(event.index, index);
+    const call = `{"index":${index},"id":${JSON.stringify(event.id)},"type":"function","function":{"name":${JSON.stringify(event.name)},"arguments":""}}`;
+    return this.delta(event.choice, `${this.toolCallsOpen}${call}]}`, 'null', { type: 'tool_call', data: '' });
+  }
+
+  private toolCallDelta(event: Extract<CanonicalEvent, { type: 'tool-call-delta' }>): string {
+    const index = this.choice(event.choice).toolIndex?.get(event.index);
+    if (index === undefined || event.arguments === '') return '';
+    const call = `{"index":${index},"function":{"arguments":${JSON.stringify(event.arguments)}}}`;
+    return this.delta(event.choice, `${this.toolCallsOpen}${call}]}`, 'null', { type: 'tool_call', data: event.arguments });
   }
 
   /**
