@@ -2,7 +2,7 @@
  * Ids of what an OpenAI Responses upstream stores (responses, their items, conversations): those a
  * request asks it to resolve, and those a response hands out. Every project is relayed with the
  * operator's one upstream key, so the upstream cannot tell projects apart: the relay lets a
- * project's key name only ids handed out to that project (pipeline/relayed-ids.ts).
+ * project's key name only ids handed out to that project (relayed-ids.ts).
  */
 
 type Json = Record<string, unknown>;
