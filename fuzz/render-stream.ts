@@ -2,9 +2,9 @@ import { errors } from '../src/errors/catalog.ts';
 import type { GatewayError } from '../src/errors/gateway-error.ts';
 import type { CanonicalEvent } from '../src/protocol/canonical/events.ts';
 import type { Usage } from '../src/protocol/canonical/usage.ts';
-import { accountingTail, usageStartFrame } from '../src/protocol/openai-chat/accounting-frames.ts';
-import { ChatChunkEncoder, type ChatChunkEncoderOptions } from '../src/protocol/openai-chat/encode-chunks.ts';
-import { ResponsesEventEncoder } from '../src/protocol/openai-responses/encode-events.ts';
+import { accountingTail, usageStartFrame } from '../src/surfaces/chat/accounting-frames.ts';
+import { ChatChunkEncoder, type ChatChunkEncoderOptions } from '../src/surfaces/chat/encode-stream.ts';
+import { ResponsesEventEncoder } from '../src/surfaces/responses/encode-stream.ts';
 import { DONE_FRAME } from '../src/protocol/sse/frames.ts';
 import type { ResponsesStreamChoices } from '../src/protocol/stream-profiles.ts';
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { errors } from '../src/errors/catalog.ts';
 import { GatewayError } from '../src/errors/gateway-error.ts';
 import type { CanonicalEvent, TokenLogprob } from '../src/protocol/canonical/events.ts';
-import type { ChatChunkEncoderOptions } from '../src/protocol/openai-chat/encode-chunks.ts';
+import type { ChatChunkEncoderOptions } from '../src/surfaces/chat/encode-stream.ts';
 import { checkResponsesStream } from '../test/helpers/responses-grammar.ts';
 import { checkChatStream } from './check-client-stream.ts';
 import { hostileText } from './hostile-values.ts';
@@ -176,7 +176,7 @@ export const surfaceEncoderTargets: FuzzTarget[] = [
   fuzzTarget({
     name: 'chat-encoder',
     family: 'surface encoders',
-    what: `openai-chat encode-chunks (every combination of the stream profiles' choices) over ${SOURCES}: no throw; every frame JSON or the final [DONE]; one choice per chunk; error frame then [DONE] on failure, one finish per started choice otherwise`,
+    what: `chat encode-stream (every combination of the stream profiles' choices) over ${SOURCES}: no throw; every frame JSON or the final [DONE]; one choice per chunk; error frame then [DONE] on failure, one finish per started choice otherwise`,
     input: () => fc.record({ input: encoderInput, options: chatOptions }),
     assert({ input, options }) {
       const { body, failure } = renderChat(eventsOf(input), options);
@@ -186,7 +186,7 @@ export const surfaceEncoderTargets: FuzzTarget[] = [
   fuzzTarget({
     name: 'responses-encoder',
     family: 'surface encoders',
-    what: `openai-responses encode-events over ${SOURCES}: no throw; every frame JSON and the whole stream within the Responses event grammar (test/helpers/responses-grammar.ts), ending in one terminal event then [DONE]`,
+    what: `responses encode-stream over ${SOURCES}: no throw; every frame JSON and the whole stream within the Responses event grammar (test/helpers/responses-grammar.ts), ending in one terminal event then [DONE]`,
     input: () => encoderInput,
     assert(input) {
       checkResponsesStream(renderResponses(eventsOf(input)).body);

@@ -4,19 +4,24 @@
  * (check-layers.ts), type-only imports included, and refuses any circle between files.
  *
  * Why this order: each layer is what the one above it is built from. The CLI starts the server; the
- * server mounts the console and every surface; a surface runs the shared pipeline, which asks
- * governance (may this caller spend?) and resume (keep this stream for a reconnect); both lean on
- * telemetry, routing (which upstream, with fallback), the store, the providers (canonical <-> wire),
- * accounting (usage and price), the protocol (the client wire formats and the canonical model), the
- * upstream HTTP client, and at the bottom the config schema and the error catalog. `admission/` holds
- * only the contract of the admit step (the caller, the admission, the master caller): the pipeline
- * asks through it and governance answers through it, so neither imports the other.
+ * server mounts the console and every surface; a surface (`surfaces/chat`, `responses`, `messages`,
+ * `embeddings`: one client API's parse, canonical mapping, encoders and runs) sits below the console,
+ * which never needs one, and above the pipeline, whose lifecycle it plugs into as a ModelOperation
+ * and whose shared stream loop and routed calls it runs; the pipeline never names a surface. The
+ * pipeline asks governance (may this caller spend?) and resume (keep this stream for a reconnect);
+ * both lean on telemetry, routing (which upstream, with fallback), the store, the providers
+ * (canonical <-> wire), accounting (usage and price), the protocol (the canonical model and the wire
+ * pieces every surface shares: SSE, HTTP, the stream checker), the upstream HTTP client, and at the
+ * bottom the config schema and the error catalog. `admission/` holds only the contract of the admit
+ * step (the caller, the admission, the master caller): the pipeline asks through it and governance
+ * answers through it, so neither imports the other.
  * `client/` is the SDK-side stream reader published as `sluice/client`: it imports nothing of the server.
  */
 export const LAYERS: readonly (readonly string[])[] = [
   ['cli'],
   ['server'],
   ['console'],
+  ['surfaces'],
   ['pipeline'],
   ['governance', 'resume'],
   ['admission'],

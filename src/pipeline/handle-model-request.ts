@@ -9,7 +9,7 @@ import { findTooDeep, MAX_JSON_DEPTH } from '../protocol/http/json-depth.ts';
 import type { Admission, Caller } from '../admission/admission.ts';
 import type { PipelineContext } from './context.ts';
 import type { Exchange } from './exchange.ts';
-import type { ModelOperation } from './model-operation.ts';
+import type { ModelOperation, PreparedRequest } from './model-operation.ts';
 import { RequestScope } from './request-scope.ts';
 import { AttemptLog } from '../routing/attempts.ts';
 import { OverheadClock } from './overhead-clock.ts';
@@ -17,6 +17,28 @@ import type { Candidate } from '../routing/plan.ts';
 import { createAccountant, finalizeRecord, journalAdmission } from './request-accounting.ts';
 import { type JournaledRequest, NOT_JOURNALED } from '../store/ledger-journal.ts';
 import { canonicalInput } from '../telemetry/genai-messages.ts';
+import type { RequestTrace } from '../telemetry/request-trace.ts';
+import type { ResolvedModel } from '../providers/registry.ts';
+
+/**
+ * What a request has got so far in its lifecycle: what its `finally` records, however far it got.
+ * Each step sets what it obtained; a failure leaves the rest unset.
+ */
+interface Progress {
+  readonly startedAt: number;
+  readonly overhead: OverheadClock;
+  /** The request's span and one per upstream attempt, when tracing is on (telemetry/request-trace.ts). */
+  readonly trace: RequestTrace | undefined;
+  readonly attempts: AttemptLog;
+  caller?: Caller;
+  model: string;
+  accountant?: Accountant;
+  admission?: Admission;
+  scope?: RequestScope;
+  /** Durable mode: the request's admission line in the journal, ended with its record. */
+  journaled: JournaledRequest;
+  failure: GatewayError | null;
+}
 
 /**
  * The one lifecycle of every model request, whatever its surface:
@@ -32,133 +54,194 @@ export async function handleModelRequest(
   operation: ModelOperation,
   ctx: PipelineContext,
 ): Promise<void> {
-  const startedAt = Date.now();
-  const overhead = new OverheadClock();
-  let caller: Caller | undefined;
-  let model = '';
-  let accountant: Accountant | undefined;
-  let admission: Admission | undefined;
-  let scope: RequestScope | undefined;
-  let journaled: JournaledRequest = NOT_JOURNALED;
-  let failure: GatewayError | null = null;
-  // The request's span and one per upstream attempt, when tracing is on (telemetry/request-trace.ts).
   const trace = ctx.tracing?.request(req.headers, operation.surface);
-  const attempts = new AttemptLog(trace);
+  const progress: Progress = {
+    startedAt: Date.now(),
+    overhead: new OverheadClock(),
+    trace,
+    attempts: new AttemptLog(trace),
+    model: '',
+    journaled: NOT_JOURNALED,
+    failure: null,
+  };
   try {
-    caller = await ctx.authenticate(req);
-    // A resumable stream is resumed by its caller's project only (docs/streams/resume.md).
-    exchange.resume?.recording.claim(caller.projectId);
-    let body = await overhead.excluding(readBody());
-    const tooDeep = findTooDeep(body);
-    if (tooDeep) throw errors.invalidRequest(`${tooDeep} is nested more than ${MAX_JSON_DEPTH} levels deep.`, tooDeep);
-    const parsed = operation.parse(body, ctx, caller);
-    // This frame is suspended for the whole response, its variables with it: the body as sent is
-    // not needed past its parse (the parsed request is what the rest reads).
-    body = undefined;
-    model = parsed.model;
-    // Resolve is routing: the targets to try, healthy ones first (src/routing).
-    const candidates = ctx.router.order(ctx.router.plan(model, parsed.fallbacks), { stickyKey: parsed.stickyKey });
-    refuseDisallowedFallbacks(caller, candidates);
-    attempts.candidates = candidates.length;
-    const target = candidates[0].target;
-    const prepared = await parsed.prepare(target, ctx);
-    // Only when the trace captures content (docs/operations/observability.md "Traces (OpenTelemetry)"): built lazily.
-    trace?.captureInput(() => prepared.traceInput?.() ?? canonicalInput(prepared.request, operation.surface));
-    admission = await ctx.admit({
-      requestId: exchange.requestId,
-      caller,
-      surface: operation.surface,
-      target,
-      request: prepared.request,
-      inputTokens: prepared.input?.estimatedTokens,
-      streamed: prepared.streamed,
-    });
-    if (admission.headers) for (const [name, value] of Object.entries(admission.headers)) exchange.res.setHeader(name, value);
-    accountant = createAccountant(
-      ctx.accounting,
-      exchange.requestId,
-      caller,
-      prepared.request,
-      target,
-      operation.surface,
-      prepared.streamed,
-      trace?.transcript,
-      prepared.input?.count,
-    );
-    // Durable mode: from here on a crash leaves the request recorded as interrupted, not lost.
-    journaled = journalAdmission(ctx.accounting, accountant, prepared.request, admission);
-    // The caller's tier may set its own deadline and idle timeout, and hold a stream to its budget.
-    scope = new RequestScope(exchange.res, {
-      deadlineMs: admission.deadline?.ms ?? prepared.deadlineMs,
-      deadlineError: admission.deadline?.error,
-      idleTimeoutMs: admission.idleTimeoutMs,
-      watch: admission.watch,
-      // A client leaving a stream may let it drain (docs/streams/contract.md "Disconnect policy"); any other request is cancelled.
-      onDisconnect: prepared.streamed ? (admission.onDisconnect ?? ctx.config.stream.on_disconnect) : 'cancel',
-      disconnectGraceMs: prepared.streamed ? exchange.resume?.graceMs : undefined,
-      scopes: ctx.scopes,
-      streamed: prepared.streamed,
-    });
-    overhead.stop(exchange.res);
-    failure = await prepared.run({
-      exchange,
-      scope,
-      accountant,
-      target,
-      candidates,
-      attempts,
-      ctx,
-      admission,
-      transcript: trace?.transcript,
-    });
-    if (failure?.code === 'internal_error') logInternalError(ctx.accounting.log, exchange.requestId, failure);
+    progress.failure = await runLifecycle(progress, exchange, req, readBody, operation, ctx);
+    if (progress.failure?.code === 'internal_error') logInternalError(ctx.accounting.log, exchange.requestId, progress.failure);
   } catch (err) {
-    failure = toGatewayError(err);
-    if (failure.code === 'internal_error') logInternalError(ctx.accounting.log, exchange.requestId, err);
-    overhead.stop(exchange.res);
-    exchange.sendError(failure);
+    progress.failure = toGatewayError(err);
+    if (progress.failure.code === 'internal_error') logInternalError(ctx.accounting.log, exchange.requestId, err);
+    progress.overhead.stop(exchange.res);
+    exchange.sendError(progress.failure);
   } finally {
-    scope?.dispose();
-    if (!caller && failure) {
-      // Refused before the caller was known: anyone can send these, so they are counted per
-      // minute and reason (store/rejection-counter.ts) instead of growing the ledger by a row each.
-      ctx.accounting.rejections?.count(operation.surface, failure.code);
-      trace?.refused(failure);
-    } else {
-      const { requestId } = exchange;
-      const settled = accountant
-        ? finalizeRecord(ctx.accounting, accountant, failure)
-        : Promise.resolve(
-            rejectedRecord(
-              requestId,
-              failure ?? toGatewayError('no failure recorded'),
-              operation.surface,
-              model,
-              startedAt,
-              caller,
-            ),
-          );
-      ctx.settling.set(requestId, settled);
-      try {
-        let record = await settled;
-        if (scope?.upstreamRequestId) record = { ...record, upstreamRequestId: scope.upstreamRequestId };
-        const tried = attempts.forRecord();
-        if (tried) record = { ...record, attempts: tried };
-        record = { ...record, overheadMs: overhead.ms };
-        try {
-          // The admission may amend the record (an abandoned stream its tier does not bill).
-          record = admission?.settle(record) ?? record;
-        } finally {
-          write(ctx, record);
-          ctx.observe?.(record);
-          trace?.end(record);
-        }
-      } finally {
-        ctx.settling.delete(requestId);
-        journaled.end();
-      }
-    }
+    progress.scope?.dispose();
+    await recordOutcome(progress, exchange.requestId, operation, ctx);
   }
+}
+
+/** authenticate → parse → resolve → prepare → admit → account → run; returns the run's failure, if any. */
+async function runLifecycle(
+  progress: Progress,
+  exchange: Exchange,
+  req: IncomingMessage,
+  readBody: () => Promise<unknown>,
+  operation: ModelOperation,
+  ctx: PipelineContext,
+): Promise<GatewayError | null> {
+  const { caller, candidates, prepared } = await prepareRequest(progress, exchange, req, readBody, operation, ctx);
+  const target = candidates[0].target;
+  const admission = await admit(progress, exchange, caller, operation, target, prepared, ctx);
+  progress.accountant = createAccountant(
+    ctx.accounting,
+    exchange.requestId,
+    caller,
+    prepared.request,
+    target,
+    operation.surface,
+    prepared.streamed,
+    progress.trace?.transcript,
+    prepared.input?.count,
+  );
+  // Durable mode: from here on a crash leaves the request recorded as interrupted, not lost.
+  progress.journaled = journalAdmission(ctx.accounting, progress.accountant, prepared.request, admission);
+  progress.scope = openScope(exchange, admission, prepared, ctx);
+  progress.overhead.stop(exchange.res);
+  return prepared.run({
+    exchange,
+    scope: progress.scope,
+    accountant: progress.accountant,
+    target,
+    candidates,
+    attempts: progress.attempts,
+    ctx,
+    admission,
+    transcript: progress.trace?.transcript,
+  });
+}
+
+/**
+ * authenticate → parse → resolve → prepare. The body as sent is read and parsed in this frame,
+ * which returns before the run: it is not held for the whole response (the parsed request is what
+ * the rest reads).
+ */
+async function prepareRequest(
+  progress: Progress,
+  exchange: Exchange,
+  req: IncomingMessage,
+  readBody: () => Promise<unknown>,
+  operation: ModelOperation,
+  ctx: PipelineContext,
+): Promise<{ caller: Caller; candidates: readonly Candidate[]; prepared: PreparedRequest }> {
+  const caller = await ctx.authenticate(req);
+  progress.caller = caller;
+  // A resumable stream is resumed by its caller's project only (docs/streams/resume.md).
+  exchange.resume?.recording.claim(caller.projectId);
+  const body = await progress.overhead.excluding(readBody());
+  const tooDeep = findTooDeep(body);
+  if (tooDeep) throw errors.invalidRequest(`${tooDeep} is nested more than ${MAX_JSON_DEPTH} levels deep.`, tooDeep);
+  const parsed = operation.parse(body, ctx, caller);
+  progress.model = parsed.model;
+  // Resolve is routing: the targets to try, healthy ones first (src/routing).
+  const candidates = ctx.router.order(ctx.router.plan(parsed.model, parsed.fallbacks), { stickyKey: parsed.stickyKey });
+  refuseDisallowedFallbacks(caller, candidates);
+  progress.attempts.candidates = candidates.length;
+  const prepared = await parsed.prepare(candidates[0].target, ctx);
+  // Only when the trace captures content (docs/operations/observability.md "Traces (OpenTelemetry)"): built lazily.
+  progress.trace?.captureInput(() => prepared.traceInput?.() ?? canonicalInput(prepared.request, operation.surface));
+  return { caller, candidates, prepared };
+}
+
+/** The admit step; the headers it sets (rate limits) go on the response. */
+async function admit(
+  progress: Progress,
+  exchange: Exchange,
+  caller: Caller,
+  operation: ModelOperation,
+  target: ResolvedModel,
+  prepared: PreparedRequest,
+  ctx: PipelineContext,
+): Promise<Admission> {
+  const admission = await ctx.admit({
+    requestId: exchange.requestId,
+    caller,
+    surface: operation.surface,
+    target,
+    request: prepared.request,
+    inputTokens: prepared.input?.estimatedTokens,
+    streamed: prepared.streamed,
+  });
+  progress.admission = admission;
+  if (admission.headers) for (const [name, value] of Object.entries(admission.headers)) exchange.res.setHeader(name, value);
+  return admission;
+}
+
+/** The request's scope: the caller's tier may set its own deadline and idle timeout, and hold a stream to its budget. */
+function openScope(exchange: Exchange, admission: Admission, prepared: PreparedRequest, ctx: PipelineContext): RequestScope {
+  return new RequestScope(exchange.res, {
+    deadlineMs: admission.deadline?.ms ?? prepared.deadlineMs,
+    deadlineError: admission.deadline?.error,
+    idleTimeoutMs: admission.idleTimeoutMs,
+    watch: admission.watch,
+    // A client leaving a stream may let it drain (docs/streams/contract.md "Disconnect policy"); any other request is cancelled.
+    onDisconnect: prepared.streamed ? (admission.onDisconnect ?? ctx.config.stream.on_disconnect) : 'cancel',
+    disconnectGraceMs: prepared.streamed ? exchange.resume?.graceMs : undefined,
+    scopes: ctx.scopes,
+    streamed: prepared.streamed,
+  });
+}
+
+/**
+ * The request's one ledger record, however far it got. Refused before the caller was known: anyone
+ * can send these, so they are counted per minute and reason (store/rejection-counter.ts) instead of
+ * growing the ledger by a row each.
+ */
+async function recordOutcome(
+  progress: Progress,
+  requestId: string,
+  operation: ModelOperation,
+  ctx: PipelineContext,
+): Promise<void> {
+  const { caller, failure } = progress;
+  if (!caller && failure) {
+    ctx.accounting.rejections?.count(operation.surface, failure.code);
+    progress.trace?.refused(failure);
+    return;
+  }
+  const settled = progress.accountant
+    ? finalizeRecord(ctx.accounting, progress.accountant, failure)
+    : Promise.resolve(
+        rejectedRecord(
+          requestId,
+          failure ?? toGatewayError('no failure recorded'),
+          operation.surface,
+          progress.model,
+          progress.startedAt,
+          caller,
+        ),
+      );
+  ctx.settling.set(requestId, settled);
+  try {
+    let record = withRunDetails(progress, await settled);
+    try {
+      // The admission may amend the record (an abandoned stream its tier does not bill).
+      record = progress.admission?.settle(record) ?? record;
+    } finally {
+      write(ctx, record);
+      ctx.observe?.(record);
+      progress.trace?.end(record);
+    }
+  } finally {
+    ctx.settling.delete(requestId);
+    progress.journaled.end();
+  }
+}
+
+/** The record with what the run learnt beside the accountant: the upstream's request id, the attempts, the overhead. */
+function withRunDetails(progress: Progress, settled: LedgerRecord): LedgerRecord {
+  let record = settled;
+  if (progress.scope?.upstreamRequestId) record = { ...record, upstreamRequestId: progress.scope.upstreamRequestId };
+  const tried = progress.attempts.forRecord();
+  if (tried) record = { ...record, attempts: tried };
+  return { ...record, overheadMs: progress.overhead.ms };
 }
 
 /**

@@ -14,9 +14,9 @@ import { openAICompatibleRecordings } from '../../test/helpers/openai-recordings
 import { GatewayError } from '../errors/gateway-error.ts';
 import { assemble } from '../protocol/canonical/assemble.ts';
 import type { CanonicalEvent } from '../protocol/canonical/events.ts';
-import { ChatChunkEncoder } from '../protocol/openai-chat/encode-chunks.ts';
-import { encodeCompletion } from '../protocol/openai-chat/encode-completion.ts';
-import { ResponsesEventEncoder } from '../protocol/openai-responses/encode-events.ts';
+import { ChatChunkEncoder } from '../surfaces/chat/encode-stream.ts';
+import { encodeCompletion } from '../surfaces/chat/encode-response.ts';
+import { ResponsesEventEncoder } from '../surfaces/responses/encode-stream.ts';
 import { decodeAnthropicResponse } from './anthropic/decode-response.ts';
 import { createAnthropicStreamDecoder } from './anthropic/decode-stream.ts';
 import { mapAnthropicError } from './anthropic/map-error.ts';

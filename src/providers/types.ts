@@ -43,7 +43,7 @@ export interface ProviderAdapter {
   embed?(request: EmbeddingRequest, model: string, ctx: CallContext): Promise<EmbeddingResult>;
 }
 
-/** An OpenAI embeddings request, validated (src/protocol/openai-embeddings). */
+/** An OpenAI embeddings request, validated (src/surfaces/embeddings). */
 export interface EmbeddingResult {
   /** One per input, in input order: floats, or base64 little-endian float32 as the upstream encoded them. */
   embeddings: (number[] | string)[];
@@ -53,10 +53,21 @@ export interface EmbeddingResult {
 
 /**
  * A relayed Messages stream: each read's text exactly as it came (the client gets those bytes),
- * then the canonical events decoded from it (for the accountant; an error among them that the
- * upstream sent as an `event: error` frame is `told`: the client already has it).
+ * then, frame by frame, what the frame opened or closed (`edge`) and the canonical events decoded
+ * from it (for the accountant; an error among them that the upstream sent as an `event: error`
+ * frame is `told`: the client already has it).
  */
-export type MessagesRelayItem = { text: string } | { event: CanonicalEvent; told?: boolean };
+export type MessagesRelayItem = { text: string } | { edge: MessagesEdge } | { event: CanonicalEvent; told?: boolean };
+
+/**
+ * A relayed frame that opens or closes the message or one of its content blocks, as the SSE parser
+ * and the frame's JSON said: what a relay surface follows to end a message its budget stops.
+ */
+export interface MessagesEdge {
+  type: 'message_start' | 'content_block_start' | 'content_block_stop' | 'message_stop';
+  /** The content block's index (content_block_start and _stop). */
+  index: number;
+}
 
 export interface MessagesRelay {
   stream(body: Record<string, unknown>, model: string, ctx: RelayCallContext): Promise<AsyncIterable<MessagesRelayItem[]>>;

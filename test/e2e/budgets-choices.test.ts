@@ -173,7 +173,7 @@ describe('regression: a budget with less left than the least cost answered 200 w
     assert.equal(responses.status, 429);
     assert.equal(responses.body.error.code, 'insufficient_quota');
     const messages = await refused('/v1/messages', { model: CLAUDE, max_tokens: 100, stream: true, ...hi }, 'messages');
-    // Anthropic's name for a spent quota, with its status (protocol/anthropic-messages/errors.ts).
+    // Anthropic's name for a spent quota, with its status (protocol/anthropic-errors.ts).
     assert.equal(messages.status, 402);
     assert.deepEqual(Object.keys(messages.body), ['type', 'error']);
     assert.equal(messages.body.error.type, 'billing_error');

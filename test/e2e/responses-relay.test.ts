@@ -30,7 +30,7 @@ function numbered(body: string): string {
   });
 }
 
-/** A ledger record's usage as a Responses `usage` object (response-object.ts: responsesUsage). */
+/** A ledger record's usage as a Responses `usage` object (surfaces/responses/encode-response.ts: responsesUsage). */
 function responsesUsageOf(usage: Record<string, number>): Record<string, unknown> {
   return {
     input_tokens: usage.input_tokens,

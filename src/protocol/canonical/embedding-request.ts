@@ -1,4 +1,4 @@
-/** An embeddings request as every provider takes it (parsed from /v1/embeddings by protocol/openai-embeddings). */
+/** An embeddings request as every provider takes it (parsed from /v1/embeddings by surfaces/embeddings). */
 export interface EmbeddingRequest {
   /** One entry per vector asked for: a text, or token ids (only OpenAI-compatible upstreams take those). */
   input: string[] | number[][];

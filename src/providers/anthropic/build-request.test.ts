@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { parseChatRequest } from '../../protocol/openai-chat/parse-request.ts';
-import { chatToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
+import { parseChatRequest } from '../../surfaces/chat/parse-request.ts';
+import { chatToCanonical } from '../../surfaces/chat/to-canonical.ts';
 import { fixturePath, listFixtures } from '../../../test/helpers/fixtures.ts';
 import { buildAnthropicRequest } from './build-request.ts';
 

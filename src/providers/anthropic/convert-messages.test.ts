@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { chatMessage } from '../../protocol/openai-chat/request-schema.ts';
-import { chatMessageToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
+import { chatMessage } from '../../surfaces/chat/request-schema.ts';
+import { chatMessageToCanonical } from '../../surfaces/chat/to-canonical.ts';
 import { convertMessages } from './convert-messages.ts';
 import { unsupportedParams } from './unsupported.ts';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { parseChatRequest } from '../../protocol/openai-chat/parse-request.ts';
-import { chatToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
+import { parseChatRequest } from '../../surfaces/chat/parse-request.ts';
+import { chatToCanonical } from '../../surfaces/chat/to-canonical.ts';
 import { convertTools } from './convert-tools.ts';
 import { unsupportedParams } from './unsupported.ts';
 

@@ -171,8 +171,12 @@ export class AnthropicEventDecoder {
   }
 }
 
-/** SSE frames of a Messages API stream -> canonical events; nothing is read after an error. */
-export function createAnthropicFrameDecoder(): SseFrameDecoder {
+/**
+ * SSE frames of a Messages API stream -> canonical events; nothing is read after an error.
+ * `onPayload` is shown each frame's checked payload before it is decoded: a relay that passes the
+ * frames on as they came follows what they open and close by it, without a parse of its own.
+ */
+export function createAnthropicFrameDecoder(onPayload?: (payload: AnthropicStreamPayload) => void): SseFrameDecoder {
   const events = new AnthropicEventDecoder();
   let failed = false;
   return {
@@ -202,6 +206,7 @@ export function createAnthropicFrameDecoder(): SseFrameDecoder {
       }
       // The `event:` line and the payload's `type` agree; the payload is the one documented as required.
       if (typed.type === undefined && frame.event) typed.type = frame.event;
+      onPayload?.(typed);
       events.decode(typed, out);
       if (typed.type === 'error' || events.failed) failed = true;
     },

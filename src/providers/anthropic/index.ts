@@ -23,7 +23,7 @@ export function createAnthropicProvider(target: AnthropicTarget, models: string[
     },
     client,
   );
-  // POST /v1/messages goes to Anthropic as the client sent it (pipeline/messages.ts). Its stream
+  // POST /v1/messages goes to Anthropic as the client sent it (surfaces/messages/operation.ts). Its stream
   // opens with message_start, which reports the input tokens (cache reads and writes included).
   return { ...adapter, reportsInputFirst: true, messages: createMessagesRelay(target, client) };
 }

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { upstreamHttpError } from '../../errors/upstream-error.ts';
-import { type AnthropicErrorType, STATUS_OF_TYPE } from '../../protocol/anthropic-messages/errors.ts';
+import { type AnthropicErrorType, STATUS_OF_TYPE } from '../../protocol/anthropic-errors.ts';
 
 export const PROVIDER = 'anthropic';
 

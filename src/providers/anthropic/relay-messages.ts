@@ -4,10 +4,11 @@ import { createSseFramer } from '../../protocol/sse/parse-upstream.ts';
 import type { UpstreamClient } from '../../upstream/http-client.ts';
 import { readText } from '../http-provider.ts';
 import { checkModelId, modelIdRules } from '../model-id.ts';
-import type { MessagesRelay, MessagesRelayItem, RelayCallContext, StreamDecoder } from '../types.ts';
+import type { MessagesEdge, MessagesRelay, MessagesRelayItem, RelayCallContext, StreamDecoder } from '../types.ts';
 import { ANTHROPIC_VERSION, type AnthropicTarget } from './build-request.ts';
 import { decodeAnthropicResponse } from './decode-response.ts';
 import { createAnthropicFrameDecoder } from './decode-stream.ts';
+import type { AnthropicStreamPayload } from './payload-schema.ts';
 import { mapAnthropicError, PROVIDER } from './map-error.ts';
 
 /**
@@ -84,16 +85,30 @@ function accountedEvents(message: Record<string, unknown>): CanonicalEvent[] {
   }
 }
 
+/** The frames that open and close the message and its content blocks. */
+const EDGES: ReadonlySet<string> = new Set(['message_start', 'content_block_start', 'content_block_stop', 'message_stop']);
+
+/** What a frame's payload opens or closes, if anything (its type as the payload or the `event:` line says). */
+function edgeOf(payload: AnthropicStreamPayload): MessagesEdge | undefined {
+  const type = payload.type;
+  if (typeof type !== 'string' || !EDGES.has(type)) return undefined;
+  return { type: type as MessagesEdge['type'], index: payload.index ?? 0 };
+}
+
 /**
- * Each read: its whole frames' text as it came, then what those frames mean as canonical events.
+ * Each read: its whole frames' text as it came, then, per frame, what it opened or closed and what
+ * it means as canonical events.
  * A frame cut by a read boundary waits for its end: the client gets whole frames (a resumable
  * stream's are counted, and may carry `id:` lines, sse-writer.ts). An `event: error` the upstream sent is marked
  * told (relayed already); a stream that breaks is not.
  */
 export function createMessagesRelayDecoder(): StreamDecoder<MessagesRelayItem> {
   const text = new TextDecoder('utf-8');
-  const frames = createAnthropicFrameDecoder();
   let out: MessagesRelayItem[] = [];
+  const frames = createAnthropicFrameDecoder((payload) => {
+    const edge = edgeOf(payload);
+    if (edge) out.push({ edge });
+  });
   let pending = '';
   let broken = false;
   const framer = createSseFramer({

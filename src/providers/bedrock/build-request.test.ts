@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
-import { chatRequestSchema } from '../../protocol/openai-chat/request-schema.ts';
-import { chatToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
+import { chatRequestSchema } from '../../surfaces/chat/request-schema.ts';
+import { chatToCanonical } from '../../surfaces/chat/to-canonical.ts';
 import { readFixture } from '../../../test/helpers/fixtures.ts';
 import { buildBedrockRequest, buildConverseBody } from './build-request.ts';
 

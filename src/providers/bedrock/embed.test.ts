@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { embeddingFixture } from '../../../test/helpers/embedding-fixtures.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { parseEmbeddingsRequest } from '../../protocol/openai-embeddings/parse-request.ts';
+import { parseEmbeddingsRequest } from '../../surfaces/embeddings/parse-request.ts';
 import { buildBedrockEmbeddings, decodeBedrockEmbeddings, embedFamily } from './embed.ts';
 
 const target = { endpoint: 'https://bedrock-runtime.us-east-1.amazonaws.com', dropParams: false };

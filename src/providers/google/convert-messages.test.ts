@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CanonicalMessage } from '../../protocol/canonical/request.ts';
-import { chatMessage } from '../../protocol/openai-chat/request-schema.ts';
-import { chatMessageToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
+import { chatMessage } from '../../surfaces/chat/request-schema.ts';
+import { chatMessageToCanonical } from '../../surfaces/chat/to-canonical.ts';
 import { convertMessages, SKIP_SIGNATURE } from './convert-messages.ts';
 import { paramPolicy } from './params.ts';
 

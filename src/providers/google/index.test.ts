@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { chatRequestSchema } from '../../protocol/openai-chat/request-schema.ts';
-import { chatToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
+import { chatRequestSchema } from '../../surfaces/chat/request-schema.ts';
+import { chatToCanonical } from '../../surfaces/chat/to-canonical.ts';
 import { UpstreamClient } from '../../upstream/http-client.ts';
 import { type FakeUpstream, startFakeUpstream } from '../../../test/helpers/fake-upstream.ts';
 import { nativeProviders } from '../native-providers.ts';

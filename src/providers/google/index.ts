@@ -30,7 +30,7 @@ export function createGoogleProvider(settings: GoogleSettings, client: UpstreamC
     },
     client,
   );
-  // POST /v1/messages/count_tokens asks Gemini's own count (pipeline/messages-count-tokens.ts).
+  // POST /v1/messages/count_tokens asks Gemini's own count (surfaces/messages/count-tokens.ts).
   return {
     ...adapter,
     countTokens: (request, model, ctx) => countGeminiTokens(request, model, ctx, settings, client),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseChatRequest } from '../../protocol/openai-chat/parse-request.ts';
-import { chatToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
+import { parseChatRequest } from '../../surfaces/chat/parse-request.ts';
+import { chatToCanonical } from '../../surfaces/chat/to-canonical.ts';
 import { buildOpenAICompatibleRequest } from './build-request.ts';
 
 const target = { baseUrl: 'http://127.0.0.1:9/v1/', apiKey: 'sk-up', headers: { 'x-team': 'a' }, streamOptions: true };

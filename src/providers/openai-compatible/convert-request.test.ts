@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseChatRequest } from '../../protocol/openai-chat/parse-request.ts';
-import { chatToCanonical } from '../../protocol/openai-chat/to-canonical.ts';
-import { parseResponsesRequest } from '../../protocol/openai-responses/parse-request.ts';
-import { responsesToCanonical } from '../../protocol/openai-responses/to-canonical.ts';
+import { parseChatRequest } from '../../surfaces/chat/parse-request.ts';
+import { chatToCanonical } from '../../surfaces/chat/to-canonical.ts';
+import { parseResponsesRequest } from '../../surfaces/responses/parse-request.ts';
+import { responsesToCanonical } from '../../surfaces/responses/to-canonical.ts';
 import { convertRequest } from './convert-request.ts';
 
 describe('openai-compatible request conversion', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { embeddingFixture } from '../../../test/helpers/embedding-fixtures.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { parseEmbeddingsRequest } from '../../protocol/openai-embeddings/parse-request.ts';
+import { parseEmbeddingsRequest } from '../../surfaces/embeddings/parse-request.ts';
 import { buildOpenAICompatibleEmbeddings, decodeOpenAICompatibleEmbeddings } from './embed.ts';
 
 const target = { baseUrl: 'https://api.example.com/v1/', apiKey: 'sk-up', headers: { 'x-extra': '1' }, streamOptions: true };

@@ -1,5 +1,5 @@
 import { endpointContext, withEndpointModel } from '../../pipeline/endpoint-context.ts';
-import { handleCountTokens } from '../../pipeline/messages-count-tokens.ts';
+import { handleCountTokens } from '../../surfaces/messages/count-tokens.ts';
 import { readJsonBody } from '../../protocol/http/read-json-body.ts';
 import type { RouteCall } from '../route-table.ts';
 

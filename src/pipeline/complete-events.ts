@@ -1,0 +1,30 @@
+import type { GatewayError } from '../errors/gateway-error.ts';
+import type { CanonicalEvent } from '../protocol/canonical/events.ts';
+import type { CanonicalRequest } from '../protocol/canonical/request.ts';
+import { callOnce } from './call-once.ts';
+import type { RunScope } from './model-operation.ts';
+import { capOutput } from './output-cap.ts';
+import { completeRouted } from './routed-calls.ts';
+
+/**
+ * The provider's non-streaming call, observed by the accountant. Resolves to the events, or to
+ * the failure (an error event in the response counts), whose HTTP error has then been sent.
+ * Every surface's non-streamed answer over canonical events starts here.
+ */
+export async function completeEvents(
+  run: RunScope,
+  request: CanonicalRequest,
+): Promise<{ events: CanonicalEvent[] } | { failure: GatewayError }> {
+  const { exchange, accountant } = run;
+  const sent = capOutput(request, run.admission.maxOutputTokens);
+  const outcome = await callOnce(exchange, run.scope, completeRouted(run, sent));
+  if (!outcome.ok) return { failure: outcome.failure };
+  accountant.markAcknowledged();
+  for (const event of outcome.value) accountant.observe(event);
+  const failure = outcome.value.find((e) => e.type === 'error')?.error;
+  if (failure) {
+    exchange.sendError(failure);
+    return { failure };
+  }
+  return { events: outcome.value };
+}

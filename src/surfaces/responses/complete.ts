@@ -1,0 +1,28 @@
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
+import { completeEvents } from '../../pipeline/complete-events.ts';
+import type { RunScope } from '../../pipeline/model-operation.ts';
+import { buildResponse } from './encode-response.ts';
+import { ResponsesEventEncoder } from './encode-stream.ts';
+import type { ResponsesRequest } from './request-schema.ts';
+import { responseIdentity, type RunResponsesOptions } from './run-options.ts';
+import { saveResponse } from './save-response.ts';
+
+/** POST /v1/responses without `stream` over canonical events: the events folded into one response. */
+export async function completeResponse(
+  run: RunScope,
+  request: ResponsesRequest,
+  chat: CanonicalRequest,
+  options: RunResponsesOptions,
+): Promise<GatewayError | null> {
+  const result = await completeEvents(run, chat);
+  if ('failure' in result) return result.failure;
+  const identity = responseIdentity(run, request);
+  const encoder = new ResponsesEventEncoder(identity, options.choices);
+  for (const event of result.events) encoder.encode(event);
+  // A response without usage gets sluice's own count, like a stream does.
+  const response = buildResponse(identity, encoder.state(await run.accountant.usage(run.scope.signal)));
+  run.exchange.sendJson(200, response);
+  saveResponse(run, options, identity, chat, response);
+  return null;
+}
