@@ -220,6 +220,14 @@ describe('the admin API edits and deletes (issue 27)', () => {
     assert.equal(noBody.status, 415, 'a PATCH declares its JSON body');
   });
 
+  it('GET /admin/openapi.json: the OpenAPI 3.1 document, for admins only', async () => {
+    const doc = await call('GET', '/admin/openapi.json');
+    assert.equal(doc.status, 200);
+    assert.equal(doc.body.openapi, '3.1.0');
+    assert.ok(doc.body.paths['/admin/keys/{key_id}'].patch.requestBody);
+    assert.equal((await adminCall(gw.url, undefined, 'GET', '/admin/openapi.json')).status, 401);
+  });
+
   it('an admin key may edit; a project key may not', async () => {
     const admin = await projectWithKey(gw.url, MASTER, 'edit-auth', { admin: true });
     const plain = await projectWithKey(gw.url, MASTER, 'edit-auth');
