@@ -97,7 +97,12 @@ export function budgets(
 }
 
 /** One admin API call; what an operator can fix (no gateway, a wrong key, a bad value) is an OperatorError saying so. */
-export async function call<T>(connection: Connection, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: Record<string, unknown>): Promise<T> {
+export async function call<T>(
+  connection: Connection,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  path: string,
+  body?: Record<string, unknown>,
+): Promise<T> {
   const headers: Record<string, string> = connection.key ? { authorization: `Bearer ${connection.key}` } : {};
   const init: RequestInit = { method, headers };
   if (method === 'POST' || method === 'PATCH') {

@@ -52,7 +52,8 @@ function metadataChange(command: string, value: string | undefined): Record<stri
 
 /** Refuses an update that names nothing to change (it would print an unchanged object as if it did something). */
 function something(command: string, body: Record<string, unknown>): Record<string, unknown> {
-  if (Object.values(body).every((v) => v === undefined)) throw new UsageError(`sluice ${command}: name at least one field to change (--help lists them).`);
+  if (Object.values(body).every((v) => v === undefined))
+    throw new UsageError(`sluice ${command}: name at least one field to change (--help lists them).`);
   return body;
 }
 
@@ -149,16 +150,23 @@ export async function projectsDelete(name: string, args: string[], env: NodeJS.P
   if (values.help) return console.log(usage.projects);
   const [id] = one(name, positionals, 'the project id, e.g. sluice projects delete team-a');
   const query = values.force ? '?force=true' : '';
-  const project = await call<ProjectJson & { deleted_keys: string[] }>(connect(values.url, env), 'DELETE', `${projectPath(id)}${query}`);
+  const project = await call<ProjectJson & { deleted_keys: string[] }>(
+    connect(values.url, env),
+    'DELETE',
+    `${projectPath(id)}${query}`,
+  );
   if (values.json) return printJson(project);
   const keys = project.deleted_keys.length;
-  return console.log(`Project ${project.id} deleted${keys ? ` with its ${keys} key${keys === 1 ? '' : 's'}` : ''}; its requests and spend stay in the request log.`);
+  return console.log(
+    `Project ${project.id} deleted${keys ? ` with its ${keys} key${keys === 1 ? '' : 's'}` : ''}; its requests and spend stay in the request log.`,
+  );
 }
 
 const ENDPOINT_FLAGS = { ...COMMON, project: { type: 'string' }, name: { type: 'string' } } as const;
 
 function endpointPath(command: string, project: string | undefined, endpoint: string | undefined): string {
-  if (!project || !endpoint) throw new UsageError(`sluice ${command}: --project and --name are required (sluice endpoints list shows them).`);
+  if (!project || !endpoint)
+    throw new UsageError(`sluice ${command}: --project and --name are required (sluice endpoints list shows them).`);
   return `/admin/endpoints/${encodeURIComponent(project)}/${encodeURIComponent(endpoint)}`;
 }
 

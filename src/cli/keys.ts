@@ -53,9 +53,6 @@ const SUBCOMMANDS: Record<AdminCommand, Record<string, Subcommand>> = {
   endpoints: { create: endpointsCreate, list: endpointsList, update: endpointsUpdate, delete: endpointsDelete },
 };
 
-
-
-
 export async function runAdminCommand(command: AdminCommand, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const [sub, ...rest] = args;
   if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') return console.log(usage[command]);
@@ -66,7 +63,6 @@ export async function runAdminCommand(command: AdminCommand, args: string[], env
   }
   return subcommands[sub](`${command} ${sub}`, rest, env);
 }
-
 
 async function projectsCreate(name: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const { values, positionals } = parseFlags(
@@ -132,7 +128,11 @@ async function keysCreate(name: string, args: string[], env: NodeJS.ProcessEnv):
 }
 
 async function keysList(name: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  const { values } = parseFlags(name, args, { ...COMMON, project: { type: 'string' }, deleted: { type: 'boolean', default: false } });
+  const { values } = parseFlags(name, args, {
+    ...COMMON,
+    project: { type: 'string' },
+    deleted: { type: 'boolean', default: false },
+  });
   if (values.help) return console.log(usage.keys);
   const params = new URLSearchParams();
   if (values.project) params.set('project', values.project);
@@ -217,15 +217,8 @@ async function endpointsList(name: string, args: string[], env: NodeJS.ProcessEn
   );
 }
 
-
-
-
-
-
 function printIssued(issued: KeyJson, json: boolean, note: string): void {
   if (json) return printJson(issued);
   console.log(issued.key);
   console.error(`${note} It is shown only now: store it where your application reads its secrets.`);
 }
-
-

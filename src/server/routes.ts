@@ -204,12 +204,18 @@ export const routes: readonly Route[] = [
     handle: ({ res, ctx, param, requestId, caller }) => handleGetRequest(res, ctx, param, requestId, caller),
   },
   { method: 'GET', path: '/v1/models', auth: 'key', handle: ({ res, ctx, requestId }) => handleListModels(res, ctx, requestId) },
-  // The admin API (docs/governance/admin-api.md), described by /admin/openapi.json: the master key or an admin key.
+  // The admin API (docs/governance/keys.md), described by /admin/openapi.json: the master key or an admin key.
   { method: 'GET', path: '/admin/openapi.json', auth: 'admin', query: [], handle: handleOpenApi },
   { method: 'POST', path: '/admin/projects', auth: 'admin', handle: handleCreateProject },
   { method: 'GET', path: '/admin/projects', auth: 'admin', query: PROJECTS_QUERY, handle: handleListProjects },
   { method: 'PATCH', path: '/admin/projects/{project}', auth: 'admin', query: [], handle: handleUpdateProject },
-  { method: 'DELETE', path: '/admin/projects/{project}', auth: 'admin', query: DELETE_PROJECT_QUERY, handle: handleDeleteProject },
+  {
+    method: 'DELETE',
+    path: '/admin/projects/{project}',
+    auth: 'admin',
+    query: DELETE_PROJECT_QUERY,
+    handle: handleDeleteProject,
+  },
   { method: 'POST', path: '/admin/keys', auth: 'admin', handle: handleCreateKey },
   { method: 'GET', path: '/admin/keys', auth: 'admin', query: KEYS_QUERY, handle: handleListKeys },
   { method: 'PATCH', path: '/admin/keys/{key_id}', auth: 'admin', query: [], handle: handleUpdateKey },

@@ -144,7 +144,11 @@ describe('sluice projects | keys | endpoints', () => {
 
   it("answers an operator's mistakes with one line: exit 2 for the command line, 1 for what the gateway refused", async () => {
     await refused(['keys', 'create'], 2, /^sluice keys create: --project is required .*See sluice keys --help\.$/);
-    await refused(['keys', 'mint'], 2, /^sluice keys: unknown subcommand "mint" \(create, list, update, disable, enable, revoke, rotate, delete\)\. See sluice keys --help\.$/);
+    await refused(
+      ['keys', 'mint'],
+      2,
+      /^sluice keys: unknown subcommand "mint" \(create, list, update, disable, enable, revoke, rotate, delete\)\. See sluice keys --help\.$/,
+    );
     await refused(['keys', 'create', '--project', 'p', '--expires-in', 'soon'], 2, /--expires-in must be a duration/);
     await refused(['keys', 'create', '--projet', 'p'], 2, /unknown option --projet \(did you mean --project\?\)/);
     await refused(['keys', 'revoke'], 2, /^sluice keys revoke: name the key id/);

@@ -129,7 +129,20 @@ export type UpdateEndpoint = z.infer<typeof updateEndpointSchema>;
  */
 const FIXED = {
   project: ['id', 'created_at', 'deleted_at', 'object'],
-  key: ['id', 'project', 'admin', 'prefix', 'key', 'status', 'created_at', 'revoked_at', 'disabled_at', 'deleted_at', 'last_used_at', 'object'],
+  key: [
+    'id',
+    'project',
+    'admin',
+    'prefix',
+    'key',
+    'status',
+    'created_at',
+    'revoked_at',
+    'disabled_at',
+    'deleted_at',
+    'last_used_at',
+    'object',
+  ],
   endpoint: ['project', 'name', 'base_path', 'created_at', 'object'],
 } as const;
 

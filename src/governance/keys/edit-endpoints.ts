@@ -21,7 +21,12 @@ function endpointChanges(input: UpdateEndpoint): EndpointChanges {
 }
 
 /** Edits an endpoint (its model, its stream settings): within a second on every instance. */
-export async function updateEndpoint(deps: ManageDeps, project: string, name: string, input: UpdateEndpoint): Promise<Change<Endpoint>> {
+export async function updateEndpoint(
+  deps: ManageDeps,
+  project: string,
+  name: string,
+  input: UpdateEndpoint,
+): Promise<Change<Endpoint>> {
   const before = await requireEndpoint(deps, project, name);
   if (input.model !== undefined) checkModel(deps, input.model);
   const updated = await deps.governance.withStore((store) => store.updateEndpoint(project, name, endpointChanges(input)));

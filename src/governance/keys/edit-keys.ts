@@ -4,7 +4,12 @@ import type { ApiKey, KeyChanges } from './governance-store.ts';
 import { type Change, checkTier, type ManageDeps, nowOf, requireKey } from './manage-keys.ts';
 
 /** A PATCH body as the store's changes: given fields replace, null clears, absent ones are kept. */
-export function keyChanges(input: UpdateKey, current: ApiKey, now: number, checkTier: (tier: string) => string | null): KeyChanges {
+export function keyChanges(
+  input: UpdateKey,
+  current: ApiKey,
+  now: number,
+  checkTier: (tier: string) => string | null,
+): KeyChanges {
   const changes: KeyChanges = {};
   if (input.name !== undefined) changes.name = input.name;
   if (input.tier !== undefined) changes.tier = input.tier === null ? null : checkTier(input.tier);

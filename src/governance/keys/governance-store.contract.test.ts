@@ -160,7 +160,16 @@ function governanceStoreContract(
       await store.createKey(key());
       await store.createKey(key({ id: 'fedcba9876543210', revokedAt: 4 }));
       await store.createKey(key({ id: '1111111111111111', projectId: 'proj_b' }));
-      const endpoint = { projectId: 'proj_a', name: 'chat', model: 'm', streamProfile: null, usage: null, errorStyle: null, vendorEvents: null, createdAt: 1 };
+      const endpoint = {
+        projectId: 'proj_a',
+        name: 'chat',
+        model: 'm',
+        streamProfile: null,
+        usage: null,
+        errorStyle: null,
+        vendorEvents: null,
+        createdAt: 1,
+      };
       await store.createEndpoint(endpoint);
       assert.deepEqual(await store.liveKeyIds('proj_a'), [key().id]);
       assert.equal(await store.deleteProject('proj_a', 11), true);
@@ -182,7 +191,16 @@ function governanceStoreContract(
 
     it('endpoints: updated field by field, deleted for good', async () => {
       await store.createProject(project());
-      const e = { projectId: 'proj_a', name: 'chat', model: 'm', streamProfile: null, usage: 'always' as const, errorStyle: null, vendorEvents: null, createdAt: 1 };
+      const e = {
+        projectId: 'proj_a',
+        name: 'chat',
+        model: 'm',
+        streamProfile: null,
+        usage: 'always' as const,
+        errorStyle: null,
+        vendorEvents: null,
+        createdAt: 1,
+      };
       await store.createEndpoint(e);
       assert.equal(await store.updateEndpoint('proj_a', 'chat', { model: 'n', usage: null, errorStyle: 'event' }), true);
       assert.deepEqual(await store.getEndpoint('proj_a', 'chat'), { ...e, model: 'n', usage: null, errorStyle: 'event' });

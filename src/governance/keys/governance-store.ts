@@ -18,7 +18,9 @@ export interface Project {
 }
 
 /** What PATCH may change of a project (the rest is kept). */
-export type ProjectChanges = Partial<Pick<Project, 'name' | 'tier' | 'budgetDayUsd' | 'budgetMonthUsd' | 'allowedModels' | 'metadata'>>;
+export type ProjectChanges = Partial<
+  Pick<Project, 'name' | 'tier' | 'budgetDayUsd' | 'budgetMonthUsd' | 'allowedModels' | 'metadata'>
+>;
 
 /** A gateway-issued key as stored: the hash of its secret, never the secret. */
 export interface ApiKey {
@@ -152,7 +154,12 @@ export class GovernanceStore {
         .where('deleted_at', 'is', null)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) !== 1) return false;
-      await trx.updateTable('api_keys').set({ deleted_at: at }).where('project_id', '=', id).where('deleted_at', 'is', null).execute();
+      await trx
+        .updateTable('api_keys')
+        .set({ deleted_at: at })
+        .where('project_id', '=', id)
+        .where('deleted_at', 'is', null)
+        .execute();
       await trx.deleteFrom('endpoints').where('project_id', '=', id).execute();
       return true;
     });
@@ -342,7 +349,11 @@ export class GovernanceStore {
 
   /** Endpoints carry no history (the ledger names keys and projects): deleted outright. */
   async deleteEndpoint(projectId: string, name: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('endpoints').where('project_id', '=', projectId).where('name', '=', name).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('endpoints')
+      .where('project_id', '=', projectId)
+      .where('name', '=', name)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   }
 

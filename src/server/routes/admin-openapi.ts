@@ -18,7 +18,18 @@ interface Operation {
   body?: z.ZodType;
   /** The answer's status and what it holds (a component schema's name). */
   status: 200 | 201;
-  returns: 'Project' | 'Key' | 'IssuedKey' | 'Endpoint' | 'ProjectList' | 'KeyList' | 'EndpointList' | 'DeletedProject' | 'DeletedEndpoint' | 'Reload' | 'Document';
+  returns:
+    | 'Project'
+    | 'Key'
+    | 'IssuedKey'
+    | 'Endpoint'
+    | 'ProjectList'
+    | 'KeyList'
+    | 'EndpointList'
+    | 'DeletedProject'
+    | 'DeletedEndpoint'
+    | 'Reload'
+    | 'Document';
   /** The query parameters it reads (route.query): name and what it means. */
   query?: Record<string, string>;
 }
@@ -50,7 +61,12 @@ export const ADMIN_OPERATIONS: Record<`${RouteMethod} /admin/${string}`, Operati
     returns: 'DeletedProject',
     query: { force: 'true: delete its keys with it.' },
   },
-  'POST /admin/keys': { summary: 'Issue a key; the answer holds it, once.', body: createKeySchema, status: 201, returns: 'IssuedKey' },
+  'POST /admin/keys': {
+    summary: 'Issue a key; the answer holds it, once.',
+    body: createKeySchema,
+    status: 201,
+    returns: 'IssuedKey',
+  },
   'GET /admin/keys': {
     summary: 'List the keys, oldest first: never a secret.',
     status: 200,
@@ -75,7 +91,12 @@ export const ADMIN_OPERATIONS: Record<`${RouteMethod} /admin/${string}`, Operati
     status: 200,
     returns: 'IssuedKey',
   },
-  'POST /admin/endpoints': { summary: 'Create an endpoint of a project.', body: createEndpointSchema, status: 201, returns: 'Endpoint' },
+  'POST /admin/endpoints': {
+    summary: 'Create an endpoint of a project.',
+    body: createEndpointSchema,
+    status: 201,
+    returns: 'Endpoint',
+  },
   'GET /admin/endpoints': {
     summary: 'List the endpoints.',
     status: 200,
@@ -88,8 +109,16 @@ export const ADMIN_OPERATIONS: Record<`${RouteMethod} /admin/${string}`, Operati
     status: 200,
     returns: 'Endpoint',
   },
-  'DELETE /admin/endpoints/{project}/{endpoint}': { summary: 'Delete an endpoint for good.', status: 200, returns: 'DeletedEndpoint' },
-  'POST /admin/reload': { summary: 'Read the config again and apply it to the requests to come.', status: 200, returns: 'Reload' },
+  'DELETE /admin/endpoints/{project}/{endpoint}': {
+    summary: 'Delete an endpoint for good.',
+    status: 200,
+    returns: 'DeletedEndpoint',
+  },
+  'POST /admin/reload': {
+    summary: 'Read the config again and apply it to the requests to come.',
+    status: 200,
+    returns: 'Reload',
+  },
 };
 
 const nullableString = { type: ['string', 'null'] };
@@ -139,7 +168,10 @@ const ANSWERS: Record<string, Record<string, unknown>> = {
     },
   },
   IssuedKey: {
-    allOf: [{ $ref: '#/components/schemas/Key' }, { type: 'object', properties: { key: { type: 'string', description: 'The key, shown only here.' } } }],
+    allOf: [
+      { $ref: '#/components/schemas/Key' },
+      { type: 'object', properties: { key: { type: 'string', description: 'The key, shown only here.' } } },
+    ],
   },
   Endpoint: {
     type: 'object',
@@ -182,10 +214,16 @@ const ANSWERS: Record<string, Record<string, unknown>> = {
 };
 
 function listOf(item: string): Record<string, unknown> {
-  return { type: 'object', properties: { object: { const: 'list' }, data: { type: 'array', items: { $ref: `#/components/schemas/${item}` } } } };
+  return {
+    type: 'object',
+    properties: { object: { const: 'list' }, data: { type: 'array', items: { $ref: `#/components/schemas/${item}` } } },
+  };
 }
 
-const errorAnswer = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+const errorAnswer = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
 
 function requestBody(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
@@ -195,14 +233,23 @@ function requestBody(schema: z.ZodType): Record<string, unknown> {
 function operationJson(path: string, op: Operation): Record<string, unknown> {
   const parameters = [
     ...[...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-    ...Object.entries(op.query ?? {}).map(([name, description]) => ({ name, in: 'query', required: false, description, schema: { type: 'string' } })),
+    ...Object.entries(op.query ?? {}).map(([name, description]) => ({
+      name,
+      in: 'query',
+      required: false,
+      description,
+      schema: { type: 'string' },
+    })),
   ];
   return {
     summary: op.summary,
     ...(parameters.length ? { parameters } : {}),
     ...(op.body ? { requestBody: requestBody(op.body) } : {}),
     responses: {
-      [op.status]: { description: op.summary, content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.returns}` } } } },
+      [op.status]: {
+        description: op.summary,
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.returns}` } } },
+      },
       400: errorAnswer('A bad body or query parameter; param names the field.'),
       401: errorAnswer('No key, or a key that cannot authenticate.'),
       403: errorAnswer('A key that is neither the master key nor an admin key.'),
