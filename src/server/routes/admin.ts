@@ -1,6 +1,17 @@
 import { errors } from '../../errors/catalog.ts';
 import { endpointJson, keyJson, projectJson } from '../../governance/keys/admin-json.ts';
-import { parseCreateEndpoint, parseCreateKey, parseCreateProject, parseRotateKey } from '../../governance/keys/admin-requests.ts';
+import {
+  parseCreateEndpoint,
+  parseCreateKey,
+  parseCreateProject,
+  parseRotateKey,
+  parseUpdateEndpoint,
+  parseUpdateKey,
+  parseUpdateProject,
+} from '../../governance/keys/admin-requests.ts';
+import { deleteEndpoint, updateEndpoint } from '../../governance/keys/edit-endpoints.ts';
+import { deleteKey, updateKey } from '../../governance/keys/edit-keys.ts';
+import { deleteProject, updateProject } from '../../governance/keys/edit-projects.ts';
 import {
   createEndpoint,
   createKey,
@@ -16,10 +27,14 @@ import { readJsonBody } from '../../protocol/http/read-json-body.ts';
 import type { RouteCall } from '../route-table.ts';
 
 /**
- * The admin API (routes with auth `admin`: the master key or an admin key). Every POST reads a
- * JSON body, `{}` at least: a bodyless POST is what a web page can send cross-site without a
- * preflight, so requiring application/json keeps a keyless loopback gateway's admin API out of
- * reach of the pages its operator visits (edge/check-content-type.ts).
+ * The admin API (routes with auth `admin`: the master key or an admin key). Every POST and PATCH
+ * reads a JSON body, `{}` at least: a bodyless POST is what a web page can send cross-site
+ * without a preflight, so requiring application/json keeps a keyless loopback gateway's admin API
+ * out of reach of the pages its operator visits (edge/check-content-type.ts). A DELETE needs no
+ * body: browsers preflight it whatever it carries.
+ *
+ * Each mutation has its target's `before` and `after` at hand in one place (the governance
+ * function's result), where one audit record per handler can be written.
  */
 function deps(ctx: GatewayContext): ManageDeps {
   return { governance: ctx.governance, tiers: Object.keys(ctx.config.tiers), resolveModel: (name) => ctx.router.plan(name) };
@@ -38,14 +53,28 @@ function list(call: RouteCall, data: unknown[]): void {
   send(call, 200, { object: 'list', data });
 }
 
-/** What GET /admin/keys and /admin/endpoints read (projectFilter); any other parameter is refused (route-table.ts). */
-export const PROJECT_FILTER_QUERY = ['project'] as const;
+/** What GET /admin/keys reads (projectFilter, includeDeleted); any other parameter is refused (route-table.ts). */
+export const KEYS_QUERY = ['project', 'include_deleted'] as const;
+/** What GET /admin/endpoints reads. */
+export const ENDPOINTS_QUERY = ['project'] as const;
+/** What GET /admin/projects reads. */
+export const PROJECTS_QUERY = ['include_deleted'] as const;
+/** What DELETE /admin/projects/{project} reads. */
+export const DELETE_PROJECT_QUERY = ['force'] as const;
 
 /** `?project=`: only that project's (PostgreSQL refuses NUL in text, so it is a 400 here). */
 function projectFilter(call: RouteCall): string | undefined {
   const project = call.search.get('project') ?? undefined;
   if (project?.includes('\0')) throw errors.invalidRequest('project contains a NUL byte.', 'project');
   return project;
+}
+
+/** A boolean query parameter: `true` or `false` (absent: false); anything else is a 400 naming it. */
+function flag(call: RouteCall, name: string): boolean {
+  const value = call.search.get(name);
+  if (value === null || value === 'false') return false;
+  if (value === 'true') return true;
+  throw errors.invalidRequest(`${name} must be true or false, not "${value}".`, name);
 }
 
 function issued(call: RouteCall, status: number, { key, plaintext }: IssuedKey): void {
@@ -57,8 +86,20 @@ export async function handleCreateProject(call: RouteCall): Promise<void> {
 }
 
 export async function handleListProjects(call: RouteCall): Promise<void> {
-  const projects = await call.ctx.governance.withStore((store) => store.listProjects());
+  const includeDeleted = flag(call, 'include_deleted');
+  const projects = await call.ctx.governance.withStore((store) => store.listProjects(includeDeleted));
   list(call, projects.map(projectJson));
+}
+
+export async function handleUpdateProject(call: RouteCall): Promise<void> {
+  const { after } = await updateProject(deps(call.ctx), call.params.project, parseUpdateProject(await body(call)));
+  send(call, 200, projectJson(after));
+}
+
+/** 409 project_has_keys while it has live keys, unless ?force=true deletes them with it. */
+export async function handleDeleteProject(call: RouteCall): Promise<void> {
+  const { after, deletedKeys } = await deleteProject(deps(call.ctx), call.params.project, flag(call, 'force'));
+  send(call, 200, { ...projectJson(after), deleted_keys: deletedKeys });
 }
 
 export async function handleCreateKey(call: RouteCall): Promise<void> {
@@ -67,7 +108,8 @@ export async function handleCreateKey(call: RouteCall): Promise<void> {
 
 export async function handleListKeys(call: RouteCall): Promise<void> {
   const project = projectFilter(call);
-  const keys = await call.ctx.governance.withStore((store) => store.listKeys(project));
+  const includeDeleted = flag(call, 'include_deleted');
+  const keys = await call.ctx.governance.withStore((store) => store.listKeys(project, includeDeleted));
   const now = Date.now();
   list(
     call,
@@ -77,11 +119,22 @@ export async function handleListKeys(call: RouteCall): Promise<void> {
 
 export async function handleRevokeKey(call: RouteCall): Promise<void> {
   await body(call);
-  send(call, 200, keyJson(await revokeKey(deps(call.ctx), call.params.key_id)));
+  const { after } = await revokeKey(deps(call.ctx), call.params.key_id);
+  send(call, 200, keyJson(after));
 }
 
 export async function handleRotateKey(call: RouteCall): Promise<void> {
   issued(call, 200, await rotateKey(deps(call.ctx), call.params.key_id, parseRotateKey(await body(call))));
+}
+
+export async function handleUpdateKey(call: RouteCall): Promise<void> {
+  const { after } = await updateKey(deps(call.ctx), call.params.key_id, parseUpdateKey(await body(call)));
+  send(call, 200, keyJson(after));
+}
+
+export async function handleDeleteKey(call: RouteCall): Promise<void> {
+  const { after } = await deleteKey(deps(call.ctx), call.params.key_id);
+  send(call, 200, keyJson(after));
 }
 
 export async function handleCreateEndpoint(call: RouteCall): Promise<void> {
@@ -92,4 +145,16 @@ export async function handleListEndpoints(call: RouteCall): Promise<void> {
   const project = projectFilter(call);
   const endpoints = await call.ctx.governance.withStore((store) => store.listEndpoints(project));
   list(call, endpoints.map(endpointJson));
+}
+
+export async function handleUpdateEndpoint(call: RouteCall): Promise<void> {
+  const { project, endpoint } = call.params;
+  const { after } = await updateEndpoint(deps(call.ctx), project, endpoint, parseUpdateEndpoint(await body(call)));
+  send(call, 200, endpointJson(after));
+}
+
+/** Answers with the endpoint as it was, `deleted: true`: nothing of it is kept. */
+export async function handleDeleteEndpoint(call: RouteCall): Promise<void> {
+  const { before } = await deleteEndpoint(deps(call.ctx), call.params.project, call.params.endpoint);
+  send(call, 200, { ...endpointJson(before), deleted: true });
 }
