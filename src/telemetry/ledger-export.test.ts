@@ -36,6 +36,7 @@ describe('LedgerExport', () => {
       ['r0', 'r1', 'r2'],
     );
     assert.equal(exporter.received[0].eventName, 'sluice.request');
+    assert.deepEqual(exporter.received[0].hrTime, [1_760_000_000, 0], 'the time is the row start (epoch ms)');
     assert.equal(exporter.received[0].resource.attributes['service.name'], 'test');
     assert.deepEqual(ledgerExport.stats, { exported: 3, droppedQueueFull: 0, droppedFailed: 0 });
   });
