@@ -115,7 +115,7 @@ export class LedgerExport {
       ok
         ? `ledger export: the collector accepts records again (${this.counts.droppedFailed} record(s) failed to export since start)`
         : `ledger export: an export of ${count} record(s) failed (${result.error?.message ?? 'no reason given'}); ` +
-            'they stay in the ledger only, and so will the next until an export succeeds',
+            'they stay in the ledger only (counted in sluice_log_export_dropped_total; logged again once an export succeeds)',
     );
   }
 
