@@ -13,6 +13,7 @@ import type { ModelOperation, PreparedRequest } from './model-operation.ts';
 import { RequestScope } from './request-scope.ts';
 import { AttemptLog } from '../routing/attempts.ts';
 import { OverheadClock } from './overhead-clock.ts';
+import { takeTags } from './request-tags.ts';
 import type { Candidate } from '../routing/plan.ts';
 import { createAccountant, finalizeRecord, journalAdmission } from './request-accounting.ts';
 import { type JournaledRequest, NOT_JOURNALED } from '../store/ledger-journal.ts';
@@ -32,6 +33,8 @@ interface Progress {
   readonly attempts: AttemptLog;
   caller?: Caller;
   model: string;
+  /** The request's tags (metadata.tags, x-sluice-tags), recorded with it; null: none. */
+  tags: string[] | null;
   accountant?: Accountant;
   admission?: Admission;
   scope?: RequestScope;
@@ -61,6 +64,7 @@ export async function handleModelRequest(
     trace,
     attempts: new AttemptLog(trace),
     model: '',
+    tags: null,
     journaled: NOT_JOURNALED,
     failure: null,
   };
@@ -138,7 +142,9 @@ async function prepareRequest(
   const body = await progress.overhead.excluding(readBody());
   const tooDeep = findTooDeep(body);
   if (tooDeep) throw errors.invalidRequest(`${tooDeep} is nested more than ${MAX_JSON_DEPTH} levels deep.`, tooDeep);
-  const parsed = operation.parse(body, ctx, caller);
+  const { body: untagged, tags } = takeTags(body, req.headers['x-sluice-tags']);
+  progress.tags = tags;
+  const parsed = operation.parse(untagged, ctx, caller);
   progress.model = parsed.model;
   // Resolve is routing: the targets to try, healthy ones first (src/routing).
   const candidates = ctx.router.order(ctx.router.plan(parsed.model, parsed.fallbacks), { stickyKey: parsed.stickyKey });
@@ -241,6 +247,7 @@ function withRunDetails(progress: Progress, settled: LedgerRecord): LedgerRecord
   if (progress.scope?.upstreamRequestId) record = { ...record, upstreamRequestId: progress.scope.upstreamRequestId };
   const tried = progress.attempts.forRecord();
   if (tried) record = { ...record, attempts: tried };
+  if (progress.tags) record = { ...record, tags: progress.tags };
   return { ...record, overheadMs: progress.overhead.ms };
 }
 
