@@ -7,11 +7,18 @@ import { Playground } from './Playground.tsx';
 import { RequestLog } from './RequestLog.tsx';
 import { RequestLookup } from './RequestLookup.tsx';
 import { RequestView } from './RequestView.tsx';
+import { Spend } from './Spend.tsx';
 import { useRoute } from './route.ts';
 
 type Session = 'checking' | 'out' | { storeContent: boolean };
 
-const TITLES = { log: 'Requests', charts: 'Charts', playground: 'Playground', keys: 'Keys and projects' } as const;
+const TITLES = {
+  log: 'Requests',
+  charts: 'Charts',
+  spend: 'Spend',
+  playground: 'Playground',
+  keys: 'Keys and projects',
+} as const;
 
 export function App() {
   const route = useRoute();
@@ -36,6 +43,7 @@ export function App() {
   const nav = [
     ['log', '#/', 'Requests'],
     ['charts', '#/charts', 'Charts'],
+    ['spend', '#/spend', 'Spend'],
     ['playground', '#/playground', 'Playground'],
     ['keys', '#/keys', 'Keys'],
   ] as const;
@@ -59,6 +67,7 @@ export function App() {
         {route.page === 'log' && <RequestLog />}
         {route.page === 'request' && <RequestView id={route.id} storeContent={session.storeContent} />}
         {route.page === 'charts' && <Charts />}
+        {route.page === 'spend' && <Spend />}
         {route.page === 'playground' && <Playground />}
         {route.page === 'keys' && <Keys />}
       </main>

@@ -6,6 +6,7 @@ export type Route =
   | { page: 'request'; id: string }
   | { page: 'playground' }
   | { page: 'charts' }
+  | { page: 'spend' }
   | { page: 'keys' };
 
 export function parseHash(hash: string): Route {
@@ -13,6 +14,7 @@ export function parseHash(hash: string): Route {
   if (path.startsWith('requests/')) return { page: 'request', id: decodeURIComponent(path.slice('requests/'.length)) };
   if (path === 'playground') return { page: 'playground' };
   if (path === 'charts') return { page: 'charts' };
+  if (path === 'spend') return { page: 'spend' };
   if (path === 'keys') return { page: 'keys' };
   return { page: 'log' };
 }
