@@ -106,7 +106,7 @@ async function runLifecycle(
     prepared.input?.count,
   );
   // Durable mode: from here on a crash leaves the request recorded as interrupted, not lost.
-  progress.journaled = journalAdmission(ctx.accounting, progress.accountant, prepared.request, admission);
+  progress.journaled = journalAdmission(ctx.accounting, progress.accountant, prepared.request, admission, progress.tags);
   progress.scope = openScope(exchange, admission, prepared, ctx);
   progress.overhead.stop(exchange.res);
   return prepared.run({
