@@ -8,12 +8,13 @@ import { Playground } from './Playground.tsx';
 import { RequestLog } from './RequestLog.tsx';
 import { RequestLookup } from './RequestLookup.tsx';
 import { RequestView } from './RequestView.tsx';
+import { Spend } from './Spend.tsx';
 import { type NavPage, PAGES, pageHref, useRoute } from './route.ts';
 
 type Session = 'checking' | 'out' | { storeContent: boolean };
 
 /** Each page of the navigation's view (route.ts PAGES lists them). */
-const VIEWS: Record<NavPage, ComponentType> = { log: RequestLog, charts: Charts, playground: Playground, keys: Keys };
+const VIEWS: Record<NavPage, ComponentType> = { log: RequestLog, charts: Charts, spend: Spend, playground: Playground, keys: Keys };
 
 export function App() {
   const route = useRoute();

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'react';
 export const PAGES = [
   { page: 'log', path: '', label: 'Requests', title: 'Requests' },
   { page: 'charts', path: 'charts', label: 'Charts', title: 'Charts' },
+  { page: 'spend', path: 'spend', label: 'Spend', title: 'Spend' },
   { page: 'playground', path: 'playground', label: 'Playground', title: 'Playground' },
   { page: 'keys', path: 'keys', label: 'Keys', title: 'Keys and projects' },
 ] as const;

@@ -98,4 +98,9 @@ describe('interruptedRecord (a crash loses every request in flight)', () => {
     const r = interruptedRecord({ admitted: { ...admitted, provider: 'nobody', model: 'x' } }, pricing);
     assert.deepEqual([r.priceKnown, r.costUsd], [false, 0]);
   });
+
+  it("keeps the request's tags from its admission line", () => {
+    assert.equal(interruptedRecord({ admitted, progress: progress() }, pricing).tags, null);
+    assert.deepEqual(interruptedRecord({ admitted: { ...admitted, tags: ['nightly'] }, progress: progress() }, pricing).tags, ['nightly']);
+  });
 });

@@ -56,6 +56,8 @@ export function interruptedRecord(unfinished: UnfinishedRequest, pricing: Pricin
     finishReason: null,
     prompt: null,
     completion: null,
+    // From a file: the ledger writer keeps them only if they are still a valid tag list.
+    tags: admitted.tags ?? null,
   };
 }
 

@@ -42,6 +42,8 @@ export interface AdmittedRequest {
   /** The prompt's estimated tokens (count-tokens.ts estimatePromptTokens). */
   promptTokens: number;
   holds?: RequestHolds;
+  /** The request's tags (pipeline/request-tags.ts), so that its interrupted row keeps them. */
+  tags?: string[];
 }
 
 /** How far a running request got, as last journaled. */

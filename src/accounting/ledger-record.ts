@@ -62,6 +62,8 @@ export interface LedgerRecord {
   budgetSpend?: BudgetSpend[] | null;
   /** sluice's own time on the request in ms (pipeline/overhead-clock.ts); null when it never got that far. */
   overheadMs?: number | null;
+  /** The client's tags (`metadata.tags`, `x-sluice-tags`: pipeline/request-tags.ts), each once; null: none. */
+  tags?: string[] | null;
 }
 
 /** One budget window's share of a request's cost (governance/budgets/budget-windows.ts names the window). */

@@ -48,6 +48,7 @@ export function recordJson(r: LedgerRecord): Record<string, unknown> {
     finish_reason: r.finishReason,
     upstream_request_id: r.upstreamRequestId ?? null,
     billing: r.billing ?? null,
+    tags: r.tags ?? [],
     // Only when routing had a choice (a route, or the request's own models).
     ...(r.attempts && {
       attempts: r.attempts.map((a) => ({

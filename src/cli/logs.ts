@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { gatewayGet } from './gateway-get.ts';
 import { OperatorError } from './operator-error.ts';
 
 export interface LogsOptions {
@@ -48,32 +49,16 @@ function line(r: LoggedRequest): string {
   ].join('  ');
 }
 
-/** One GET /v1/requests; what an operator can fix (no gateway there, a wrong key) is an OperatorError saying how. */
-async function fetchPage(options: LogsOptions, base: URL, extra: Record<string, string>): Promise<Page> {
+/** One GET /v1/requests. */
+async function fetchPage(options: LogsOptions, extra: Record<string, string>): Promise<Page> {
   const params = new URLSearchParams({ limit: String(options.limit), ...extra });
   for (const [k, v] of Object.entries(options.filters)) if (v) params.set(k, v);
-  const where = base.href.replace(/\/+$/, '');
-  let res: Response;
+  const text = await gatewayGet(options.url, options.key, '/v1/requests', params);
   try {
-    res = await fetch(`${where}/v1/requests?${params}`, {
-      headers: options.key ? { authorization: `Bearer ${options.key}` } : {},
-    });
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    const code = cause?.code ?? cause?.message ?? (err as Error).message;
-    throw new OperatorError(
-      `no sluice answering at ${where} (${code}): start one with \`sluice serve\`, or point --url (or SLUICE_URL) at it.`,
-    );
+    return JSON.parse(text) as Page;
+  } catch {
+    throw new OperatorError(`${options.url} did not answer like sluice: is --url (or SLUICE_URL) right?`);
   }
-  const body = (await res.json().catch(() => undefined)) as (Page & { error?: { message: string } }) | undefined;
-  if (res.status === 401) {
-    throw new OperatorError(
-      `${where} refused ${options.key ? 'the key in SLUICE_MASTER_KEY' : 'a request without a key'} (401): set SLUICE_MASTER_KEY to the gateway's master key.`,
-    );
-  }
-  if (!body) throw new OperatorError(`${where} did not answer like sluice (HTTP ${res.status}): is --url (or SLUICE_URL) right?`);
-  if (!res.ok) throw new OperatorError(`${where} answered ${res.status}: ${body.error?.message ?? 'no message'}`);
-  return body;
 }
 
 /**
@@ -83,13 +68,7 @@ async function fetchPage(options: LogsOptions, base: URL, extra: Record<string, 
  * still printed, once. Polling keeps this working against any instance, SQLite or Postgres.
  */
 export async function logs(options: LogsOptions): Promise<void> {
-  let base: URL;
-  try {
-    base = new URL(options.url);
-  } catch {
-    throw new OperatorError(`--url (or SLUICE_URL) is not a URL: "${options.url}".`);
-  }
-  const recent = await fetchPage(options, base, {});
+  const recent = await fetchPage(options, {});
   for (const r of recent.data.toReversed()) console.log(line(r));
   if (!options.follow) return;
   if (!recent.follow_cursor) throw new OperatorError(`the gateway at ${options.url} is too old for --follow (no follow_cursor).`);
@@ -97,7 +76,7 @@ export async function logs(options: LogsOptions): Promise<void> {
   const printed = new Set(recent.data.map((r) => r.request_id));
   let after = recent.follow_cursor;
   for (;;) {
-    const page = await fetchPage(options, base, { order: 'asc', after });
+    const page = await fetchPage(options, { order: 'asc', after });
     for (const r of page.data) {
       if (printed.delete(r.request_id)) continue;
       console.log(line(r));

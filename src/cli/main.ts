@@ -6,9 +6,9 @@ import { integerFlag, parseFlags, workersFlag } from './parse-flags.ts';
 import { usage } from './usage.ts';
 import type { AdminCommand } from './keys.ts';
 
-type Command = 'serve' | 'config' | 'pricing' | 'logs' | 'check' | AdminCommand;
+type Command = 'serve' | 'config' | 'pricing' | 'logs' | 'spend' | 'check' | AdminCommand;
 
-const COMMANDS: readonly string[] = ['serve', 'config', 'pricing', 'logs', 'check', 'projects', 'keys', 'endpoints'];
+const COMMANDS: readonly string[] = ['serve', 'config', 'pricing', 'logs', 'spend', 'check', 'projects', 'keys', 'endpoints'];
 
 /**
  * Each command's module is imported when it runs: `--help`, `--version` and `logs` then skip
@@ -24,6 +24,8 @@ async function run(command: Command, args: string[]): Promise<void> {
       return runPricing(args);
     case 'logs':
       return runLogs(args);
+    case 'spend':
+      return runSpend(args);
     case 'check':
       return runCheck(args);
     case 'projects':
@@ -108,6 +110,29 @@ async function runLogs(args: string[]): Promise<void> {
   });
 }
 
+async function runSpend(args: string[]): Promise<void> {
+  const { values } = parseFlags('spend', args, {
+    url: { type: 'string' },
+    'group-by': { type: 'string' },
+    period: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    csv: { type: 'boolean', default: false },
+  });
+  if (values.help) return console.log(usage.spend);
+  const port = process.env.PORT || '8080';
+  const { spend } = await import('./spend.ts');
+  return spend({
+    url: values.url ?? (process.env.SLUICE_URL || `http://127.0.0.1:${port}`),
+    key: process.env.SLUICE_MASTER_KEY || undefined,
+    groupBy: values['group-by'],
+    period: values.period,
+    from: values.from,
+    to: values.to,
+    csv: values.csv,
+  });
+}
+
 async function runCheck(args: string[]): Promise<void> {
   const { values, positionals } = parseFlags(
     'check',
@@ -170,6 +195,6 @@ try {
 
 /** `sluice serve --help` for an error about `sluice serve ...`, else the general help. */
 function helpFor(message: string): string {
-  const command = /^sluice (serve|config|pricing|logs|check|projects|keys|endpoints)[: ]/.exec(message)?.[1];
+  const command = /^sluice (serve|config|pricing|logs|spend|check|projects|keys|endpoints)[: ]/.exec(message)?.[1];
   return command ? `sluice ${command} --help` : 'sluice --help';
 }

@@ -7,6 +7,7 @@ Usage:
   sluice config check [FILE]
   sluice pricing <provider/model|alias> [--input N] [--output N] [--cached N] [--config FILE]
   sluice logs [--follow] [--url URL] [--limit N] [--model M] [--provider P] [--outcome ok|error|cancelled]
+  sluice spend [--group-by project,key,model,tag] [--period hour|day|month] [--from T] [--to T] [--csv]
   sluice check <file|url|-> [--json] [--kind chat|responses|messages] [--data body.json] [--key K]
   sluice projects create|list|update|delete ...
   sluice keys create|list|update|disable|enable|revoke|rotate|delete ...
@@ -15,7 +16,7 @@ Usage:
 
 Run sluice <command> --help for a command's options.
 Environment: PORT, HOST, SLUICE_CONFIG, SLUICE_MASTER_KEY, SLUICE_KEY_PEPPER, DATABASE_URL,
-SLUICE_URL (for logs, projects, keys and endpoints),
+SLUICE_URL (for logs, spend, projects, keys and endpoints),
 and each provider's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...). Docs: README.md, docs/.`,
 
   serve: `Usage: sluice serve [--port N] [--host H] [--config FILE] [--workers N|auto]
@@ -64,6 +65,19 @@ Prints the recent requests of a running gateway from its request log (oldest fir
   --outcome O      only ok, error, cancelled or interrupted
   -h, --help       this help
 The gateway's master key is read from SLUICE_MASTER_KEY.`,
+
+  spend: `Usage: sluice spend [--group-by G] [--period hour|day|month] [--from T] [--to T] [--csv] [--url URL]
+
+Prints a running gateway's spend (GET /v1/spend, from its hourly and daily rollups): one line per
+group, costliest first, then the total.
+  --group-by G     project, key, model and/or tag, comma-separated (default: the total only)
+  --period P       hour, day (default) or month (UTC)
+  --from T         from this time: ISO 8601 or epoch ms (default: 24 hours, 30 days or 12 months back)
+  --to T           up to this time (default: now)
+  --csv            print the report as CSV, a line per group and period
+  --url URL        the gateway (SLUICE_URL; default http://127.0.0.1:$PORT, PORT default 8080)
+  -h, --help       this help
+The gateway's master key (or a project's key: its project's spend) is read from SLUICE_MASTER_KEY.`,
 
   check: `Usage: sluice check <file|url|-> [--json] [--kind chat|responses|messages] [--data body.json] [--key K]
 

@@ -36,7 +36,7 @@ export async function handleUsage({ res, ctx, requestId }: ConsoleCall): Promise
 }
 
 /** The project on its own: its tier's project limits and budgets, and its own budgets (no key's). */
-function projectCaller(p: Project, defaultTier: string | null): Caller {
+export function projectCaller(p: Project, defaultTier: string | null): Caller {
   const budgets: Budget[] = [];
   if (p.budgetDayUsd !== null) budgets.push({ scope: 'project', period: 'day', limitUsd: p.budgetDayUsd });
   if (p.budgetMonthUsd !== null) budgets.push({ scope: 'project', period: 'month', limitUsd: p.budgetMonthUsd });

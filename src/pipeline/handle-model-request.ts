@@ -13,6 +13,7 @@ import type { ModelOperation, PreparedRequest } from './model-operation.ts';
 import { RequestScope } from './request-scope.ts';
 import { AttemptLog } from '../routing/attempts.ts';
 import { OverheadClock } from './overhead-clock.ts';
+import { takeTags } from './request-tags.ts';
 import type { Candidate } from '../routing/plan.ts';
 import { createAccountant, finalizeRecord, journalAdmission } from './request-accounting.ts';
 import { requestedModelOf } from './requested-model.ts';
@@ -33,6 +34,8 @@ interface Progress {
   readonly attempts: AttemptLog;
   caller?: Caller;
   model: string;
+  /** The request's tags (metadata.tags, x-sluice-tags), recorded with it; null: none. */
+  tags: string[] | null;
   accountant?: Accountant;
   admission?: Admission;
   scope?: RequestScope;
@@ -62,6 +65,7 @@ export async function handleModelRequest(
     trace,
     attempts: new AttemptLog(trace),
     model: '',
+    tags: null,
     journaled: NOT_JOURNALED,
     failure: null,
   };
@@ -103,7 +107,7 @@ async function runLifecycle(
     prepared.input?.count,
   );
   // Durable mode: from here on a crash leaves the request recorded as interrupted, not lost.
-  progress.journaled = journalAdmission(ctx.accounting, progress.accountant, prepared.request, admission);
+  progress.journaled = journalAdmission(ctx.accounting, progress.accountant, prepared.request, admission, progress.tags);
   progress.scope = openScope(exchange, admission, prepared, ctx);
   progress.overhead.stop(exchange.res);
   return prepared.run({
@@ -140,7 +144,9 @@ async function prepareRequest(
   progress.model = requestedModelOf(body);
   const tooDeep = findTooDeep(body);
   if (tooDeep) throw errors.invalidRequest(`${tooDeep} is nested more than ${MAX_JSON_DEPTH} levels deep.`, tooDeep);
-  const parsed = operation.parse(body, ctx, caller);
+  const { body: untagged, tags } = takeTags(body, req.headers['x-sluice-tags']);
+  progress.tags = tags;
+  const parsed = operation.parse(untagged, ctx, caller);
   progress.model = parsed.model;
   // Resolve is routing: the targets to try, healthy ones first (src/routing).
   const candidates = ctx.router.order(ctx.router.plan(parsed.model, parsed.fallbacks), { stickyKey: parsed.stickyKey });
@@ -243,6 +249,7 @@ function withRunDetails(progress: Progress, settled: LedgerRecord): LedgerRecord
   if (progress.scope?.upstreamRequestId) record = { ...record, upstreamRequestId: progress.scope.upstreamRequestId };
   const tried = progress.attempts.forRecord();
   if (tried) record = { ...record, attempts: tried };
+  if (progress.tags) record = { ...record, tags: progress.tags };
   return { ...record, overheadMs: progress.overhead.ms };
 }
 

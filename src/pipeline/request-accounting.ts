@@ -61,13 +61,17 @@ export function journalAdmission(
   accountant: Accountant,
   request: CanonicalRequest,
   admission: Admission,
+  tags: string[] | null,
 ): JournaledRequest {
   const journal = deps.journal;
   if (!journal) return NOT_JOURNALED;
   const holds = admission.holds;
   return journal.admitted(
     accountant.requestId,
-    () => accountant.admitted(holds?.promptTokens ?? estimatePromptTokens(request), holds),
+    () => {
+      const admitted = accountant.admitted(holds?.promptTokens ?? estimatePromptTokens(request), holds);
+      return tags ? { ...admitted, tags } : admitted;
+    },
     () => accountant.progress(),
   );
 }

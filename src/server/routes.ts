@@ -53,6 +53,9 @@ import { handleMetrics } from './routes/metrics.ts';
 import { handleReload } from './routes/reload.ts';
 import { handleGetRequest, handleListRequests, LIST_REQUESTS_QUERY } from './routes/requests.ts';
 import { endpointModelRoute } from './routes/endpoints.ts';
+import { handleSpend } from './routes/spend.ts';
+import { handleSpendBudgets } from './routes/spend-budgets.ts';
+import { SPEND_QUERY } from './routes/spend-query.ts';
 import { countTokensRoute, endpointCountTokensRoute } from './routes/messages-count-tokens.ts';
 import { handleGetResponse } from './routes/responses.ts';
 import { handleResumeStream, resumable } from './routes/streams.ts';
@@ -203,6 +206,9 @@ export const routes: readonly Route[] = [
     query: [],
     handle: ({ res, ctx, param, requestId, caller }) => handleGetRequest(res, ctx, param, requestId, caller),
   },
+  // Spend reports from the rollups, and budgets' burn-down (docs/governance/spend.md): scoped like the request log.
+  { method: 'GET', path: '/v1/spend', auth: 'key', noStore: true, query: SPEND_QUERY, handle: handleSpend },
+  { method: 'GET', path: '/v1/spend/budgets', auth: 'key', noStore: true, query: [], handle: handleSpendBudgets },
   { method: 'GET', path: '/v1/models', auth: 'key', handle: ({ res, ctx, requestId }) => handleListModels(res, ctx, requestId) },
   // The admin API (docs/governance/keys.md), described by /admin/openapi.json: the master key or an admin key.
   { method: 'GET', path: '/admin/openapi.json', auth: 'admin', query: [], handle: handleOpenApi },

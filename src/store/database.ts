@@ -45,6 +45,8 @@ export interface LedgerTable {
   attempts: string | null;
   /** sluice's own time on the request, ms (migration 0011). */
   overhead_ms: number | null;
+  /** JSON: the request's tags (migration 0017); null: none. */
+  tags: string | null;
 }
 
 /** Responses created through sluice, for GET /v1/responses/{id} and previous_response_id. */

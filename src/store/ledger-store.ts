@@ -4,6 +4,8 @@ import { addSpend } from './budget-spend.ts';
 import type { Database, LedgerTable } from './database.ts';
 import { InvalidLedgerQuery } from './invalid-ledger-query.ts';
 import { addRollups, pruneMinutes } from './rollup-tables.ts';
+import type { SpendCell } from './spend-cells.ts';
+import { addSpendRollups, readSpend, type SpendFilter, type SpendPeriod } from './spend-tables.ts';
 import { type LedgerSelect, type WriteOrder, writeOrderOf } from './write-order.ts';
 
 export interface LedgerQuery {
@@ -100,6 +102,7 @@ export class LedgerStore {
         now,
       );
       await addRollups(trx, stored, now);
+      await addSpendRollups(trx, stored);
       if (prune) await pruneMinutes(trx, now);
     });
     if (prune) this.prunedAt = now;
@@ -196,6 +199,11 @@ export class LedgerStore {
     const page = rows.slice(0, limit).map(fromRow);
     const last = page.at(-1);
     return { data: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null, followCursor };
+  }
+
+  /** The spend rollups' cells (spend-tables.ts): what GET /v1/spend sums, never the ledger's rows. */
+  spend(period: SpendPeriod, byTag: boolean, filter: SpendFilter): Promise<SpendCell[]> {
+    return readSpend(this.db, period, byTag, filter);
   }
 
   /** Oldest first in the order records were written (their requests' end order), after `after`. */
@@ -316,6 +324,7 @@ function toRow(r: LedgerRecord): LedgerTable {
     billing: r.billing ?? null,
     attempts: r.attempts ? JSON.stringify(r.attempts) : null,
     overhead_ms: r.overheadMs ?? null,
+    tags: r.tags && r.tags.length > 0 ? JSON.stringify(r.tags) : null,
   };
 }
 
@@ -358,5 +367,6 @@ function fromRow(row: Selectable<LedgerTable>): LedgerRecord {
     billing: row.billing as LedgerRecord['billing'],
     attempts: row.attempts ? (JSON.parse(row.attempts) as LedgerRecord['attempts']) : null,
     overheadMs: row.overhead_ms === null ? null : Number(row.overhead_ms),
+    tags: row.tags ? (JSON.parse(row.tags) as string[]) : null,
   };
 }

@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import { engineOf } from './engine-of.ts';
 import { backfillRollup, HISTOGRAM_COLUMNS, MINUTES_KEPT_MS } from './rollup-tables.ts';
+import { backfillSpend, dimensionsOf, SPEND_ROLLUPS } from './spend-tables.ts';
 
 /**
  * Migrations in code, in order; Kysely's Migrator records which ran (in both engines). Column
@@ -385,6 +386,47 @@ const migrations: Record<string, Migration> = {
       for (const column of ['deleted_at', 'disabled_at']) await db.schema.alterTable('api_keys').dropColumn(column).execute();
     },
   },
+  /**
+   * Tags on the ledger (pipeline/request-tags.ts), and the spend report's rollups
+   * (store/spend-tables.ts): per hour and per day, per project, key and provider/model, and the
+   * same per tag. Filled from the ledger once, here (every older row untagged).
+   */
+  '0018_ledger_tags_spend_rollups': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').addColumn('tags', 'text').execute();
+      for (const { table, tagTable } of Object.values(SPEND_ROLLUPS)) {
+        for (const [name, byTag] of [
+          [table, false],
+          [tagTable, true],
+        ] as const) {
+          let create = db.schema
+            .createTable(name)
+            .addColumn('period_start', 'bigint', (c) => c.notNull())
+            .addColumn('project_id', 'text', (c) => c.notNull())
+            .addColumn('key_id', 'text', (c) => c.notNull())
+            .addColumn('provider', 'text', (c) => c.notNull())
+            .addColumn('model', 'text', (c) => c.notNull());
+          if (byTag) create = create.addColumn('tag', 'text', (c) => c.notNull());
+          await create
+            .addColumn('requests', 'bigint', (c) => c.notNull())
+            .addColumn('errors', 'bigint', (c) => c.notNull())
+            .addColumn('input_tokens', 'bigint', (c) => c.notNull())
+            .addColumn('output_tokens', 'bigint', (c) => c.notNull())
+            .addColumn('cost_usd', 'double precision', (c) => c.notNull())
+            .addPrimaryKeyConstraint(`${name}_pk`, dimensionsOf(byTag) as never)
+            .execute();
+        }
+      }
+      await backfillSpend(db);
+    },
+    async down(db: Kysely<unknown>) {
+      for (const { table, tagTable } of Object.values(SPEND_ROLLUPS)) {
+        await db.schema.dropTable(tagTable).execute();
+        await db.schema.dropTable(table).execute();
+      }
+      await db.schema.alterTable('ledger').dropColumn('tags').execute();
+    },
+  },
 };
 
 /**
@@ -403,6 +445,10 @@ export const SLUICE_TABLES = [
   'console_sessions',
   'ledger_hours',
   'relayed_ids',
+  'spend_hours',
+  'spend_tag_hours',
+  'spend_days',
+  'spend_tag_days',
 ] as const;
 
 export const migrationProvider: MigrationProvider = {

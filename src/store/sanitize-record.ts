@@ -1,4 +1,5 @@
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import { isTagList } from '../accounting/tag-rules.ts';
 import { normalizeTokenCount } from '../protocol/canonical/usage.ts';
 
 /**
@@ -69,6 +70,8 @@ export function sanitizeRecord(input: LedgerRecord): { record: LedgerRecord; cha
     billing: nullableText(r.billing, TEXT_CAPS.label) as LedgerRecord['billing'],
     attempts: storableAttempts(r.attempts),
     overheadMs: storableOverhead(r.overheadMs),
+    // The pipeline only records valid tags: anything else (a journal line read back) is dropped.
+    tags: isTagList(r.tags) && r.tags.length > 0 ? r.tags : null,
   };
   // Only on records that carry it (not a column: a record read back from the store has none).
   const spend = storableSpend(r.budgetSpend);

@@ -216,6 +216,7 @@ describe('accounting: one ledger record per ending', () => {
       project_id: null,
       upstream_request_id: null,
       billing: null,
+      tags: [],
     });
     assert.ok(record.cost_usd > 0);
   });
@@ -270,6 +271,7 @@ describe('accounting: one ledger record per ending', () => {
       project_id: null,
       upstream_request_id: null,
       billing: null,
+      tags: [],
     });
     assert.equal(record.ttft_ms, null);
   });
@@ -317,6 +319,7 @@ describe('accounting: one ledger record per ending', () => {
       project_id: null,
       upstream_request_id: null,
       billing: null,
+      tags: [],
     });
   });
 

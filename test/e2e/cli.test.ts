@@ -63,6 +63,7 @@ describe('the sluice command', () => {
       [['serve', '--help'], /^Usage: sluice serve \[--port N\]/],
       [['serve', '-h'], /^Usage: sluice serve /],
       [['logs', '--help'], /^Usage: sluice logs \[--follow\]/],
+      [['spend', '--help'], /^Usage: sluice spend \[--group-by G\]/],
       [['pricing', '--help'], /^Usage: sluice pricing <provider\/model\|alias>/],
       [['help', 'logs'], /^Usage: sluice logs /],
       [['config', '--help'], /^Usage: sluice config check \[FILE\]/],
@@ -92,7 +93,7 @@ describe('the sluice command', () => {
     await refused(
       ['frobnicate'],
       2,
-      /^sluice: unknown command "frobnicate" \(commands: serve, config, pricing, logs, check, projects, keys, endpoints\)\. See sluice --help\.$/,
+      /^sluice: unknown command "frobnicate" \(commands: serve, config, pricing, logs, spend, check, projects, keys, endpoints\)\. See sluice --help\.$/,
     );
   });
 

@@ -40,6 +40,7 @@ export function ledgerRecord(overrides: Partial<LedgerRecord> = {}): LedgerRecor
     upstreamErrorCode: null,
     attempts: null,
     overheadMs: 0.42,
+    tags: null,
     ...overrides,
   };
 }

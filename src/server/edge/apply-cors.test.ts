@@ -55,12 +55,12 @@ test('the preflight of an allowed origin is answered 204 with methods, the allow
   const sdkHeaders =
     'authorization,content-type,x-stainless-arch,x-stainless-lang,x-stainless-os,x-stainless-package-version,' +
     'x-stainless-retry-count,x-stainless-runtime,x-stainless-runtime-version,x-stainless-timeout';
-  const { answered, status, headers } = exchange([APP], 'OPTIONS', preflight(APP, `${sdkHeaders},X-Sluice-Profile`));
+  const { answered, status, headers } = exchange([APP], 'OPTIONS', preflight(APP, `${sdkHeaders},X-Sluice-Profile,x-sluice-tags`));
   assert.equal(answered, true);
   assert.equal(status, 204);
   assert.equal(headers['access-control-allow-origin'], APP);
   assert.equal(headers['access-control-allow-methods'], 'GET, POST');
-  assert.equal(headers['access-control-allow-headers'], `${sdkHeaders.split(',').join(', ')}, x-sluice-profile`);
+  assert.equal(headers['access-control-allow-headers'], `${sdkHeaders.split(',').join(', ')}, x-sluice-profile, x-sluice-tags`);
   assert.equal(headers['access-control-max-age'], '600');
   assert.equal(headers.vary, 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
   assert.equal(headers['access-control-allow-private-network'], undefined);

@@ -18,6 +18,7 @@ const ALLOWED_HEADERS = new Set([
   'anthropic-beta',
   'anthropic-dangerous-direct-browser-access',
   'x-sluice-profile',
+  'x-sluice-tags',
   'openai-beta',
   'openai-organization',
   'openai-project',

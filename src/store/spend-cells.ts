@@ -1,0 +1,106 @@
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import { FAILED } from './rollup-cells.ts';
+
+/**
+ * One period (an hour, a day) of one project/key/model's requests, and for the tag rollups of one
+ * tag: what the spend report (GET /v1/spend) sums. The request log's absent project or key (the
+ * master key) is '' here, so it can be part of a primary key.
+ */
+export interface SpendCell {
+  /** Epoch ms of the period's start (UTC). */
+  start: number;
+  projectId: string;
+  keyId: string;
+  provider: string;
+  model: string;
+  /** Only in the tag rollups: the tag, or '' for an untagged request. */
+  tag?: string;
+  requests: number;
+  errors: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+/** What a tag cell is named when a batch's period has more distinct tags than its bound (no tag can be: tag-rules.ts). */
+export const OTHER_TAG = '(other)';
+
+/**
+ * Bounds on one batch's cells per period, whatever names its requests carry: models past the
+ * first MAX_MODELS count as `other/other` (as the console's rollups do), tags past the first
+ * MAX_TAGS_PER_PERIOD as OTHER_TAG. Projects and keys are the operator's, bounded already.
+ */
+const MAX_MODELS = 50;
+const MAX_TAGS_PER_PERIOD = 100;
+
+/**
+ * Records summed per period and project/key/model: with `byTag`, also per tag, a record counted
+ * in each of its tags' cells (and an untagged one in tag ''), so a tag rollup's cells overlap and
+ * are never summed across tags for a total (the untagged rollup is). Ordered by every dimension,
+ * so concurrent upserts of the same rows take their locks in one order (no deadlock on PostgreSQL).
+ */
+export function summarizeSpend(records: readonly LedgerRecord[], periodMs: number, byTag: boolean): SpendCell[] {
+  const periods = new Map<number, { cells: Map<string, SpendCell>; models: Set<string>; tags: Set<string> }>();
+  for (const r of records) {
+    const start = Math.floor(r.createdAt / periodMs) * periodMs;
+    let period = periods.get(start);
+    if (!period) periods.set(start, (period = { cells: new Map(), models: new Set(), tags: new Set() }));
+    let [provider, model] = [r.provider, r.model];
+    const pair = `${provider}\0${model}`;
+    if (!period.models.has(pair)) {
+      if (period.models.size >= MAX_MODELS) [provider, model] = ['other', 'other'];
+      else period.models.add(pair);
+    }
+    const tags = byTag ? tagsOf(r, period.tags) : [undefined];
+    for (const tag of tags) {
+      const cell = cellFor(period.cells, { start, projectId: r.projectId ?? '', keyId: r.keyId ?? '', provider, model, tag });
+      cell.requests++;
+      if (FAILED.has(r.outcome)) cell.errors++;
+      cell.inputTokens += r.inputTokens;
+      cell.outputTokens += r.outputTokens;
+      cell.costUsd += r.costUsd;
+    }
+  }
+  return [...periods.values()].flatMap((p) => [...p.cells.values()]).sort(compareCells);
+}
+
+/** The record's tags, each once, past the period's bound as OTHER_TAG; [''] when it has none. */
+function tagsOf(r: LedgerRecord, seen: Set<string>): string[] {
+  if (!r.tags || r.tags.length === 0) return [''];
+  const tags = new Set<string>();
+  for (const tag of r.tags) {
+    if (!seen.has(tag) && seen.size >= MAX_TAGS_PER_PERIOD) {
+      tags.add(OTHER_TAG);
+      continue;
+    }
+    seen.add(tag);
+    tags.add(tag);
+  }
+  return [...tags];
+}
+
+type Dimensions = Pick<SpendCell, 'start' | 'projectId' | 'keyId' | 'provider' | 'model' | 'tag'>;
+
+function cellFor(cells: Map<string, SpendCell>, d: Dimensions): SpendCell {
+  const id = [d.projectId, d.keyId, d.provider, d.model, d.tag ?? ''].join('\0');
+  let cell = cells.get(id);
+  if (!cell) {
+    cell = { ...d, requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+    if (d.tag === undefined) delete cell.tag;
+    cells.set(id, cell);
+  }
+  return cell;
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export function compareCells(a: SpendCell, b: SpendCell): number {
+  return (
+    a.start - b.start ||
+    compare(a.projectId, b.projectId) ||
+    compare(a.keyId, b.keyId) ||
+    compare(a.provider, b.provider) ||
+    compare(a.model, b.model) ||
+    compare(a.tag ?? '', b.tag ?? '')
+  );
+}

@@ -1,0 +1,179 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { createTestSchema, noPostgres, type TestSchema } from '../../test/helpers/postgres.ts';
+import { ledgerRecord } from '../../test/helpers/ledger-records.ts';
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import { LedgerStore } from './ledger-store.ts';
+import { openDatabase } from './open-database.ts';
+import { periodStart, type ReportPeriod, readReport, type SpendGroupBy } from './spend-report.ts';
+import type { OpenedDatabase, StoreLocation } from './store-location.ts';
+
+const HOUR = 3_600_000;
+/** 2026-01-30T20:00Z: the rows run across hours, days and the January/February/March month ends. */
+const T0 = Date.UTC(2026, 0, 30, 20);
+const SPAN = 31 * 24 * HOUR;
+const PROJECTS = ['alpha', 'beta', 'gamma', null];
+const TAGS = ['team:search', 'team:chat', 'env=prod', 'batch', 'exp/a'];
+
+/** A seeded generator: the same rows on every run and engine. */
+function random(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return s / 2_147_483_648;
+  };
+}
+
+function generated(count: number): LedgerRecord[] {
+  const next = random(42);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)];
+  return Array.from({ length: count }, (_, i) => {
+    const projectId = pick(PROJECTS);
+    const tags = TAGS.filter(() => next() < 0.3);
+    return ledgerRecord({
+      requestId: `gen-${i}`,
+      createdAt: T0 + Math.floor(next() * SPAN),
+      projectId,
+      keyId: projectId === null ? null : `${projectId}-k${Math.floor(next() * 3)}`,
+      provider: pick(['openai', 'anthropic']),
+      model: pick(['small', 'large', 'mid']),
+      inputTokens: Math.floor(next() * 5000),
+      outputTokens: Math.floor(next() * 2000),
+      // Sub-cent costs with many digits: the sums must still agree to the cent.
+      costUsd: Math.round(next() * 0.2 * 1e9) / 1e9,
+      outcome: next() < 0.1 ? 'error' : 'ok',
+      tags: tags.length > 0 ? tags : null,
+    });
+  });
+}
+
+const RECORDS = generated(3000);
+const cents = (usd: number) => Math.round(usd * 100);
+
+interface Row {
+  created_at: number;
+  project_id: string | null;
+  key_id: string | null;
+  provider: string;
+  model: string;
+  tags: string | null;
+  cost_usd: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** The ledger's own sums per group and period, from its rows as stored (each tag of a row counts it). */
+function ledgerSums(rows: readonly Row[], groupBy: readonly SpendGroupBy[], period: ReportPeriod) {
+  const sums = new Map<string, { requests: number; cost: number; input: number; output: number }>();
+  for (const r of rows) {
+    const tags: (string | null)[] = groupBy.includes('tag') ? (r.tags ? (JSON.parse(r.tags) as string[]) : [null]) : [null];
+    for (const tag of tags) {
+      const key: Record<string, string | null> = {};
+      for (const g of groupBy) {
+        if (g === 'project') key.project = r.project_id ?? '';
+        if (g === 'key') key.key = r.key_id ?? '';
+        if (g === 'model') key.model = `${r.provider}/${r.model}`;
+        if (g === 'tag') key.tag = tag ?? '';
+      }
+      const id = `${periodStart(period, Number(r.created_at))} ${JSON.stringify(key)}`;
+      const s = sums.get(id) ?? { requests: 0, cost: 0, input: 0, output: 0 };
+      s.requests++;
+      s.cost += Number(r.cost_usd);
+      s.input += Number(r.input_tokens);
+      s.output += Number(r.output_tokens);
+      sums.set(id, s);
+    }
+  }
+  return sums;
+}
+
+function spendContract(name: string, location: () => Promise<StoreLocation>, skip: string | false = false) {
+  describe(`the spend report equals the ledger's own sums: ${name}`, { skip }, () => {
+    let db: OpenedDatabase;
+    let ledger: LedgerStore;
+    let rows: Row[];
+    before(async () => {
+      db = await openDatabase(await location());
+      ledger = new LedgerStore(db.db);
+      // In batches of a writer's size, out of time order, as requests end.
+      for (let i = 0; i < RECORDS.length; i += 250) await ledger.insert(RECORDS.slice(i, i + 250));
+      rows = (
+        await sql<Row>`select created_at, project_id, key_id, provider, model, tags, cost_usd, input_tokens, output_tokens from ledger`.execute(db.db)
+      ).rows;
+    });
+    after(() => db.close());
+
+    const read = (period: 'hours' | 'days', byTag: boolean, filter: Parameters<LedgerStore['spend']>[2]) => ledger.spend(period, byTag, filter);
+    const whole = { from: periodStart('month', T0), to: Date.UTC(2026, 3, 1) };
+
+    for (const period of ['hour', 'day', 'month'] as const) {
+      for (const groupBy of [[], ['project'], ['project', 'key', 'model'], ['tag'], ['project', 'tag']] as SpendGroupBy[][]) {
+        it(`by ${period}, grouped by ${groupBy.join(',') || 'nothing'}`, async () => {
+          const filter = period === 'hour' ? { from: T0, to: T0 + SPAN + HOUR } : whole;
+          const report = await readReport(read, { groupBy, period, filter });
+          const [total] = (await sql<{ n: number; cost: number }>`select count(*) as n, sum(cost_usd) as cost from ledger`.execute(db.db)).rows;
+          assert.equal(report.totals.requests, Number(total.n));
+          assert.equal(cents(report.totals.costUsd), cents(Number(total.cost)));
+          const expected = ledgerSums(rows, groupBy, period);
+          const actual = new Map<string, { requests: number; cost: number; input: number; output: number }>();
+          const entries =
+            groupBy.length === 0
+              ? report.series.filter((p) => p.sums.requests > 0).map((p) => ({ key: {}, p }))
+              : report.groups.flatMap((g) => g.series.map((p) => ({ key: g.key, p })));
+          for (const { key, p } of entries) {
+            actual.set(`${p.start} ${JSON.stringify(key)}`, {
+              requests: p.sums.requests,
+              cost: p.sums.costUsd,
+              input: p.sums.inputTokens,
+              output: p.sums.outputTokens,
+            });
+          }
+          assert.deepEqual([...actual.keys()].sort(), [...expected.keys()].sort());
+          for (const [id, e] of expected) {
+            const a = actual.get(id)!;
+            assert.deepEqual({ ...a, cost: cents(a.cost) }, { ...e, cost: cents(e.cost) }, id);
+          }
+        });
+      }
+    }
+
+    it('a project filter and a tag filter narrow the totals to what the ledger holds of them', async () => {
+      const report = await readReport(read, { groupBy: ['key'], period: 'day', filter: { ...whole, projectId: 'beta', tag: 'batch' } });
+      const mine = rows.filter((r) => r.project_id === 'beta' && r.tags !== null && (JSON.parse(r.tags) as string[]).includes('batch'));
+      assert.equal(report.totals.requests, mine.length);
+      assert.equal(cents(report.totals.costUsd), cents(mine.reduce((a, r) => a + Number(r.cost_usd), 0)));
+      assert.ok(report.groups.every((g) => g.key.key?.startsWith('beta-')));
+    });
+
+    it('a batch stored again adds nothing', async () => {
+      await ledger.insert(RECORDS.slice(0, 500));
+      const report = await readReport(read, { groupBy: [], period: 'month', filter: whole });
+      assert.equal(report.totals.requests, RECORDS.length);
+    });
+  });
+}
+
+const schemas: TestSchema[] = [];
+const dirs: string[] = [];
+after(async () => {
+  for (const s of schemas) await s.drop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+spendContract('node:sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-spend-'));
+  dirs.push(dir);
+  return { path: join(dir, 'ledger.db') };
+});
+spendContract(
+  'PostgreSQL',
+  async () => {
+    const schema = await createTestSchema();
+    schemas.push(schema);
+    return { path: ':memory:', databaseUrl: schema.url };
+  },
+  noPostgres,
+);

@@ -1,0 +1,190 @@
+import { CompiledQuery, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import type { Database } from './database.ts';
+import { engineOf } from './engine-of.ts';
+import { FAILED } from './rollup-cells.ts';
+import { type SpendCell, summarizeSpend } from './spend-cells.ts';
+
+/**
+ * The spend report's rollups of the ledger (migration 0017), per hour and per day (UTC), per
+ * project, key and provider/model: `spend_hours` and `spend_days` count each request once;
+ * `spend_tag_hours` and `spend_tag_days` count it once in each of its tags (an untagged one in
+ * tag ''), so group-by-tag reads them and every total reads the untagged ones. Written in each
+ * ledger batch's transaction from the rows it stored, as the console's rollups are
+ * (rollup-tables.ts); kept as long as the ledger (a day's rows are a 24th of its hours').
+ */
+export const SPEND_ROLLUPS = {
+  hours: { table: 'spend_hours', tagTable: 'spend_tag_hours', periodMs: 3_600_000 },
+  days: { table: 'spend_days', tagTable: 'spend_tag_days', periodMs: 86_400_000 },
+} as const;
+export type SpendPeriod = keyof typeof SPEND_ROLLUPS;
+
+export const SPEND_DIMENSIONS = ['period_start', 'project_id', 'key_id', 'provider', 'model'] as const;
+export const SPEND_SUMS = ['requests', 'errors', 'input_tokens', 'output_tokens', 'cost_usd'] as const;
+
+/** Cells per upsert: at most 11 values a row, well under both engines' bound-parameter limits. */
+const UPSERT_CHUNK = 200;
+
+type SpendRow = Record<string, number | string>;
+type SpendDatabase = Record<string, SpendRow>;
+
+/** Adds stored records to the four tables, inside the caller's transaction (the batch's). */
+export async function addSpendRollups(trx: Kysely<Database>, stored: readonly LedgerRecord[]): Promise<void> {
+  if (stored.length === 0) return;
+  for (const period of ['hours', 'days'] as const) {
+    const { table, tagTable, periodMs } = SPEND_ROLLUPS[period];
+    await upsert(trx, table, summarizeSpend(stored, periodMs, false), false);
+    await upsert(trx, tagTable, summarizeSpend(stored, periodMs, true), true);
+  }
+}
+
+async function upsert(trx: Kysely<Database>, table: string, cells: readonly SpendCell[], byTag: boolean): Promise<void> {
+  for (let i = 0; i < cells.length; i += UPSERT_CHUNK) {
+    const chunk = cells.slice(i, i + UPSERT_CHUNK);
+    const params = chunk.flatMap((c) => Object.values(rowOf(c, byTag)));
+    await trx.executeQuery(CompiledQuery.raw(upsertSqlFor(trx, table, byTag, chunk.length), params));
+  }
+}
+
+/** Upsert text per engine, table and row count, compiled once (as the console's rollups' is). */
+const upsertSql = new Map<string, string>();
+
+function upsertSqlFor(trx: Kysely<Database>, table: string, byTag: boolean, count: number): string {
+  const key = `${engineOf(trx)}:${table}:${count}`;
+  let text = upsertSql.get(key);
+  if (text === undefined) {
+    const placeholder = Object.fromEntries(Object.keys(rowOf(EMPTY_CELL, byTag)).map((c) => [c, 0]));
+    const update = Object.fromEntries(
+      SPEND_SUMS.map((c) => [c, sql<number>`${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`]),
+    );
+    const { sql: compiled, parameters } = (trx as unknown as Kysely<SpendDatabase>)
+      .insertInto(table)
+      .values(Array.from({ length: count }, () => placeholder))
+      .onConflict((oc) => oc.columns(dimensionsOf(byTag)).doUpdateSet(update))
+      .compile();
+    if (parameters.length !== count * Object.keys(placeholder).length)
+      throw new Error('spend upsert: every value must be a bound parameter');
+    text = compiled;
+    upsertSql.set(key, text);
+  }
+  return text;
+}
+
+const EMPTY_CELL: SpendCell = {
+  start: 0,
+  projectId: '',
+  keyId: '',
+  provider: '',
+  model: '',
+  tag: '',
+  requests: 0,
+  errors: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  costUsd: 0,
+};
+
+export const dimensionsOf = (byTag: boolean): string[] => (byTag ? [...SPEND_DIMENSIONS, 'tag'] : [...SPEND_DIMENSIONS]);
+
+/** What a read of the rollups is narrowed to. Times are epoch ms: [from, to). */
+export interface SpendFilter {
+  from: number;
+  to: number;
+  projectId?: string;
+  keyId?: string;
+  /** `provider/model` or the provider-side model alone. */
+  model?: string;
+  /** Reads the tag rollup's cells of this tag only. */
+  tag?: string;
+}
+
+/**
+ * The cells of the periods starting in [from, to): a range read of the primary key, narrowed by
+ * the filter. `byTag` reads the tag rollup (every tag's cells, or the filter's tag's).
+ */
+export async function readSpend(db: Kysely<Database>, period: SpendPeriod, byTag: boolean, f: SpendFilter): Promise<SpendCell[]> {
+  const { table, tagTable } = SPEND_ROLLUPS[period];
+  let query: SelectQueryBuilder<SpendDatabase, string, SpendRow> = (db as unknown as Kysely<SpendDatabase>)
+    .selectFrom(byTag ? tagTable : table)
+    .selectAll()
+    .where('period_start', '>=', f.from)
+    .where('period_start', '<', f.to);
+  if (f.projectId !== undefined) query = query.where('project_id', '=', f.projectId);
+  if (f.keyId !== undefined) query = query.where('key_id', '=', f.keyId);
+  if (f.tag !== undefined && byTag) query = query.where('tag', '=', f.tag);
+  const model = f.model;
+  if (model !== undefined) {
+    const slash = model.indexOf('/');
+    query = query.where((eb) =>
+      slash > 0
+        ? eb.or([
+            eb('model', '=', model),
+            eb.and([eb('provider', '=', model.slice(0, slash)), eb('model', '=', model.slice(slash + 1))]),
+          ])
+        : eb('model', '=', model),
+    );
+  }
+  const rows = await query.execute();
+  return rows.map((row) => cellOf(row, byTag));
+}
+
+/**
+ * Fills the four tables from the ledger (migration 0017, on an upgraded store): the same sums as
+ * addSpendRollups, with every row untagged (the ledger had no tags before).
+ */
+export async function backfillSpend(db: Kysely<unknown>): Promise<void> {
+  for (const period of ['hours', 'days'] as const) {
+    const { table, tagTable, periodMs } = SPEND_ROLLUPS[period];
+    const start = sql`cast(created_at / ${sql.lit(periodMs)} as bigint) * ${sql.lit(periodMs)}`;
+    const sums = [
+      sql`count(*)`,
+      sql`sum(case when outcome in (${sql.join([...FAILED].map((o) => sql.lit(o)))}) then 1 else 0 end)`,
+      sql`sum(input_tokens)`,
+      sql`sum(output_tokens)`,
+      sql`sum(cost_usd)`,
+    ];
+    for (const byTag of [false, true]) {
+      const columns = [...dimensionsOf(byTag), ...SPEND_SUMS].map((c) => sql.ref(c));
+      const tag = byTag ? [sql.lit('')] : [];
+      await sql`
+        insert into ${sql.table(byTag ? tagTable : table)} (${sql.join(columns)})
+        select ${sql.join([start, sql`coalesce(project_id, '')`, sql`coalesce(key_id, '')`, sql.ref('provider'), sql.ref('model'), ...tag, ...sums])}
+        from ledger
+        group by ${start}, coalesce(project_id, ''), coalesce(key_id, ''), provider, model
+      `.execute(db);
+    }
+  }
+}
+
+function rowOf(c: SpendCell, byTag: boolean): SpendRow {
+  return {
+    period_start: c.start,
+    project_id: c.projectId,
+    key_id: c.keyId,
+    provider: c.provider,
+    model: c.model,
+    ...(byTag ? { tag: c.tag ?? '' } : {}),
+    requests: c.requests,
+    errors: c.errors,
+    input_tokens: c.inputTokens,
+    output_tokens: c.outputTokens,
+    cost_usd: c.costUsd,
+  };
+}
+
+function cellOf(row: SpendRow, byTag: boolean): SpendCell {
+  const n = (name: string) => Number(row[name]);
+  return {
+    start: n('period_start'),
+    projectId: String(row.project_id),
+    keyId: String(row.key_id),
+    provider: String(row.provider),
+    model: String(row.model),
+    ...(byTag ? { tag: String(row.tag) } : {}),
+    requests: n('requests'),
+    errors: n('errors'),
+    inputTokens: n('input_tokens'),
+    outputTokens: n('output_tokens'),
+    costUsd: n('cost_usd'),
+  };
+}
