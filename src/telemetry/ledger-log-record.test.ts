@@ -74,6 +74,12 @@ describe('ledgerLogRecord', () => {
     assert.equal(messages['gen_ai.response.id'], undefined, 'a relayed Messages id is the upstream one');
   });
 
+  it("carries the request's tags as an array, and none when it has none", () => {
+    const tagged = ledgerLogRecord(ledgerRecord({ tags: ['team-a', 'batch:nightly'] }), false).attributes ?? {};
+    assert.deepEqual(tagged['sluice.tags'], ['team-a', 'batch:nightly']);
+    assert.equal((ledgerLogRecord(ledgerRecord({ tags: [] }), false).attributes ?? {})['sluice.tags'], undefined);
+  });
+
   it('carries the stored prompt and completion only when asked to', () => {
     const row = ledgerRecord({ prompt: 'the prompt', completion: 'the answer' });
     const without = ledgerLogRecord(row, false).attributes ?? {};

@@ -80,6 +80,8 @@ function sluiceAttributes(record: LedgerRecord, content: boolean): Attributes {
     ['sluice.attempts', record.attempts?.length],
   ];
   for (const [name, value] of optional) if (value !== null && value !== undefined) a[name] = value;
+  // An array attribute, as OTLP carries it: a collector can group by each tag.
+  if (record.tags && record.tags.length > 0) a['sluice.tags'] = record.tags;
   if (content && record.prompt !== null) a['sluice.prompt'] = record.prompt;
   if (content && record.completion !== null) a['sluice.completion'] = record.completion;
   return a;
