@@ -18,12 +18,18 @@ describe('bench options', () => {
       json: false,
       pin: true,
       profileDir: undefined,
+      stages: true,
       ledger: true,
       durableLedger: false,
       workers: 1,
       ledgerPageRows: 1_000_000,
       soak: undefined,
     });
+  });
+
+  it('skips the stage profile on request', () => {
+    const options = parseOptions(['--no-stages']);
+    assert.equal(options !== 'help' && options.stages, false);
   });
 
   it('takes the soak, 10,000 streams for 180 s unless told', () => {

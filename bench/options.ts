@@ -20,6 +20,8 @@ export interface BenchOptions {
   pin: boolean;
   /** Directory for the gateway's CPU profiles (one per mode); summaries print after the table. */
   profileDir: string | undefined;
+  /** A profiled phase per mode after the measured ones, read as CPU by stage (stage-costs.ts). */
+  stages: boolean;
   /** The gateway's ledger (on by default, as in production); off for the on/off comparison. */
   ledger: boolean;
   /** The ledger's durable mode (`--durable-ledger`): its journal's cost, against a default run. */
@@ -44,6 +46,7 @@ export const USAGE = `npm run bench -- [options]
   --json                           print machine-readable results instead of the table
   --no-pin                         do not pin processes to cores
   --profile DIR                    CPU-profile the gateway's measured phases into DIR and summarize
+  --no-stages                      skip the profiled phase per mode that prints the CPU by stage
   --no-ledger                      run the gateway with its ledger off (compare with a default run)
   --durable-ledger                 run the gateway with ledger.durable (its journal; compare with a default run)
   --workers N                      run the gateway as N worker processes on one port (default 1; unpins it)
@@ -82,6 +85,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
       json: { type: 'boolean' },
       'no-pin': { type: 'boolean' },
       profile: { type: 'string' },
+      'no-stages': { type: 'boolean' },
       'no-ledger': { type: 'boolean' },
       'durable-ledger': { type: 'boolean' },
       workers: { type: 'string' },
@@ -115,6 +119,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     json: values.json === true,
     pin: values['no-pin'] !== true,
     profileDir: values.profile,
+    stages: values['no-stages'] !== true,
     ledger: values['no-ledger'] !== true,
     durableLedger: values['durable-ledger'] === true,
     workers: positive('workers', values.workers, 1, true),

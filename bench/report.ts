@@ -1,6 +1,7 @@
 import type { IdleRss } from './idle-rss.ts';
 import type { LoadedRss } from './loaded-rss.ts';
 import type { ProfileSummary } from './profile-summary.ts';
+import type { StageTable } from './stage-costs.ts';
 import type { BenchMode } from './options.ts';
 import type { Percentiles, SideResult } from './stats.ts';
 
@@ -33,6 +34,8 @@ export interface ModeResult {
   comparisons: Comparison[];
   /** With --profile: where the gateway's CPU went during the measured phases. */
   profile?: ProfileSummary;
+  /** CPU by stage in a profiled phase of its own, plain sluice and governed (the first run of each mode). */
+  stages?: StageTable[];
   /** Cores' worth of CPU other processes on the machine used during this mode (Linux only). */
   otherLoadCores?: number;
 }

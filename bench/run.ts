@@ -7,7 +7,7 @@
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Agent, request } from 'undici';
 import { type BenchChild, decidePinning, startChild } from './children.ts';
 import { foreignCores, markLoad } from './machine-load.ts';
@@ -17,6 +17,7 @@ import { anthropicMessages, MASTER_KEY, openAIChat, openAIUnary } from './reques
 import { admissionCost } from './admission-cost.ts';
 import { formatLedgerPage, ledgerPageBench } from './ledger-paging.ts';
 import { type CpuProfile, formatProfileSummary, summarizeProfile } from './profile-summary.ts';
+import { formatStageTable, stageCosts, type StageTable } from './stage-costs.ts';
 import { type BenchResult, type Comparison, formatReport, type ModeResult, unarySummary } from './report.ts';
 import { issueTargets } from './targets.ts';
 import { telemetryCost } from './telemetry-cost.ts';
@@ -173,9 +174,40 @@ async function measured(target: Target, options: PhaseOptions, upstream: BenchCh
   return { phase, usage };
 }
 
+/**
+ * The CPU by stage of one side: a phase of its own with the gateway profiled (the measured
+ * phases stay unprofiled), read by stage-costs.ts.
+ */
+async function stagePhase(
+  label: string,
+  target: Target,
+  options: PhaseOptions,
+  gateway: BenchChild<GatewayReady>,
+  readsPerStream: number | undefined,
+): Promise<StageTable> {
+  const file = join(mkdtempSync(join(tmpdir(), 'sluice-stages-')), 'gateway.cpuprofile');
+  try {
+    await runPhase(target, { ...options, durationMs: Math.min(2000, options.durationMs / 2) });
+    await gateway.ask({ type: 'profile-start' });
+    const phase = await runPhase(target, options);
+    await gateway.ask({ type: 'profile-stop', path: file }, 60_000);
+    const requests = phase.timings.length;
+    const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+    return {
+      label,
+      requests,
+      reads: readsPerStream === undefined ? undefined : requests * readsPerStream,
+      stages: stageCosts(profile, new URL('..', import.meta.url).href),
+    };
+  } finally {
+    rmSync(dirname(file), { recursive: true, force: true });
+  }
+}
+
 async function runMode(
   mode: BenchMode,
   concurrency: number,
+  withStages: boolean,
   options: BenchOptions,
   children: Children,
   specs: (paceMs: number) => ComparisonSpec[],
@@ -239,6 +271,7 @@ async function runMode(
     ];
   };
   let sluiceRequests = 0;
+  const stages: StageTable[] = [];
   const profileFile = options.profileDir ? join(options.profileDir, `gateway-${mode}-${concurrency}.cpuprofile`) : undefined;
   const benchPids = [process.pid, children.gateway.pid, children.upstream.pid, children.reference.pid, children.bare.pid];
   const name = `${mode} x${concurrency}`;
@@ -267,6 +300,19 @@ async function runMode(
       }
     }
     if (profileFile) await children.gateway.ask({ type: 'profile-stop', path: profileFile }, 60_000);
+    if (withStages) {
+      // Paced, each chunk is its own read: the head, one per token, the tail.
+      const readsPerStream = mode === 'paced' ? TOKENS.length + 2 : undefined;
+      for (const [side, target] of [
+        ['plain sluice', list[0].sluice],
+        ['governed, in memory', list[0].governed],
+      ] as const) {
+        if (!target) continue;
+        const label = `${name}, ${list[0].label}, ${side}`;
+        stages.push(await stagePhase(label, target, phase(phaseSeconds), children.gateway, readsPerStream));
+        log(`${name}: stage profile of ${side} done`);
+      }
+    }
   } finally {
     await dispatcher.close();
   }
@@ -297,6 +343,7 @@ async function runMode(
     comparisons: comparisonResults,
     otherLoadCores: loadFrom && loadTo ? foreignCores(loadFrom, loadTo) : undefined,
     profile,
+    stages: stages.length > 0 ? stages : undefined,
   };
 }
 
@@ -388,8 +435,9 @@ async function main(): Promise<number> {
   for (const mode of options.modes) {
     const specs = (paceMs: number) =>
       mode === 'unary' ? unaryComparisons(origins) : comparisons(origins, paceMs, withAnthropic);
-    for (const concurrency of concurrencies[mode]) {
-      modes.push(await runMode(mode, concurrency, options, { gateway, upstream, reference, bare }, specs, log));
+    for (const [i, concurrency] of concurrencies[mode].entries()) {
+      const withStages = options.stages && i === 0;
+      modes.push(await runMode(mode, concurrency, withStages, options, { gateway, upstream, reference, bare }, specs, log));
     }
   }
   await gateway.stop();
@@ -466,6 +514,7 @@ async function main(): Promise<number> {
   else {
     console.log(formatReport(result));
     if (ledgerPage) console.log(`\n${formatLedgerPage(ledgerPage)}`);
+    for (const table of modes.flatMap((m) => m.stages ?? [])) console.log(`\n${formatStageTable(table)}`);
     for (const m of modes) {
       if (m.profile)
         console.log(

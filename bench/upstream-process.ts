@@ -2,8 +2,8 @@
  * The fake upstream, its own process: OpenAI Chat Completions SSE on any path, Anthropic Messages
  * SSE on a path ending in `/messages`, and a 256-byte `chat.completion` for a Chat Completions
  * request without `stream: true` (the unary mode). The model name sets the pacing (`bench-pace-20`: 20 ms
- * between chunks) and may set the length (`-tokens-150`, the soak's); otherwise each chunk goes out in its own event-loop turn, so the chunks leave
- * as separate writes as fast as the process can. Reports its port and answers CPU samples over
+ * between chunks) and may set the length (`-tokens-150`, the soak's); unpaced, the whole stream
+ * leaves in one write (fast mode: one or two reads at the gateway). Reports its port and answers CPU samples over
  * IPC; exits with its parent.
  */
 import { createServer, type ServerResponse } from 'node:http';
@@ -41,8 +41,32 @@ function streamFor(protocol: UpstreamProtocol, model: string): ScriptedStream {
   return stream;
 }
 
+/** Fast mode's whole streams, by stream and length: built once, written in one go. */
+const wholeStreams = new WeakMap<ScriptedStream, Map<number, Buffer>>();
+
+function wholeStream(stream: ScriptedStream, tokens: number): Buffer {
+  let byLength = wholeStreams.get(stream);
+  if (!byLength) wholeStreams.set(stream, (byLength = new Map()));
+  let bytes = byLength.get(tokens);
+  if (!bytes) {
+    const parts = [
+      stream.head,
+      ...Array.from({ length: tokens }, (_, i) => stream.tokens[i % stream.tokens.length]),
+      stream.tail,
+    ];
+    byLength.set(tokens, (bytes = Buffer.concat(parts)));
+  }
+  return bytes;
+}
+
 function play(res: ServerResponse, stream: ScriptedStream, paceMs: number, tokens: number): void {
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+  // Fast mode: the whole stream in one write, so the gateway gets it in one or two reads and its
+  // fixed cost per request is what is measured (issue 29: the second harness's fast mode).
+  if (paceMs === 0) {
+    res.end(wholeStream(stream, tokens));
+    return;
+  }
   res.write(stream.head);
   const started = performance.now();
   let next = 0;
@@ -57,8 +81,7 @@ function play(res: ServerResponse, stream: ScriptedStream, paceMs: number, token
   };
   // Paced chunks are due at fixed offsets from the start, so timer lateness does not accumulate.
   const schedule = () => {
-    if (paceMs === 0) setImmediate(step);
-    else setTimeout(step, Math.max(0, started + (next + 1) * paceMs - performance.now()));
+    setTimeout(step, Math.max(0, started + (next + 1) * paceMs - performance.now()));
   };
   schedule();
 }
