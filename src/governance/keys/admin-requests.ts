@@ -75,7 +75,7 @@ export type RotateKey = z.infer<typeof rotateKeySchema>;
 export type CreateEndpoint = z.infer<typeof createEndpointSchema>;
 
 /** A body checked against its schema: a 400 naming the field otherwise. */
-function parseWith<T>(schema: z.ZodType<T>, body: unknown): T {
+export function parseWith<T>(schema: z.ZodType<T>, body: unknown): T {
   const result = schema.safeParse(body);
   if (!result.success) throw schemaError(result.error);
   return result.data;

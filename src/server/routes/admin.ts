@@ -14,6 +14,7 @@ import { sendJson } from '../../protocol/http/send-json.ts';
 import type { GatewayContext } from '../gateway-context.ts';
 import { readJsonBody } from '../../protocol/http/read-json-body.ts';
 import type { RouteCall } from '../route-table.ts';
+import { checkKeyChange, checkNewKey, visibleTo } from './admin-scope.ts';
 
 /**
  * The admin API (routes with auth `admin`: the master key or an admin key). Every POST reads a
@@ -58,11 +59,13 @@ export async function handleCreateProject(call: RouteCall): Promise<void> {
 
 export async function handleListProjects(call: RouteCall): Promise<void> {
   const projects = await call.ctx.governance.withStore((store) => store.listProjects());
-  list(call, projects.map(projectJson));
+  list(call, visibleTo(call.caller, projects, (p) => p.id).map(projectJson));
 }
 
 export async function handleCreateKey(call: RouteCall): Promise<void> {
-  issued(call, 201, await createKey(deps(call.ctx), parseCreateKey(await body(call))));
+  const input = parseCreateKey(await body(call));
+  checkNewKey(call.caller, input.project, input.admin);
+  issued(call, 201, await createKey(deps(call.ctx), input));
 }
 
 export async function handleListKeys(call: RouteCall): Promise<void> {
@@ -71,17 +74,20 @@ export async function handleListKeys(call: RouteCall): Promise<void> {
   const now = Date.now();
   list(
     call,
-    keys.map((k) => keyJson(k, now)),
+    visibleTo(call.caller, keys, (k) => k.projectId).map((k) => keyJson(k, now)),
   );
 }
 
 export async function handleRevokeKey(call: RouteCall): Promise<void> {
   await body(call);
+  await checkKeyChange(call.caller, call.ctx.governance, call.params.key_id);
   send(call, 200, keyJson(await revokeKey(deps(call.ctx), call.params.key_id)));
 }
 
 export async function handleRotateKey(call: RouteCall): Promise<void> {
-  issued(call, 200, await rotateKey(deps(call.ctx), call.params.key_id, parseRotateKey(await body(call))));
+  const input = parseRotateKey(await body(call));
+  await checkKeyChange(call.caller, call.ctx.governance, call.params.key_id);
+  issued(call, 200, await rotateKey(deps(call.ctx), call.params.key_id, input));
 }
 
 export async function handleCreateEndpoint(call: RouteCall): Promise<void> {
@@ -91,5 +97,5 @@ export async function handleCreateEndpoint(call: RouteCall): Promise<void> {
 export async function handleListEndpoints(call: RouteCall): Promise<void> {
   const project = projectFilter(call);
   const endpoints = await call.ctx.governance.withStore((store) => store.listEndpoints(project));
-  list(call, endpoints.map(endpointJson));
+  list(call, visibleTo(call.caller, endpoints, (e) => e.projectId).map(endpointJson));
 }
