@@ -48,7 +48,9 @@ export const ssoSchema = z
     projects: z
       .record(z.string(), z.array(z.string().min(1)))
       .default({})
-      .describe('Claim values and the projects (ids) each makes its user a member of (`team-a: [proj_a]`), for users with no role.'),
+      .describe(
+        'Claim values and the projects (ids) each makes its user a member of (`team-a: [proj_a]`), for users with no role.',
+      ),
   })
   .describe(
     'Console sign-in with OpenID Connect (authorization code with PKCE). Users are created at their first sign-in with the roles the claim maps to.',

@@ -62,7 +62,7 @@ describe('console sessions', () => {
     assert.equal(await sessions.callerOf(withCookie(b)), undefined);
   });
 
-  it("stand for a user with the role the user has now, and end with the user", async () => {
+  it('stand for a user with the role the user has now, and end with the user', async () => {
     const user: User = {
       id: 'usr_1',
       issuer: 'https://idp',

@@ -75,7 +75,10 @@ function pendingOf(req: IncomingMessage): PendingLogin | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
     if (eq === -1 || part.slice(0, eq).trim() !== PENDING_COOKIE) continue;
-    const [state, nonce, verifier] = part.slice(eq + 1).trim().split('.');
+    const [state, nonce, verifier] = part
+      .slice(eq + 1)
+      .trim()
+      .split('.');
     if (state && nonce && verifier) return { state, nonce, verifier };
   }
   return undefined;

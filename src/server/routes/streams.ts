@@ -26,7 +26,8 @@ export async function handleResumeStream({ req, res, ctx, param, requestId, call
   const afterId = lastEventId(req.headers);
   const id = param.replace(/^(chatcmpl-|resp_)/, '');
   const lookup = ctx.streams ? await ctx.streams.find(id) : { state: 'unknown' as const };
-  if (lookup.state === 'unknown' || (projects !== undefined && !projects.includes(lookup.projectId ?? ''))) throw errors.streamNotFound(param);
+  if (lookup.state === 'unknown' || (projects !== undefined && !projects.includes(lookup.projectId ?? '')))
+    throw errors.streamNotFound(param);
   if (lookup.state === 'gone') throw errors.streamExpired(param, lookup.why);
   const { stream } = lookup;
   if (stream.ended && afterId > stream.lastId) {
