@@ -86,9 +86,10 @@ async function sessionOf(gw: TestGateway, login: string): Promise<string> {
 
 /** A call with a console session's cookie instead of a key. */
 async function asUser(gw: TestGateway, cookie: string, method: 'GET' | 'POST', path: string, body?: unknown) {
-  const headers: Record<string, string> = { cookie };
-  if (method === 'POST') headers['content-type'] = 'application/json';
-  const res = await fetch(`${gw.url}${path}`, { method, headers, body: method === 'POST' ? JSON.stringify(body ?? {}) : undefined });
+  const init: RequestInit = { method, headers: { cookie } };
+  if (method === 'POST') init.headers = { cookie, 'content-type': 'application/json' };
+  if (method === 'POST') init.body = JSON.stringify(body ?? {});
+  const res = await fetch(`${gw.url}${path}`, init);
   const text = await res.text();
   return { status: res.status, body: JSON.parse(text) as Record<string, any> };
 }
