@@ -51,6 +51,7 @@ export default defineConfig({
         items: [
           { text: 'Keys, projects, endpoints', link: '/governance/keys' },
           { text: 'Tiers, limits, budgets', link: '/governance/tiers-limits-budgets' },
+          { text: 'Users, roles, SSO', link: '/governance/users' },
           { text: 'Routes and fallback', link: '/routing' },
           { text: 'Accounting', link: '/accounting' },
           { text: 'Console', link: '/console' },

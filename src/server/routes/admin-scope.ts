@@ -27,7 +27,7 @@ export function checkNewKey(caller: Caller | null, project: string, admin: boole
 export async function checkKeyChange(caller: Caller | null, governance: Governance, keyId: string): Promise<void> {
   if (!caller || visibleProjects(caller) === undefined) return;
   const key: ApiKey | undefined = await governance.withStore((store) => store.getKey(keyId));
-  if (!key || !seesProject(caller, key.projectId)) throw errors.notFound('key', keyId);
+  if (!key || !seesProject(caller, key.projectId)) throw errors.notFound('key', keyId, 'key_id');
   if (key.admin) refuseAdminKey(caller);
 }
 
