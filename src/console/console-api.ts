@@ -10,6 +10,7 @@ import { InvalidLedgerQuery } from '../store/invalid-ledger-query.ts';
 import type { LedgerQueryInWriteOrder } from '../store/ledger-store.ts';
 import { BUCKET_BOUNDS_MS, emptyHistogram, quantileOf, type RollupCell } from '../store/rollup-cells.ts';
 import { ROLLUPS, type RollupPeriod } from '../store/rollup-tables.ts';
+import { withinProjects } from '../governance/keys/project-scope.ts';
 import { roleOf, visibleProjects } from '../governance/users/access.ts';
 import { clearedCookie, sessionCookie } from './sessions.ts';
 
@@ -86,8 +87,7 @@ export const EVENTS_QUERY = ['model', 'provider', 'key_id', 'project_id', 'after
 
 export async function handleEvents({ res, ctx, search, requestId, caller }: ConsoleCall): Promise<void> {
   const store = openLedgerStore(ctx);
-  // A member's live log: its projects' requests only.
-  const query: LedgerQueryInWriteOrder = { projectIds: caller ? visibleProjects(caller) : undefined };
+  let query: LedgerQueryInWriteOrder = {};
   for (const [param, field] of [
     ['model', 'model'],
     ['provider', 'provider'],
@@ -104,6 +104,8 @@ export async function handleEvents({ res, ctx, search, requestId, caller }: Cons
     if (!OUTCOMES.has(outcome)) throw errors.invalidRequest('outcome must be ok, error, cancelled or interrupted.', 'outcome');
     query.outcome = outcome as LedgerQueryInWriteOrder['outcome'];
   }
+  // A member's live log: its projects' requests only.
+  query = withinProjects(query, caller ? visibleProjects(caller) : undefined);
   // From now: where the write order stands (a one-row page's follow cursor).
   query.after ??= (await readStore(ctx, store.list({ limit: 1 }))).followCursor;
   try {

@@ -1,4 +1,5 @@
 import type { Caller } from '../../admission/admission.ts';
+import type { LedgerQuery } from '../../store/ledger-store.ts';
 import type { ResponsesScope } from '../../store/responses-store.ts';
 import { visibleProjects } from '../users/access.ts';
 
@@ -11,6 +12,20 @@ import { visibleProjects } from '../users/access.ts';
 export function readableProjects(caller: Caller | null): readonly string[] | undefined {
   if (!caller) throw new Error('a scoped read without an authenticated caller');
   return visibleProjects(caller);
+}
+
+/**
+ * The request log's filters bound to the projects a caller sees: a `project_id` of its own is
+ * kept, any other gives way to its own projects (a project key asking for another project reads
+ * its own, as it always has).
+ */
+export function withinProjects<Q extends Pick<LedgerQuery, 'projectId' | 'projectIds'>>(
+  filters: Q,
+  projects: readonly string[] | undefined,
+): Q {
+  if (projects === undefined) return filters;
+  if (filters.projectId !== undefined && projects.includes(filters.projectId)) return filters;
+  return { ...filters, projectId: undefined, projectIds: projects };
 }
 
 /** Stored responses as the caller sees them: saved under its project, read from it alone unless it reads every project. */

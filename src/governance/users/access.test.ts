@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type Caller, MASTER, type Role } from '../../admission/admission.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { withinProjects } from '../keys/project-scope.ts';
 import { type Permission, requirePermission, roleOf, seesProject, visibleProjects } from './access.ts';
 
 const key = (admin: boolean, projectId = 'p1'): Caller => ({
@@ -71,5 +72,14 @@ describe('roles', () => {
     assert.equal(seesProject(user('member', ['a']), 'b'), false);
     assert.equal(seesProject(user('member', ['a']), null), false);
     assert.equal(seesProject(user('viewer'), null), true);
+  });
+});
+
+describe('the request log within the projects a caller sees', () => {
+  it("keeps a project of the caller's own, and gives any other way to its own projects", () => {
+    assert.deepEqual(withinProjects({ projectId: 'b' }, undefined), { projectId: 'b' });
+    assert.deepEqual(withinProjects({ projectId: 'b' }, ['a', 'b']), { projectId: 'b' });
+    assert.deepEqual(withinProjects({ projectId: 'c' }, ['a', 'b']), { projectId: undefined, projectIds: ['a', 'b'] });
+    assert.deepEqual(withinProjects({}, ['a']), { projectId: undefined, projectIds: ['a'] });
   });
 });

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { LedgerRecord } from '../../accounting/ledger-record.ts';
 import { recordJson } from '../../accounting/record-json.ts';
 import { errors } from '../../errors/catalog.ts';
-import { readableProjects } from '../../governance/keys/project-scope.ts';
+import { readableProjects, withinProjects } from '../../governance/keys/project-scope.ts';
 import type { Caller } from '../../admission/admission.ts';
 import { InvalidLedgerQuery } from '../../store/invalid-ledger-query.ts';
 import type { LedgerQuery, LedgerStore } from '../../store/ledger-store.ts';
@@ -86,7 +86,7 @@ export async function handleListRequests(
   const store = openLedgerStore(ctx);
   const query = parseListQuery(search);
   // A project key's (or member's) own projects bound any project_id it asks for.
-  if (projects !== undefined) query.filters.projectIds = projects;
+  query.filters = withinProjects(query.filters, projects);
   // Pending records belong in the answer: a client that just finished a stream expects it listed.
   // Bounded: during a database outage the list answers from what is stored instead of hanging,
   // and the flush and the read together within the query timeout (half of it at most for the flush).
