@@ -35,7 +35,14 @@ export function App() {
   if (session === 'checking') return <p className="center">Loading…</p>;
   if (session === 'out') return <Login onLoggedIn={() => void check()} />;
 
-  const logout = () => void postJson('/console/api/logout', {}).finally(() => setSession('out'));
+  // A user signed in through SSO signs out of the identity provider too, when it offers that.
+  const logout = () =>
+    void postJson<{ end_session_url: string | null }>('/console/api/logout', {})
+      .then((out) => {
+        if (out.end_session_url) window.location.assign(out.end_session_url);
+        else setSession('out');
+      })
+      .catch(() => setSession('out'));
   const View = route.page === 'request' ? undefined : VIEWS[route.page];
   return (
     <NamesProvider>

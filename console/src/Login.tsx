@@ -1,11 +1,20 @@
-import { type FormEvent, useState } from 'react';
-import { postJson } from './api.ts';
+import { type FormEvent, useEffect, useState } from 'react';
+import { api, postJson } from './api.ts';
 
-/** The master key or an admin key, given once: the gateway answers with a session cookie. */
+/**
+ * The master key or an admin key, given once: the gateway answers with a session cookie. With
+ * auth.sso configured, "Sign in with SSO" goes to the identity provider instead.
+ */
 export function Login({ onLoggedIn }: { onLoggedIn: () => void }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const [sso, setSso] = useState(false);
+  useEffect(() => {
+    api<{ enabled: boolean }>('/console/api/sso')
+      .then((s) => setSso(s.enabled))
+      .catch(() => setSso(false));
+  }, []);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -39,6 +48,11 @@ export function Login({ onLoggedIn }: { onLoggedIn: () => void }) {
         <button type="submit" disabled={busy}>
           Log in
         </button>
+        {sso && (
+          <a className="sso" href="/console/api/sso/login">
+            Sign in with SSO
+          </a>
+        )}
         {error && (
           <p role="alert" className="error">
             {error}

@@ -52,6 +52,7 @@ export default defineConfig({
           { text: 'Keys, projects, endpoints', link: '/governance/keys' },
           { text: 'Tiers, limits, budgets', link: '/governance/tiers-limits-budgets' },
           { text: 'Spend reports and tags', link: '/governance/spend' },
+          { text: 'Users, roles, SSO', link: '/governance/users' },
           { text: 'Routes and fallback', link: '/routing' },
           { text: 'Accounting', link: '/accounting' },
           { text: 'Console', link: '/console' },

@@ -19,6 +19,22 @@ export interface Caller {
   admin: boolean;
   /** USD budgets of the key and of its project (governance fills them; none for the master key). */
   budgets: readonly Budget[];
+  /** A person signed in to the console through SSO (absent for keys): their role and projects. */
+  user?: UserAccess;
+}
+
+/**
+ * A console user's role (docs/governance/users.md): `owner` may do everything (users too),
+ * `admin` projects, keys and endpoints, `viewer` reads everything, `member` reads and manages
+ * the keys of its projects only.
+ */
+export type Role = 'owner' | 'admin' | 'viewer' | 'member';
+
+export interface UserAccess {
+  userId: string;
+  role: Role;
+  /** A member's projects (empty for the other roles, which reach every project). */
+  projects: readonly string[];
 }
 
 /** A spending limit in USD over a calendar period (UTC). */

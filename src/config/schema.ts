@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { ssoSchema } from './sso-schema.ts';
 import { STREAM_PROFILE_NAMES } from './stream-profile-names.ts';
 
 // Every object is strict: an unknown key is an error with a did-you-mean (describe-issue.ts),
@@ -296,6 +297,7 @@ const configObject = z.strictObject({
         .describe(
           'Wrong keys a client address, and a key id, may present a minute (a bucket of as many, refilled at that rate); past it: 429 with Retry-After. 0: no throttle.',
         ),
+      sso: ssoSchema.optional(),
     })
     .prefault({})
     .describe('The master key and the storage of gateway-issued keys.'),

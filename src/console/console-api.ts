@@ -11,6 +11,8 @@ import { InvalidLedgerQuery } from '../store/invalid-ledger-query.ts';
 import type { LedgerQueryInWriteOrder } from '../store/ledger-store.ts';
 import { BUCKET_BOUNDS_MS, emptyHistogram, quantileOf, type RollupCell } from '../store/rollup-cells.ts';
 import { ROLLUPS, type RollupPeriod } from '../store/rollup-tables.ts';
+import { withinProjects } from '../governance/keys/project-scope.ts';
+import { roleOf, visibleProjects } from '../governance/users/access.ts';
 import { clearedCookie, sessionCookie } from './sessions.ts';
 
 /**
@@ -46,21 +48,33 @@ export async function handleLogout({ req, res, ctx, requestId }: ConsoleCall): P
     // The body says nothing: read and dropped, so the connection stays usable.
     req.resume();
   }
-  await ctx.console.sessions.close(req);
+  // The one place where a session ends: a user's also ends at the identity provider when it can.
+  const holder = await ctx.console.sessions.close(req);
+  const endSession = holder?.userId && ctx.console.sso ? await ctx.console.sso.endSessionUrl(holder.idToken) : undefined;
   sendJson(
     res,
     200,
-    { object: 'sluice.console_session', admin: false },
+    { object: 'sluice.console_session', admin: false, end_session_url: endSession ?? null },
     { 'Set-Cookie': clearedCookie(secureCookie(req, ctx)), 'X-Request-ID': requestId },
   );
 }
 
-/** GET /console/api/session: 200 when the cookie (or key) is an admin's; the route's auth refuses the rest. */
-export function handleSession({ res, ctx, requestId }: ConsoleCall): void {
+/**
+ * GET /console/api/session: 200 when the cookie (or key) is an admin's or a user's, with its
+ * role and (a member's) projects; the route's auth refuses the rest.
+ */
+export function handleSession({ res, ctx, requestId, caller }: ConsoleCall): void {
   sendJson(
     res,
     200,
-    { object: 'sluice.console_session', admin: true, store_content: ctx.config.ledger.store_content },
+    {
+      object: 'sluice.console_session',
+      admin: true,
+      role: caller ? (roleOf(caller) ?? null) : null,
+      user_id: caller?.user?.userId ?? null,
+      projects: caller ? (visibleProjects(caller) ?? null) : null,
+      store_content: ctx.config.ledger.store_content,
+    },
     { 'X-Request-ID': requestId },
   );
 }
@@ -72,9 +86,9 @@ export function handleSession({ res, ctx, requestId }: ConsoleCall): void {
 /** What GET /console/api/events reads; any other parameter is refused (route-table.ts). */
 export const EVENTS_QUERY = ['model', 'provider', 'key_id', 'project_id', 'after', 'outcome'] as const;
 
-export async function handleEvents({ res, ctx, search, requestId }: ConsoleCall): Promise<void> {
+export async function handleEvents({ res, ctx, search, requestId, caller }: ConsoleCall): Promise<void> {
   const store = openLedgerStore(ctx);
-  const query: LedgerQueryInWriteOrder = {};
+  let query: LedgerQueryInWriteOrder = {};
   for (const [param, field] of [
     ['model', 'model'],
     ['provider', 'provider'],
@@ -91,6 +105,8 @@ export async function handleEvents({ res, ctx, search, requestId }: ConsoleCall)
     if (!OUTCOMES.has(outcome)) throw errors.invalidRequest('outcome must be ok, error, cancelled or interrupted.', 'outcome');
     query.outcome = outcome as LedgerQueryInWriteOrder['outcome'];
   }
+  // A member's live log: its projects' requests only.
+  query = withinProjects(query, caller ? visibleProjects(caller) : undefined);
   // From now: where the write order stands (a one-row page's follow cursor).
   query.after ??= (await readStore(ctx, store.list({ limit: 1 }))).followCursor;
   try {
@@ -114,7 +130,9 @@ const OUTCOMES = new Set(['ok', 'error', 'cancelled', 'interrupted']);
 /** What GET /console/api/stats reads. */
 export const STATS_QUERY = ['minutes', 'hours'] as const;
 
-export async function handleStats({ res, ctx, search, requestId }: ConsoleCall): Promise<void> {
+export async function handleStats({ res, ctx, search, requestId, caller }: ConsoleCall): Promise<void> {
+  // The rollups count every project's requests together: a member, who sees only its own, has no charts.
+  if (caller && visibleProjects(caller) !== undefined) throw errors.roleRequired('viewer', roleOf(caller) ?? 'none');
   const { period, count } = statsRange(search);
   const step = ROLLUPS[period].periodMs;
   const now = Date.now();

@@ -1,34 +1,45 @@
 import type { Kysely } from 'kysely';
+import type { SsoConfig } from '../config/sso-schema.ts';
+import { UserDirectory } from '../governance/users/users.ts';
 import type { Database } from '../store/database.ts';
 import type { RollupCell } from '../store/rollup-cells.ts';
 import { readRollups, type RollupPeriod } from '../store/rollup-tables.ts';
 import { LiveFeed } from './live-feed.ts';
 import { ConsoleSessions, type SessionOptions } from './sessions.ts';
+import { SsoClient } from './sso.ts';
 
-/** What the console keeps in a gateway: its logins, the live log's watchers and where the charts read. */
+/** What the console keeps in a gateway: its logins, its users, the live log's watchers and where the charts read. */
 export interface ConsoleState {
   sessions: ConsoleSessions;
+  /** The users signed in through SSO (kept in the store). */
+  users: UserDirectory;
+  /** Sign-in with OpenID Connect, when `auth.sso` is configured. */
+  sso: SsoClient | undefined;
   feed: LiveFeed;
   /**
    * The per-minute or per-hour rollups from `since` (epoch ms), which the ledger store writes
    * with each batch; undefined while the store is not open (or the ledger is off).
    */
   rollupsSince: (period: RollupPeriod, since: number) => Promise<RollupCell[]> | undefined;
-  /** The store is open: rollups are read from it, and sessions kept in it, from now on. */
+  /** The store is open: rollups are read from it, and sessions and users kept in it, from now on. */
   attachStore: (db: Kysely<Database>) => void;
 }
 
-export function createConsoleState(sessionOptions: SessionOptions): ConsoleState {
+export function createConsoleState(sessionOptions: Omit<SessionOptions, 'users'>, sso?: SsoConfig): ConsoleState {
   const feed = new LiveFeed();
-  const sessions = new ConsoleSessions(sessionOptions);
+  const users = new UserDirectory();
+  const sessions = new ConsoleSessions({ ...sessionOptions, users });
   let store: Kysely<Database> | undefined;
   return {
     sessions,
+    users,
+    sso: sso && new SsoClient(sso),
     feed,
     rollupsSince: (period, since) => (store ? readRollups(store, period, since) : undefined),
     attachStore: (db) => {
       store = db;
       sessions.attachStore(db);
+      users.attach(db);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { errors } from '../errors/catalog.ts';
+import { seesProject } from '../governance/users/access.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import type { ConsoleCall } from './console-call.ts';
 import { openLedgerStore, readStore } from '../store/read-store.ts';
@@ -9,9 +10,10 @@ import { openLedgerStore, readStore } from '../store/read-store.ts';
  * for the record's tokens. The ledger stores the cost, not the price: this is the price looked up
  * again now, so a config price changed since shows as a cost that differs from the recorded one.
  */
-export async function handlePriceUsed({ res, ctx, param, requestId }: ConsoleCall): Promise<void> {
+export async function handlePriceUsed({ res, ctx, param, requestId, caller }: ConsoleCall): Promise<void> {
   const record = await readStore(ctx, openLedgerStore(ctx).get(param));
-  if (!record) throw errors.requestNotFound(param);
+  // Another project's request is a member's 404, like an unknown one.
+  if (!record || (caller && !seesProject(caller, record.projectId))) throw errors.requestNotFound(param);
   const cost = ctx.accounting.pricing.cost(
     record.provider,
     record.model,

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
 import type { VerifiedKey } from '../governance/keys/authenticate.ts';
 import { type Caller, MASTER } from '../admission/admission.ts';
+import type { User } from '../governance/users/users.ts';
 import { ConsoleSessions, MemorySessionRecords, SESSION_COOKIE } from './sessions.ts';
 
 const request = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
@@ -15,11 +16,14 @@ function keysWith(key: Partial<VerifiedKey>) {
   return { get: async (id: string) => (id === 'k1' ? verified : undefined), verified };
 }
 
+/** No users: the key sessions' tests. */
+const users = { get: async () => undefined };
+
 describe('console sessions', () => {
   it('stand for the master key while it is unchanged, and a sent key wins over the cookie', async () => {
     const keys = keysWith({});
     const records = new MemorySessionRecords();
-    const sessions = new ConsoleSessions({ keys, masterKey: 'sk-master', records });
+    const sessions = new ConsoleSessions({ keys, masterKey: 'sk-master', records, users });
     const id = await sessions.open(MASTER);
     assert.equal(await sessions.callerOf(withCookie(id)), MASTER);
     const seen: (string | undefined)[] = [];
@@ -32,13 +36,13 @@ describe('console sessions', () => {
     assert.equal(await authenticate(withCookie('unknown')), ADMIN);
     assert.deepEqual(seen, ['Bearer sk-own', undefined]);
     // Another gateway (or this one restarted) with another master key: the session no longer stands.
-    const rotated = new ConsoleSessions({ keys, masterKey: 'sk-new-master', records });
+    const rotated = new ConsoleSessions({ keys, masterKey: 'sk-new-master', records, users });
     await assert.rejects(rotated.callerOf(withCookie(id)), { code: 'invalid_api_key' });
   });
 
   it('stand for an admin key until it is revoked', async () => {
     const keys = keysWith({});
-    const sessions = new ConsoleSessions({ keys, masterKey: 'sk-master' });
+    const sessions = new ConsoleSessions({ keys, masterKey: 'sk-master', users });
     const id = await sessions.open(ADMIN);
     assert.equal(await sessions.callerOf(withCookie(id)), ADMIN);
     keys.verified.revokedAt = 1;
@@ -47,7 +51,7 @@ describe('console sessions', () => {
 
   it('end at logout and after 12 idle hours', async () => {
     let now = 0;
-    const sessions = new ConsoleSessions({ keys: keysWith({}), masterKey: 'sk-master', now: () => now });
+    const sessions = new ConsoleSessions({ keys: keysWith({}), masterKey: 'sk-master', now: () => now, users });
     const a = await sessions.open(MASTER);
     const b = await sessions.open(MASTER);
     await sessions.close(withCookie(a));
@@ -56,5 +60,30 @@ describe('console sessions', () => {
     assert.equal(await sessions.callerOf(withCookie(b)), MASTER);
     now += 12 * 60 * 60 * 1000 + 1;
     assert.equal(await sessions.callerOf(withCookie(b)), undefined);
+  });
+
+  it('stand for a user with the role the user has now, and end with the user', async () => {
+    const user: User = {
+      id: 'usr_1',
+      issuer: 'https://idp',
+      subject: 's1',
+      email: null,
+      name: null,
+      role: 'member',
+      projects: ['p1'],
+      rolesFrom: 'claims',
+      createdAt: 0,
+      lastSignInAt: 0,
+    };
+    const stored = new Map([[user.id, user]]);
+    const sessions = new ConsoleSessions({ keys: keysWith({}), masterKey: 'sk-master', users: { get: async (id) => stored.get(id) } });
+    const id = await sessions.openForUser(user, 'id-token');
+    assert.deepEqual((await sessions.callerOf(withCookie(id)))?.user, { userId: 'usr_1', role: 'member', projects: ['p1'] });
+    stored.set(user.id, { ...user, role: 'viewer', projects: [] });
+    assert.equal((await sessions.callerOf(withCookie(id)))?.user?.role, 'viewer');
+    stored.clear();
+    await assert.rejects(sessions.callerOf(withCookie(id)), { code: 'invalid_api_key' });
+    const closed = await sessions.close(withCookie(id));
+    assert.equal(closed?.idToken, 'id-token');
   });
 });

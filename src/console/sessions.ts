@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { errors } from '../errors/catalog.ts';
 import { refuseUnusable, type VerifiedKey } from '../governance/keys/authenticate.ts';
 import type { TtlCache } from '../governance/keys/ttl-cache.ts';
+import { type User, type UserDirectory, userCaller } from '../governance/users/users.ts';
 import { type Authenticate, type Caller, MASTER } from '../admission/admission.ts';
 import type { Database } from '../store/database.ts';
 
@@ -15,10 +16,16 @@ const TOUCH_EVERY_MS = 60_000;
 /** Sessions kept when there is no store (the ledger is off). */
 const MAX_MEMORY_SESSIONS = 1_000;
 
-/** Who a session stands for: a gateway-issued admin key (by id), or the master key (by a salted digest of it). */
+/**
+ * Who a session stands for: a gateway-issued admin key (by id), the master key (by a salted
+ * digest of it), or a user signed in through SSO (by id, with the ID token its provider's logout
+ * asks for).
+ */
 export interface SessionHolder {
   keyId: string | null;
   masterDigest: string | null;
+  userId: string | null;
+  idToken: string | null;
   lastUsed: number;
 }
 
@@ -37,6 +44,8 @@ export interface SessionOptions {
   /** The verified keys cache of governance: a key session is re-checked (revoked, expired) on each use. */
   keys: KeyLookup;
   masterKey: string | undefined;
+  /** The console's users: a user's session takes the role it has now, on each use. */
+  users: Pick<UserDirectory, 'get'>;
   /** Where sessions are kept until a store is attached; default: this process's memory. */
   records?: SessionRecords;
   now?: () => number;
@@ -72,14 +81,27 @@ export class ConsoleSessions {
     await this.records.put(idDigest, {
       keyId: caller.keyId,
       masterDigest: master ? this.masterDigestOf(idDigest) : null,
+      userId: null,
+      idToken: null,
       lastUsed: this.now(),
     });
     return id;
   }
 
-  async close(req: IncomingMessage): Promise<void> {
+  /** A new session for a user just signed in through SSO; returns its id. */
+  async openForUser(user: User, idToken: string): Promise<string> {
+    const id = randomBytes(32).toString('base64url');
+    await this.records.put(digest(id), { keyId: null, masterDigest: null, userId: user.id, idToken, lastUsed: this.now() });
+    return id;
+  }
+
+  /** Ends the request's session; returns what it stood for (a user's ID token, for the provider's logout). */
+  async close(req: IncomingMessage): Promise<SessionHolder | undefined> {
     const id = sessionIdOf(req);
-    if (id) await this.records.remove(digest(id));
+    if (!id) return undefined;
+    const holder = await this.records.get(digest(id));
+    await this.records.remove(digest(id));
+    return holder;
   }
 
   /** The caller of the request's live session; undefined without one; a 401 when its key no longer stands. */
@@ -118,6 +140,12 @@ export class ConsoleSessions {
   }
 
   private async holderCaller(idDigest: string, holder: SessionHolder, keys: KeyLookup): Promise<Caller> {
+    if (holder.userId !== null) {
+      // Read on each use: a role an owner changed holds at once, in every instance.
+      const user = await this.options.users.get(holder.userId);
+      if (!user) throw errors.wrongKey();
+      return userCaller(user);
+    }
     if (holder.keyId === null) {
       // A master key changed since the login ends the session.
       if (holder.masterDigest !== this.masterDigestOf(idDigest)) throw errors.wrongKey();
@@ -178,6 +206,8 @@ interface SessionsTable {
   id_digest: string;
   key_id: string | null;
   master_digest: string | null;
+  user_id: string | null;
+  id_token: string | null;
   last_used_at: number;
 }
 type SessionsDatabase = Database & { console_sessions: SessionsTable };
@@ -192,12 +222,27 @@ class StoreSessionRecords implements SessionRecords {
   async put(idDigest: string, holder: SessionHolder): Promise<void> {
     await this.db
       .insertInto('console_sessions')
-      .values({ id_digest: idDigest, key_id: holder.keyId, master_digest: holder.masterDigest, last_used_at: holder.lastUsed })
+      .values({
+        id_digest: idDigest,
+        key_id: holder.keyId,
+        master_digest: holder.masterDigest,
+        user_id: holder.userId,
+        id_token: holder.idToken,
+        last_used_at: holder.lastUsed,
+      })
       .execute();
   }
   async get(idDigest: string): Promise<SessionHolder | undefined> {
     const row = await this.db.selectFrom('console_sessions').selectAll().where('id_digest', '=', idDigest).executeTakeFirst();
-    return row && { keyId: row.key_id, masterDigest: row.master_digest, lastUsed: Number(row.last_used_at) };
+    return (
+      row && {
+        keyId: row.key_id,
+        masterDigest: row.master_digest,
+        userId: row.user_id,
+        idToken: row.id_token,
+        lastUsed: Number(row.last_used_at),
+      }
+    );
   }
   async touch(idDigest: string, at: number): Promise<void> {
     await this.db.updateTable('console_sessions').set({ last_used_at: at }).where('id_digest', '=', idDigest).execute();

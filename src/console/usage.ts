@@ -1,4 +1,5 @@
 import { verifiedKey } from '../governance/keys/authenticate.ts';
+import { visibleProjects } from '../governance/users/access.ts';
 import type { Project } from '../governance/keys/governance-store.ts';
 import type { CallerUsage } from '../governance/usage-report.ts';
 import type { Budget, Caller } from '../admission/admission.ts';
@@ -12,8 +13,12 @@ import type { ConsoleCall } from './console-call.ts';
  * its own and its project's limits and budgets, under its tier. Revoked and expired keys are left
  * out: nothing of theirs is admitted any more.
  */
-export async function handleUsage({ res, ctx, requestId }: ConsoleCall): Promise<void> {
-  const [projects, keys] = await ctx.governance.withStore((store) => Promise.all([store.listProjects(), store.listKeys()]));
+export async function handleUsage({ res, ctx, requestId, caller }: ConsoleCall): Promise<void> {
+  const [allProjects, allKeys] = await ctx.governance.withStore((store) => Promise.all([store.listProjects(), store.listKeys()]));
+  // A member's keys page: its projects' keys and spend only.
+  const visible = caller ? visibleProjects(caller) : undefined;
+  const projects = visible ? allProjects.filter((p) => visible.includes(p.id)) : allProjects;
+  const keys = visible ? allKeys.filter((k) => visible.includes(k.projectId)) : allKeys;
   const defaultTier = ctx.config.default_tier ?? null;
   const byId = new Map(projects.map((p) => [p.id, p]));
   const now = Date.now();

@@ -392,6 +392,39 @@ export const errors = {
       type: 'permission_error',
       message: 'The admin API needs the master key or a key created with admin: true.',
     }),
+  /** A console user (or an admin key, for users) whose role does not reach this: names the role it needs. */
+  roleRequired: (needed: string, role: string) =>
+    new GatewayError({
+      code: 'role_required',
+      status: 403,
+      type: 'permission_error',
+      message: `This needs the ${needed} role; the caller's role is ${role}.`,
+    }),
+  /** The identity provider's answer could not sign anyone in (state, code, ID token): says why. */
+  ssoFailed: (why: string) =>
+    new GatewayError({
+      code: 'sso_failed',
+      status: 401,
+      type: 'authentication_error',
+      message: `Single sign-on failed: ${why}.`,
+    }),
+  /** Signed in at the identity provider, but its claim maps to no role and no project here. */
+  ssoNoRole: (claim: string) =>
+    new GatewayError({
+      code: 'sso_no_role',
+      status: 403,
+      type: 'permission_error',
+      message: `Your identity provider's \`${claim}\` claim maps to no role and no project of this gateway (auth.sso.roles, auth.sso.projects).`,
+    }),
+  /** The identity provider's discovery document or token endpoint could not be reached. */
+  ssoProviderUnavailable: (why: string) =>
+    new GatewayError({
+      code: 'sso_provider_unavailable',
+      status: 502,
+      type: 'upstream_error',
+      message: `The identity provider could not be reached (${why}); try again shortly.`,
+      retryable: true,
+    }),
   /** The key's allowed models (as clients name them, or the provider/model they resolve to) do not include this one. */
   modelNotAllowed: (model: string) =>
     new GatewayError({
@@ -409,7 +442,7 @@ export const errors = {
       type: 'not_found_error',
       message: `No endpoint ${endpoint} in project ${project} for this key.`,
     }),
-  notFound: (what: 'project' | 'key' | 'endpoint', id: string, param: string | null = null) =>
+  notFound: (what: 'project' | 'key' | 'endpoint' | 'user', id: string, param: string | null = null) =>
     new GatewayError({
       code: `${what}_not_found`,
       status: 404,

@@ -9,6 +9,7 @@ import { toGatewayError } from '../errors/gateway-error.ts';
 import { logInternalError } from '../errors/log-internal-error.ts';
 import { renderErrorBody } from '../errors/render.ts';
 import { refuseDisallowedModels } from '../governance/keys/allowed-models.ts';
+import { requirePermission } from '../governance/users/access.ts';
 import { GovernanceStore } from '../governance/keys/governance-store.ts';
 import { LimitsAndBudgets } from '../governance/admit.ts';
 import { recordInterrupted } from '../pipeline/record-interrupted.ts';
@@ -109,7 +110,7 @@ export function createGateway(
   const addressing = createClientAddressing(config.server.trusted_proxies);
   // Tiers, rate limits, concurrency and budgets: the lifecycle's admit step (docs/governance/tiers-limits-budgets.md).
   const limits = new LimitsAndBudgets(config, { pricing, log, redisEvents: metrics?.redisEvents });
-  const consoleState = createConsoleState({ keys: governance.keys, masterKey: config.auth.master_key });
+  const consoleState = createConsoleState({ keys: governance.keys, masterKey: config.auth.master_key }, config.auth.sso);
   const throttled = authThrottle({
     failuresPerMinute: config.auth.failures_per_minute,
     clientOf: (req) => clientKey(addressing.clientOf(req)),
@@ -272,7 +273,7 @@ export function createGateway(
     if (route.noStore) res.setHeader('Cache-Control', 'no-store');
     const caller =
       route.auth === 'admin' ? await ctx.authenticateAdmin(req) : route.auth === 'key' ? await ctx.authenticate(req) : null;
-    if (route.auth === 'admin' && !caller?.admin) throw errors.adminRequired();
+    if (route.auth === 'admin') requirePermission(caller!, route.permission ?? (route.method === 'GET' ? 'read' : 'manage'));
     const params: Record<string, string> = {};
     for (const [name, raw] of Object.entries(rawParams)) params[name] = decodePathParam(raw, name);
     const search = new URLSearchParams(query === -1 ? '' : url.slice(query + 1));

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors } from '../errors/catalog.ts';
 import type { Caller } from '../admission/admission.ts';
+import type { Permission } from '../governance/users/access.ts';
 import type { GatewayContext } from './gateway-context.ts';
 
 export interface RouteCall {
@@ -35,6 +36,11 @@ export interface Route {
    * key must be the master key or an admin key (else 403). `open`: no key needed.
    */
   auth: 'model' | 'key' | 'admin' | 'open';
+  /**
+   * What an `admin` route asks of the caller's role (governance/users/access.ts); unset: `read`
+   * for a GET, `manage` otherwise. A role without it is a 403 naming the role needed.
+   */
+  permission?: Permission;
   /**
    * The answers carry a caller's data (the request log, the console's API): `Cache-Control:
    * no-store`, errors included, so that neither a browser nor a proxy keeps them.

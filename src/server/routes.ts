@@ -48,7 +48,9 @@ import {
 import { handlePriceUsed } from '../console/price-used.ts';
 import { serveConsoleFile } from '../console/static-files.ts';
 import { handleUsage } from '../console/usage.ts';
+import { handleSsoCallback, handleSsoLogin, handleSsoStatus } from '../console/sso-api.ts';
 import { handleListModels } from './routes/models.ts';
+import { handleGetUser, handleListUsers, handleSetUserAccess } from './routes/users.ts';
 import { handleMetrics } from './routes/metrics.ts';
 import { handleReload } from './routes/reload.ts';
 import { handleGetRequest, handleListRequests, LIST_REQUESTS_QUERY } from './routes/requests.ts';
@@ -210,7 +212,9 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/v1/spend', auth: 'key', noStore: true, query: SPEND_QUERY, handle: handleSpend },
   { method: 'GET', path: '/v1/spend/budgets', auth: 'key', noStore: true, query: [], handle: handleSpendBudgets },
   { method: 'GET', path: '/v1/models', auth: 'key', handle: ({ res, ctx, requestId }) => handleListModels(res, ctx, requestId) },
-  // The admin API (docs/governance/keys.md), described by /admin/openapi.json: the master key or an admin key.
+  // The admin API (docs/governance/keys.md), described by /admin/openapi.json: the master key, an admin key,
+  // or a signed-in user whose role grants the route's permission (docs/governance/users.md; a member: its
+  // projects' keys only).
   { method: 'GET', path: '/admin/openapi.json', auth: 'admin', query: [], handle: handleOpenApi },
   { method: 'POST', path: '/admin/projects', auth: 'admin', handle: handleCreateProject },
   { method: 'GET', path: '/admin/projects', auth: 'admin', query: PROJECTS_QUERY, handle: handleListProjects },
@@ -222,16 +226,20 @@ export const routes: readonly Route[] = [
     query: DELETE_PROJECT_QUERY,
     handle: handleDeleteProject,
   },
-  { method: 'POST', path: '/admin/keys', auth: 'admin', handle: handleCreateKey },
+  { method: 'POST', path: '/admin/keys', auth: 'admin', permission: 'keys', handle: handleCreateKey },
   { method: 'GET', path: '/admin/keys', auth: 'admin', query: KEYS_QUERY, handle: handleListKeys },
-  { method: 'PATCH', path: '/admin/keys/{key_id}', auth: 'admin', query: [], handle: handleUpdateKey },
-  { method: 'DELETE', path: '/admin/keys/{key_id}', auth: 'admin', query: [], handle: handleDeleteKey },
-  { method: 'POST', path: '/admin/keys/{key_id}/revoke', auth: 'admin', handle: handleRevokeKey },
-  { method: 'POST', path: '/admin/keys/{key_id}/rotate', auth: 'admin', handle: handleRotateKey },
+  { method: 'PATCH', path: '/admin/keys/{key_id}', auth: 'admin', permission: 'keys', query: [], handle: handleUpdateKey },
+  { method: 'DELETE', path: '/admin/keys/{key_id}', auth: 'admin', permission: 'keys', query: [], handle: handleDeleteKey },
+  { method: 'POST', path: '/admin/keys/{key_id}/revoke', auth: 'admin', permission: 'keys', handle: handleRevokeKey },
+  { method: 'POST', path: '/admin/keys/{key_id}/rotate', auth: 'admin', permission: 'keys', handle: handleRotateKey },
   { method: 'POST', path: '/admin/endpoints', auth: 'admin', handle: handleCreateEndpoint },
   { method: 'GET', path: '/admin/endpoints', auth: 'admin', query: ENDPOINTS_QUERY, handle: handleListEndpoints },
   { method: 'PATCH', path: '/admin/endpoints/{project}/{endpoint}', auth: 'admin', query: [], handle: handleUpdateEndpoint },
   { method: 'DELETE', path: '/admin/endpoints/{project}/{endpoint}', auth: 'admin', query: [], handle: handleDeleteEndpoint },
+  // The console's users, for an owner (docs/governance/users.md).
+  { method: 'GET', path: '/admin/users', auth: 'admin', permission: 'users', query: [], handle: handleListUsers },
+  { method: 'GET', path: '/admin/users/{user_id}', auth: 'admin', permission: 'users', query: [], handle: handleGetUser },
+  { method: 'POST', path: '/admin/users/{user_id}', auth: 'admin', permission: 'users', handle: handleSetUserAccess },
   // The config read again and applied to the requests to come (docs/operations/reload.md).
   { method: 'POST', path: '/admin/reload', auth: 'admin', handle: handleReload },
   // The console (docs/console.md): its static bundle is open, its data needs an admin's session or key.
@@ -253,6 +261,10 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/console/api/', param: 'path', auth: 'open', noStore: true, handle: unknownRoute },
   { method: 'GET', path: '/console/', param: 'file', auth: 'open', handle: serveConsoleFile },
   { method: 'POST', path: '/console/api/login', auth: 'open', noStore: true, handle: handleLogin },
+  // Sign-in with OpenID Connect when auth.sso is set (docs/governance/users.md); a 404 otherwise.
+  { method: 'GET', path: '/console/api/sso', auth: 'open', noStore: true, query: [], handle: handleSsoStatus },
+  { method: 'GET', path: '/console/api/sso/login', auth: 'open', noStore: true, query: [], handle: handleSsoLogin },
+  { method: 'GET', path: '/console/api/sso/callback', auth: 'open', noStore: true, handle: handleSsoCallback },
   { method: 'POST', path: '/console/api/logout', auth: 'open', noStore: true, handle: handleLogout },
   { method: 'GET', path: '/console/api/session', auth: 'admin', noStore: true, query: [], handle: handleSession },
   { method: 'GET', path: '/console/api/events', auth: 'admin', noStore: true, query: EVENTS_QUERY, handle: handleEvents },

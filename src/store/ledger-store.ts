@@ -16,6 +16,8 @@ export interface LedgerQuery {
   keyId?: string;
   /** Only this project's records (a project key's view of the request log). */
   projectId?: string;
+  /** Only these projects' records (a project member's view; empty: none). */
+  projectIds?: readonly string[];
   /** Inclusive lower / exclusive upper bound on createdAt (epoch ms). */
   since?: number;
   until?: number;
@@ -247,9 +249,16 @@ function filtered(query: LedgerSelect, q: Omit<LedgerQuery, 'cursor'>): LedgerSe
   if (q.outcome) query = query.where('outcome', '=', q.outcome);
   if (q.keyId) query = query.where('key_id', '=', q.keyId);
   if (q.projectId) query = query.where('project_id', '=', q.projectId);
+  if (q.projectIds) query = inProjects(query, q.projectIds);
   if (q.since !== undefined) query = query.where('created_at', '>=', q.since);
   if (q.until !== undefined) query = query.where('created_at', '<', q.until);
   return query;
+}
+
+/** One project is an equality, as the project index's plans expect; none matches nothing. */
+function inProjects(query: LedgerSelect, projects: readonly string[]): LedgerSelect {
+  if (projects.length === 0) return query.where(sql<SqlBool>`1 = 0`);
+  return projects.length === 1 ? query.where('project_id', '=', projects[0]) : query.where('project_id', 'in', [...projects]);
 }
 
 function clampLimit(limit: number | undefined): number {

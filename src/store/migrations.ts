@@ -427,6 +427,37 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('ledger').dropColumn('tags').execute();
     },
   },
+  /**
+   * Console users (src/governance/users): created at their first sign-in through SSO, one per
+   * issuer and subject; `roles_from` says whether the claim mapping still sets their role
+   * (`claims`) or an owner set it through the admin API (`owner`). A session names its user, and
+   * keeps the ID token the identity provider's logout asks for.
+   */
+  '0019_users': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('users')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('issuer', 'text', (c) => c.notNull())
+        .addColumn('subject', 'text', (c) => c.notNull())
+        .addColumn('email', 'text')
+        .addColumn('name', 'text')
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('projects', 'text', (c) => c.notNull())
+        .addColumn('roles_from', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('last_sign_in_at', 'bigint')
+        .execute();
+      await db.schema.createIndex('users_subject').on('users').columns(['issuer', 'subject']).unique().execute();
+      await db.schema.alterTable('console_sessions').addColumn('user_id', 'text').execute();
+      await db.schema.alterTable('console_sessions').addColumn('id_token', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('console_sessions').dropColumn('id_token').execute();
+      await db.schema.alterTable('console_sessions').dropColumn('user_id').execute();
+      await db.schema.dropTable('users').execute();
+    },
+  },
 };
 
 /**
@@ -449,6 +480,7 @@ export const SLUICE_TABLES = [
   'spend_tag_hours',
   'spend_days',
   'spend_tag_days',
+  'users',
 ] as const;
 
 export const migrationProvider: MigrationProvider = {

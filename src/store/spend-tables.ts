@@ -91,6 +91,8 @@ export interface SpendFilter {
   from: number;
   to: number;
   projectId?: string;
+  /** The projects a caller sees when it sees several (a project member): any of them. */
+  projectIds?: readonly string[];
   keyId?: string;
   /** `provider/model` or the provider-side model alone. */
   model?: string;
@@ -110,6 +112,7 @@ export async function readSpend(db: Kysely<Database>, period: SpendPeriod, byTag
     .where('period_start', '>=', f.from)
     .where('period_start', '<', f.to);
   if (f.projectId !== undefined) query = query.where('project_id', '=', f.projectId);
+  if (f.projectIds !== undefined) query = query.where('project_id', 'in', f.projectIds.length > 0 ? f.projectIds : ['']);
   if (f.keyId !== undefined) query = query.where('key_id', '=', f.keyId);
   if (f.tag !== undefined && byTag) query = query.where('tag', '=', f.tag);
   const model = f.model;

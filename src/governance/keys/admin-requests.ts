@@ -153,7 +153,7 @@ function refuseFixed(what: keyof typeof FIXED, body: unknown): void {
 }
 
 /** A body checked against its schema: a 400 naming the field otherwise. */
-function parseWith<T>(schema: z.ZodType<T>, body: unknown): T {
+export function parseWith<T>(schema: z.ZodType<T>, body: unknown): T {
   const result = schema.safeParse(body);
   if (!result.success) throw schemaError(result.error);
   return result.data;

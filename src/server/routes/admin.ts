@@ -25,6 +25,7 @@ import { sendJson } from '../../protocol/http/send-json.ts';
 import type { GatewayContext } from '../gateway-context.ts';
 import { readJsonBody } from '../../protocol/http/read-json-body.ts';
 import type { RouteCall } from '../route-table.ts';
+import { checkKeyChange, checkNewKey, visibleTo } from './admin-scope.ts';
 
 /**
  * The admin API (routes with auth `admin`: the master key or an admin key). Every POST and PATCH
@@ -88,7 +89,7 @@ export async function handleCreateProject(call: RouteCall): Promise<void> {
 export async function handleListProjects(call: RouteCall): Promise<void> {
   const includeDeleted = flag(call, 'include_deleted');
   const projects = await call.ctx.governance.withStore((store) => store.listProjects(includeDeleted));
-  list(call, projects.map(projectJson));
+  list(call, visibleTo(call.caller, projects, (p) => p.id).map(projectJson));
 }
 
 export async function handleUpdateProject(call: RouteCall): Promise<void> {
@@ -103,7 +104,9 @@ export async function handleDeleteProject(call: RouteCall): Promise<void> {
 }
 
 export async function handleCreateKey(call: RouteCall): Promise<void> {
-  issued(call, 201, await createKey(deps(call.ctx), parseCreateKey(await body(call))));
+  const input = parseCreateKey(await body(call));
+  checkNewKey(call.caller, input.project, input.admin);
+  issued(call, 201, await createKey(deps(call.ctx), input));
 }
 
 export async function handleListKeys(call: RouteCall): Promise<void> {
@@ -113,26 +116,32 @@ export async function handleListKeys(call: RouteCall): Promise<void> {
   const now = Date.now();
   list(
     call,
-    keys.map((k) => keyJson(k, now)),
+    visibleTo(call.caller, keys, (k) => k.projectId).map((k) => keyJson(k, now)),
   );
 }
 
 export async function handleRevokeKey(call: RouteCall): Promise<void> {
   await body(call);
+  await checkKeyChange(call.caller, call.ctx.governance, call.params.key_id);
   const { after } = await revokeKey(deps(call.ctx), call.params.key_id);
   send(call, 200, keyJson(after));
 }
 
 export async function handleRotateKey(call: RouteCall): Promise<void> {
-  issued(call, 200, await rotateKey(deps(call.ctx), call.params.key_id, parseRotateKey(await body(call))));
+  const input = parseRotateKey(await body(call));
+  await checkKeyChange(call.caller, call.ctx.governance, call.params.key_id);
+  issued(call, 200, await rotateKey(deps(call.ctx), call.params.key_id, input));
 }
 
 export async function handleUpdateKey(call: RouteCall): Promise<void> {
-  const { after } = await updateKey(deps(call.ctx), call.params.key_id, parseUpdateKey(await body(call)));
+  const input = parseUpdateKey(await body(call));
+  await checkKeyChange(call.caller, call.ctx.governance, call.params.key_id);
+  const { after } = await updateKey(deps(call.ctx), call.params.key_id, input);
   send(call, 200, keyJson(after));
 }
 
 export async function handleDeleteKey(call: RouteCall): Promise<void> {
+  await checkKeyChange(call.caller, call.ctx.governance, call.params.key_id);
   const { after } = await deleteKey(deps(call.ctx), call.params.key_id);
   send(call, 200, keyJson(after));
 }
@@ -144,7 +153,7 @@ export async function handleCreateEndpoint(call: RouteCall): Promise<void> {
 export async function handleListEndpoints(call: RouteCall): Promise<void> {
   const project = projectFilter(call);
   const endpoints = await call.ctx.governance.withStore((store) => store.listEndpoints(project));
-  list(call, endpoints.map(endpointJson));
+  list(call, visibleTo(call.caller, endpoints, (e) => e.projectId).map(endpointJson));
 }
 
 export async function handleUpdateEndpoint(call: RouteCall): Promise<void> {

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { LedgerRecord } from '../../accounting/ledger-record.ts';
 import { recordJson } from '../../accounting/record-json.ts';
 import { errors } from '../../errors/catalog.ts';
-import { readableProject } from '../../governance/keys/project-scope.ts';
+import { readableProjects, withinProjects } from '../../governance/keys/project-scope.ts';
 import type { Caller } from '../../admission/admission.ts';
 import { InvalidLedgerQuery } from '../../store/invalid-ledger-query.ts';
 import type { LedgerQuery, LedgerStore } from '../../store/ledger-store.ts';
@@ -42,11 +42,11 @@ export async function handleGetRequest(
   requestId: string,
   caller: Caller | null,
 ) {
-  const project = readableProject(caller);
+  const projects = readableProjects(caller);
   const store = openLedgerStore(ctx);
   const bare = id.replace(/^(chatcmpl-|resp_)/, '');
   const record = (await readStore(ctx, store.get(bare))) ?? (isRequestId(bare) ? await awaitRecord(ctx, store, bare) : undefined);
-  if (!record || (project !== undefined && record.projectId !== project)) throw errors.requestNotFound(id);
+  if (!record || (projects !== undefined && !projects.includes(record.projectId ?? ''))) throw errors.requestNotFound(id);
   sendJson(res, 200, recordJson(record), { 'X-Request-ID': requestId });
 }
 
@@ -82,11 +82,11 @@ export async function handleListRequests(
   requestId: string,
   caller: Caller | null,
 ) {
-  const project = readableProject(caller);
+  const projects = readableProjects(caller);
   const store = openLedgerStore(ctx);
   const query = parseListQuery(search);
-  // A project key's own project wins over any project_id it asks for.
-  if (project !== undefined) query.filters.projectId = project;
+  // A project key's (or member's) own projects bound any project_id it asks for.
+  query.filters = withinProjects(query.filters, projects);
   // Pending records belong in the answer: a client that just finished a stream expects it listed.
   // Bounded: during a database outage the list answers from what is stored instead of hanging,
   // and the flush and the read together within the query timeout (half of it at most for the flush).

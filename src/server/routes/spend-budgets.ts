@@ -1,7 +1,7 @@
 import type { Caller } from '../../admission/admission.ts';
 import { projectCaller } from '../../console/usage.ts';
 import { verifiedKey } from '../../governance/keys/authenticate.ts';
-import { readableProject } from '../../governance/keys/project-scope.ts';
+import { readableProjects } from '../../governance/keys/project-scope.ts';
 import type { BudgetUsage } from '../../governance/usage-report.ts';
 import { sendJson } from '../../protocol/http/send-json.ts';
 import type { RouteCall } from '../route-table.ts';
@@ -30,10 +30,10 @@ export interface BurnDown {
  * admission holds requests to) against its limit, and where that pace ends.
  */
 export async function handleSpendBudgets({ res, ctx, requestId, caller }: RouteCall): Promise<void> {
-  const project = readableProject(caller);
-  const [projects, keys] = await ctx.governance.withStore((s) => Promise.all([s.listProjects(), s.listKeys(project)]));
+  const visible = readableProjects(caller);
+  const [projects, keys] = await ctx.governance.withStore((s) => Promise.all([s.listProjects(), s.listKeys()]));
   const now = Date.now();
-  const seen = projects.filter((p) => project === undefined || p.id === project);
+  const seen = projects.filter((p) => visible === undefined || visible.includes(p.id));
   const byId = new Map(seen.map((p) => [p.id, p]));
   const usable = keys.filter((k) => k.revokedAt === null && (k.expiresAt === null || k.expiresAt > now) && byId.has(k.projectId));
   const defaultTier = ctx.config.default_tier ?? null;

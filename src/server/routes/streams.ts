@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { errors } from '../../errors/catalog.ts';
-import { readableProject } from '../../governance/keys/project-scope.ts';
+import { readableProjects } from '../../governance/keys/project-scope.ts';
 import type { Resumable } from '../../pipeline/exchange.ts';
 import { HEARTBEAT_FRAME } from '../../protocol/sse/frames.ts';
 import type { RouteCall } from '../route-table.ts';
@@ -22,11 +22,12 @@ export function resumable({ ctx, requestId }: RouteCall): Resumable | undefined 
  * kept is a 410 that says why.
  */
 export async function handleResumeStream({ req, res, ctx, param, requestId, caller }: RouteCall): Promise<void> {
-  const project = readableProject(caller);
+  const projects = readableProjects(caller);
   const afterId = lastEventId(req.headers);
   const id = param.replace(/^(chatcmpl-|resp_)/, '');
   const lookup = ctx.streams ? await ctx.streams.find(id) : { state: 'unknown' as const };
-  if (lookup.state === 'unknown' || (project !== undefined && lookup.projectId !== project)) throw errors.streamNotFound(param);
+  if (lookup.state === 'unknown' || (projects !== undefined && !projects.includes(lookup.projectId ?? '')))
+    throw errors.streamNotFound(param);
   if (lookup.state === 'gone') throw errors.streamExpired(param, lookup.why);
   const { stream } = lookup;
   if (stream.ended && afterId > stream.lastId) {
