@@ -276,7 +276,7 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     assert.equal(await chat(key), 401);
   });
 
-  it('edits, disables and enables, rotates and deletes a key, edits a project and deletes it (409, then with its keys)', async () => {
+  it('edits, disables and enables, rotates and deletes a key, edits a project and its endpoint, deletes the project (409, then with its keys)', async () => {
     const admin = (path: string, init: { method?: string; body?: unknown } = {}) =>
       fetch(`${gw.url}${path}`, {
         method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
@@ -359,6 +359,24 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     assert.deepEqual(project.budgets, { daily_usd: 2.5, monthly_usd: null });
     const projectRow = page.getByRole('region', { name: 'Projects', exact: true }).getByRole('row').filter({ hasText: 'edit-proj' });
     await projectRow.getByText(/of \$2\.5000/).waitFor();
+
+    // An endpoint of the project: created, its stream settings edited, deleted.
+    await page.getByRole('button', { name: 'New endpoint' }).click();
+    const newEndpoint = page.getByRole('form', { name: 'New endpoint' });
+    await newEndpoint.getByLabel('Project').selectOption('edit-proj');
+    await newEndpoint.getByLabel(/^Endpoint name/).fill('chat');
+    await newEndpoint.getByLabel(/^Model/).fill('mock/echo');
+    await newEndpoint.getByRole('button', { name: 'Create endpoint' }).click();
+    await page.getByRole('button', { name: 'Edit endpoint /edit-proj/chat/v1' }).click();
+    const endpointForm = page.getByRole('form', { name: 'Edit endpoint /edit-proj/chat/v1' });
+    await endpointForm.getByLabel('Usage chunk').selectOption('always');
+    await endpointForm.getByRole('button', { name: 'Save' }).click();
+    const endpointRow = page.getByRole('region', { name: 'Endpoints', exact: true }).getByRole('row').filter({ hasText: '/edit-proj/chat/v1' });
+    await endpointRow.getByText('usage always').waitFor();
+    assert.equal((await admin('/admin/endpoints?project=edit-proj')).body.data[0].usage, 'always');
+    await page.getByRole('button', { name: 'Delete endpoint /edit-proj/chat/v1' }).click();
+    await endpointRow.waitFor({ state: 'detached' });
+    assert.deepEqual((await admin('/admin/endpoints?project=edit-proj')).body.data, []);
 
     // Deleting a project with a live key: the 409 explained, then deleted with its keys.
     const live = await admin('/admin/keys', { body: { project: 'edit-proj', name: 'still-live' } });
