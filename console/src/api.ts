@@ -69,13 +69,25 @@ export interface Stats {
   open_streams: number;
 }
 
-/** A refusal from the gateway, with its message (the error body's) for the page to show. */
+/**
+ * A refusal from the gateway, with its message (the error body's) for the page to show, its code,
+ * and the request field it names (`param`: `tier`, `budgets.daily_usd`, ...) for a form to show the
+ * message beside that field.
+ */
 export class ApiError extends Error {
   readonly status: number;
-  constructor(status: number, message: string) {
+  readonly code: string | null;
+  readonly param: string | null;
+  constructor(status: number, message: string, code: string | null = null, param: string | null = null) {
     super(message);
     this.status = status;
+    this.code = code;
+    this.param = param;
   }
+}
+
+interface ErrorBody {
+  error?: { message?: string; code?: string | null; param?: string | null };
 }
 
 /**
@@ -84,13 +96,25 @@ export class ApiError extends Error {
  */
 export async function api<T>(path: string, init: RequestInit = {}): Promise<T> {
   const res = await fetch(path, { credentials: 'same-origin', ...init });
-  const body = (await res.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
-  if (!res.ok) throw new ApiError(res.status, body?.error?.message ?? `HTTP ${res.status}`);
+  const body = (await res.json().catch(() => undefined)) as ErrorBody | undefined;
+  if (!res.ok) {
+    const error = body?.error;
+    throw new ApiError(res.status, error?.message ?? `HTTP ${res.status}`, error?.code ?? null, error?.param ?? null);
+  }
   return body as T;
 }
 
 export function postJson<T>(path: string, body: unknown): Promise<T> {
   return api<T>(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+export function patchJson<T>(path: string, body: unknown): Promise<T> {
+  return api<T>(path, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+/** A DELETE carries no body (the admin API reads none). */
+export function deleteJson<T>(path: string): Promise<T> {
+  return api<T>(path, { method: 'DELETE' });
 }
 
 export function formatUsd(n: number): string {

@@ -215,6 +215,33 @@ describe('the console at 390 px and 1440 px', { skip: existsSync(CHROMIUM) ? fal
     }
   });
 
+  it("keeps the keys page's edit forms, a field's error and the delete question within 390 px", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${gw.url}/console#/keys`);
+    await settled('#/keys');
+    const check = async (name: string) => {
+      await page.screenshot({ path: join(shots, `keys-${name}-390.png`), fullPage: true });
+      const over = await overflow(390);
+      assert.ok(over <= 0, `${name} at 390 px: the page is ${over}px wider than the window`);
+    };
+    await page.getByRole('button', { name: 'Edit ci-runner' }).click();
+    const form = page.getByRole('form', { name: 'Edit key ci-runner' });
+    await form.getByLabel(/^Tier/).fill('a-tier-this-gateway-does-not-have');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByRole('alert').waitFor();
+    await check('key-edit');
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    // Platform team still has ci-runner: its deletion is refused and the page asks.
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete project Platform team' }).click();
+    await page.getByRole('button', { name: 'Delete Platform team with its keys' }).waitFor();
+    await check('project-has-keys');
+    await page.getByRole('button', { name: 'Keep it' }).click();
+    await page.getByRole('button', { name: 'New endpoint' }).click();
+    await page.getByRole('form', { name: 'New endpoint' }).waitFor();
+    await check('endpoint-new');
+  });
+
   /** The page with its data in: its widest content is what could scroll sideways. */
   async function settled(hash: string): Promise<void> {
     if (hash === '#/') await page.getByRole('link', { name: keyed }).waitFor();

@@ -242,7 +242,7 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     await page.getByLabel('Project name').fill('Browser project');
     await page.getByLabel('Project id (optional)').fill('browser-proj');
     await page.getByRole('button', { name: 'Create project' }).click();
-    await page.getByRole('cell', { name: 'Browser project' }).waitFor();
+    await page.getByRole('cell', { name: 'Browser project', exact: true }).waitFor();
     await page.getByRole('form', { name: 'New key' }).getByRole('combobox').selectOption('browser-proj');
     await page.getByLabel('Key name').fill('from-the-browser');
     await page.getByLabel('Key tier (optional)').fill('metered');
@@ -274,6 +274,129 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     await page.getByRole('button', { name: 'Revoke from-the-browser' }).click();
     await page.getByRole('cell', { name: 'revoked' }).waitFor();
     assert.equal(await chat(key), 401);
+  });
+
+  it('edits, disables and enables, rotates and deletes a key, edits a project and its endpoint, deletes the project (409, then with its keys)', async () => {
+    const admin = (path: string, init: { method?: string; body?: unknown } = {}) =>
+      fetch(`${gw.url}${path}`, {
+        method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+        headers: { authorization: `Bearer ${KEY}`, ...(init.body !== undefined && { 'content-type': 'application/json' }) },
+        ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+      }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, any> }));
+    const chat = (auth: string) =>
+      fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${auth}` },
+        body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'edited' }] }),
+      }).then(async (res) => ({ status: res.status, code: ((await res.json()) as { error?: { code: string } }).error?.code }));
+    assert.equal((await admin('/admin/projects', { body: { id: 'edit-proj', name: 'Edit project' } })).status, 201);
+    const created = await admin('/admin/keys', { body: { project: 'edit-proj', name: 'edit-me' } });
+    const keyId = created.body.id as string;
+    let secret = created.body.key as string;
+    // Every confirmation of this test is accepted.
+    const accept = (dialog: { accept: () => Promise<void> }) => void dialog.accept();
+    page.on('dialog', accept);
+    // Made through the API: the page reads them when it is loaded again.
+    await page.reload();
+    const keyRow = (name: string) => page.getByRole('region', { name: 'Keys', exact: true }).getByRole('row').filter({ hasText: name });
+    await keyRow('edit-me').waitFor();
+
+    // A refusal naming a field shows beside it; then the name and the tier change.
+    await page.getByRole('button', { name: 'Edit edit-me' }).click();
+    const form = page.getByRole('form', { name: 'Edit key edit-me' });
+    await form.getByLabel(/^Tier/).fill('no-such-tier');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form
+      .getByRole('alert')
+      .filter({ hasText: /tier no-such-tier is not a tier of the config/ })
+      .waitFor();
+    assert.equal(await form.getByLabel(/^Tier/).getAttribute('aria-invalid'), 'true');
+    assert.deepEqual(await unnamedControls(), []);
+    await shot('key-edit-error');
+    await form.getByLabel('Name').fill('edited-key');
+    await form.getByLabel(/^Tier/).fill('metered');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await keyRow('edited-key').getByRole('cell', { name: 'metered', exact: true }).waitFor();
+    assert.equal(await form.count(), 0);
+    const edited = (await admin('/admin/keys?project=edit-proj')).body.data[0];
+    assert.deepEqual([edited.name, edited.tier], ['edited-key', 'metered']);
+
+    // Disabled: refused with api_key_disabled through the API until enabled again.
+    await page.getByRole('button', { name: 'Disable edited-key' }).click();
+    await keyRow('edited-key').getByRole('cell', { name: 'disabled', exact: true }).waitFor();
+    assert.deepEqual(await chat(secret), { status: 401, code: 'api_key_disabled' });
+    await page.getByRole('button', { name: 'Enable edited-key' }).click();
+    await keyRow('edited-key').getByRole('cell', { name: 'active', exact: true }).waitFor();
+    assert.equal((await chat(secret)).status, 200);
+
+    // Rotated: the new secret shown once works, the old one stops at once.
+    await page.getByRole('button', { name: 'Rotate edited-key' }).click();
+    await page.getByText('New secret of key edited-key').waitFor();
+    const rotated = (await page.getByTestId('issued-key').textContent()) ?? '';
+    assert.match(rotated, new RegExp(`^sk-sluice-${keyId}_`));
+    assert.notEqual(rotated, secret);
+    assert.deepEqual(await chat(secret), { status: 401, code: 'invalid_api_key' });
+    secret = rotated;
+    assert.equal((await chat(secret)).status, 200);
+    await page.getByRole('button', { name: 'Done' }).click();
+
+    // Deleted: gone from the list, refused like an unknown key.
+    await page.getByRole('button', { name: 'Delete edited-key' }).click();
+    await keyRow('edited-key').waitFor({ state: 'detached' });
+    assert.deepEqual(await chat(secret), { status: 401, code: 'invalid_api_key' });
+
+    // The project's daily budget: a bad amount named beside its field, then a good one.
+    await page.getByRole('button', { name: 'Edit project Edit project' }).click();
+    const projectForm = page.getByRole('form', { name: 'Edit project Edit project' });
+    await projectForm.getByLabel(/^Daily budget/).fill('0');
+    await projectForm.getByRole('button', { name: 'Save' }).click();
+    await projectForm.getByRole('alert').waitFor();
+    assert.equal(await projectForm.getByLabel(/^Daily budget/).getAttribute('aria-invalid'), 'true');
+    await projectForm.getByLabel(/^Daily budget/).fill('2.5');
+    await projectForm.getByRole('button', { name: 'Save' }).click();
+    await projectForm.waitFor({ state: 'detached' });
+    const project = (await admin('/admin/projects')).body.data.find((p: { id: string }) => p.id === 'edit-proj');
+    assert.deepEqual(project.budgets, { daily_usd: 2.5, monthly_usd: null });
+    const projectRow = page.getByRole('region', { name: 'Projects', exact: true }).getByRole('row').filter({ hasText: 'edit-proj' });
+    await projectRow.getByText(/of \$2\.5000/).waitFor();
+
+    // An endpoint of the project: created, its stream settings edited, deleted.
+    await page.getByRole('button', { name: 'New endpoint' }).click();
+    const newEndpoint = page.getByRole('form', { name: 'New endpoint' });
+    await newEndpoint.getByLabel('Project').selectOption('edit-proj');
+    await newEndpoint.getByLabel(/^Endpoint name/).fill('chat');
+    await newEndpoint.getByLabel(/^Model/).fill('mock/echo');
+    await newEndpoint.getByRole('button', { name: 'Create endpoint' }).click();
+    await page.getByRole('button', { name: 'Edit endpoint /edit-proj/chat/v1' }).click();
+    const endpointForm = page.getByRole('form', { name: 'Edit endpoint /edit-proj/chat/v1' });
+    await endpointForm.getByLabel('Usage chunk').selectOption('always');
+    await endpointForm.getByRole('button', { name: 'Save' }).click();
+    const endpointRow = page.getByRole('region', { name: 'Endpoints', exact: true }).getByRole('row').filter({ hasText: '/edit-proj/chat/v1' });
+    await endpointRow.getByText('usage always').waitFor();
+    assert.equal((await admin('/admin/endpoints?project=edit-proj')).body.data[0].usage, 'always');
+    await page.getByRole('button', { name: 'Delete endpoint /edit-proj/chat/v1' }).click();
+    await endpointRow.waitFor({ state: 'detached' });
+    assert.deepEqual((await admin('/admin/endpoints?project=edit-proj')).body.data, []);
+
+    // Deleting a project with a live key: the 409 explained, then deleted with its keys.
+    const live = await admin('/admin/keys', { body: { project: 'edit-proj', name: 'still-live' } });
+    await page.getByRole('button', { name: 'Refresh usage' }).click();
+    await keyRow('still-live').waitFor();
+    await page.getByRole('button', { name: 'Delete project Edit project' }).click();
+    const refused = page.getByRole('alert').filter({ hasText: 'still has 1 live key(s)' });
+    await refused.waitFor();
+    await shot('project-has-keys');
+    assert.equal(await projectRow.count(), 1);
+    await refused.getByRole('button', { name: 'Delete Edit project with its keys' }).click();
+    await projectRow.waitFor({ state: 'detached' });
+    await keyRow('still-live').waitFor({ state: 'detached' });
+    assert.deepEqual(await chat(live.body.key as string), { status: 401, code: 'invalid_api_key' });
+    const deleted = (await admin('/admin/keys?include_deleted=true&project=edit-proj')).body.data;
+    assert.deepEqual(
+      deleted.map((k: { status: string }) => k.status),
+      ['deleted', 'deleted'],
+    );
+    page.off('dialog', accept);
   });
 
   it('names every control, has one h1 and the landmarks on each page, and shows where the keyboard focus is', async () => {

@@ -273,10 +273,22 @@ describe('CORS', () => {
       assert.equal(res.status, 204);
       assert.equal(res.body, '');
       assert.equal(res.headers['access-control-allow-origin'], APP);
-      assert.equal(res.headers['access-control-allow-methods'], 'GET, POST');
+      assert.equal(res.headers['access-control-allow-methods'], 'GET, POST, PATCH, DELETE');
       assert.equal(res.headers['access-control-allow-headers'], 'authorization, content-type, x-stainless-lang, x-stainless-retry-count');
       assert.equal(res.headers['access-control-max-age'], '600');
       assert.match(String(res.headers.vary), /^Origin\b/);
+    });
+
+    it("lets an allowed origin's page edit and delete through the admin API (PATCH and DELETE preflights)", async () => {
+      for (const method of ['PATCH', 'DELETE']) {
+        const res = await call(gw.url, {
+          method: 'OPTIONS',
+          path: '/admin/keys/key_1',
+          headers: { origin: APP, 'access-control-request-method': method, 'access-control-request-headers': 'authorization' },
+        });
+        assert.equal(res.status, 204);
+        assert.ok(String(res.headers['access-control-allow-methods']).split(', ').includes(method), method);
+      }
     });
 
     it('refuses the preflight of another origin with 403 and no CORS header', async () => {

@@ -59,7 +59,7 @@ test('the preflight of an allowed origin is answered 204 with methods, the allow
   assert.equal(answered, true);
   assert.equal(status, 204);
   assert.equal(headers['access-control-allow-origin'], APP);
-  assert.equal(headers['access-control-allow-methods'], 'GET, POST');
+  assert.equal(headers['access-control-allow-methods'], 'GET, POST, PATCH, DELETE');
   assert.equal(headers['access-control-allow-headers'], `${sdkHeaders.split(',').join(', ')}, x-sluice-profile, x-sluice-tags`);
   assert.equal(headers['access-control-max-age'], '600');
   assert.equal(headers.vary, 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers');

@@ -40,6 +40,12 @@ const EXPOSED_HEADERS = [
   'x-ratelimit-reset-tokens',
 ].join(', ');
 
+/**
+ * The methods a page may send: the API's GET and POST, and the admin API's PATCH and DELETE
+ * (editing and deleting projects, keys and endpoints). An admin key is still needed for those.
+ */
+const ALLOWED_METHODS = 'GET, POST, PATCH, DELETE';
+
 /** Browsers cache a preflight this long (Chromium caps it at 7200 s anyway). */
 const MAX_AGE_S = '600';
 
@@ -74,7 +80,7 @@ export function createCors(origins: '*' | readonly string[]): (req: IncomingMess
       return false;
     }
     const headers: Record<string, string> = {
-      'Access-Control-Allow-Methods': 'GET, POST',
+      'Access-Control-Allow-Methods': ALLOWED_METHODS,
       'Access-Control-Max-Age': MAX_AGE_S,
     };
     const requested = allowedRequestHeaders(req.headers['access-control-request-headers']);
