@@ -78,7 +78,7 @@ export async function runAdminCommand(command: AdminCommand, args: string[], env
 }
 
 /** The gateway to call: --url, else SLUICE_URL, else this machine's PORT; the key from SLUICE_MASTER_KEY. */
-function connect(url: string | undefined, env: NodeJS.ProcessEnv): Connection {
+export function connect(url: string | undefined, env: NodeJS.ProcessEnv): Connection {
   return {
     url: connectionUrl(url ?? (env.SLUICE_URL || `http://127.0.0.1:${env.PORT || '8080'}`)),
     key: env.SLUICE_MASTER_KEY || undefined,
@@ -270,7 +270,12 @@ function budgets(
 }
 
 /** One admin API call; what an operator can fix (no gateway, a wrong key, a bad value) is an OperatorError saying so. */
-async function call<T>(connection: Connection, method: 'GET' | 'POST', path: string, body?: Record<string, unknown>): Promise<T> {
+export async function call<T>(
+  connection: Connection,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: Record<string, unknown>,
+): Promise<T> {
   const headers: Record<string, string> = connection.key ? { authorization: `Bearer ${connection.key}` } : {};
   const init: RequestInit = { method, headers };
   if (method === 'POST') {
@@ -310,7 +315,7 @@ function printIssued(issued: KeyJson, json: boolean, note: string): void {
   console.error(`${note} It is shown only now: store it where your application reads its secrets.`);
 }
 
-function printJson(value: unknown): void {
+export function printJson(value: unknown): void {
   console.log(JSON.stringify(value, null, 2));
 }
 

@@ -77,9 +77,13 @@ export class ConsoleSessions {
     return id;
   }
 
-  async close(req: IncomingMessage): Promise<void> {
+  /** Ends the request's session; returns who it stood for (undefined: there was none). */
+  async close(req: IncomingMessage): Promise<SessionHolder | undefined> {
     const id = sessionIdOf(req);
-    if (id) await this.records.remove(digest(id));
+    if (!id) return undefined;
+    const holder = await this.records.get(digest(id));
+    await this.records.remove(digest(id));
+    return holder;
   }
 
   /** The caller of the request's live session; undefined without one; a 401 when its key no longer stands. */

@@ -8,6 +8,8 @@ import { toGatewayError } from '../errors/gateway-error.ts';
 import { logInternalError } from '../errors/log-internal-error.ts';
 import { renderErrorBody } from '../errors/render.ts';
 import { refuseDisallowedModels } from '../governance/keys/allowed-models.ts';
+import { AuditLog } from '../governance/audit/audit-log.ts';
+import { AuditStore } from '../store/audit-store.ts';
 import { GovernanceStore } from '../governance/keys/governance-store.ts';
 import { LimitsAndBudgets } from '../governance/admit.ts';
 import { recordInterrupted } from '../pipeline/record-interrupted.ts';
@@ -101,6 +103,8 @@ export function createGateway(
   const addressing = createClientAddressing(config.server.trusted_proxies);
   // Tiers, rate limits, concurrency and budgets: the lifecycle's admit step (docs/governance/tiers-limits-budgets.md).
   const limits = new LimitsAndBudgets(config, { pricing, log, redisEvents: metrics?.redisEvents });
+  // Admin changes and console sign-ins, kept in the store (docs/operations/audit-log.md).
+  const audit = new AuditLog({ stored: config.ledger.enabled, retentionDays: () => context.config.audit.retention_days, log });
   const consoleState = createConsoleState({ keys: governance.keys, masterKey: config.auth.master_key });
   const throttled = authThrottle({
     failuresPerMinute: config.auth.failures_per_minute,
@@ -138,6 +142,7 @@ export function createGateway(
     responsesStore: undefined,
     relayedIds: undefined,
     governance,
+    audit,
     limits,
     streams: createStreamBuffer(config, log),
     metrics,
@@ -171,6 +176,7 @@ export function createGateway(
         context.responsesStore = stores.responsesStore;
         context.relayedIds = stores.relayedIds;
         governance.attach(new GovernanceStore(stores.database));
+        audit.attach(new AuditStore(stores.database));
         if (config.store.database_url) void listenForChanges(config.store.database_url, stores.database);
         limits.attachStore(stores.database);
         consoleState.attachStore(stores.database);
@@ -346,6 +352,7 @@ export function createGateway(
       // Budget spend still in memory goes to the store before the store closes.
       await limits.close();
       await governance.close();
+      await audit.close();
       await ledger?.close();
       // The spans of the last requests go out before exit.
       await context.tracing?.shutdown();

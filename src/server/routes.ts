@@ -38,6 +38,7 @@ import {
 import { handlePriceUsed } from '../console/price-used.ts';
 import { serveConsoleFile } from '../console/static-files.ts';
 import { handleUsage } from '../console/usage.ts';
+import { AUDIT_QUERY, handleListAudit } from './routes/audit.ts';
 import { handleListModels } from './routes/models.ts';
 import { handleMetrics } from './routes/metrics.ts';
 import { handleReload } from './routes/reload.ts';
@@ -205,6 +206,8 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/admin/endpoints', auth: 'admin', query: PROJECT_FILTER_QUERY, handle: handleListEndpoints },
   // The config read again and applied to the requests to come (docs/operations/reload.md).
   { method: 'POST', path: '/admin/reload', auth: 'admin', handle: handleReload },
+  // Who changed what, and the console's sign-ins (docs/operations/audit-log.md).
+  { method: 'GET', path: '/admin/audit', auth: 'admin', noStore: true, query: AUDIT_QUERY, handle: handleListAudit },
   // The console (docs/console.md): its static bundle is open, its data needs an admin's session or key.
   { method: 'GET', path: '/console', auth: 'open', handle: serveConsoleFile },
   { method: 'GET', path: '/console/', auth: 'open', handle: serveConsoleFile },

@@ -1,4 +1,5 @@
 import { errors } from '../../errors/catalog.ts';
+import { recordAudit } from '../../governance/audit/record-audit.ts';
 import { endpointJson, keyJson, projectJson } from '../../governance/keys/admin-json.ts';
 import { parseCreateEndpoint, parseCreateKey, parseCreateProject, parseRotateKey } from '../../governance/keys/admin-requests.ts';
 import {
@@ -53,7 +54,9 @@ function issued(call: RouteCall, status: number, { key, plaintext }: IssuedKey):
 }
 
 export async function handleCreateProject(call: RouteCall): Promise<void> {
-  send(call, 201, projectJson(await createProject(deps(call.ctx), parseCreateProject(await body(call)))));
+  const project = projectJson(await createProject(deps(call.ctx), parseCreateProject(await body(call))));
+  await recordAudit(call, { action: 'project.create', target: { type: 'project', id: project.id as string }, after: project });
+  send(call, 201, project);
 }
 
 export async function handleListProjects(call: RouteCall): Promise<void> {
@@ -62,7 +65,9 @@ export async function handleListProjects(call: RouteCall): Promise<void> {
 }
 
 export async function handleCreateKey(call: RouteCall): Promise<void> {
-  issued(call, 201, await createKey(deps(call.ctx), parseCreateKey(await body(call))));
+  const created = await createKey(deps(call.ctx), parseCreateKey(await body(call)));
+  await recordAudit(call, { action: 'key.create', target: { type: 'key', id: created.key.id }, after: keyJson(created.key) });
+  issued(call, 201, created);
 }
 
 export async function handleListKeys(call: RouteCall): Promise<void> {
@@ -75,17 +80,39 @@ export async function handleListKeys(call: RouteCall): Promise<void> {
   );
 }
 
+/** A key as the admin API shows it before a change, for the audit log (undefined: no such key, which the change reports). */
+async function keyBefore(call: RouteCall, id: string): Promise<Record<string, unknown> | undefined> {
+  const key = await call.ctx.governance.withStore((store) => store.getKey(id));
+  return key && keyJson(key);
+}
+
 export async function handleRevokeKey(call: RouteCall): Promise<void> {
   await body(call);
-  send(call, 200, keyJson(await revokeKey(deps(call.ctx), call.params.key_id)));
+  const id = call.params.key_id;
+  const before = await keyBefore(call, id);
+  const after = keyJson(await revokeKey(deps(call.ctx), id));
+  await recordAudit(call, { action: 'key.revoke', target: { type: 'key', id }, before, after });
+  send(call, 200, after);
 }
 
 export async function handleRotateKey(call: RouteCall): Promise<void> {
-  issued(call, 200, await rotateKey(deps(call.ctx), call.params.key_id, parseRotateKey(await body(call))));
+  const id = call.params.key_id;
+  const input = parseRotateKey(await body(call));
+  const before = await keyBefore(call, id);
+  const rotated = await rotateKey(deps(call.ctx), id, input);
+  await recordAudit(call, { action: 'key.rotate', target: { type: 'key', id }, before, after: keyJson(rotated.key) });
+  issued(call, 200, rotated);
 }
 
 export async function handleCreateEndpoint(call: RouteCall): Promise<void> {
-  send(call, 201, endpointJson(await createEndpoint(deps(call.ctx), parseCreateEndpoint(await body(call)))));
+  const endpoint = await createEndpoint(deps(call.ctx), parseCreateEndpoint(await body(call)));
+  const after = endpointJson(endpoint);
+  await recordAudit(call, {
+    action: 'endpoint.create',
+    target: { type: 'endpoint', id: `${endpoint.projectId}/${endpoint.name}` },
+    after,
+  });
+  send(call, 201, after);
 }
 
 export async function handleListEndpoints(call: RouteCall): Promise<void> {

@@ -174,7 +174,7 @@ const MAX_TIME_MS = 8.64e15;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /** Epoch milliseconds (an integer) or an ISO 8601 date; Date.parse alone takes "1.5" as a date in 2001. */
-function parseTime(value: string, param: string): number {
+export function parseTime(value: string, param: string): number {
   const t = /^\d{1,16}$/.test(value) ? Number(value) : ISO_DATE.test(value) ? Date.parse(value) : Number.NaN;
   if (!Number.isSafeInteger(t) || t > MAX_TIME_MS) {
     throw errors.invalidRequest(`${param} must be an ISO 8601 date or whole epoch milliseconds (at most ${MAX_TIME_MS}).`, param);
