@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api, postJson } from './api.ts';
+import { Audit } from './Audit.tsx';
 import { Charts } from './Charts.tsx';
 import { Keys } from './Keys.tsx';
 import { Login } from './Login.tsx';
@@ -11,7 +12,13 @@ import { useRoute } from './route.ts';
 
 type Session = 'checking' | 'out' | { storeContent: boolean };
 
-const TITLES = { log: 'Requests', charts: 'Charts', playground: 'Playground', keys: 'Keys and projects' } as const;
+const TITLES = {
+  log: 'Requests',
+  charts: 'Charts',
+  playground: 'Playground',
+  keys: 'Keys and projects',
+  audit: 'Audit log',
+} as const;
 
 export function App() {
   const route = useRoute();
@@ -38,6 +45,7 @@ export function App() {
     ['charts', '#/charts', 'Charts'],
     ['playground', '#/playground', 'Playground'],
     ['keys', '#/keys', 'Keys'],
+    ['audit', '#/audit', 'Audit'],
   ] as const;
   return (
     <>
@@ -61,6 +69,7 @@ export function App() {
         {route.page === 'charts' && <Charts />}
         {route.page === 'playground' && <Playground />}
         {route.page === 'keys' && <Keys />}
+        {route.page === 'audit' && <Audit />}
       </main>
     </>
   );

@@ -6,7 +6,8 @@ export type Route =
   | { page: 'request'; id: string }
   | { page: 'playground' }
   | { page: 'charts' }
-  | { page: 'keys' };
+  | { page: 'keys' }
+  | { page: 'audit' };
 
 export function parseHash(hash: string): Route {
   const path = hash.replace(/^#\/?/, '');
@@ -14,6 +15,7 @@ export function parseHash(hash: string): Route {
   if (path === 'playground') return { page: 'playground' };
   if (path === 'charts') return { page: 'charts' };
   if (path === 'keys') return { page: 'keys' };
+  if (path === 'audit') return { page: 'audit' };
   return { page: 'log' };
 }
 
