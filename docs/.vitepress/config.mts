@@ -67,6 +67,7 @@ export default defineConfig({
           { text: 'Scale out', link: '/operations/scale-out' },
           { text: 'Metrics, logs, traces', link: '/operations/observability' },
           { text: 'Check and reload the config', link: '/operations/reload' },
+          { text: 'The audit log', link: '/operations/audit-log' },
           { text: 'Upgrade', link: '/operations/upgrade' },
           { text: 'Back up and restore', link: '/operations/backup' },
           { text: 'Troubleshoot', link: '/operations/troubleshoot' },
