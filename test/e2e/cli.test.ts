@@ -65,6 +65,7 @@ describe('the sluice command', () => {
       [['logs', '--help'], /^Usage: sluice logs \[--follow\]/],
       [['pricing', '--help'], /^Usage: sluice pricing <provider\/model\|alias>/],
       [['help', 'logs'], /^Usage: sluice logs /],
+      [['audit', '--help'], /^Usage: sluice audit \[--url URL\]/],
       [['config', '--help'], /^Usage: sluice config check \[FILE\]/],
       [['help', 'config'], /^Usage: sluice config check /],
     ];
@@ -92,7 +93,7 @@ describe('the sluice command', () => {
     await refused(
       ['frobnicate'],
       2,
-      /^sluice: unknown command "frobnicate" \(commands: serve, config, pricing, logs, check, projects, keys, endpoints\)\. See sluice --help\.$/,
+      /^sluice: unknown command "frobnicate" \(commands: serve, config, pricing, logs, audit, check, projects, keys, endpoints\)\. See sluice --help\.$/,
     );
   });
 
