@@ -104,7 +104,12 @@ export function createGateway(
   // Tiers, rate limits, concurrency and budgets: the lifecycle's admit step (docs/governance/tiers-limits-budgets.md).
   const limits = new LimitsAndBudgets(config, { pricing, log, redisEvents: metrics?.redisEvents });
   // Admin changes and console sign-ins, kept in the store (docs/operations/audit-log.md).
-  const audit = new AuditLog({ stored: config.ledger.enabled, retentionDays: () => context.config.audit.retention_days, log });
+  const audit = new AuditLog({
+    stored: config.ledger.enabled,
+    retentionDays: () => context.config.audit.retention_days,
+    log,
+    logEntry: (entry) => logger.info({ audit: entry }, 'audit entry'),
+  });
   const consoleState = createConsoleState({ keys: governance.keys, masterKey: config.auth.master_key });
   const throttled = authThrottle({
     failuresPerMinute: config.auth.failures_per_minute,

@@ -4,6 +4,7 @@ import { configSchema } from '../../src/config/schema.ts';
 import { createSecretHasher, parseKey } from '../../src/governance/keys/key-format.ts';
 import { createGateway, type Gateway } from '../../src/server/app.ts';
 import { adminCall } from '../helpers/admin-client.ts';
+import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 
 const MASTER = 'sk-master-audit-test';
 const PEPPER = 'audit-test-pepper';
@@ -230,5 +231,28 @@ describe('the audit log (GET /admin/audit)', () => {
     assert.equal((await audit('?limit=1000')).data.length, count);
     assert.equal(await gateway.context.audit.prune(Date.now() + 91 * DAY_MS), count);
     assert.deepEqual((await audit()).data, []);
+  });
+});
+
+describe('the audit log of a gateway without a store (ledger.enabled: false)', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway({ auth: { master_key: MASTER }, ledger: { enabled: false } });
+  });
+  after(() => gw?.close());
+
+  it("writes sign-ins to sluice's log, and GET /admin/audit says there is no store", async () => {
+    const res = await fetch(`${gw.url}/console/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: MASTER }),
+    });
+    assert.equal(res.status, 200);
+    const line = gw.logs.find((l) => l.includes('"msg":"audit entry"') && l.includes('"action":"console.sign_in"'));
+    assert.ok(line, gw.logs.join('\n'));
+    assert.ok(!line.includes(MASTER));
+    const read = await adminCall(gw.url, MASTER, 'GET', '/admin/audit');
+    assert.equal(read.status, 400);
+    assert.match(read.body.error.message, /ledger\.enabled: false/);
   });
 });

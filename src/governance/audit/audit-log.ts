@@ -9,6 +9,8 @@ export interface AuditLogOptions {
   /** audit.retention_days of the config in force (a reload changes it); 0 keeps every entry. */
   retentionDays: () => number;
   log: (message: string) => void;
+  /** Where an entry goes when there is no store: sluice's structured log. */
+  logEntry: (entry: AuditEntry) => void;
   now?: () => number;
 }
 
@@ -53,7 +55,7 @@ export class AuditLog {
 
   async append(entry: AuditEntry): Promise<void> {
     if (!this.options.stored) {
-      this.options.log(`audit: ${JSON.stringify(entry)}`);
+      this.options.logEntry(entry);
       return;
     }
     const store = this.reader();
