@@ -1,24 +1,26 @@
-import { useEffect, useState } from 'react';
+import { type ComponentType, useEffect, useState } from 'react';
 import { api, postJson } from './api.ts';
 import { Audit } from './Audit.tsx';
 import { Charts } from './Charts.tsx';
 import { Keys } from './Keys.tsx';
 import { Login } from './Login.tsx';
+import { NamesProvider } from './names.tsx';
 import { Playground } from './Playground.tsx';
 import { RequestLog } from './RequestLog.tsx';
 import { RequestLookup } from './RequestLookup.tsx';
 import { RequestView } from './RequestView.tsx';
-import { useRoute } from './route.ts';
+import { type NavPage, PAGES, pageHref, useRoute } from './route.ts';
 
 type Session = 'checking' | 'out' | { storeContent: boolean };
 
-const TITLES = {
-  log: 'Requests',
-  charts: 'Charts',
-  playground: 'Playground',
-  keys: 'Keys and projects',
-  audit: 'Audit log',
-} as const;
+/** Each page of the navigation's view (route.ts PAGES lists them). */
+const VIEWS: Record<NavPage, ComponentType> = {
+  log: RequestLog,
+  charts: Charts,
+  playground: Playground,
+  keys: Keys,
+  audit: Audit,
+};
 
 export function App() {
   const route = useRoute();
@@ -32,7 +34,7 @@ export function App() {
   useEffect(() => void check(), []);
   // Each page its own title: what a screen reader announces and a tab or the history shows.
   useEffect(() => {
-    const page = route.page === 'request' ? `Request ${route.id}` : TITLES[route.page];
+    const page = route.page === 'request' ? `Request ${route.id}` : PAGES.find((p) => p.page === route.page)?.title;
     document.title = session === 'out' ? 'Log in · sluice console' : `${page} · sluice console`;
   }, [route, session]);
 
@@ -40,20 +42,14 @@ export function App() {
   if (session === 'out') return <Login onLoggedIn={() => void check()} />;
 
   const logout = () => void postJson('/console/api/logout', {}).finally(() => setSession('out'));
-  const nav = [
-    ['log', '#/', 'Requests'],
-    ['charts', '#/charts', 'Charts'],
-    ['playground', '#/playground', 'Playground'],
-    ['keys', '#/keys', 'Keys'],
-    ['audit', '#/audit', 'Audit'],
-  ] as const;
+  const View = route.page === 'request' ? undefined : VIEWS[route.page];
   return (
-    <>
+    <NamesProvider>
       <header className="top">
         <span className="brand">sluice</span>
         <nav aria-label="Console">
-          {nav.map(([page, href, label]) => (
-            <a key={page} href={href} aria-current={route.page === page ? 'page' : undefined}>
+          {PAGES.map(({ page, path, label }) => (
+            <a key={page} href={pageHref(path)} aria-current={route.page === page ? 'page' : undefined}>
               {label}
             </a>
           ))}
@@ -64,13 +60,9 @@ export function App() {
         </button>
       </header>
       <main>
-        {route.page === 'log' && <RequestLog />}
         {route.page === 'request' && <RequestView id={route.id} storeContent={session.storeContent} />}
-        {route.page === 'charts' && <Charts />}
-        {route.page === 'playground' && <Playground />}
-        {route.page === 'keys' && <Keys />}
-        {route.page === 'audit' && <Audit />}
+        {View && <View />}
       </main>
-    </>
+    </NamesProvider>
   );
 }

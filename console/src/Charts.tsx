@@ -21,12 +21,19 @@ function Chart({
   useEffect(() => {
     if (!box.current) return;
     const options: Options = {
-      width: Math.max(320, box.current.clientWidth),
+      // The box's width, a phone's included (the grid gives each chart the row when it is narrow).
+      width: Math.max(200, box.current.clientWidth),
       height: 220,
       // Points as well as lines: a period with data between empty periods (null) is a lone point.
       series: [
         {},
-        ...series.map(([label], i) => ({ label, stroke: COLORS[i % COLORS.length], width: 2, points: { show: true, size: 5 } })),
+        // Every series named: uPlot calls an unnamed one "Value".
+        ...series.map(([label], i) => ({
+          label: label || 'unnamed',
+          stroke: COLORS[i % COLORS.length],
+          width: 2,
+          points: { show: true, size: 5 },
+        })),
       ],
       axes: [{}, { label: unit, size: 70, values: (_: uPlot, ticks: number[]) => ticks.map(formatTick) }],
       // A share (error rate) is drawn from 0 to 1 whatever it holds.
@@ -102,7 +109,8 @@ export function Charts() {
       </div>
       <p className="note">
         Per-minute (up to 24 hours) or per-hour rollups in the store, written with the ledger's rows by every sluice process;
-        percentiles are histogram bucket upper bounds.
+        percentiles are histogram bucket upper bounds. A legend lists the busiest models (or providers) by requests and sums the
+        rest as other.
       </p>
       {error && (
         <p role="alert" className="error">

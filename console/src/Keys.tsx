@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { api, formatUsd, postJson } from './api.ts';
+import { ProjectName, useNames } from './names.tsx';
 
 interface Budgets {
   daily_usd: number | null;
@@ -27,6 +28,8 @@ interface Key {
 /** GET /console/api/usage: what each usable key and each project is held to, and how much is in use now. */
 interface Usage {
   tier: string | null;
+  /** A budget of its (or its project's) has nothing left: every request is refused until it resets. */
+  blocked: boolean;
   limits: {
     scope: 'key' | 'project';
     kind: 'requests' | 'tokens' | 'concurrent';
@@ -34,7 +37,14 @@ interface Usage {
     used: number;
     reset_ms: number;
   }[];
-  budgets: { scope: 'key' | 'project'; period: 'day' | 'month'; limit_usd: number; spent_usd: number; resets_at: string }[];
+  budgets: {
+    scope: 'key' | 'project';
+    period: 'day' | 'month';
+    limit_usd: number;
+    spent_usd: number;
+    exhausted: boolean;
+    resets_at: string;
+  }[];
 }
 interface UsageReport {
   keys: Record<string, Usage>;
@@ -74,6 +84,7 @@ function BudgetsCell({ usage, configured }: { usage: Usage | undefined; configur
           <li key={`${b.scope}-${b.period}`}>
             <span title={`resets at ${new Date(b.resets_at).toLocaleString()}`}>
               {name}: {formatUsd(b.spent_usd)} of {formatUsd(b.limit_usd)}
+              {b.exhausted && <strong className="blocked"> exhausted</strong>}
             </span>
             <meter min={0} max={b.limit_usd} high={b.limit_usd * 0.9} value={b.spent_usd} aria-label={`spent ${name}`} />
           </li>
@@ -126,6 +137,23 @@ function LimitsFields<T extends LimitsDraft>({ draft, set, whose }: { draft: T; 
   );
 }
 
+/**
+ * The status the admin API gives, or blocked when a budget is spent: the key (or project) is
+ * active but every request of it is refused until the budget resets.
+ */
+function StatusCell({ status, usage }: { status: string; usage: Usage | undefined }) {
+  if (status !== 'active' || !usage?.blocked) return <>{status}</>;
+  const spent = usage.budgets.find((b) => b.exhausted);
+  const until = spent
+    ? `until ${new Date(spent.resets_at).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' })}`
+    : '';
+  return (
+    <strong className="blocked" title={until}>
+      blocked (budget exhausted)
+    </strong>
+  );
+}
+
 function budgetText(b: Budgets): string {
   const parts = [b.daily_usd !== null && `$${b.daily_usd}/day`, b.monthly_usd !== null && `$${b.monthly_usd}/month`];
   return parts.filter(Boolean).join(', ') || '–';
@@ -144,6 +172,7 @@ export function Keys() {
   const [issued, setIssued] = useState<{ name: string; key: string }>();
   const [projectDraft, setProjectDraft] = useState({ id: '', name: '', ...NO_LIMITS });
   const [keyDraft, setKeyDraft] = useState({ project: '', name: '', admin: false, ...NO_LIMITS });
+  const names = useNames();
 
   const load = () => {
     // The usage may be unreadable (Redis away) while the keys are not: each says so on its own.
@@ -167,6 +196,7 @@ export function Keys() {
     setError(undefined);
     try {
       await action();
+      names.reload(true);
       await load();
     } catch (err) {
       setError((err as Error).message);
@@ -250,6 +280,7 @@ export function Keys() {
             <tr>
               <th scope="col">Id</th>
               <th scope="col">Name</th>
+              <th scope="col">Status</th>
               <th scope="col">Tier</th>
               <th scope="col">Project limits, in use now</th>
               <th scope="col">Budgets, spent</th>
@@ -260,6 +291,9 @@ export function Keys() {
               <tr key={p.id}>
                 <td>{p.id}</td>
                 <td>{p.name}</td>
+                <td>
+                  <StatusCell status="active" usage={usage?.projects[p.id]} />
+                </td>
                 <td>{usage?.projects[p.id]?.tier ?? p.tier ?? '–'}</td>
                 <td className="wrap">
                   <LimitsCell usage={usage?.projects[p.id]} />
@@ -279,7 +313,7 @@ export function Keys() {
           <select required value={keyDraft.project} onChange={(e) => setKeyDraft({ ...keyDraft, project: e.target.value })}>
             {projects.map((p) => (
               <option key={p.id} value={p.id}>
-                {p.id}
+                {p.name === p.id ? p.id : `${p.name} (${p.id})`}
               </option>
             ))}
           </select>
@@ -321,9 +355,11 @@ export function Keys() {
               <tr key={k.id}>
                 <td>{k.prefix}</td>
                 <td>{k.name ?? '–'}</td>
-                <td>{k.project}</td>
                 <td>
-                  {k.status}
+                  <ProjectName id={k.project} />
+                </td>
+                <td>
+                  <StatusCell status={k.status} usage={usage?.keys[k.id]} />
                   {k.admin && ', admin'}
                 </td>
                 <td>{usage?.keys[k.id]?.tier ?? k.tier ?? '–'}</td>

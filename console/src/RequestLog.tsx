@@ -1,5 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { api, formatMs, formatUsd, type RequestPage, type RequestRecord } from './api.ts';
+import { modelLabel } from './model-label.ts';
+import { KeyName, ProjectName } from './names.tsx';
 import { requestHref } from './route.ts';
 
 interface Filters {
@@ -23,6 +25,17 @@ function params(filters: Filters): URLSearchParams {
     out.set(k, k === 'since' || k === 'until' ? String(new Date(v).getTime()) : v);
   }
   return out;
+}
+
+/** The model that served the request, or the one a refused request asked for. */
+function ModelCell({ record }: { record: RequestRecord }) {
+  const { model, note } = modelLabel(record);
+  return (
+    <td data-testid="model">
+      {model}
+      {note && <span className="note"> ({note})</span>}
+    </td>
+  );
 }
 
 /**
@@ -157,13 +170,16 @@ export function RequestLog() {
                 <td>
                   <a href={requestHref(r.request_id)}>{r.request_id}</a>
                 </td>
+                <ModelCell record={r} />
                 <td>
-                  {r.provider}/{r.model}
-                  {r.requested_model !== `${r.provider}/${r.model}` && r.requested_model !== r.model && (
-                    <span className="note"> (asked {r.requested_model})</span>
+                  <KeyName id={r.key_id} />
+                  {r.key_id && (
+                    <>
+                      {' / '}
+                      <ProjectName id={r.project_id} />
+                    </>
                   )}
                 </td>
-                <td>{r.key_id ? `${r.key_id} / ${r.project_id ?? '–'}` : 'master key'}</td>
                 <td>{r.outcome === 'ok' ? 'ok' : `${r.outcome}${r.error ? `: ${r.error.code}` : ''}`}</td>
                 <td>
                   {r.usage.input_tokens} → {r.usage.output_tokens}

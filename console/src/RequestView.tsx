@@ -1,5 +1,8 @@
 import { type ReactNode, useEffect, useState } from 'react';
 import { api, formatMs, formatUsd, type PriceUsed, type RequestRecord } from './api.ts';
+import { servedModel } from './model-label.ts';
+import { KeyName, ProjectName } from './names.tsx';
+import { PriceTable } from './PriceTable.tsx';
 
 /** One request's ledger record: what was asked and served, its timings, tokens, cost and price. */
 export function RequestView({ id, storeContent }: { id: string; storeContent: boolean }) {
@@ -33,11 +36,11 @@ export function RequestView({ id, storeContent }: { id: string; storeContent: bo
   const rows: [string, ReactNode][] = [
     ['Time', new Date(r.created_at).toLocaleString()],
     ['Outcome', r.outcome],
-    ['Requested model', r.requested_model],
-    ['Served by', `${r.provider}/${r.model}`],
+    ['Requested model', r.requested_model || '–'],
+    ['Served by', servedModel(r) ?? 'none: refused before it was sent upstream'],
     ['Surface', `${r.surface}${r.streamed ? ' (streamed)' : ''}`],
-    ['Key', r.key_id ?? 'master key'],
-    ['Project', r.project_id ?? '–'],
+    ['Key', <KeyName id={r.key_id} />],
+    ['Project', <ProjectName id={r.project_id} />],
     ['TTFT', formatMs(r.ttft_ms)],
     ['Latency', formatMs(r.latency_ms)],
     ['sluice overhead', formatMs(r.overhead_ms)],
@@ -83,17 +86,8 @@ export function RequestView({ id, storeContent }: { id: string; storeContent: bo
             <dd>{r.billing}</dd>
           </div>
         )}
-        {price && (
-          <div>
-            <dt>Price used</dt>
-            <dd>
-              {describePrice(price)}
-              {Math.abs(price.cost_usd - price.recorded_cost_usd) > 1e-12 &&
-                ` (today's price gives ${formatUsd(price.cost_usd)}: the price changed since)`}
-            </dd>
-          </div>
-        )}
       </dl>
+      {price && <PriceTable price={price} />}
       {r.attempts && r.attempts.length > 0 && (
         <>
           <h2>Attempts</h2>
@@ -148,11 +142,4 @@ export function RequestView({ id, storeContent }: { id: string; storeContent: bo
       )}
     </section>
   );
-}
-
-function describePrice(p: PriceUsed): string {
-  if (p.source === 'free') return 'free (this provider costs nothing)';
-  if (p.source === 'unknown') return 'none known: add one under pricing in the config';
-  const where = p.source === 'config' ? 'config' : `registry${p.registry_model ? ` (${p.registry_model})` : ''}`;
-  return `${where}: ${JSON.stringify(p.price)} USD per million tokens`;
 }

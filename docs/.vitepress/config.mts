@@ -66,6 +66,7 @@ export default defineConfig({
           { text: 'Security at the edge', link: '/operations/security' },
           { text: 'Scale out', link: '/operations/scale-out' },
           { text: 'Metrics, logs, traces', link: '/operations/observability' },
+          { text: 'Analytics export', link: '/operations/analytics-export' },
           { text: 'Check and reload the config', link: '/operations/reload' },
           { text: 'The audit log', link: '/operations/audit-log' },
           { text: 'Upgrade', link: '/operations/upgrade' },

@@ -1,4 +1,4 @@
-import { call, connect, printJson } from './keys.ts';
+import { call, connect, printJson } from './admin-call.ts';
 import { integerFlag, parseFlags } from './parse-flags.ts';
 import { usage } from './usage.ts';
 

@@ -1,4 +1,28 @@
-import { OperatorError, UsageError } from './operator-error.ts';
+import {
+  budgets,
+  call,
+  COMMON,
+  connect,
+  duration,
+  type EndpointJson,
+  type KeyJson,
+  type ListJson,
+  one,
+  printJson,
+  printTable,
+  type ProjectJson,
+} from './admin-call.ts';
+import {
+  endpointsDelete,
+  endpointsUpdate,
+  keysDelete,
+  keysDisable,
+  keysEnable,
+  keysUpdate,
+  projectsDelete,
+  projectsUpdate,
+} from './admin-edits.ts';
+import { UsageError } from './operator-error.ts';
 import { parseFlags } from './parse-flags.ts';
 import { usage } from './usage.ts';
 
@@ -15,56 +39,19 @@ export type AdminCommand = 'keys' | 'projects' | 'endpoints';
 type Subcommand = (name: string, args: string[], env: NodeJS.ProcessEnv) => Promise<void>;
 
 const SUBCOMMANDS: Record<AdminCommand, Record<string, Subcommand>> = {
-  keys: { create: keysCreate, list: keysList, revoke: keysRevoke, rotate: keysRotate },
-  projects: { create: projectsCreate, list: projectsList },
-  endpoints: { create: endpointsCreate, list: endpointsList },
+  keys: {
+    create: keysCreate,
+    list: keysList,
+    update: keysUpdate,
+    disable: keysDisable,
+    enable: keysEnable,
+    revoke: keysRevoke,
+    rotate: keysRotate,
+    delete: keysDelete,
+  },
+  projects: { create: projectsCreate, list: projectsList, update: projectsUpdate, delete: projectsDelete },
+  endpoints: { create: endpointsCreate, list: endpointsList, update: endpointsUpdate, delete: endpointsDelete },
 };
-
-const COMMON = { url: { type: 'string' }, json: { type: 'boolean', default: false } } as const;
-
-interface Connection {
-  url: string;
-  key: string | undefined;
-}
-
-/** What the admin API answers (src/governance/keys/admin-json.ts), as far as the commands read it. */
-interface ProjectJson {
-  id: string;
-  name: string;
-  tier: string | null;
-  budgets: { daily_usd: number | null; monthly_usd: number | null };
-  created_at: string;
-}
-
-interface KeyJson {
-  id: string;
-  project: string;
-  name: string | null;
-  tier: string | null;
-  status: string;
-  admin: boolean;
-  created_at: string;
-  expires_at: string | null;
-  last_used_at: string | null;
-  previous_secret_valid_until: string | null;
-  /** Only when created or rotated. */
-  key?: string;
-}
-
-interface EndpointJson {
-  project: string;
-  name: string;
-  model: string;
-  stream_profile: string | null;
-  usage: string | null;
-  error_style: string | null;
-  vendor_events: string | null;
-  base_path: string;
-}
-
-interface ListJson<T> {
-  data: T[];
-}
 
 export async function runAdminCommand(command: AdminCommand, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const [sub, ...rest] = args;
@@ -75,14 +62,6 @@ export async function runAdminCommand(command: AdminCommand, args: string[], env
     throw new UsageError(`sluice ${command}: unknown subcommand "${sub}" (${Object.keys(subcommands).join(', ')}).`);
   }
   return subcommands[sub](`${command} ${sub}`, rest, env);
-}
-
-/** The gateway to call: --url, else SLUICE_URL, else this machine's PORT; the key from SLUICE_MASTER_KEY. */
-export function connect(url: string | undefined, env: NodeJS.ProcessEnv): Connection {
-  return {
-    url: connectionUrl(url ?? (env.SLUICE_URL || `http://127.0.0.1:${env.PORT || '8080'}`)),
-    key: env.SLUICE_MASTER_KEY || undefined,
-  };
 }
 
 async function projectsCreate(name: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
@@ -149,9 +128,16 @@ async function keysCreate(name: string, args: string[], env: NodeJS.ProcessEnv):
 }
 
 async function keysList(name: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  const { values } = parseFlags(name, args, { ...COMMON, project: { type: 'string' } });
+  const { values } = parseFlags(name, args, {
+    ...COMMON,
+    project: { type: 'string' },
+    deleted: { type: 'boolean', default: false },
+  });
   if (values.help) return console.log(usage.keys);
-  const query = values.project ? `?project=${encodeURIComponent(values.project)}` : '';
+  const params = new URLSearchParams();
+  if (values.project) params.set('project', values.project);
+  if (values.deleted) params.set('include_deleted', 'true');
+  const query = params.size ? `?${params}` : '';
   const page = await call<ListJson<KeyJson>>(connect(values.url, env), 'GET', `/admin/keys${query}`);
   if (values.json) return printJson(page.data);
   return printTable(
@@ -231,102 +217,8 @@ async function endpointsList(name: string, args: string[], env: NodeJS.ProcessEn
   );
 }
 
-function connectionUrl(url: string): string {
-  try {
-    return new URL(url).href.replace(/\/+$/, '');
-  } catch {
-    throw new OperatorError(`--url (or SLUICE_URL) is not a URL: "${url}".`);
-  }
-}
-
-function one(command: string, positionals: string[], what: string): [string] {
-  if (positionals.length !== 1) throw new UsageError(`sluice ${command}: name ${what}.`);
-  return [positionals[0]];
-}
-
-/** `30d`, `12h`, `90m`, `45s` or plain seconds, as whole seconds. */
-function duration(command: string, flag: string, value: string): number {
-  const match = /^(\d{1,9})([smhd]?)$/.exec(value);
-  if (!match || Number(match[1]) === 0) {
-    throw new UsageError(`sluice ${command}: --${flag} must be a duration such as 90s, 30m, 12h or 30d, not "${value}".`);
-  }
-  return Number(match[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86_400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
-}
-
-function budgets(
-  command: string,
-  daily: string | undefined,
-  monthly: string | undefined,
-): Record<string, number | undefined> | undefined {
-  if (daily === undefined && monthly === undefined) return undefined;
-  const usd = (flag: string, value: string | undefined) => {
-    if (value === undefined) return undefined;
-    const n = Number(value);
-    if (!/^\d+(\.\d+)?$/.test(value) || n <= 0)
-      throw new UsageError(`sluice ${command}: --${flag} must be an amount in USD above 0, not "${value}".`);
-    return n;
-  };
-  return { daily_usd: usd('daily-usd', daily), monthly_usd: usd('monthly-usd', monthly) };
-}
-
-/** One admin API call; what an operator can fix (no gateway, a wrong key, a bad value) is an OperatorError saying so. */
-export async function call<T>(
-  connection: Connection,
-  method: 'GET' | 'POST',
-  path: string,
-  body?: Record<string, unknown>,
-): Promise<T> {
-  const headers: Record<string, string> = connection.key ? { authorization: `Bearer ${connection.key}` } : {};
-  const init: RequestInit = { method, headers };
-  if (method === 'POST') {
-    headers['content-type'] = 'application/json';
-    init.body = JSON.stringify(body ?? {});
-  }
-  let res: Response;
-  try {
-    res = await fetch(`${connection.url}${path}`, init);
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new OperatorError(
-      `no sluice answering at ${connection.url} (${cause?.code ?? cause?.message ?? (err as Error).message}): start one with \`sluice serve\`, or point --url (or SLUICE_URL) at it.`,
-    );
-  }
-  const answer = (await res.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
-  const held = connection.key ? 'the key in SLUICE_MASTER_KEY' : 'a request without a key';
-  if (res.status === 401) {
-    throw new OperatorError(
-      `${connection.url} refused ${held} (401): set SLUICE_MASTER_KEY to the gateway's master key or an admin key.`,
-    );
-  }
-  if (res.status === 403) {
-    throw new OperatorError(
-      `${connection.url} refused ${held} (403): the admin API needs the master key or a key created with --admin.`,
-    );
-  }
-  if (!answer)
-    throw new OperatorError(`${connection.url} did not answer like sluice (HTTP ${res.status}): is --url (or SLUICE_URL) right?`);
-  if (!res.ok) throw new OperatorError(`${connection.url} answered ${res.status}: ${answer.error?.message ?? 'no message'}`);
-  return answer as T;
-}
-
 function printIssued(issued: KeyJson, json: boolean, note: string): void {
   if (json) return printJson(issued);
   console.log(issued.key);
   console.error(`${note} It is shown only now: store it where your application reads its secrets.`);
-}
-
-export function printJson(value: unknown): void {
-  console.log(JSON.stringify(value, null, 2));
-}
-
-function printTable(header: string[], rows: unknown[][]): void {
-  const cells = [header, ...rows.map((r) => r.map((v) => (v === null || v === undefined || v === '' ? '-' : String(v))))];
-  const widths = header.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
-  for (const row of cells)
-    console.log(
-      row
-        .map((cell, i) => cell.padEnd(widths[i]))
-        .join('  ')
-        .trimEnd(),
-    );
 }

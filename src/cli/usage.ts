@@ -9,9 +9,9 @@ Usage:
   sluice logs [--follow] [--url URL] [--limit N] [--model M] [--provider P] [--outcome ok|error|cancelled]
   sluice audit [--url URL] [--limit N] [--actor A] [--action A] [--target-type T] [--target-id I] [--from T] [--to T] [--json]
   sluice check <file|url|-> [--json] [--kind chat|responses|messages] [--data body.json] [--key K]
-  sluice projects create|list ...
-  sluice keys create|list|revoke|rotate ...
-  sluice endpoints create|list ...
+  sluice projects create|list|update|delete ...
+  sluice keys create|list|update|disable|enable|revoke|rotate|delete ...
+  sluice endpoints create|list|update|delete ...
   sluice --version
 
 Run sluice <command> --help for a command's options.
@@ -100,11 +100,19 @@ Exit code: 0 conforming, 1 violations found, 2 the stream could not be read (or 
 
   projects: `Usage: sluice projects create <name> [--id ID] [--tier T] [--daily-usd X] [--monthly-usd X] [--json]
        sluice projects list [--json]
+       sluice projects update <id> [--name N] [--tier T] [--models a,b] [--metadata JSON]
+                              [--daily-usd X] [--monthly-usd X] [--json]
+       sluice projects delete <id> [--force] [--json]
 
-Creates and lists the projects of a running gateway (its admin API).
+Creates, lists, edits and deletes the projects of a running gateway (its admin API).
   --id ID          the project id, used in endpoint URLs (default: proj_ and 12 random hex digits)
   --tier T         the tier of the project's keys that name none (a name under tiers: in the config)
   --daily-usd X    the project's budget per UTC day; --monthly-usd X per calendar month
+  --models a,b     (update) the models of its keys that list none of their own
+  --metadata JSON  (update) the operator's own labels, e.g. '{"owner":"ops"}'
+  update           changes the fields given; none clears one (--tier none, --daily-usd none)
+  delete           refused while the project has live keys, unless --force deletes them with it;
+                   its requests and spend stay in the request log, its id stays taken
   --url URL        the gateway (SLUICE_URL; default http://127.0.0.1:$PORT, PORT default 8080)
   --json           print the API's JSON
   -h, --help       this help
@@ -112,13 +120,20 @@ The master key (or an admin key) is read from SLUICE_MASTER_KEY. create prints t
 
   keys: `Usage: sluice keys create --project P [--name N] [--tier T] [--models a,b] [--expires-in 30d]
                           [--daily-usd X] [--monthly-usd X] [--admin] [--json]
-       sluice keys list [--project P] [--json]
+       sluice keys list [--project P] [--deleted] [--json]
+       sluice keys update <key_id> [--name N] [--tier T] [--models a,b] [--expires-in 30d]
+                          [--daily-usd X] [--monthly-usd X] [--json]
+       sluice keys disable|enable|delete <key_id> [--json]
        sluice keys revoke <key_id> [--json]
        sluice keys rotate <key_id> [--grace 1h] [--json]
 
 Manages the gateway-issued keys (sk-sluice-...) of a running gateway (its admin API).
   create           prints the new key, alone on stdout: it is shown only this once
-  list             id, project, tier, status (active, revoked, expired), times; never a key
+  list             id, project, tier, status (active, disabled, revoked, expired), times; never
+                   a key; --deleted lists the deleted keys too
+  update           changes the fields given; none clears one (--models none, --expires-in none)
+  disable          refused (401 api_key_disabled) within a second everywhere, until enable
+  delete           refused like an unknown key, gone from list; its requests and spend stay
   revoke           refused at once on that gateway, within auth.key_cache_ttl_s on the others
   rotate           a new secret for the same key id (printed like create); the old one stops
                    at once, or after --grace (90s, 30m, 12h, 7d at most)
@@ -136,6 +151,9 @@ The master key (or an admin key) is read from SLUICE_MASTER_KEY.`,
                                [--usage opt_in|always] [--error-style data|event]
                                [--vendor-events drop|passthrough] [--json]
        sluice endpoints list [--project P] [--json]
+       sluice endpoints update --project P --name N [--model M] [--profile NAME] [--usage U]
+                               [--error-style S] [--vendor-events V] [--json]
+       sluice endpoints delete --project P --name N [--json]
 
 A project's endpoint is served at /{project}/{name}/v1/chat/completions and /responses: a client
 sets its base URL to that /v1 and may send a bare model name (or none) for the endpoint's model.
@@ -144,6 +162,7 @@ sets its base URL to that /v1 and may send a bare model name (or none) for the e
                    chat-streaming-always-usage, accounting or responses-streaming (docs/streams/
                    profiles.md; default: the config's stream.profile)
   --usage, --error-style, --vendor-events: set apart, they win over the profile's
+  update           changes the fields given; none goes back to the config's (--profile none)
   --url URL        the gateway (SLUICE_URL; default http://127.0.0.1:$PORT, PORT default 8080)
   --json           print the API's JSON
   -h, --help       this help

@@ -7,6 +7,43 @@ import { STREAM_PROFILE_NAMES } from './stream-profile-names.ts';
 
 const seconds = z.number().nonnegative();
 
+/** A copy of every ledger row as an OpenTelemetry log record (docs/operations/analytics-export.md). */
+const ledgerExport = z
+  .strictObject({
+    endpoint: z
+      .url({ protocol: /^https?$/ })
+      .or(z.literal(''))
+      .optional()
+      .transform((url) => url || undefined)
+      .describe(
+        'OTLP/HTTP logs URL, used as given (`http://collector:4318/v1/logs`); OTEL_EXPORTER_OTLP_LOGS_ENDPOINT sets it too. Unset: off.',
+      ),
+    headers: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe('Headers sent with every export (an API key); OTEL_EXPORTER_OTLP_LOGS_HEADERS adds to them (these win a clash).'),
+    batch_size: z.number().int().positive().default(512).describe('At most this many records in one export request.'),
+    max_queue: z
+      .number()
+      .int()
+      .positive()
+      .default(10_000)
+      .describe('Records waiting for the collector; past this they are dropped and counted (sluice_log_export_dropped_total).'),
+    flush_interval_ms: z.number().int().positive().default(1_000).describe('A partial batch is sent after this long.'),
+    timeout_ms: z
+      .number()
+      .int()
+      .positive()
+      .default(10_000)
+      .describe('One export, retries on 429, 502, 503 and 504 included, gives up after this long.'),
+    content: z
+      .boolean()
+      .default(false)
+      .describe('Export the stored prompt and completion too (needs ledger.store_content; off by default).'),
+  })
+  .prefault({})
+  .describe('Export every ledger row, once stored, to an OpenTelemetry collector as a log record (best effort).');
+
 /** `https://app.example.com` as a browser sends it in Origin: scheme, host, port; no path, no slash. */
 const isOrigin = (value: string): boolean => {
   if (value === '*') return true;
@@ -418,6 +455,7 @@ const configObject = z.strictObject({
         .describe(
           'Write the progress of running requests to the journal at most every this many ms (what a crash recovery records).',
         ),
+      export: ledgerExport,
     })
     .prefault({})
     .describe('The request log and its writer.'),

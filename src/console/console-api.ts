@@ -8,6 +8,7 @@ import { requireJsonContentType } from '../protocol/http/check-content-type.ts';
 import { readJsonBody } from '../protocol/http/read-json-body.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import type { Caller } from '../admission/admission.ts';
+import { addInto, boundSeries, modelSeriesName, providerSeriesName } from './chart-series.ts';
 import type { ConsoleCall } from './console-call.ts';
 import { openLedgerStore, readStore } from '../store/read-store.ts';
 import { InvalidLedgerQuery } from '../store/invalid-ledger-query.ts';
@@ -127,7 +128,8 @@ const OUTCOMES = new Set(['ok', 'error', 'cancelled', 'interrupted']);
  * hour): the charts' series from the rollups in the store (store/rollup-tables.ts; one range read
  * of a primary key, never a ledger scan): requests, tokens and cost per period by provider/model,
  * TTFT and latency percentiles per period (bucket upper bounds), error rate per period by
- * provider, and the streams open now.
+ * provider, and the streams open now. Each legend is bounded: the largest series by requests
+ * and `other` (chart-series.ts).
  */
 /** What GET /console/api/stats reads. */
 export const STATS_QUERY = ['minutes', 'hours'] as const;
@@ -153,14 +155,14 @@ export async function handleStats({ res, ctx, search, requestId }: ConsoleCall):
     const i = index(cell);
     // A period past now: written by an instance whose clock is ahead of this one's.
     if (i >= times.length) continue;
-    const name = `${cell.provider}/${cell.model}`;
+    const name = modelSeriesName(cell.provider, cell.model);
     let pair = byPair.get(name);
     if (!pair) byPair.set(name, (pair = { requests: zeros(), tokens: zeros(), cost: zeros() }));
     pair.requests[i] += cell.requests;
     pair.tokens[i] += cell.inputTokens + cell.outputTokens;
     pair.cost[i] += cell.costUsd;
-    let provider = byProvider.get(cell.provider);
-    if (!provider) byProvider.set(cell.provider, (provider = { requests: zeros(), errors: zeros() }));
+    let provider = byProvider.get(providerSeriesName(cell.provider));
+    if (!provider) byProvider.set(providerSeriesName(cell.provider), (provider = { requests: zeros(), errors: zeros() }));
     provider.requests[i] += cell.requests;
     provider.errors[i] += cell.errors;
     cell.ttft.forEach((n, b) => (ttft[i][b] += n));
@@ -182,9 +184,11 @@ export async function handleStats({ res, ctx, search, requestId }: ConsoleCall):
       step_seconds: step / 1000,
       bucket_bounds_ms: BUCKET_BOUNDS_MS,
       times,
-      by_model: Object.fromEntries(byPair),
+      by_model: Object.fromEntries(
+        boundSeries(byPair, total, addPair, () => ({ requests: zeros(), tokens: zeros(), cost: zeros() })),
+      ),
       by_provider: Object.fromEntries(
-        [...byProvider].map(([name, p]) => [
+        [...boundSeries(byProvider, total, addProvider, () => ({ requests: zeros(), errors: zeros() }))].map(([name, p]) => [
           name,
           { requests: p.requests, error_rate: p.requests.map((n, i) => (n === 0 ? null : p.errors[i] / n)) },
         ]),
@@ -195,6 +199,23 @@ export async function handleStats({ res, ctx, search, requestId }: ConsoleCall):
     },
     { 'X-Request-ID': requestId },
   );
+}
+
+/** A series' volume, what the legend ranks it by: its requests in the window. */
+const total = (s: { requests: number[] }): number => s.requests.reduce((a, b) => a + b, 0);
+
+function addPair(
+  into: { requests: number[]; tokens: number[]; cost: number[] },
+  from: { requests: number[]; tokens: number[]; cost: number[] },
+): void {
+  addInto(into.requests, from.requests);
+  addInto(into.tokens, from.tokens);
+  addInto(into.cost, from.cost);
+}
+
+function addProvider(into: { requests: number[]; errors: number[] }, from: { requests: number[]; errors: number[] }): void {
+  addInto(into.requests, from.requests);
+  addInto(into.errors, from.errors);
 }
 
 /** The stats' range: `minutes` (the default, 60) or `hours`, not both; a bad one is a 400 naming it. */

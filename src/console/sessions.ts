@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Kysely } from 'kysely';
 import { errors } from '../errors/catalog.ts';
-import type { VerifiedKey } from '../governance/keys/authenticate.ts';
+import { refuseUnusable, type VerifiedKey } from '../governance/keys/authenticate.ts';
 import type { TtlCache } from '../governance/keys/ttl-cache.ts';
 import { type Authenticate, type Caller, MASTER } from '../admission/admission.ts';
 import type { Database } from '../store/database.ts';
@@ -129,8 +129,7 @@ export class ConsoleSessions {
     }
     const key = await keys.get(holder.keyId);
     if (!key || !key.caller.admin) throw errors.wrongKey();
-    if (key.revokedAt !== null) throw errors.keyRevoked();
-    if (key.expiresAt !== null && key.expiresAt <= this.now()) throw errors.keyExpired();
+    refuseUnusable(key, this.now());
     return key.caller;
   }
 }

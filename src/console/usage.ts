@@ -46,12 +46,15 @@ function projectCaller(p: Project, defaultTier: string | null): Caller {
 function usageJson(u: CallerUsage): Record<string, unknown> {
   return {
     tier: u.tier,
+    // A budget with nothing left refuses every request: the key or project is blocked until it resets.
+    blocked: u.budgets.some((b) => b.exhausted),
     limits: u.limits.map((l) => ({ scope: l.scope, kind: l.kind, limit: l.limit, used: l.used, reset_ms: l.resetMs })),
     budgets: u.budgets.map((b) => ({
       scope: b.scope,
       period: b.period,
       limit_usd: b.limitUsd,
       spent_usd: b.spentUsd,
+      exhausted: b.exhausted,
       resets_at: new Date(b.resetsAt).toISOString(),
     })),
   };

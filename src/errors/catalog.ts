@@ -327,6 +327,13 @@ export const errors = {
       type: 'authentication_error',
       message: 'This API key has expired.',
     }),
+  keyDisabled: () =>
+    new GatewayError({
+      code: 'api_key_disabled',
+      status: 401,
+      type: 'authentication_error',
+      message: 'This API key is disabled.',
+    }),
   /** Gateway-issued keys live in the store; it is not open (yet), or a lookup failed. */
   keyStoreUnavailable: () =>
     new GatewayError({
@@ -425,5 +432,13 @@ export const errors = {
       status: 409,
       type: 'invalid_request_error',
       message: `Key ${id} is revoked or was changed by another request; list it again and retry.`,
+    }),
+  projectHasKeys: (id: string, keys: number) =>
+    new GatewayError({
+      code: 'project_has_keys',
+      status: 409,
+      type: 'invalid_request_error',
+      param: 'force',
+      message: `Project ${id} still has ${keys} live key${keys === 1 ? '' : 's'}: revoke or delete them first, or delete with ?force=true to delete them with it.`,
     }),
 } as const;

@@ -1,5 +1,5 @@
 import type { Caller } from '../admission/admission.ts';
-import { budgetWindows, NANOS_PER_USD } from './budgets/budget-windows.ts';
+import { budgetWindows, NANOS_PER_USD, windowExhausted } from './budgets/budget-windows.ts';
 import type { ConcurrencySlots, SlotClaim } from './limits/concurrency-slots.ts';
 import type { RateBuckets, RateCharge } from './limits/rate-buckets.ts';
 import type { TierPolicy } from './limits/tier-policy.ts';
@@ -21,6 +21,8 @@ export interface BudgetUsage {
   period: 'day' | 'month';
   limitUsd: number;
   spentUsd: number;
+  /** Nothing left: the admit step refuses every request of the caller (budget_exhausted). */
+  exhausted: boolean;
   /** Epoch ms when the period ends and the window starts again at 0. */
   resetsAt: number;
 }
@@ -73,13 +75,17 @@ export async function usageOf(callers: readonly Caller[], from: UsageSources): P
     }
     for (const c of p.claims)
       limits.push({ scope: c.scope, kind: 'concurrent', limit: c.claim.limit, used: inUse[claim++], resetMs: 0 });
-    const budgets = p.windows.map((w) => ({
-      scope: w.subject.startsWith('key:') ? ('key' as const) : ('project' as const),
-      period: w.period,
-      limitUsd: w.limitNanos / NANOS_PER_USD,
-      spentUsd: spent.get(w.id) ?? 0,
-      resetsAt: w.end,
-    }));
+    const budgets = p.windows.map((w) => {
+      const spentUsd = spent.get(w.id) ?? 0;
+      return {
+        scope: w.subject.startsWith('key:') ? ('key' as const) : ('project' as const),
+        period: w.period,
+        limitUsd: w.limitNanos / NANOS_PER_USD,
+        spentUsd,
+        exhausted: windowExhausted(w.limitNanos, spentUsd),
+        resetsAt: w.end,
+      };
+    });
     return { tier: p.tier, limits, budgets };
   });
 }

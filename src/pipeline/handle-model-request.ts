@@ -15,6 +15,7 @@ import { AttemptLog } from '../routing/attempts.ts';
 import { OverheadClock } from './overhead-clock.ts';
 import type { Candidate } from '../routing/plan.ts';
 import { createAccountant, finalizeRecord, journalAdmission } from './request-accounting.ts';
+import { requestedModelOf } from './requested-model.ts';
 import { type JournaledRequest, NOT_JOURNALED } from '../store/ledger-journal.ts';
 import { canonicalInput } from '../telemetry/genai-messages.ts';
 import type { RequestTrace } from '../telemetry/request-trace.ts';
@@ -136,6 +137,7 @@ async function prepareRequest(
   // A resumable stream is resumed by its caller's project only (docs/streams/resume.md).
   exchange.resume?.recording.claim(caller.projectId);
   const body = await progress.overhead.excluding(readBody());
+  progress.model = requestedModelOf(body);
   const tooDeep = findTooDeep(body);
   if (tooDeep) throw errors.invalidRequest(`${tooDeep} is nested more than ${MAX_JSON_DEPTH} levels deep.`, tooDeep);
   const parsed = operation.parse(body, ctx, caller);

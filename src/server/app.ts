@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import type { DestinationStream } from 'pino';
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { Config } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
 import { toGatewayError } from '../errors/gateway-error.ts';
@@ -24,6 +25,8 @@ import { createLogger, type Logger } from '../telemetry/logger.ts';
 import { GatewayMetrics } from '../telemetry/metrics.ts';
 import { logRequest } from '../telemetry/request-line.ts';
 import { tracingFromEnv } from '../telemetry/tracing-from-env.ts';
+import type { LedgerExport } from '../telemetry/ledger-export.ts';
+import { ledgerExportFromConfig } from '../telemetry/ledger-export-from-config.ts';
 import { createGovernance } from './auth.ts';
 import { answerClientError } from './client-error.ts';
 import { buildConfigParts } from './config-parts.ts';
@@ -92,10 +95,15 @@ export function createGateway(
   const { registry, router, pricing } = buildConfigParts(config, env, client);
   const scopes = new Set<RequestScope>();
   let ledger: Ledger | undefined;
+  let ledgerExport: LedgerExport | undefined;
   let database: Kysely<Database> | undefined;
   const metrics = config.metrics.enabled
     ? new GatewayMetrics(
-        { openStreams: () => countStreams(scopes), ledger: () => ledger?.writer.stats },
+        {
+          openStreams: () => countStreams(scopes),
+          ledger: () => ledger?.writer.stats,
+          ledgerExport: () => ledgerExport?.stats,
+        },
         config.metrics.max_label_values,
       )
     : undefined;
@@ -174,6 +182,8 @@ export function createGateway(
    */
   async function openLedger(): Promise<void> {
     if (!config.ledger.enabled) return;
+    // Ready before the writer's first batch (a journal's replay) is stored, so every row is copied.
+    ledgerExport = await ledgerExportFromConfig(config, env, log);
     ledger = await startLedger(
       ledgerSettings(config, log, (stores) => {
         database = stores.database;
@@ -190,6 +200,8 @@ export function createGateway(
     context.accounting.ledger = ledger.writer;
     context.accounting.journal = ledger.requests;
     ledger.writer.onWritten(limits.spendWritten);
+    // Off the request path: a copy of each stored batch, queued for the collector (docs/operations/analytics-export.md).
+    if (ledgerExport) ledger.writer.onWritten(exportWritten(ledgerExport, log));
     context.accounting.rejections = ledger.rejections;
   }
 
@@ -359,9 +371,26 @@ export function createGateway(
       await governance.close();
       await audit.close();
       await ledger?.close();
-      // The spans of the last requests go out before exit.
+      // The spans of the last requests go out before exit; the last rows' copies, within the export's timeout.
       await context.tracing?.shutdown();
+      await ledgerExport?.shutdown(config.ledger.export.timeout_ms);
     },
+  };
+}
+
+/**
+ * The writer's listener for the export: a throw there would fail the writer's batch after it was
+ * stored, so none escapes (logged once: the export is a copy, the ledger has the rows).
+ */
+function exportWritten(ledgerExport: LedgerExport, log: (message: string) => void): (records: readonly LedgerRecord[]) => void {
+  let logged = false;
+  return (records) => {
+    try {
+      ledgerExport.export(records);
+    } catch (err) {
+      if (!logged) log(`ledger export: could not queue ${records.length} record(s): ${(err as Error).stack ?? String(err)}`);
+      logged = true;
+    }
   };
 }
 

@@ -17,8 +17,11 @@ export interface RouteCall {
   caller: Caller | null;
 }
 
+/** The methods sluice serves: GET (and HEAD) and POST everywhere, PATCH and DELETE on the admin API. */
+export type RouteMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
 export interface Route {
-  method: 'GET' | 'POST';
+  method: RouteMethod;
   /**
    * An exact path; (with `param`) a prefix ending in `/` followed by one parameter; or a template
    * whose `{name}` segments each match one non-empty segment (`/{project}/{endpoint}/v1/responses`).

@@ -16,16 +16,26 @@ import { sendJson } from '../protocol/http/send-json.ts';
 import { readJsonBody } from '../protocol/http/read-json-body.ts';
 import type { Route, RouteCall } from './route-table.ts';
 import {
+  DELETE_PROJECT_QUERY,
+  ENDPOINTS_QUERY,
   handleCreateEndpoint,
   handleCreateKey,
   handleCreateProject,
+  handleDeleteEndpoint,
+  handleDeleteKey,
+  handleDeleteProject,
   handleListEndpoints,
   handleListKeys,
   handleListProjects,
   handleRevokeKey,
   handleRotateKey,
-  PROJECT_FILTER_QUERY,
+  handleUpdateEndpoint,
+  handleUpdateKey,
+  handleUpdateProject,
+  KEYS_QUERY,
+  PROJECTS_QUERY,
 } from './routes/admin.ts';
+import { handleOpenApi } from './routes/admin-openapi.ts';
 import {
   EVENTS_QUERY,
   handleEvents,
@@ -195,15 +205,28 @@ export const routes: readonly Route[] = [
     handle: ({ res, ctx, param, requestId, caller }) => handleGetRequest(res, ctx, param, requestId, caller),
   },
   { method: 'GET', path: '/v1/models', auth: 'key', handle: ({ res, ctx, requestId }) => handleListModels(res, ctx, requestId) },
-  // The admin API (docs/governance/keys.md): the master key or an admin key.
+  // The admin API (docs/governance/keys.md), described by /admin/openapi.json: the master key or an admin key.
+  { method: 'GET', path: '/admin/openapi.json', auth: 'admin', query: [], handle: handleOpenApi },
   { method: 'POST', path: '/admin/projects', auth: 'admin', handle: handleCreateProject },
-  { method: 'GET', path: '/admin/projects', auth: 'admin', query: [], handle: handleListProjects },
+  { method: 'GET', path: '/admin/projects', auth: 'admin', query: PROJECTS_QUERY, handle: handleListProjects },
+  { method: 'PATCH', path: '/admin/projects/{project}', auth: 'admin', query: [], handle: handleUpdateProject },
+  {
+    method: 'DELETE',
+    path: '/admin/projects/{project}',
+    auth: 'admin',
+    query: DELETE_PROJECT_QUERY,
+    handle: handleDeleteProject,
+  },
   { method: 'POST', path: '/admin/keys', auth: 'admin', handle: handleCreateKey },
-  { method: 'GET', path: '/admin/keys', auth: 'admin', query: PROJECT_FILTER_QUERY, handle: handleListKeys },
+  { method: 'GET', path: '/admin/keys', auth: 'admin', query: KEYS_QUERY, handle: handleListKeys },
+  { method: 'PATCH', path: '/admin/keys/{key_id}', auth: 'admin', query: [], handle: handleUpdateKey },
+  { method: 'DELETE', path: '/admin/keys/{key_id}', auth: 'admin', query: [], handle: handleDeleteKey },
   { method: 'POST', path: '/admin/keys/{key_id}/revoke', auth: 'admin', handle: handleRevokeKey },
   { method: 'POST', path: '/admin/keys/{key_id}/rotate', auth: 'admin', handle: handleRotateKey },
   { method: 'POST', path: '/admin/endpoints', auth: 'admin', handle: handleCreateEndpoint },
-  { method: 'GET', path: '/admin/endpoints', auth: 'admin', query: PROJECT_FILTER_QUERY, handle: handleListEndpoints },
+  { method: 'GET', path: '/admin/endpoints', auth: 'admin', query: ENDPOINTS_QUERY, handle: handleListEndpoints },
+  { method: 'PATCH', path: '/admin/endpoints/{project}/{endpoint}', auth: 'admin', query: [], handle: handleUpdateEndpoint },
+  { method: 'DELETE', path: '/admin/endpoints/{project}/{endpoint}', auth: 'admin', query: [], handle: handleDeleteEndpoint },
   // The config read again and applied to the requests to come (docs/operations/reload.md).
   { method: 'POST', path: '/admin/reload', auth: 'admin', handle: handleReload },
   // Who changed what, and the console's sign-ins (docs/operations/audit-log.md).

@@ -38,7 +38,7 @@ export interface AuditPage {
 }
 
 /**
- * The audit log in the store (migration 0017), on both engines: appended to by the admin API and
+ * The audit log in the store (migration 0018), on both engines: appended to by the admin API and
  * the console as they act, read newest first by keyset pages (created_at, id), pruned from the
  * oldest in bounded batches.
  */

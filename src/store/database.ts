@@ -81,6 +81,12 @@ export interface ProjectsTable {
   budget_day_usd: number | null;
   budget_month_usd: number | null;
   created_at: number;
+  /** JSON array of model names for its keys that list none; null: any model. */
+  allowed_models: string | null;
+  /** JSON object of string values, the operator's own (owner, cost centre...); null: none. */
+  metadata: string | null;
+  /** Soft deletion (epoch ms): the row stays for the ledger's and the spend's sake. */
+  deleted_at: number | null;
 }
 
 /**
@@ -104,6 +110,10 @@ export interface ApiKeysTable {
   expires_at: number | null;
   revoked_at: number | null;
   last_used_at: number | null;
+  /** Set while the key is disabled (refused, but can be enabled again). */
+  disabled_at: number | null;
+  /** Soft deletion (epoch ms): refused like an unknown key, hidden from listings, its ledger rows kept. */
+  deleted_at: number | null;
 }
 
 /** A project's endpoint, served at /{project}/{endpoint}/v1/...: a default model and stream settings. */
@@ -131,7 +141,7 @@ export interface RelayedIdsTable {
 }
 
 /**
- * The audit log (migration 0017): one row per admin mutation or console sign-in, sign-out and
+ * The audit log (migration 0018): one row per admin mutation or console sign-in, sign-out and
  * failed sign-in. `before` and `after` are JSON objects of the changed fields, never a secret.
  */
 export interface AuditLogTable {

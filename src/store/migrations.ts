@@ -366,12 +366,32 @@ const migrations: Record<string, Migration> = {
     },
   },
   /**
+   * Everything editable (issue 27): a key can be disabled and enabled again (`disabled_at`), keys
+   * and projects are deleted softly (`deleted_at`: they stop, leave the default listings, and
+   * their ledger rows, spend and request log stay theirs), and a project has the models its keys
+   * may use when they list none, and free metadata (JSON text, like a key's models).
+   */
+  '0017_editable_governance': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('api_keys').addColumn('disabled_at', 'bigint').execute();
+      await db.schema.alterTable('api_keys').addColumn('deleted_at', 'bigint').execute();
+      await db.schema.alterTable('projects').addColumn('allowed_models', 'text').execute();
+      await db.schema.alterTable('projects').addColumn('metadata', 'text').execute();
+      await db.schema.alterTable('projects').addColumn('deleted_at', 'bigint').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      for (const column of ['deleted_at', 'metadata', 'allowed_models'])
+        await db.schema.alterTable('projects').dropColumn(column).execute();
+      for (const column of ['deleted_at', 'disabled_at']) await db.schema.alterTable('api_keys').dropColumn(column).execute();
+    },
+  },
+  /**
    * The audit log (governance/audit): every admin mutation and console sign-in, sign-out and
    * failed sign-in, with who, what, the changed fields (never a secret), the request id and the
    * client. Each filter has an index that goes on with created_at and id, the paging order; its
    * retention (audit.retention_days) deletes the oldest rows through the first index.
    */
-  '0017_audit_log': {
+  '0018_audit_log': {
     async up(db: Kysely<unknown>) {
       await db.schema
         .createTable('audit_log')

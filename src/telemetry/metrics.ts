@@ -2,6 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { RedisDownReason } from '../store/redis-link.ts';
 import type { LedgerWriterStats } from '../store/ledger-writer.ts';
+import type { LedgerExportStats } from './ledger-export.ts';
 import { BoundedLabels } from './bounded-labels.ts';
 import { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './series-metrics.ts';
 
@@ -10,6 +11,8 @@ export interface MetricsSources {
   openStreams: () => number;
   /** The ledger writer's counters; undefined while the ledger is off or not open yet. */
   ledger: () => LedgerWriterStats | undefined;
+  /** The ledger export's counters (ledger-export.ts); undefined while it is off. */
+  ledgerExport?: () => LedgerExportStats | undefined;
 }
 
 /** What the limits tell of Redis going away (governance/admit.ts), counted here. */
@@ -206,6 +209,33 @@ export class GatewayMetrics {
         const stats = sources.ledger();
         ledgerCounts.set({ kind: 'failures' }, stats?.failures ?? 0);
         ledgerCounts.set({ kind: 'dropped' }, stats?.dropped ?? 0);
+      },
+    });
+    this.countLedgerExport(sources);
+  }
+
+  /** The export's own counts, read at scrape time (reset, then set: the export keeps the totals). */
+  private countLedgerExport(sources: MetricsSources): void {
+    const registers = [this.registry];
+    new Counter({
+      name: 'sluice_log_export_exported_total',
+      help: 'Ledger rows the collector accepted as log records (ledger.export).',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(sources.ledgerExport?.()?.exported ?? 0);
+      },
+    });
+    new Counter({
+      name: 'sluice_log_export_dropped_total',
+      help: 'Ledger rows not exported (still in the store): queue_full (the collector is slow or away), export_failed.',
+      labelNames: ['reason'],
+      registers,
+      collect() {
+        const stats = sources.ledgerExport?.();
+        this.reset();
+        this.inc({ reason: 'queue_full' }, stats?.droppedQueueFull ?? 0);
+        this.inc({ reason: 'export_failed' }, stats?.droppedFailed ?? 0);
       },
     });
   }

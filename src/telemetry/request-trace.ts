@@ -16,15 +16,9 @@ import type { Attempt } from '../accounting/attempt.ts';
 import type { AttemptWatcher } from '../routing/attempts.ts';
 import type { Candidate } from '../routing/plan.ts';
 import { boundedJson } from './bounded-json.ts';
+import { providerName } from './genai-provider.ts';
 import type { GenAiInput } from './genai-messages.ts';
 import { OutputTranscript } from './output-transcript.ts';
-
-/** sluice's provider names where the GenAI semantic conventions have a well-known value of their own. */
-const PROVIDER_NAMES: Record<string, string> = { bedrock: 'aws.bedrock', google: 'gcp.gemini' };
-
-function providerName(provider: string): string {
-  return PROVIDER_NAMES[provider] ?? provider;
-}
 
 /** Prompts and completions go in the request's span, each attribute at most `maxChars` characters of JSON. */
 export interface ContentCapture {

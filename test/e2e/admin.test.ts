@@ -32,7 +32,10 @@ describe('the admin API', () => {
         name: 'Team A',
         tier: 'gold',
         budgets: { daily_usd: null, monthly_usd: 50 },
+        models: null,
+        metadata: null,
         created_at: 'x',
+        deleted_at: null,
       },
     );
     assert.equal((await call(MASTER, 'POST', '/admin/projects', { id: 'acme', name: 'Acme' })).status, 201);

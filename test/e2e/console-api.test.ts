@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { projectWithKey } from '../helpers/admin-client.ts';
+import { chatWith, projectWithKey } from '../helpers/admin-client.ts';
+import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 
 const KEY = 'sk-console-master';
@@ -394,6 +395,86 @@ for (const where of ['memory', 'Redis'] as const) {
     });
   });
 }
+
+/** A budget spent to its limit (the keys page's blocked status) and more models than a legend lists. */
+describe("the console's blocked keys and bounded charts", () => {
+  let gw: TestGateway;
+  let upstream: FakeUpstream;
+
+  before(async () => {
+    upstream = await startFakeUpstream();
+    // Usage worth $2 at the price below, whatever was asked: one request overspends a $1 budget.
+    upstream.reply({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        created: 1,
+        model: 'costly',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 1000, completion_tokens: 1000, total_tokens: 2000 },
+      }),
+    });
+    gw = await startGateway({
+      auth: { master_key: KEY },
+      ledger: { flush_interval_ms: 10 },
+      providers: { openai: { base_url: `${upstream.url}/v1`, api_key: 'sk-upstream' } },
+      pricing: { 'openai/costly': { input_mtok: 1000, output_mtok: 1000 } },
+    });
+  });
+  after(async () => {
+    await gw?.close();
+    await upstream?.close();
+  });
+
+  it('marks a key and its budget blocked once its spend reaches the limit, as admission refuses it', async () => {
+    const key = await projectWithKey(gw.url, KEY, 'usage-spent', { budgets: { daily_usd: 1 } });
+    const first = await chatWith(gw.url, key.key, { model: 'openai/costly' });
+    assert.equal(first.status, 200);
+    await waitForRecord(gw.url, first.requestId);
+    let mine: Record<string, any> = {};
+    for (let tries = 0; tries < 100 && !mine.blocked; tries++) {
+      if (tries) await new Promise((r) => setTimeout(r, 20));
+      const res = await fetch(`${gw.url}/console/api/usage`, { headers: { authorization: `Bearer ${KEY}` } });
+      mine = ((await res.json()) as Record<string, any>).keys[key.id];
+    }
+    assert.equal(mine.blocked, true);
+    assert.deepEqual(
+      mine.budgets.map((b: Record<string, unknown>) => [b.scope, b.period, b.spent_usd, b.exhausted]),
+      [['key', 'day', 2, true]],
+    );
+    const refused = await chatWith(gw.url, key.key, { model: 'openai/costly' });
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body.error.code, 'insufficient_quota');
+    // Its project has no budget of its own: not blocked.
+    const res = await fetch(`${gw.url}/console/api/usage`, { headers: { authorization: `Bearer ${KEY}` } });
+    assert.equal(((await res.json()) as Record<string, any>).projects['usage-spent'].blocked, false);
+  });
+
+  it('bounds the stats to the busiest eight series, the rest as other, and names the refused ones', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) ids.push((await chatWith(gw.url, KEY, { model: `openai/model-${i}` })).requestId);
+    for (const id of ids) await waitForRecord(gw.url, id);
+    let stats: Record<string, any> = {};
+    const sum = (series: Record<string, { requests: number[] }>) =>
+      Object.values(series).reduce((n, s) => n + s.requests.reduce((a, b) => a + b, 0), 0);
+    // The costly request, its refusal (the previous test) and these ten; rollups are written with the rows.
+    for (let tries = 0; tries < 100 && !(stats.by_model && sum(stats.by_model) >= 12); tries++) {
+      if (tries) await new Promise((r) => setTimeout(r, 20));
+      stats = (await (await fetch(`${gw.url}/console/api/stats?minutes=15`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as Record<
+        string,
+        any
+      >;
+    }
+    const names = Object.keys(stats.by_model);
+    assert.equal(names.length, 8, names.join(', '));
+    assert.equal(names.at(-1), 'other');
+    assert.equal(sum(stats.by_model), 12, 'nothing is lost in other');
+    assert.deepEqual(Object.keys(stats.by_provider).sort(), ['openai', 'refused (no upstream)']);
+    assert.ok(!names.includes('/'));
+  });
+});
 
 async function waitForRecord(url: string, id: string): Promise<{ cost_usd: number }> {
   for (let tries = 0; ; tries++) {

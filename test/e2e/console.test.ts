@@ -129,7 +129,9 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     await page.getByRole('heading', { name: `Request ${requestId}` }).waitFor();
     const cost = page.getByTestId('cost');
     assert.equal(await cost.textContent(), `$${record.cost_usd.toFixed(6)}`);
-    await page.getByText('config: {"input_mtok":3,"output_mtok":15} USD per million tokens').waitFor();
+    await page.getByText('From the config.').waitFor();
+    const price = page.getByRole('region', { name: 'Price used' });
+    assert.equal(await price.getByRole('row').filter({ hasText: 'Input, per million tokens' }).getByRole('cell').textContent(), '$3');
     await page.getByText('seen in the log').first().waitFor();
     await shot('request-page');
   });

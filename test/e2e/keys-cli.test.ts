@@ -81,13 +81,60 @@ describe('sluice projects | keys | endpoints', () => {
     assert.match((await sluice(['endpoints', 'list', '--project', 'ends'])).stdout, /^ends +chat +fast +- +always +- +\/ends\/chat\/v1$/m);
   });
 
+  it('updates, disables, enables and deletes a key; updates and deletes a project and an endpoint', async () => {
+    await sluice(['projects', 'create', 'Edits', '--id', 'edits']);
+    const key = (await sluice(['keys', 'create', '--project', 'edits', '--name', 'ci'])).stdout.trim();
+    const id = key.slice('sk-sluice-'.length, 'sk-sluice-'.length + 16);
+    const updated = await sluice(['keys', 'update', id, '--name', 'deploy', '--models', 'fast', '--daily-usd', '3', '--expires-in', '1d']);
+    assert.equal(updated.code, 0, updated.stderr);
+    assert.equal(updated.stdout, `Key ${id} updated.\n`);
+    const json = JSON.parse((await sluice(['keys', 'update', id, '--daily-usd', 'none', '--json'])).stdout) as Record<string, any>;
+    assert.deepEqual([json.name, json.models, json.budgets.daily_usd], ['deploy', ['fast'], null]);
+    assert.ok(json.expires_at);
+    assert.equal((await chatWith(gw.url, key, { model: 'mock/echo' })).status, 403);
+
+    assert.match((await sluice(['keys', 'disable', id])).stdout, new RegExp(`^Key ${id} disabled`));
+    assert.match((await sluice(['keys', 'list', '--project', 'edits'])).stdout, new RegExp(`^${id} +edits +deploy +- +disabled `, 'm'));
+    assert.equal((await chatWith(gw.url, key, { model: 'fast' })).body.error.code, 'api_key_disabled');
+    assert.match((await sluice(['keys', 'enable', id])).stdout, new RegExp(`^Key ${id} enabled`));
+    assert.equal((await chatWith(gw.url, key, { model: 'fast' })).status, 200);
+
+    await refused(['projects', 'delete', 'edits'], 1, /answered 409: Project edits still has 1 live key/);
+    assert.match((await sluice(['keys', 'delete', id])).stdout, new RegExp(`^Key ${id} deleted`));
+    assert.equal((await chatWith(gw.url, key, { model: 'fast' })).status, 401);
+    assert.ok(!(await sluice(['keys', 'list', '--project', 'edits'])).stdout.includes(id));
+    assert.match((await sluice(['keys', 'list', '--project', 'edits', '--deleted'])).stdout, new RegExp(`^${id} .* deleted `, 'm'));
+
+    const project = await sluice(['projects', 'update', 'edits', '--name', 'Edited', '--tier', 'none', '--metadata', '{"owner":"ops"}', '--json']);
+    assert.equal(project.code, 0, project.stderr);
+    assert.deepEqual((JSON.parse(project.stdout) as Record<string, any>).metadata, { owner: 'ops' });
+
+    await sluice(['endpoints', 'create', '--project', 'edits', '--name', 'chat', '--model', 'fast', '--usage', 'always']);
+    const endpoint = await sluice(['endpoints', 'update', '--project', 'edits', '--name', 'chat', '--model', 'mock/echo', '--usage', 'none']);
+    assert.equal(endpoint.stdout, 'Endpoint /edits/chat/v1 updated.\n');
+    assert.match((await sluice(['endpoints', 'list', '--project', 'edits'])).stdout, /^edits +chat +mock\/echo +- +- +- /m);
+    assert.equal((await sluice(['endpoints', 'delete', '--project', 'edits', '--name', 'chat'])).stdout, 'Endpoint /edits/chat/v1 deleted.\n');
+    assert.match((await sluice(['projects', 'delete', 'edits'])).stdout, /^Project edits deleted; its requests and spend stay/);
+    assert.ok(!(await sluice(['projects', 'list'])).stdout.includes('edits'));
+  });
+
+  it('refuses an update with nothing to change, and a field the API refuses, in one line', async () => {
+    await refused(['keys', 'update', 'ffffffffffffffff'], 2, /^sluice keys update: name at least one field to change/);
+    await refused(['projects', 'update', 'p', '--metadata', 'owner=ops'], 2, /--metadata must be a JSON object/);
+    await refused(['keys', 'update', 'ffffffffffffffff', '--name', 'x'], 1, /answered 404: No key with id ffffffffffffffff\./);
+    await refused(['endpoints', 'delete', '--project', 'p'], 2, /--project and --name are required/);
+  });
+
   it('prints usage for --help at every level', async () => {
     for (const [args, pattern] of [
       [['keys', '--help'], /^Usage: sluice keys create --project P/],
       [['keys', 'create', '--help'], /^Usage: sluice keys create/],
       [['projects'], /^Usage: sluice projects create <name>/],
       [['help', 'endpoints'], /^Usage: sluice endpoints create/],
-      [['--help'], /sluice keys create\|list\|revoke\|rotate/],
+      [['--help'], /sluice keys create\|list\|update\|disable\|enable\|revoke\|rotate\|delete/],
+      [['keys', 'update', '--help'], /sluice keys update <key_id>/],
+      [['projects', 'delete', '--help'], /sluice projects delete <id> \[--force\]/],
+      [['endpoints', 'update', '--help'], /sluice endpoints update --project P --name N/],
     ] as const) {
       const result = await sluice([...args]);
       assert.equal(result.code, 0, args.join(' '));
@@ -97,7 +144,11 @@ describe('sluice projects | keys | endpoints', () => {
 
   it("answers an operator's mistakes with one line: exit 2 for the command line, 1 for what the gateway refused", async () => {
     await refused(['keys', 'create'], 2, /^sluice keys create: --project is required .*See sluice keys --help\.$/);
-    await refused(['keys', 'mint'], 2, /^sluice keys: unknown subcommand "mint" \(create, list, revoke, rotate\)\. See sluice keys --help\.$/);
+    await refused(
+      ['keys', 'mint'],
+      2,
+      /^sluice keys: unknown subcommand "mint" \(create, list, update, disable, enable, revoke, rotate, delete\)\. See sluice keys --help\.$/,
+    );
     await refused(['keys', 'create', '--project', 'p', '--expires-in', 'soon'], 2, /--expires-in must be a duration/);
     await refused(['keys', 'create', '--projet', 'p'], 2, /unknown option --projet \(did you mean --project\?\)/);
     await refused(['keys', 'revoke'], 2, /^sluice keys revoke: name the key id/);

@@ -101,6 +101,26 @@ function requestLogSuite(
       assert.deepEqual(await ids('echo'), [alias, direct]);
     });
 
+    it('records the model a refused body asked for, so that the log shows it and its filter finds it', async () => {
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify({ model: 'mock/echo', messages: 'not a list' }),
+      });
+      assert.equal(res.status, 400);
+      await res.text();
+      const id = res.headers.get('x-request-id') ?? '';
+      let record = await get(`/v1/requests/${id}`);
+      for (let polls = 0; polls < 100 && record.status !== 200; polls++) {
+        await new Promise((r) => setTimeout(r, 20));
+        record = await get(`/v1/requests/${id}`);
+      }
+      assert.equal(record.body.requested_model, 'mock/echo');
+      assert.equal(record.body.error.code, 'invalid_request');
+      const listed = (await get('/v1/requests?model=mock%2Fecho&outcome=error')).body.data;
+      assert.ok(listed.some((r: { request_id: string }) => r.request_id === id));
+    });
+
     it('lists in write order after a follow_cursor, continuing with next_cursor', async () => {
       // A record is written once settled, and mock/error's output is counted locally: the token
       // counter loads on its first use (~0.3 s), which would write that record after a later

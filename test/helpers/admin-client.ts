@@ -2,13 +2,13 @@
 export async function adminCall(
   url: string,
   key: string | undefined,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
   path: string,
   body?: unknown,
 ): Promise<{ status: number; body: Record<string, any>; text: string }> {
   const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
   const init: RequestInit = { method, headers };
-  if (method === 'POST') {
+  if (method === 'POST' || method === 'PATCH') {
     headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body ?? {});
   }

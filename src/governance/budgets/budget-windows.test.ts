@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { budgetWindows, periodAt, toNanos } from './budget-windows.ts';
+import { budgetWindows, periodAt, toNanos, windowExhausted } from './budget-windows.ts';
 
 const NOW = Date.UTC(2026, 10, 24, 23, 59, 59, 999); // 2026-11-24T23:59:59.999Z
 
@@ -41,5 +41,12 @@ describe('budget windows', () => {
   it('money is integer nano-dollars', () => {
     assert.equal(toNanos(0.0000063), 6300);
     assert.equal(toNanos(0.1) + toNanos(0.2), toNanos(0.3));
+  });
+
+  it('is exhausted once its spend reaches its limit, not before', () => {
+    assert.equal(windowExhausted(toNanos(1), 0.999999999), false);
+    assert.equal(windowExhausted(toNanos(1), 1), true);
+    assert.equal(windowExhausted(toNanos(1), 1.25), true);
+    assert.equal(windowExhausted(toNanos(0), 0), true);
   });
 });

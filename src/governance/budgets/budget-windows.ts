@@ -5,6 +5,12 @@ export const NANOS_PER_USD = 1e9;
 
 export const toNanos = (usd: number): number => Math.round(usd * NANOS_PER_USD);
 
+/**
+ * A window with nothing left in it: every request of its subject is refused, a free model's
+ * included (a request's minimum ask is at least one nano-dollar: budget-ask.ts).
+ */
+export const windowExhausted = (limitNanos: number, spentUsd: number): boolean => toNanos(spentUsd) >= limitNanos;
+
 /** One budget over one calendar period of one subject, e.g. key k1's spend on 2026-11-24 (UTC). */
 export interface BudgetWindow {
   /** `key:k1:day:2026-11-24`: the same text on every instance, so the books agree. */

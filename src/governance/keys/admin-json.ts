@@ -15,13 +15,24 @@ export function projectJson(p: Project): Record<string, unknown> {
     name: p.name,
     tier: p.tier,
     budgets: budgetsJson(p.budgetDayUsd, p.budgetMonthUsd),
+    models: p.allowedModels,
+    metadata: p.metadata,
     created_at: iso(p.createdAt),
+    deleted_at: iso(p.deletedAt),
   };
+}
+
+/** What stops a key first, in that order (a deleted key may also have been revoked). */
+function keyStatus(k: ApiKey, now: number): 'deleted' | 'revoked' | 'disabled' | 'expired' | 'active' {
+  if (k.deletedAt !== null) return 'deleted';
+  if (k.revokedAt !== null) return 'revoked';
+  if (k.disabledAt !== null) return 'disabled';
+  return k.expiresAt !== null && k.expiresAt <= now ? 'expired' : 'active';
 }
 
 /** A key as the admin API shows it: never the secret, never its hash. */
 export function keyJson(k: ApiKey, now = Date.now()): Record<string, unknown> {
-  const status = k.revokedAt !== null ? 'revoked' : k.expiresAt !== null && k.expiresAt <= now ? 'expired' : 'active';
+  const status = keyStatus(k, now);
   return {
     object: 'sluice.key',
     id: k.id,
@@ -36,6 +47,8 @@ export function keyJson(k: ApiKey, now = Date.now()): Record<string, unknown> {
     created_at: iso(k.createdAt),
     expires_at: iso(k.expiresAt),
     revoked_at: iso(k.revokedAt),
+    disabled_at: iso(k.disabledAt),
+    deleted_at: iso(k.deletedAt),
     last_used_at: iso(k.lastUsedAt),
     previous_secret_valid_until: k.previousValidUntil !== null && k.previousValidUntil > now ? iso(k.previousValidUntil) : null,
   };

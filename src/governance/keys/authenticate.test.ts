@@ -8,7 +8,17 @@ import type { ApiKey, Project } from './governance-store.ts';
 import { createSecretHasher, formatKey, newKeyId, newSecret } from './key-format.ts';
 import { TtlCache } from './ttl-cache.ts';
 
-const PROJECT: Project = { id: 'proj_a', name: 'A', tier: 'silver', budgetDayUsd: null, budgetMonthUsd: 20, createdAt: 0 };
+const PROJECT: Project = {
+  id: 'proj_a',
+  name: 'A',
+  tier: 'silver',
+  budgetDayUsd: null,
+  budgetMonthUsd: 20,
+  allowedModels: null,
+  metadata: null,
+  createdAt: 0,
+  deletedAt: null,
+};
 const hasher = createSecretHasher('pepper');
 
 function storedKey(over: Partial<ApiKey> = {}): { key: string; row: ApiKey } {
@@ -30,6 +40,8 @@ function storedKey(over: Partial<ApiKey> = {}): { key: string; row: ApiKey } {
     expiresAt: null,
     revokedAt: null,
     lastUsedAt: null,
+    disabledAt: null,
+    deletedAt: null,
     ...over,
   };
   return { key: formatKey(id, secret), row };
@@ -102,6 +114,10 @@ describe('authenticate', () => {
     assert.equal((await setup([own.row]).call(`Bearer ${own.key}`)).tier, 'gold');
     const bare = verifiedKey(storedKey().row, { ...PROJECT, tier: null }, 'free');
     assert.equal(bare.caller.tier, 'free');
+    // A project's models are its keys' unless a key lists its own.
+    const listed = { ...PROJECT, allowedModels: ['fast'] };
+    assert.deepEqual(verifiedKey(storedKey().row, listed, null).caller.allowedModels, ['fast']);
+    assert.deepEqual(verifiedKey(storedKey({ allowedModels: ['slow'] }).row, listed, null).caller.allowedModels, ['slow']);
   });
 
   it('a gateway key is checked even on a keyless gateway', async () => {
@@ -122,13 +138,16 @@ describe('authenticate', () => {
     assert.equal(counts.hashes, 3);
   });
 
-  it('revoked and expired keys are 401s, said so only to whoever holds the secret', async () => {
+  it('revoked, disabled and expired keys are 401s, said so only to whoever holds the secret', async () => {
     let now = 1_000;
     const revoked = storedKey({ revokedAt: 500 });
+    const disabled = storedKey({ disabledAt: 600 });
     const expiring = storedKey({ expiresAt: 2_000 });
-    const { call } = setup([revoked.row, expiring.row], { masterKey: 'm', now: () => now });
+    const { call } = setup([revoked.row, disabled.row, expiring.row], { masterKey: 'm', now: () => now });
     assert.equal(await refusal(call(`Bearer ${revoked.key}`)), '401 api_key_revoked');
     assert.equal(await refusal(call(`Bearer ${formatKey(revoked.row.id, newSecret())}`)), '401 invalid_api_key');
+    assert.equal(await refusal(call(`Bearer ${disabled.key}`)), '401 api_key_disabled');
+    assert.equal(await refusal(call(`Bearer ${formatKey(disabled.row.id, newSecret())}`)), '401 invalid_api_key');
     assert.equal((await call(`Bearer ${expiring.key}`)).keyId, expiring.row.id);
     now = 2_000;
     assert.equal(await refusal(call(`Bearer ${expiring.key}`)), '401 api_key_expired');

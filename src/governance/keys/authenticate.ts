@@ -13,7 +13,18 @@ export interface VerifiedKey {
   previousValidUntil: number | null;
   expiresAt: number | null;
   revokedAt: number | null;
+  disabledAt: number | null;
   caller: Caller;
+}
+
+/**
+ * A key whose secret matched, refused when it cannot be used now: revoked (for good), disabled
+ * (until enabled again) or expired. Shared by the key's requests and the console's sessions.
+ */
+export function refuseUnusable(key: Pick<VerifiedKey, 'revokedAt' | 'disabledAt' | 'expiresAt'>, now: number): void {
+  if (key.revokedAt !== null) throw errors.keyRevoked();
+  if (key.disabledAt !== null) throw errors.keyDisabled();
+  if (key.expiresAt !== null && key.expiresAt <= now) throw errors.keyExpired();
 }
 
 export interface AuthenticateOptions {
@@ -52,8 +63,7 @@ export function createAuthenticate(options: AuthenticateOptions): Authenticate {
     const current = timingSafeEqual(given, key?.hash ?? nothing);
     const previous = timingSafeEqual(given, key?.previousHash ?? nothing) && (key?.previousValidUntil ?? 0) > t;
     if (!key || !(current || previous)) throw errors.wrongKey();
-    if (key.revokedAt !== null) throw errors.keyRevoked();
-    if (key.expiresAt !== null && key.expiresAt <= t) throw errors.keyExpired();
+    refuseUnusable(key, t);
     touch(keyId, t);
     return key.caller;
   }
@@ -100,7 +110,9 @@ function sha256(text: string): Buffer {
 
 /**
  * The caller a key stands for. Tier: the key's, else its project's, else the config's
- * default_tier. Budgets: the key's own and its project's (G2's admit step enforces them).
+ * default_tier. Models: the key's list, else its project's (a project's list is the default of
+ * its keys, which an admin may widen or narrow per key). Budgets: the key's own and its
+ * project's (G2's admit step enforces them).
  */
 export function verifiedKey(key: ApiKey, project: Project, defaultTier: string | null): VerifiedKey {
   const budgets: Budget[] = [];
@@ -111,11 +123,12 @@ export function verifiedKey(key: ApiKey, project: Project, defaultTier: string |
   add('key', 'month', key.budgetMonthUsd);
   add('project', 'day', project.budgetDayUsd);
   add('project', 'month', project.budgetMonthUsd);
+  const models = key.allowedModels ?? project.allowedModels;
   const caller: Caller = Object.freeze({
     keyId: key.id,
     projectId: key.projectId,
     tier: key.tier ?? project.tier ?? defaultTier,
-    allowedModels: key.allowedModels ? Object.freeze([...key.allowedModels]) : null,
+    allowedModels: models ? Object.freeze([...models]) : null,
     admin: key.admin,
     budgets: Object.freeze(budgets),
   });
@@ -125,6 +138,7 @@ export function verifiedKey(key: ApiKey, project: Project, defaultTier: string |
     previousValidUntil: key.previousValidUntil,
     expiresAt: key.expiresAt,
     revokedAt: key.revokedAt,
+    disabledAt: key.disabledAt,
     caller,
   };
 }

@@ -14,7 +14,10 @@ const project = (over: Partial<Project> = {}): Project => ({
   tier: null,
   budgetDayUsd: null,
   budgetMonthUsd: null,
+  allowedModels: null,
+  metadata: null,
   createdAt: 1_760_000_000_000,
+  deletedAt: null,
   ...over,
 });
 
@@ -34,6 +37,8 @@ const key = (over: Partial<ApiKey> = {}): ApiKey => ({
   expiresAt: null,
   revokedAt: null,
   lastUsedAt: null,
+  disabledAt: null,
+  deletedAt: null,
   ...over,
 });
 
@@ -60,7 +65,7 @@ function governanceStoreContract(
     });
 
     it('creates projects once, lists them in creation order, round-trips every field', async () => {
-      const full = project({ tier: 'gold', budgetDayUsd: 1.25, budgetMonthUsd: 30 });
+      const full = project({ tier: 'gold', budgetDayUsd: 1.25, budgetMonthUsd: 30, allowedModels: ['fast'], metadata: { owner: 'ops' } });
       assert.equal(await store.createProject(full), true);
       assert.equal(await store.createProject(project({ name: 'clash' })), false);
       assert.equal(await store.createProject(project({ id: 'proj_b', createdAt: full.createdAt + 1 })), true);
@@ -122,6 +127,87 @@ function governanceStoreContract(
 
       await store.touchKey(key().id, 1_760_000_100_000);
       assert.equal((await store.getKey(key().id))?.lastUsedAt, 1_760_000_100_000);
+    });
+
+    it('updates write only the fields given; a deleted key or project is neither updated, found with its project, nor listed by default', async () => {
+      await store.createProject(project({ tier: 'gold', budgetDayUsd: 3 }));
+      await store.createKey(key({ name: 'ci', budgetDayUsd: 1 }));
+      assert.equal(await store.updateKey(key().id, { name: null, tier: 'silver', budgetDayUsd: null, disabledAt: 7 }), true);
+      assert.deepEqual(await store.getKey(key().id), key({ tier: 'silver', disabledAt: 7 }));
+      assert.equal(await store.updateKey('ffffffffffffffff', { name: 'x' }), false);
+      assert.equal(await store.updateProject('proj_a', { name: 'Renamed', allowedModels: ['fast'], metadata: { team: 'a' } }), true);
+      assert.deepEqual(
+        await store.getProject('proj_a'),
+        project({ name: 'Renamed', tier: 'gold', budgetDayUsd: 3, allowedModels: ['fast'], metadata: { team: 'a' } }),
+      );
+      assert.deepEqual((await store.findKeyWithProject(key().id))?.project.allowedModels, ['fast']);
+
+      assert.equal(await store.deleteKey(key().id, 9), true);
+      assert.equal(await store.deleteKey(key().id, 10), false);
+      assert.equal((await store.getKey(key().id))?.deletedAt, 9);
+      assert.equal(await store.findKeyWithProject(key().id), undefined);
+      assert.equal(await store.updateKey(key().id, { name: 'x' }), false);
+      assert.deepEqual(await store.listKeys(), []);
+      assert.deepEqual(
+        (await store.listKeys('proj_a', true)).map((k) => k.id),
+        [key().id],
+      );
+    });
+
+    it('deleting a project deletes its keys softly and its endpoints for good, in one go', async () => {
+      await store.createProject(project());
+      await store.createProject(project({ id: 'proj_b', createdAt: 2 }));
+      await store.createKey(key());
+      await store.createKey(key({ id: 'fedcba9876543210', revokedAt: 4 }));
+      await store.createKey(key({ id: '1111111111111111', projectId: 'proj_b' }));
+      const endpoint = {
+        projectId: 'proj_a',
+        name: 'chat',
+        model: 'm',
+        streamProfile: null,
+        usage: null,
+        errorStyle: null,
+        vendorEvents: null,
+        createdAt: 1,
+      };
+      await store.createEndpoint(endpoint);
+      assert.deepEqual(await store.liveKeyIds('proj_a'), [key().id]);
+      assert.equal(await store.deleteProject('proj_a', 11), true);
+      assert.equal(await store.deleteProject('proj_a', 12), false);
+      assert.equal((await store.getProject('proj_a'))?.deletedAt, 11);
+      assert.deepEqual(
+        (await store.listProjects()).map((p) => p.id),
+        ['proj_b'],
+      );
+      assert.equal((await store.listProjects(true)).length, 2);
+      assert.equal((await store.getKey(key().id))?.deletedAt, 11);
+      assert.deepEqual(await store.liveKeyIds('proj_a'), []);
+      assert.equal(await store.getEndpoint('proj_a', 'chat'), undefined);
+      assert.equal((await store.getKey('1111111111111111'))?.deletedAt, null);
+      assert.equal(await store.updateProject('proj_a', { name: 'x' }), false);
+      // Its id stays taken.
+      assert.equal(await store.createProject(project()), false);
+    });
+
+    it('endpoints: updated field by field, deleted for good', async () => {
+      await store.createProject(project());
+      const e = {
+        projectId: 'proj_a',
+        name: 'chat',
+        model: 'm',
+        streamProfile: null,
+        usage: 'always' as const,
+        errorStyle: null,
+        vendorEvents: null,
+        createdAt: 1,
+      };
+      await store.createEndpoint(e);
+      assert.equal(await store.updateEndpoint('proj_a', 'chat', { model: 'n', usage: null, errorStyle: 'event' }), true);
+      assert.deepEqual(await store.getEndpoint('proj_a', 'chat'), { ...e, model: 'n', usage: null, errorStyle: 'event' });
+      assert.equal(await store.updateEndpoint('proj_a', 'nope', { model: 'n' }), false);
+      assert.equal(await store.deleteEndpoint('proj_a', 'chat'), true);
+      assert.equal(await store.deleteEndpoint('proj_a', 'chat'), false);
+      assert.equal(await store.getEndpoint('proj_a', 'chat'), undefined);
     });
 
     it('endpoints: unique per project, listed per project', async () => {

@@ -8,8 +8,19 @@ export interface Project {
   tier: string | null;
   budgetDayUsd: number | null;
   budgetMonthUsd: number | null;
+  /** What its keys that list no models of their own may use; null: any model. */
+  allowedModels: string[] | null;
+  /** The operator's own labels (owner, cost centre...): shown, never acted on. */
+  metadata: Record<string, string> | null;
   createdAt: number;
+  /** Soft deletion: its keys stop, its rows and spend stay. */
+  deletedAt: number | null;
 }
+
+/** What PATCH may change of a project (the rest is kept). */
+export type ProjectChanges = Partial<
+  Pick<Project, 'name' | 'tier' | 'budgetDayUsd' | 'budgetMonthUsd' | 'allowedModels' | 'metadata'>
+>;
 
 /** A gateway-issued key as stored: the hash of its secret, never the secret. */
 export interface ApiKey {
@@ -30,7 +41,16 @@ export interface ApiKey {
   expiresAt: number | null;
   revokedAt: number | null;
   lastUsedAt: number | null;
+  /** Set while disabled: refused until enabled again (revocation, unlike this, is for good). */
+  disabledAt: number | null;
+  /** Soft deletion: refused like an unknown key, hidden from listings; its ledger rows stay. */
+  deletedAt: number | null;
 }
+
+/** What PATCH may change of a key (its id, project, secret and admin flag stay). */
+export type KeyChanges = Partial<
+  Pick<ApiKey, 'name' | 'tier' | 'allowedModels' | 'budgetDayUsd' | 'budgetMonthUsd' | 'expiresAt' | 'disabledAt'>
+>;
 
 export interface Endpoint {
   projectId: string;
@@ -43,6 +63,9 @@ export interface Endpoint {
   vendorEvents: 'drop' | 'passthrough' | null;
   createdAt: number;
 }
+
+/** What PATCH may change of an endpoint (its project and name are its address). */
+export type EndpointChanges = Partial<Pick<Endpoint, 'model' | 'streamProfile' | 'usage' | 'errorStyle' | 'vendorEvents'>>;
 
 /**
  * Projects, their keys and their endpoints, over Kysely on node:sqlite or PostgreSQL (the same
@@ -65,7 +88,10 @@ export class GovernanceStore {
         tier: p.tier,
         budget_day_usd: p.budgetDayUsd,
         budget_month_usd: p.budgetMonthUsd,
+        allowed_models: jsonOrNull(p.allowedModels),
+        metadata: jsonOrNull(p.metadata),
         created_at: p.createdAt,
+        deleted_at: p.deletedAt,
       })
       .onConflict((oc) => oc.column('id').doNothing())
       .executeTakeFirst();
@@ -77,9 +103,66 @@ export class GovernanceStore {
     return row ? projectOf(row) : undefined;
   }
 
-  async listProjects(): Promise<Project[]> {
-    const rows = await this.db.selectFrom('projects').selectAll().orderBy('created_at').orderBy('id').execute();
+  /** Oldest first; the deleted ones only with `includeDeleted`. */
+  async listProjects(includeDeleted = false): Promise<Project[]> {
+    let query = this.db.selectFrom('projects').selectAll();
+    if (!includeDeleted) query = query.where('deleted_at', 'is', null);
+    const rows = await query.orderBy('created_at').orderBy('id').execute();
     return rows.map(projectOf);
+  }
+
+  /** False when there is no such project left (deleted meanwhile). */
+  async updateProject(id: string, changes: ProjectChanges): Promise<boolean> {
+    const result = await this.db
+      .updateTable('projects')
+      .set({
+        name: changes.name,
+        tier: changes.tier,
+        budget_day_usd: changes.budgetDayUsd,
+        budget_month_usd: changes.budgetMonthUsd,
+        allowed_models: changes.allowedModels === undefined ? undefined : jsonOrNull(changes.allowedModels),
+        metadata: changes.metadata === undefined ? undefined : jsonOrNull(changes.metadata),
+      })
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Keys of the project that could still authenticate: neither deleted nor revoked. */
+  async liveKeyIds(projectId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('project_id', '=', projectId)
+      .where('deleted_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Deletes the project softly, its keys with it (softly too) and its endpoints (which carry no
+   * history), in one transaction. False when it was deleted already.
+   */
+  async deleteProject(id: string, at: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('projects')
+        .set({ deleted_at: at })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      await trx
+        .updateTable('api_keys')
+        .set({ deleted_at: at })
+        .where('project_id', '=', id)
+        .where('deleted_at', 'is', null)
+        .execute();
+      await trx.deleteFrom('endpoints').where('project_id', '=', id).execute();
+      return true;
+    });
   }
 
   async createKey(k: ApiKey): Promise<boolean> {
@@ -93,7 +176,7 @@ export class GovernanceStore {
         previous_hash: k.previousHash,
         previous_valid_until: k.previousValidUntil,
         tier: k.tier,
-        allowed_models: k.allowedModels ? JSON.stringify(k.allowedModels) : null,
+        allowed_models: jsonOrNull(k.allowedModels),
         budget_day_usd: k.budgetDayUsd,
         budget_month_usd: k.budgetMonthUsd,
         admin: k.admin ? 1 : 0,
@@ -101,6 +184,8 @@ export class GovernanceStore {
         expires_at: k.expiresAt,
         revoked_at: k.revokedAt,
         last_used_at: k.lastUsedAt,
+        disabled_at: k.disabledAt,
+        deleted_at: k.deletedAt,
       })
       .onConflict((oc) => oc.column('id').doNothing())
       .executeTakeFirst();
@@ -123,9 +208,13 @@ export class GovernanceStore {
         'p.tier as p_tier',
         'p.budget_day_usd as p_budget_day_usd',
         'p.budget_month_usd as p_budget_month_usd',
+        'p.allowed_models as p_allowed_models',
         'p.created_at as p_created_at',
       ])
       .where('k.id', '=', id)
+      // A deleted key, or a key of a deleted project, is as unknown as one never issued.
+      .where('k.deleted_at', 'is', null)
+      .where('p.deleted_at', 'is', null)
       .executeTakeFirst();
     if (!row) return undefined;
     return {
@@ -136,15 +225,19 @@ export class GovernanceStore {
         tier: row.p_tier,
         budget_day_usd: row.p_budget_day_usd,
         budget_month_usd: row.p_budget_month_usd,
+        allowed_models: row.p_allowed_models,
+        metadata: null,
         created_at: row.p_created_at,
+        deleted_at: null,
       }),
     };
   }
 
-  /** Oldest first; only one project's with `projectId`. */
-  async listKeys(projectId?: string): Promise<ApiKey[]> {
+  /** Oldest first; only one project's with `projectId`; the deleted ones only with `includeDeleted`. */
+  async listKeys(projectId?: string, includeDeleted = false): Promise<ApiKey[]> {
     let query = this.db.selectFrom('api_keys').selectAll();
     if (projectId !== undefined) query = query.where('project_id', '=', projectId);
+    if (!includeDeleted) query = query.where('deleted_at', 'is', null);
     const rows = await query.orderBy('created_at').orderBy('id').execute();
     return rows.map(keyOf);
   }
@@ -171,6 +264,36 @@ export class GovernanceStore {
       .where('id', '=', current.id)
       .where('secret_hash', '=', current.secretHash)
       .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** False when there is no such key left (deleted meanwhile): nothing is written then. */
+  async updateKey(id: string, changes: KeyChanges): Promise<boolean> {
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({
+        name: changes.name,
+        tier: changes.tier,
+        allowed_models: changes.allowedModels === undefined ? undefined : jsonOrNull(changes.allowedModels),
+        budget_day_usd: changes.budgetDayUsd,
+        budget_month_usd: changes.budgetMonthUsd,
+        expires_at: changes.expiresAt,
+        disabled_at: changes.disabledAt,
+      })
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Soft deletion; false when it was deleted already. */
+  async deleteKey(id: string, at: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({ deleted_at: at })
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
@@ -207,6 +330,33 @@ export class GovernanceStore {
     return row ? endpointOf(row) : undefined;
   }
 
+  /** False when there is no such endpoint (deleted meanwhile). */
+  async updateEndpoint(projectId: string, name: string, changes: EndpointChanges): Promise<boolean> {
+    const result = await this.db
+      .updateTable('endpoints')
+      .set({
+        model: changes.model,
+        stream_profile: changes.streamProfile,
+        usage: changes.usage,
+        error_style: changes.errorStyle,
+        vendor_events: changes.vendorEvents,
+      })
+      .where('project_id', '=', projectId)
+      .where('name', '=', name)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Endpoints carry no history (the ledger names keys and projects): deleted outright. */
+  async deleteEndpoint(projectId: string, name: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('endpoints')
+      .where('project_id', '=', projectId)
+      .where('name', '=', name)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
+  }
+
   async listEndpoints(projectId?: string): Promise<Endpoint[]> {
     let query = this.db.selectFrom('endpoints').selectAll();
     if (projectId !== undefined) query = query.where('project_id', '=', projectId);
@@ -217,6 +367,8 @@ export class GovernanceStore {
 
 /** pg returns double precision as numbers and bigint as numbers (open-database.ts); SQLite alike. */
 const nullableNumber = (v: number | null): number | null => (v === null ? null : Number(v));
+const jsonOrNull = (v: unknown): string | null => (v === null ? null : JSON.stringify(v));
+const parsedOrNull = <T>(v: string | null): T | null => (v === null ? null : (JSON.parse(v) as T));
 
 function projectOf(row: Selectable<ProjectsTable>): Project {
   return {
@@ -225,7 +377,10 @@ function projectOf(row: Selectable<ProjectsTable>): Project {
     tier: row.tier,
     budgetDayUsd: nullableNumber(row.budget_day_usd),
     budgetMonthUsd: nullableNumber(row.budget_month_usd),
+    allowedModels: parsedOrNull<string[]>(row.allowed_models),
+    metadata: parsedOrNull<Record<string, string>>(row.metadata),
     createdAt: Number(row.created_at),
+    deletedAt: nullableNumber(row.deleted_at),
   };
 }
 
@@ -238,7 +393,7 @@ function keyOf(row: Selectable<ApiKeysTable>): ApiKey {
     previousHash: row.previous_hash,
     previousValidUntil: nullableNumber(row.previous_valid_until),
     tier: row.tier,
-    allowedModels: row.allowed_models === null ? null : (JSON.parse(row.allowed_models) as string[]),
+    allowedModels: parsedOrNull<string[]>(row.allowed_models),
     budgetDayUsd: nullableNumber(row.budget_day_usd),
     budgetMonthUsd: nullableNumber(row.budget_month_usd),
     admin: Boolean(row.admin),
@@ -246,6 +401,8 @@ function keyOf(row: Selectable<ApiKeysTable>): ApiKey {
     expiresAt: nullableNumber(row.expires_at),
     revokedAt: nullableNumber(row.revoked_at),
     lastUsedAt: nullableNumber(row.last_used_at),
+    disabledAt: nullableNumber(row.disabled_at),
+    deletedAt: nullableNumber(row.deleted_at),
   };
 }
 

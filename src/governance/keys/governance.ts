@@ -108,7 +108,12 @@ export class Governance implements ChangeReceiver {
 
   changed(change: GovernanceChange): void {
     if (change.kind === 'key') this.keys.delete(change.id);
-    else this.endpoints.delete(endpointCacheKey(change.project, change.name));
+    else if (change.kind === 'endpoint') this.endpoints.delete(endpointCacheKey(change.project, change.name));
+    else {
+      // Its keys carry its tier, budgets and models; its endpoints go with it when it is deleted.
+      this.keys.deleteWhere((_, key) => key.caller.projectId === change.id);
+      this.endpoints.deleteWhere((id) => id.startsWith(`${change.id}\0`));
+    }
   }
 
   missed(): void {

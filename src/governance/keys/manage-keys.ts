@@ -15,13 +15,26 @@ export interface ManageDeps {
   now?: () => number;
 }
 
+/**
+ * What a mutation did to its target, both sides at hand for whoever records it (the audit log):
+ * a deleted key or project is its `after` with `deleted_at` set.
+ */
+export interface Change<T> {
+  before: T;
+  after: T;
+}
+
+export function nowOf(deps: ManageDeps): number {
+  return (deps.now ?? Date.now)();
+}
+
 /** A key as created or rotated: the only moment its plaintext exists outside the client. */
 export interface IssuedKey {
   key: ApiKey;
   plaintext: string;
 }
 
-function checkTier(deps: ManageDeps, tier: string | undefined): string | null {
+export function checkTier(deps: ManageDeps, tier: string | undefined): string | null {
   if (tier === undefined) return null;
   if (!deps.tiers.includes(tier)) {
     const known = deps.tiers.length ? deps.tiers.join(', ') : 'the config defines none';
@@ -37,22 +50,27 @@ export async function createProject(deps: ManageDeps, input: CreateProject): Pro
     tier: checkTier(deps, input.tier),
     budgetDayUsd: input.budgets?.daily_usd ?? null,
     budgetMonthUsd: input.budgets?.monthly_usd ?? null,
-    createdAt: (deps.now ?? Date.now)(),
+    allowedModels: input.models ?? null,
+    metadata: input.metadata ?? null,
+    createdAt: nowOf(deps),
+    deletedAt: null,
   };
+  // A deleted project's id stays taken: its ledger rows and spend must never become another's.
   const created = await deps.governance.withStore((store) => store.createProject(project));
   if (!created) throw errors.alreadyExists('project', project.id, 'id');
   return project;
 }
 
-async function requireProject(deps: ManageDeps, id: string): Promise<Project> {
+/** The project, unless there is none or it was deleted (404 either way). */
+export async function requireProject(deps: ManageDeps, id: string): Promise<Project> {
   const project = await deps.governance.withStore((store) => store.getProject(id));
-  if (!project) throw errors.notFound('project', id, 'project');
+  if (!project || project.deletedAt !== null) throw errors.notFound('project', id, 'project');
   return project;
 }
 
 export async function createKey(deps: ManageDeps, input: CreateKey): Promise<IssuedKey> {
   await requireProject(deps, input.project);
-  const now = (deps.now ?? Date.now)();
+  const now = nowOf(deps);
   const expiresAt = input.expires_at ? Date.parse(input.expires_at) : input.expires_in_s ? now + input.expires_in_s * 1000 : null;
   const secret = newSecret();
   const base = {
@@ -70,6 +88,8 @@ export async function createKey(deps: ManageDeps, input: CreateKey): Promise<Iss
     expiresAt,
     revokedAt: null,
     lastUsedAt: null,
+    disabledAt: null,
+    deletedAt: null,
   };
   // 64 random bits per id: a clash is not expected in the life of a deployment, but is not fatal.
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -83,9 +103,10 @@ export async function createKey(deps: ManageDeps, input: CreateKey): Promise<Iss
   throw new Error('could not allocate a key id in 3 attempts');
 }
 
-async function requireKey(deps: ManageDeps, id: string): Promise<ApiKey> {
+/** The key, unless there is none or it was deleted (404 either way). */
+export async function requireKey(deps: ManageDeps, id: string): Promise<ApiKey> {
   const key = await deps.governance.withStore((store) => store.getKey(id));
-  if (!key) throw errors.notFound('key', id, 'key_id');
+  if (!key || key.deletedAt !== null) throw errors.notFound('key', id, 'key_id');
   return key;
 }
 
@@ -93,38 +114,34 @@ async function requireKey(deps: ManageDeps, id: string): Promise<ApiKey> {
  * Revoked at once on this instance (its cache forgets the key), and within a second on the others
  * (the announcement; auth.key_cache_ttl_s if it is lost).
  */
-export async function revokeKey(deps: ManageDeps, id: string): Promise<ApiKey> {
-  const key = await deps.governance.withStore((store) => store.revokeKey(id, (deps.now ?? Date.now)()));
+export async function revokeKey(deps: ManageDeps, id: string): Promise<Change<ApiKey>> {
+  const before = await requireKey(deps, id);
+  const after = await deps.governance.withStore((store) => store.revokeKey(id, nowOf(deps)));
   deps.governance.announce({ kind: 'key', id });
-  if (!key) throw errors.notFound('key', id, 'key_id');
-  return key;
+  if (!after) throw errors.notFound('key', id, 'key_id');
+  return { before, after };
 }
 
 /**
  * A new secret for the same key id (its ledger rows, limits and budgets carry on). The old secret
  * stops at once, or after `grace_s` so that clients can be moved over.
  */
-export async function rotateKey(deps: ManageDeps, id: string, input: RotateKey): Promise<IssuedKey> {
+export async function rotateKey(deps: ManageDeps, id: string, input: RotateKey): Promise<IssuedKey & { before: ApiKey }> {
   const current = await requireKey(deps, id);
   if (current.revokedAt !== null) throw errors.keyChanged(id);
   const secret = newSecret();
   const graceMs = (input.grace_s ?? 0) * 1000;
-  const previousValidUntil = graceMs > 0 ? (deps.now ?? Date.now)() + graceMs : null;
+  const previousValidUntil = graceMs > 0 ? nowOf(deps) + graceMs : null;
   const newHash = deps.governance.hash(secret).toString('hex');
   const rotated = await deps.governance.withStore((store) => store.rotateKey(current, newHash, previousValidUntil));
   deps.governance.announce({ kind: 'key', id });
   if (!rotated) throw errors.keyChanged(id);
-  return { key: await requireKey(deps, id), plaintext: formatKey(id, secret) };
+  return { before: current, key: await requireKey(deps, id), plaintext: formatKey(id, secret) };
 }
 
 export async function createEndpoint(deps: ManageDeps, input: CreateEndpoint): Promise<Endpoint> {
   await requireProject(deps, input.project);
-  try {
-    deps.resolveModel(input.model);
-  } catch (err) {
-    const reason = err instanceof GatewayError ? err.message : String(err);
-    throw errors.invalidRequest(`model ${input.model} does not resolve: ${reason}`, 'model');
-  }
+  checkModel(deps, input.model);
   const endpoint: Endpoint = {
     projectId: input.project,
     name: input.name,
@@ -133,11 +150,21 @@ export async function createEndpoint(deps: ManageDeps, input: CreateEndpoint): P
     usage: input.usage ?? null,
     errorStyle: input.error_style ?? null,
     vendorEvents: input.vendor_events ?? null,
-    createdAt: (deps.now ?? Date.now)(),
+    createdAt: nowOf(deps),
   };
   const created = await deps.governance.withStore((store) => store.createEndpoint(endpoint));
   // An instance may remember that the endpoint did not exist.
   deps.governance.announce({ kind: 'endpoint', project: endpoint.projectId, name: endpoint.name });
   if (!created) throw errors.alreadyExists('endpoint', `${input.project}/${input.name}`, 'name');
   return endpoint;
+}
+
+/** An endpoint's model must resolve now (an alias, or provider/model of an enabled provider): a 400 naming `model` otherwise. */
+export function checkModel(deps: ManageDeps, model: string): void {
+  try {
+    deps.resolveModel(model);
+  } catch (err) {
+    const reason = err instanceof GatewayError ? err.message : String(err);
+    throw errors.invalidRequest(`model ${model} does not resolve: ${reason}`, 'model');
+  }
 }

@@ -25,6 +25,16 @@ describe('TtlCache', () => {
     assert.deepEqual(loads, ['a', 'missing', 'a']);
   });
 
+  it('deleteWhere forgets the values it picks and keeps the others', async () => {
+    const cache = new TtlCache<string>({ ttlMs: 1_000, load: async (k) => (k === 'gone' ? undefined : `project-${k[0]}`) });
+    for (const k of ['a1', 'a2', 'b1', 'gone']) await cache.get(k);
+    cache.deleteWhere((_, value) => value === 'project-a');
+    assert.equal(cache.peek('a1'), undefined);
+    assert.equal(cache.peek('a2'), undefined);
+    assert.deepEqual(cache.peek('b1')?.value, 'project-b');
+    assert.ok(cache.peek('gone'), 'an absence is not a value of the project');
+  });
+
   it('drops the oldest entry past maxEntries', async () => {
     const cache = new TtlCache<string>({ ttlMs: 1_000, maxEntries: 2, load: async (k) => k });
     await cache.get('a');

@@ -82,6 +82,13 @@ export class TtlCache<V> {
     this.loading.delete(key);
   }
 
+  /** Forgets the values `match` picks (the keys of a project that changed), and any load under way. */
+  deleteWhere(match: (key: string, value: V) => boolean): void {
+    this.generation++;
+    for (const [key, slot] of this.slots) if (slot.value !== undefined && match(key, slot.value)) this.slots.delete(key);
+    this.loading.clear();
+  }
+
   /** Forgets everything (changes may have been missed): each entry is read again on its next use. */
   clear(): void {
     this.generation++;
