@@ -41,7 +41,8 @@ function auditSuite(engine: string, openStore: () => Promise<Record<string, unkn
     /** Every secret the test handled: none may appear in the audit log. */
     const secrets: string[] = [MASTER, PEPPER];
     const hash = createSecretHasher(PEPPER);
-    const call = (key: string | undefined, method: 'GET' | 'POST', path: string, body?: unknown) => adminCall(url, key, method, path, body);
+    const call = (key: string | undefined, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) =>
+      adminCall(url, key, method, path, body);
     const audit = async (query = '', key = MASTER) => {
       const res = await call(key, 'GET', `/admin/audit${query}`);
       assert.equal(res.status, 200, res.text);
@@ -134,6 +135,38 @@ function auditSuite(engine: string, openStore: () => Promise<Record<string, unkn
       const endpoint = (await audit('?limit=1')).data[0];
       assert.equal(endpoint.action, 'endpoint.create');
       assert.deepEqual(endpoint.target, { type: 'endpoint', id: 'team-a/chat' });
+
+      // The edits: one entry each, only the fields that changed.
+      const newest = async () => (await audit('?limit=1')).data[0];
+      succeeded(await call(MASTER, 'PATCH', '/admin/projects/team-a', { name: 'Team A2', tier: null }), 'project patch');
+      const projectUpdate = await newest();
+      assert.equal(projectUpdate.action, 'project.update');
+      assert.deepEqual([projectUpdate.before, projectUpdate.after], [{ name: 'Team A' }, { name: 'Team A2' }]);
+      const spare = succeeded(await call(MASTER, 'POST', '/admin/keys', { project: 'team-a', name: 'spare' }), 'spare key').body;
+      remember(spare.key);
+      succeeded(await call(MASTER, 'PATCH', `/admin/keys/${spare.id}`, { disabled: true }), 'key patch');
+      const keyUpdate = await newest();
+      assert.equal(keyUpdate.action, 'key.update');
+      assert.equal(keyUpdate.before?.status, 'active');
+      assert.equal(keyUpdate.after?.status, 'disabled');
+      succeeded(await call(MASTER, 'DELETE', `/admin/keys/${spare.id}`), 'key delete');
+      const keyDelete = await newest();
+      assert.deepEqual([keyDelete.action, keyDelete.target], ['key.delete', { type: 'key', id: spare.id }]);
+      assert.equal(keyDelete.after?.status, 'deleted');
+      succeeded(await call(MASTER, 'PATCH', '/admin/endpoints/team-a/chat', { model: 'mock/echo' }), 'endpoint patch');
+      const endpointUpdate = await newest();
+      assert.deepEqual([endpointUpdate.before?.model, endpointUpdate.after?.model], ['fast', 'mock/echo']);
+      succeeded(await call(MASTER, 'DELETE', '/admin/endpoints/team-a/chat'), 'endpoint delete');
+      const endpointDelete = await newest();
+      assert.equal(endpointDelete.action, 'endpoint.delete');
+      assert.equal(endpointDelete.before?.name, 'chat');
+      assert.equal(endpointDelete.after, null);
+      succeeded(await call(MASTER, 'POST', '/admin/projects', { id: 'gone', name: 'Gone' }), 'project');
+      succeeded(await call(MASTER, 'DELETE', '/admin/projects/gone'), 'project delete');
+      const projectDelete = await newest();
+      assert.equal(projectDelete.action, 'project.delete');
+      assert.deepEqual(projectDelete.before, { deleted_at: null, deleted_keys: null });
+      assert.equal(typeof projectDelete.after?.deleted_at, 'string');
 
       const reload = await call(MASTER, 'POST', '/admin/reload', {});
       assert.equal(reload.status, 200, reload.text);
