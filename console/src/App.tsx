@@ -1,5 +1,6 @@
 import { type ComponentType, useEffect, useState } from 'react';
 import { api, postJson } from './api.ts';
+import { Audit } from './Audit.tsx';
 import { Charts } from './Charts.tsx';
 import { Keys } from './Keys.tsx';
 import { Login } from './Login.tsx';
@@ -14,7 +15,14 @@ import { type NavPage, PAGES, pageHref, useRoute } from './route.ts';
 type Session = 'checking' | 'out' | { storeContent: boolean };
 
 /** Each page of the navigation's view (route.ts PAGES lists them). */
-const VIEWS: Record<NavPage, ComponentType> = { log: RequestLog, charts: Charts, spend: Spend, playground: Playground, keys: Keys };
+const VIEWS: Record<NavPage, ComponentType> = {
+  log: RequestLog,
+  charts: Charts,
+  spend: Spend,
+  playground: Playground,
+  keys: Keys,
+  audit: Audit,
+};
 
 export function App() {
   const route = useRoute();

@@ -49,6 +49,26 @@ export interface RequestPage {
   follow_cursor: string;
 }
 
+/** An entry of the audit log (GET /admin/audit): the changed fields, never a secret. */
+export interface AuditEntry {
+  id: string;
+  created_at: string;
+  actor: { kind: string; id: string | null; name: string | null };
+  action: string;
+  target: { type: string; id: string | null };
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  request_id: string;
+  client_address: string | null;
+  error_code: string | null;
+}
+
+export interface AuditPage {
+  data: AuditEntry[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
 export interface PriceUsed {
   source: 'registry' | 'config' | 'free' | 'unknown';
   registry_model: string | null;

@@ -10,6 +10,7 @@ export const PAGES = [
   { page: 'spend', path: 'spend', label: 'Spend', title: 'Spend' },
   { page: 'playground', path: 'playground', label: 'Playground', title: 'Playground' },
   { page: 'keys', path: 'keys', label: 'Keys', title: 'Keys and projects' },
+  { page: 'audit', path: 'audit', label: 'Audit', title: 'Audit log' },
 ] as const;
 
 export type NavPage = (typeof PAGES)[number]['page'];

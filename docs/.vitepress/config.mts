@@ -70,6 +70,7 @@ export default defineConfig({
           { text: 'Metrics, logs, traces', link: '/operations/observability' },
           { text: 'Analytics export', link: '/operations/analytics-export' },
           { text: 'Check and reload the config', link: '/operations/reload' },
+          { text: 'The audit log', link: '/operations/audit-log' },
           { text: 'Upgrade', link: '/operations/upgrade' },
           { text: 'Back up and restore', link: '/operations/backup' },
           { text: 'Troubleshoot', link: '/operations/troubleshoot' },

@@ -6,9 +6,9 @@ import { integerFlag, parseFlags, workersFlag } from './parse-flags.ts';
 import { usage } from './usage.ts';
 import type { AdminCommand } from './keys.ts';
 
-type Command = 'serve' | 'config' | 'pricing' | 'logs' | 'spend' | 'check' | AdminCommand;
+type Command = 'serve' | 'config' | 'pricing' | 'logs' | 'spend' | 'audit' | 'check' | AdminCommand;
 
-const COMMANDS: readonly string[] = ['serve', 'config', 'pricing', 'logs', 'spend', 'check', 'projects', 'keys', 'endpoints'];
+const COMMANDS: readonly string[] = ['serve', 'config', 'pricing', 'logs', 'spend', 'audit', 'check', 'projects', 'keys', 'endpoints'];
 
 /**
  * Each command's module is imported when it runs: `--help`, `--version` and `logs` then skip
@@ -26,6 +26,10 @@ async function run(command: Command, args: string[]): Promise<void> {
       return runLogs(args);
     case 'spend':
       return runSpend(args);
+    case 'audit': {
+      const { runAudit } = await import('./audit.ts');
+      return runAudit(args, process.env);
+    }
     case 'check':
       return runCheck(args);
     case 'projects':
@@ -195,6 +199,6 @@ try {
 
 /** `sluice serve --help` for an error about `sluice serve ...`, else the general help. */
 function helpFor(message: string): string {
-  const command = /^sluice (serve|config|pricing|logs|spend|check|projects|keys|endpoints)[: ]/.exec(message)?.[1];
+  const command = /^sluice (serve|config|pricing|logs|spend|audit|check|projects|keys|endpoints)[: ]/.exec(message)?.[1];
   return command ? `sluice ${command} --help` : 'sluice --help';
 }

@@ -8,6 +8,7 @@ Usage:
   sluice pricing <provider/model|alias> [--input N] [--output N] [--cached N] [--config FILE]
   sluice logs [--follow] [--url URL] [--limit N] [--model M] [--provider P] [--outcome ok|error|cancelled]
   sluice spend [--group-by project,key,model,tag] [--period hour|day|month] [--from T] [--to T] [--csv]
+  sluice audit [--url URL] [--limit N] [--actor A] [--action A] [--target-type T] [--target-id I] [--from T] [--to T] [--json]
   sluice check <file|url|-> [--json] [--kind chat|responses|messages] [--data body.json] [--key K]
   sluice projects create|list|update|delete ...
   sluice keys create|list|update|disable|enable|revoke|rotate|delete ...
@@ -16,7 +17,7 @@ Usage:
 
 Run sluice <command> --help for a command's options.
 Environment: PORT, HOST, SLUICE_CONFIG, SLUICE_MASTER_KEY, SLUICE_KEY_PEPPER, DATABASE_URL,
-SLUICE_URL (for logs, spend, projects, keys and endpoints),
+SLUICE_URL (for logs, spend, audit, projects, keys and endpoints),
 and each provider's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...). Docs: README.md, docs/.`,
 
   serve: `Usage: sluice serve [--port N] [--host H] [--config FILE] [--workers N|auto]
@@ -78,6 +79,21 @@ group, costliest first, then the total.
   --url URL        the gateway (SLUICE_URL; default http://127.0.0.1:$PORT, PORT default 8080)
   -h, --help       this help
 The gateway's master key (or a project's key: its project's spend) is read from SLUICE_MASTER_KEY.`,
+  audit: `Usage: sluice audit [--url URL] [--limit N] [--actor A] [--action A] [--target-type T] [--target-id I]
+                    [--from T] [--to T] [--json]
+
+Prints the recent entries of a running gateway's audit log (oldest first), one a line: when, who,
+the action, its target, the client, the request id and the changed fields (never a secret).
+  --url URL          the gateway (SLUICE_URL; default http://127.0.0.1:$PORT, PORT default 8080)
+  --limit N          how many recent entries, 1 to 1000 (default 20)
+  --actor A          only this actor: master, or a key id
+  --action A         only this action: key.create, key.revoke, console.sign_in_failed, ...
+  --target-type T    only targets of this type: project, key, endpoint, config, console
+  --target-id I      only this target (a key id, a project id, project/endpoint)
+  --from T, --to T   only from (inclusive) / to (exclusive) this time: ISO 8601 or epoch ms
+  --json             the API's entries as JSON, newest first
+  -h, --help         this help
+The master key (or an admin key) is read from SLUICE_MASTER_KEY (docs/operations/audit-log.md).`,
 
   check: `Usage: sluice check <file|url|-> [--json] [--kind chat|responses|messages] [--data body.json] [--key K]
 

@@ -547,6 +547,17 @@ const configObject = z.strictObject({
     })
     .prefault({})
     .describe('Where the per-minute limits, concurrency slots and budget reservations live.'),
+  audit: z
+    .strictObject({
+      retention_days: z
+        .number()
+        .int()
+        .nonnegative()
+        .default(365)
+        .describe('Audit entries older than this are deleted, a bounded batch at a time; 0 keeps them forever.'),
+    })
+    .prefault({})
+    .describe('The audit log of admin changes and console sign-ins (docs/operations/audit-log.md), kept in the store.'),
   metrics: z
     .strictObject({
       enabled: z.boolean().default(true).describe('Serve GET /metrics; false: no route (404).'),

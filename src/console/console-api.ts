@@ -1,9 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import { recordJson } from '../accounting/record-json.ts';
 import { errors } from '../errors/catalog.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { recordAudit } from '../governance/audit/record-audit.ts';
+import { parseKey } from '../governance/keys/key-format.ts';
 import { requireJsonContentType } from '../protocol/http/check-content-type.ts';
 import { readJsonBody } from '../protocol/http/read-json-body.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
+import type { Caller } from '../admission/admission.ts';
 import { addInto, boundSeries, modelSeriesName, providerSeriesName } from './chart-series.ts';
 import type { ConsoleCall } from './console-call.ts';
 import { openLedgerStore, readStore } from '../store/read-store.ts';
@@ -19,16 +23,29 @@ import { clearedCookie, sessionCookie } from './sessions.ts';
  * POST /console/api/login {key}: the master key or an admin key opens a session whose id goes
  * back in an HttpOnly, SameSite=Strict cookie; the key itself is neither sent back nor kept.
  */
-export async function handleLogin({ req, res, ctx, requestId }: ConsoleCall): Promise<void> {
+export async function handleLogin(call: ConsoleCall): Promise<void> {
+  const { req, res, ctx, requestId } = call;
   const body = await readJsonBody(req, 16_384);
   const key = (body as { key?: unknown } | null)?.key;
   if (typeof key !== 'string') throw errors.invalidRequest('key must be a string.', 'key');
   // The key as a bearer key of this very request (its socket and forwarded headers kept): a wrong
   // one counts against this client in the failure throttle (server/edge/throttle-auth.ts).
   const asBearer = { headers: { ...req.headers, authorization: `Bearer ${key}` }, socket: req.socket };
-  const caller = await ctx.authenticateAdmin(asBearer as IncomingMessage);
-  if (!caller.admin) throw errors.adminRequired();
+  // A gateway key names its id (not secret); the master key or anything else names nothing.
+  const target = { type: 'console', id: parseKey(key)?.keyId ?? null };
+  let caller: Caller;
+  try {
+    caller = await ctx.authenticateAdmin(asBearer as IncomingMessage);
+    if (!caller.admin) throw errors.adminRequired();
+  } catch (err) {
+    // Refused keys, not throttled clients: the throttle bounds how many a client can add.
+    if (err instanceof GatewayError && (err.status === 401 || err.status === 403)) {
+      await recordAudit(call, { action: 'console.sign_in_failed', target, actor: null, errorCode: err.code });
+    }
+    throw err;
+  }
   const id = await ctx.console.sessions.open(caller);
+  await recordAudit(call, { action: 'console.sign_in', target, actor: caller });
   sendJson(
     res,
     200,
@@ -41,7 +58,8 @@ export async function handleLogin({ req, res, ctx, requestId }: ConsoleCall): Pr
 }
 
 /** POST /console/api/logout: a JSON POST like every other (415 otherwise: no cross-site form can log a user out). */
-export async function handleLogout({ req, res, ctx, requestId }: ConsoleCall): Promise<void> {
+export async function handleLogout(call: ConsoleCall): Promise<void> {
+  const { req, res, ctx, requestId } = call;
   try {
     requireJsonContentType(req);
   } finally {
@@ -50,6 +68,8 @@ export async function handleLogout({ req, res, ctx, requestId }: ConsoleCall): P
   }
   // The one place where a session ends: a user's also ends at the identity provider when it can.
   const holder = await ctx.console.sessions.close(req);
+  if (holder)
+    await recordAudit(call, { action: 'console.sign_out', target: { type: 'console', id: holder.keyId }, actor: holder });
   const endSession = holder?.userId && ctx.console.sso ? await ctx.console.sso.endSessionUrl(holder.idToken) : undefined;
   sendJson(
     res,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authenticate, Caller } from '../admission/admission.ts';
+import type { AuditLog } from '../governance/audit/audit-log.ts';
 import type { LimitsAndBudgets } from '../governance/admit.ts';
 import type { Governance } from '../governance/keys/governance.ts';
 import type { PipelineContext } from '../pipeline/context.ts';
@@ -15,6 +16,8 @@ import type { ConsoleState } from './console-state.ts';
 export interface ConsoleContext extends Pick<PipelineContext, 'config' | 'authenticate' | 'scopes' | 'accounting'> {
   ledgerStore: LedgerStore | undefined;
   governance: Governance;
+  /** Where sign-ins, sign-outs and failed sign-ins are recorded. */
+  audit: AuditLog;
   limits: Pick<LimitsAndBudgets, 'usage'>;
   console: ConsoleState;
   /** `authenticate` for the console's sign-in: a gateway key is read from the store, not the cache. */

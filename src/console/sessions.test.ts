@@ -12,7 +12,7 @@ const ADMIN: Caller = { ...MASTER, keyId: 'k1', projectId: 'p1' };
 
 /** A keys cache holding one admin key, whose revocation a test can set. */
 function keysWith(key: Partial<VerifiedKey>) {
-  const verified = { revokedAt: null, expiresAt: null, caller: ADMIN, ...key } as VerifiedKey;
+  const verified = { revokedAt: null, disabledAt: null, expiresAt: null, caller: ADMIN, ...key } as VerifiedKey;
   return { get: async (id: string) => (id === 'k1' ? verified : undefined), verified };
 }
 
@@ -54,7 +54,9 @@ describe('console sessions', () => {
     const sessions = new ConsoleSessions({ keys: keysWith({}), masterKey: 'sk-master', now: () => now, users });
     const a = await sessions.open(MASTER);
     const b = await sessions.open(MASTER);
-    await sessions.close(withCookie(a));
+    // Closing says whom the session stood for (the audit log's sign-out), once.
+    assert.equal((await sessions.close(withCookie(a)))?.keyId, null);
+    assert.equal(await sessions.close(withCookie(a)), undefined);
     assert.equal(await sessions.callerOf(withCookie(a)), undefined);
     now = 12 * 60 * 60 * 1000;
     assert.equal(await sessions.callerOf(withCookie(b)), MASTER);

@@ -95,7 +95,7 @@ export class ConsoleSessions {
     return id;
   }
 
-  /** Ends the request's session; returns what it stood for (a user's ID token, for the provider's logout). */
+  /** Ends the request's session; returns who it stood for (undefined: there was none), with a user's ID token for the provider's logout. */
   async close(req: IncomingMessage): Promise<SessionHolder | undefined> {
     const id = sessionIdOf(req);
     if (!id) return undefined;

@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { errors } from '../errors/catalog.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { recordAudit } from '../governance/audit/record-audit.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import { mapClaims } from '../governance/users/claims-mapping.ts';
 import type { User } from '../governance/users/users.ts';
@@ -38,11 +40,26 @@ export async function handleSsoLogin({ req, res, ctx }: ConsoleCall): Promise<vo
  * user created (first sign-in) or brought up to date from the claim mapping; a console session
  * opened like a key's; back to the console. The one place where a user signs in.
  */
-export async function handleSsoCallback({ req, res, ctx, search }: ConsoleCall): Promise<void> {
+export async function handleSsoCallback(call: ConsoleCall): Promise<void> {
+  const { req, res, ctx, search } = call;
   const sso = ssoOf(ctx, req);
   const pending = pendingOf(req);
-  const user = await signIn(ctx, sso, search, pending);
+  let user: Awaited<ReturnType<typeof signIn>>;
+  try {
+    user = await signIn(ctx, sso, search, pending);
+  } catch (err) {
+    // A refused sign-in (a forged or stale callback, a user no claim maps to), not a provider that is down.
+    if (err instanceof GatewayError && (err.status === 401 || err.status === 403)) {
+      await recordAudit(call, { action: 'console.sign_in_failed', target: { type: 'console', id: null }, actor: null, errorCode: err.code });
+    }
+    throw err;
+  }
   const id = await ctx.console.sessions.openForUser(user.user, user.idToken);
+  await recordAudit(call, {
+    action: 'console.sign_in',
+    target: { type: 'console', id: null },
+    actor: { keyId: null, userId: user.user.id },
+  });
   const https = secure(req, ctx);
   res.writeHead(303, {
     Location: '/console/',

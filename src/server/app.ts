@@ -10,6 +10,8 @@ import { logInternalError } from '../errors/log-internal-error.ts';
 import { renderErrorBody } from '../errors/render.ts';
 import { refuseDisallowedModels } from '../governance/keys/allowed-models.ts';
 import { requirePermission } from '../governance/users/access.ts';
+import { AuditLog } from '../governance/audit/audit-log.ts';
+import { AuditStore } from '../store/audit-store.ts';
 import { GovernanceStore } from '../governance/keys/governance-store.ts';
 import { LimitsAndBudgets } from '../governance/admit.ts';
 import { recordInterrupted } from '../pipeline/record-interrupted.ts';
@@ -110,6 +112,13 @@ export function createGateway(
   const addressing = createClientAddressing(config.server.trusted_proxies);
   // Tiers, rate limits, concurrency and budgets: the lifecycle's admit step (docs/governance/tiers-limits-budgets.md).
   const limits = new LimitsAndBudgets(config, { pricing, log, redisEvents: metrics?.redisEvents });
+  // Admin changes and console sign-ins, kept in the store (docs/operations/audit-log.md).
+  const audit = new AuditLog({
+    stored: config.ledger.enabled,
+    retentionDays: () => context.config.audit.retention_days,
+    log,
+    logEntry: (entry) => logger.info({ audit: entry }, 'audit entry'),
+  });
   const consoleState = createConsoleState({ keys: governance.keys, masterKey: config.auth.master_key }, config.auth.sso);
   const throttled = authThrottle({
     failuresPerMinute: config.auth.failures_per_minute,
@@ -147,6 +156,7 @@ export function createGateway(
     responsesStore: undefined,
     relayedIds: undefined,
     governance,
+    audit,
     limits,
     streams: createStreamBuffer(config, log),
     metrics,
@@ -182,6 +192,7 @@ export function createGateway(
         context.responsesStore = stores.responsesStore;
         context.relayedIds = stores.relayedIds;
         governance.attach(new GovernanceStore(stores.database));
+        audit.attach(new AuditStore(stores.database));
         if (config.store.database_url) void listenForChanges(config.store.database_url, stores.database);
         limits.attachStore(stores.database);
         consoleState.attachStore(stores.database);
@@ -359,6 +370,7 @@ export function createGateway(
       // Budget spend still in memory goes to the store before the store closes.
       await limits.close();
       await governance.close();
+      await audit.close();
       await ledger?.close();
       // The spans of the last requests go out before exit; the last rows' copies, within the export's timeout.
       await context.tracing?.shutdown();

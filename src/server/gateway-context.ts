@@ -1,3 +1,4 @@
+import type { AuditLog } from '../governance/audit/audit-log.ts';
 import type { ConsoleState } from '../console/console-state.ts';
 import type { LimitsAndBudgets } from '../governance/admit.ts';
 import type { Governance } from '../governance/keys/governance.ts';
@@ -17,6 +18,8 @@ export interface GatewayContext extends PipelineContext {
   ledgerStore: LedgerStore | undefined;
   /** Projects, gateway-issued keys and endpoints (the admin API, endpoint routes). */
   governance: Governance;
+  /** Admin changes and console sign-ins (governance/audit/record-audit.ts; GET /admin/audit). */
+  audit: AuditLog;
   /** `authenticate` for the admin API, the console and /metrics: a gateway key is read from the store, not the cache. */
   authenticateAdmin: Authenticate;
   /** Recent streams' frames for GET /v1/streams/{id} (stream.resume); undefined when resuming is off. */

@@ -49,6 +49,7 @@ import { handlePriceUsed } from '../console/price-used.ts';
 import { serveConsoleFile } from '../console/static-files.ts';
 import { handleUsage } from '../console/usage.ts';
 import { handleSsoCallback, handleSsoLogin, handleSsoStatus } from '../console/sso-api.ts';
+import { AUDIT_QUERY, handleListAudit } from './routes/audit.ts';
 import { handleListModels } from './routes/models.ts';
 import { handleGetUser, handleListUsers, handleSetUserAccess } from './routes/users.ts';
 import { handleMetrics } from './routes/metrics.ts';
@@ -242,6 +243,9 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/admin/users/{user_id}', auth: 'admin', permission: 'users', handle: handleSetUserAccess },
   // The config read again and applied to the requests to come (docs/operations/reload.md).
   { method: 'POST', path: '/admin/reload', auth: 'admin', handle: handleReload },
+  // Who changed what, and the console's sign-ins (docs/operations/audit-log.md): every project's, so
+  // not a member's or a viewer's to read.
+  { method: 'GET', path: '/admin/audit', auth: 'admin', permission: 'manage', noStore: true, query: AUDIT_QUERY, handle: handleListAudit },
   // The console (docs/console.md): its static bundle is open, its data needs an admin's session or key.
   { method: 'GET', path: '/console', auth: 'open', handle: serveConsoleFile },
   { method: 'GET', path: '/console/', auth: 'open', handle: serveConsoleFile },

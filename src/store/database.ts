@@ -142,6 +142,27 @@ export interface RelayedIdsTable {
   created_at: number;
 }
 
+/**
+ * The audit log (migration 0018): one row per admin mutation or console sign-in, sign-out and
+ * failed sign-in. `before` and `after` are JSON objects of the changed fields, never a secret.
+ */
+export interface AuditLogTable {
+  id: string;
+  created_at: number;
+  /** `master`, `key`, `anonymous` (a failed sign-in), ... (governance/audit/audit-actor.ts). */
+  actor_kind: string;
+  actor_id: string | null;
+  actor_name: string | null;
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  before: string | null;
+  after: string | null;
+  request_id: string;
+  client_address: string | null;
+  error_code: string | null;
+}
+
 export interface Database {
   ledger: LedgerTable;
   responses: ResponsesTable;
@@ -150,4 +171,5 @@ export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
   endpoints: EndpointsTable;
+  audit_log: AuditLogTable;
 }

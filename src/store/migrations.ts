@@ -458,6 +458,43 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('users').execute();
     },
   },
+  /**
+   * The audit log (governance/audit): every admin mutation and console sign-in, sign-out and
+   * failed sign-in, with who, what, the changed fields (never a secret), the request id and the
+   * client. Each filter has an index that goes on with created_at and id, the paging order; its
+   * retention (audit.retention_days) deletes the oldest rows through the first index.
+   */
+  '0020_audit_log': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('audit_log')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('actor_kind', 'text', (c) => c.notNull())
+        .addColumn('actor_id', 'text')
+        .addColumn('actor_name', 'text')
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('target_type', 'text', (c) => c.notNull())
+        .addColumn('target_id', 'text')
+        .addColumn('before', 'text')
+        .addColumn('after', 'text')
+        .addColumn('request_id', 'text', (c) => c.notNull())
+        .addColumn('client_address', 'text')
+        .addColumn('error_code', 'text')
+        .execute();
+      await db.schema.createIndex('audit_log_created').on('audit_log').columns(['created_at', 'id']).execute();
+      await db.schema.createIndex('audit_log_actor').on('audit_log').columns(['actor_id', 'created_at', 'id']).execute();
+      await db.schema.createIndex('audit_log_action').on('audit_log').columns(['action', 'created_at', 'id']).execute();
+      await db.schema
+        .createIndex('audit_log_target')
+        .on('audit_log')
+        .columns(['target_type', 'target_id', 'created_at', 'id'])
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('audit_log').execute();
+    },
+  },
 };
 
 /**
@@ -481,6 +518,7 @@ export const SLUICE_TABLES = [
   'spend_days',
   'spend_tag_days',
   'users',
+  'audit_log',
 ] as const;
 
 export const migrationProvider: MigrationProvider = {

@@ -66,6 +66,7 @@ describe('the sluice command', () => {
       [['spend', '--help'], /^Usage: sluice spend \[--group-by G\]/],
       [['pricing', '--help'], /^Usage: sluice pricing <provider\/model\|alias>/],
       [['help', 'logs'], /^Usage: sluice logs /],
+      [['audit', '--help'], /^Usage: sluice audit \[--url URL\]/],
       [['config', '--help'], /^Usage: sluice config check \[FILE\]/],
       [['help', 'config'], /^Usage: sluice config check /],
     ];
@@ -93,7 +94,7 @@ describe('the sluice command', () => {
     await refused(
       ['frobnicate'],
       2,
-      /^sluice: unknown command "frobnicate" \(commands: serve, config, pricing, logs, spend, check, projects, keys, endpoints\)\. See sluice --help\.$/,
+      /^sluice: unknown command "frobnicate" \(commands: serve, config, pricing, logs, spend, audit, check, projects, keys, endpoints\)\. See sluice --help\.$/,
     );
   });
 

@@ -276,6 +276,20 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     assert.equal(await chat(key), 401);
   });
 
+  it('lists what the keys page did, and the sign-in, on the audit page, and filters it by action', async () => {
+    await page.getByRole('link', { name: 'Audit' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
+    const rows = page.getByRole('region', { name: 'Audit entries' }).getByRole('row');
+    await rows.filter({ hasText: 'key.revoke' }).getByText('status: "active" → "revoked"').waitFor();
+    for (const action of ['project.create', 'key.create', 'console.sign_in']) await rows.filter({ hasText: action }).first().waitFor();
+    await shot('audit');
+    await page.getByLabel('Action').fill('key.create');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await rows.filter({ hasText: 'key.revoke' }).waitFor({ state: 'detached' });
+    // The header row and the one key created.
+    assert.equal(await rows.count(), 2);
+  });
+
   it('edits, disables and enables, rotates and deletes a key, edits a project and its endpoint, deletes the project (409, then with its keys)', async () => {
     const admin = (path: string, init: { method?: string; body?: unknown } = {}) =>
       fetch(`${gw.url}${path}`, {
@@ -406,6 +420,7 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
       ['#/charts', 'Charts'],
       ['#/playground', 'Playground'],
       ['#/keys', 'Keys and projects'],
+      ['#/audit', 'Audit log'],
     ]) {
       await page.goto(`${gw.url}/console${hash}`);
       await page.getByRole('heading', { level: 1, name: heading }).waitFor();

@@ -298,6 +298,27 @@ describe('single sign-on against a local OpenID provider', () => {
     const master = login.headers.getSetCookie()[0].split(';')[0];
     assert.equal((await asUser(gw, master, 'POST', '/console/api/logout')).body.end_session_url, null);
   });
+
+  it("audits users' sign-ins, sign-outs, refused sign-ins and changes under the user's name", async () => {
+    const audit = async (query: string) => {
+      const res = await fetch(`${gw.url}/admin/audit?${query}`, { headers: { authorization: `Bearer ${MASTER}` } });
+      assert.equal(res.status, 200);
+      return ((await res.json()) as { data: Record<string, any>[] }).data;
+    };
+    const signIns = await audit('action=console.sign_in&limit=100');
+    // A user is named by its name, or its email when the provider gives no name.
+    assert.ok(
+      signIns.some((e) => e.actor.kind === 'user' && typeof e.actor.id === 'string' && typeof e.actor.name === 'string'),
+      JSON.stringify(signIns),
+    );
+    const created = (await audit('action=project.create&limit=100')).find((e) => e.target.id === 'proj_c');
+    assert.equal(created?.actor.kind, 'user', JSON.stringify(created));
+    const outs = await audit('action=console.sign_out&limit=100');
+    assert.ok(outs.some((e) => e.actor.kind === 'user'), JSON.stringify(outs));
+    const failed = await audit('action=console.sign_in_failed&limit=100');
+    assert.ok(failed.some((e) => e.error_code === 'sso_no_role'), JSON.stringify(failed));
+    assert.ok(failed.some((e) => e.error_code === 'sso_failed'), JSON.stringify(failed));
+  });
 });
 
 describe('without auth.sso', () => {

@@ -29,6 +29,7 @@ interface Operation {
     | 'DeletedProject'
     | 'DeletedEndpoint'
     | 'Reload'
+    | 'AuditList'
     | 'Document';
   /** The query parameters it reads (route.query): name and what it means. */
   query?: Record<string, string>;
@@ -119,6 +120,21 @@ export const ADMIN_OPERATIONS: Record<`${RouteMethod} /admin/${string}`, Operati
     status: 200,
     returns: 'Reload',
   },
+  'GET /admin/audit': {
+    summary: 'The audit log, newest first: every admin change and console sign-in (never a secret).',
+    status: 200,
+    returns: 'AuditList',
+    query: {
+      actor: "Only this actor's: master, or a key id.",
+      action: 'Only this action (key.revoke, console.sign_in_failed, ...).',
+      target_type: 'Only targets of this type (project, key, endpoint, config, console).',
+      target_id: 'Only this target.',
+      from: 'From this time (inclusive): ISO 8601 or epoch ms.',
+      to: 'To this time (exclusive): ISO 8601 or epoch ms.',
+      limit: 'Entries per page, 1 to 1000 (50).',
+      cursor: "The previous page's next_cursor.",
+    },
+  },
 };
 
 const nullableString = { type: ['string', 'null'] };
@@ -201,6 +217,34 @@ const ANSWERS: Record<string, Record<string, unknown>> = {
   KeyList: listOf('Key'),
   EndpointList: listOf('Endpoint'),
   Reload: { type: 'object', description: 'What the reload applied (docs/operations/reload.md).' },
+  AuditEntry: {
+    type: 'object',
+    properties: {
+      object: { const: 'sluice.audit_entry' },
+      id: { type: 'string' },
+      created_at: { type: 'string', format: 'date-time' },
+      actor: {
+        type: 'object',
+        properties: { kind: { type: 'string' }, id: nullableString, name: nullableString },
+      },
+      action: { type: 'string' },
+      target: { type: 'object', properties: { type: { type: 'string' }, id: nullableString } },
+      before: { type: ['object', 'null'], description: 'The changed fields before (null: created).' },
+      after: { type: ['object', 'null'], description: 'The changed fields after (null: deleted).' },
+      request_id: { type: 'string' },
+      client_address: nullableString,
+      error_code: nullableString,
+    },
+  },
+  AuditList: {
+    type: 'object',
+    properties: {
+      object: { const: 'list' },
+      data: { type: 'array', items: { $ref: '#/components/schemas/AuditEntry' } },
+      has_more: { type: 'boolean' },
+      next_cursor: nullableString,
+    },
+  },
   Document: { type: 'object', description: 'An OpenAPI 3.1 document.' },
   Error: {
     type: 'object',

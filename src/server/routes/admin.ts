@@ -1,4 +1,5 @@
 import { errors } from '../../errors/catalog.ts';
+import { recordAudit } from '../../governance/audit/record-audit.ts';
 import { endpointJson, keyJson, projectJson } from '../../governance/keys/admin-json.ts';
 import {
   parseCreateEndpoint,
@@ -82,8 +83,15 @@ function issued(call: RouteCall, status: number, { key, plaintext }: IssuedKey):
   send(call, status, { ...keyJson(key), key: plaintext });
 }
 
+/** The audit target of a project, a key, an endpoint. */
+const projectTarget = (id: string) => ({ type: 'project', id });
+const keyTarget = (id: string) => ({ type: 'key', id });
+const endpointTarget = (project: string, name: string) => ({ type: 'endpoint', id: `${project}/${name}` });
+
 export async function handleCreateProject(call: RouteCall): Promise<void> {
-  send(call, 201, projectJson(await createProject(deps(call.ctx), parseCreateProject(await body(call)))));
+  const after = projectJson(await createProject(deps(call.ctx), parseCreateProject(await body(call))));
+  await recordAudit(call, { action: 'project.create', target: projectTarget(after.id as string), after });
+  send(call, 201, after);
 }
 
 export async function handleListProjects(call: RouteCall): Promise<void> {
@@ -93,20 +101,35 @@ export async function handleListProjects(call: RouteCall): Promise<void> {
 }
 
 export async function handleUpdateProject(call: RouteCall): Promise<void> {
-  const { after } = await updateProject(deps(call.ctx), call.params.project, parseUpdateProject(await body(call)));
+  const { before, after } = await updateProject(deps(call.ctx), call.params.project, parseUpdateProject(await body(call)));
+  await recordAudit(call, {
+    action: 'project.update',
+    target: projectTarget(after.id),
+    before: projectJson(before),
+    after: projectJson(after),
+  });
   send(call, 200, projectJson(after));
 }
 
 /** 409 project_has_keys while it has live keys, unless ?force=true deletes them with it. */
 export async function handleDeleteProject(call: RouteCall): Promise<void> {
-  const { after, deletedKeys } = await deleteProject(deps(call.ctx), call.params.project, flag(call, 'force'));
-  send(call, 200, { ...projectJson(after), deleted_keys: deletedKeys });
+  const { before, after, deletedKeys } = await deleteProject(deps(call.ctx), call.params.project, flag(call, 'force'));
+  const answer = { ...projectJson(after), deleted_keys: deletedKeys };
+  await recordAudit(call, {
+    action: 'project.delete',
+    target: projectTarget(after.id),
+    before: projectJson(before),
+    after: answer,
+  });
+  send(call, 200, answer);
 }
 
 export async function handleCreateKey(call: RouteCall): Promise<void> {
   const input = parseCreateKey(await body(call));
   checkNewKey(call.caller, input.project, input.admin);
-  issued(call, 201, await createKey(deps(call.ctx), input));
+  const created = await createKey(deps(call.ctx), input);
+  await recordAudit(call, { action: 'key.create', target: keyTarget(created.key.id), after: keyJson(created.key) });
+  issued(call, 201, created);
 }
 
 export async function handleListKeys(call: RouteCall): Promise<void> {
@@ -123,31 +146,43 @@ export async function handleListKeys(call: RouteCall): Promise<void> {
 export async function handleRevokeKey(call: RouteCall): Promise<void> {
   await body(call);
   await checkKeyChange(call.caller, call.ctx.governance, call.params.key_id);
-  const { after } = await revokeKey(deps(call.ctx), call.params.key_id);
+  const { before, after } = await revokeKey(deps(call.ctx), call.params.key_id);
+  await recordAudit(call, { action: 'key.revoke', target: keyTarget(after.id), before: keyJson(before), after: keyJson(after) });
   send(call, 200, keyJson(after));
 }
 
 export async function handleRotateKey(call: RouteCall): Promise<void> {
   const input = parseRotateKey(await body(call));
   await checkKeyChange(call.caller, call.ctx.governance, call.params.key_id);
-  issued(call, 200, await rotateKey(deps(call.ctx), call.params.key_id, input));
+  const rotated = await rotateKey(deps(call.ctx), call.params.key_id, input);
+  const { before, key } = rotated;
+  await recordAudit(call, { action: 'key.rotate', target: keyTarget(key.id), before: keyJson(before), after: keyJson(key) });
+  issued(call, 200, rotated);
 }
 
 export async function handleUpdateKey(call: RouteCall): Promise<void> {
   const input = parseUpdateKey(await body(call));
   await checkKeyChange(call.caller, call.ctx.governance, call.params.key_id);
-  const { after } = await updateKey(deps(call.ctx), call.params.key_id, input);
+  const { before, after } = await updateKey(deps(call.ctx), call.params.key_id, input);
+  await recordAudit(call, { action: 'key.update', target: keyTarget(after.id), before: keyJson(before), after: keyJson(after) });
   send(call, 200, keyJson(after));
 }
 
 export async function handleDeleteKey(call: RouteCall): Promise<void> {
   await checkKeyChange(call.caller, call.ctx.governance, call.params.key_id);
-  const { after } = await deleteKey(deps(call.ctx), call.params.key_id);
+  const { before, after } = await deleteKey(deps(call.ctx), call.params.key_id);
+  await recordAudit(call, { action: 'key.delete', target: keyTarget(after.id), before: keyJson(before), after: keyJson(after) });
   send(call, 200, keyJson(after));
 }
 
 export async function handleCreateEndpoint(call: RouteCall): Promise<void> {
-  send(call, 201, endpointJson(await createEndpoint(deps(call.ctx), parseCreateEndpoint(await body(call)))));
+  const endpoint = await createEndpoint(deps(call.ctx), parseCreateEndpoint(await body(call)));
+  await recordAudit(call, {
+    action: 'endpoint.create',
+    target: endpointTarget(endpoint.projectId, endpoint.name),
+    after: endpointJson(endpoint),
+  });
+  send(call, 201, endpointJson(endpoint));
 }
 
 export async function handleListEndpoints(call: RouteCall): Promise<void> {
@@ -158,12 +193,16 @@ export async function handleListEndpoints(call: RouteCall): Promise<void> {
 
 export async function handleUpdateEndpoint(call: RouteCall): Promise<void> {
   const { project, endpoint } = call.params;
-  const { after } = await updateEndpoint(deps(call.ctx), project, endpoint, parseUpdateEndpoint(await body(call)));
+  const { before, after } = await updateEndpoint(deps(call.ctx), project, endpoint, parseUpdateEndpoint(await body(call)));
+  const target = endpointTarget(project, endpoint);
+  await recordAudit(call, { action: 'endpoint.update', target, before: endpointJson(before), after: endpointJson(after) });
   send(call, 200, endpointJson(after));
 }
 
 /** Answers with the endpoint as it was, `deleted: true`: nothing of it is kept. */
 export async function handleDeleteEndpoint(call: RouteCall): Promise<void> {
-  const { before } = await deleteEndpoint(deps(call.ctx), call.params.project, call.params.endpoint);
+  const { project, endpoint } = call.params;
+  const { before } = await deleteEndpoint(deps(call.ctx), project, endpoint);
+  await recordAudit(call, { action: 'endpoint.delete', target: endpointTarget(project, endpoint), before: endpointJson(before) });
   send(call, 200, { ...endpointJson(before), deleted: true });
 }

@@ -1,4 +1,5 @@
 import { errors } from '../../errors/catalog.ts';
+import { recordAudit } from '../../governance/audit/record-audit.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { readJsonBody } from '../../protocol/http/read-json-body.ts';
 import { sendJson } from '../../protocol/http/send-json.ts';
@@ -27,5 +28,8 @@ export async function handleReload(call: RouteCall): Promise<void> {
   if (!reload) throw errors.routeNotFound('POST', '/admin/reload');
   const answer = reloadAnswer(await reload());
   if (answer instanceof GatewayError) throw answer;
+  // The names of the keys that changed, never their values (the config holds provider keys).
+  const after = { changed: answer.changed, restart_required: answer.restart_required };
+  await recordAudit(call, { action: 'config.reload', target: { type: 'config', id: null }, after });
   sendJson(call.res, 200, answer, { 'X-Request-ID': call.requestId, 'Cache-Control': 'no-store' });
 }
