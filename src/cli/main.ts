@@ -8,7 +8,18 @@ import type { AdminCommand } from './keys.ts';
 
 type Command = 'serve' | 'config' | 'pricing' | 'logs' | 'spend' | 'audit' | 'check' | AdminCommand;
 
-const COMMANDS: readonly string[] = ['serve', 'config', 'pricing', 'logs', 'spend', 'audit', 'check', 'projects', 'keys', 'endpoints'];
+const COMMANDS: readonly string[] = [
+  'serve',
+  'config',
+  'pricing',
+  'logs',
+  'spend',
+  'audit',
+  'check',
+  'projects',
+  'keys',
+  'endpoints',
+];
 
 /**
  * Each command's module is imported when it runs: `--help`, `--version` and `logs` then skip

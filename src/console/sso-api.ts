@@ -50,7 +50,12 @@ export async function handleSsoCallback(call: ConsoleCall): Promise<void> {
   } catch (err) {
     // A refused sign-in (a forged or stale callback, a user no claim maps to), not a provider that is down.
     if (err instanceof GatewayError && (err.status === 401 || err.status === 403)) {
-      await recordAudit(call, { action: 'console.sign_in_failed', target: { type: 'console', id: null }, actor: null, errorCode: err.code });
+      await recordAudit(call, {
+        action: 'console.sign_in_failed',
+        target: { type: 'console', id: null },
+        actor: null,
+        errorCode: err.code,
+      });
     }
     throw err;
   }

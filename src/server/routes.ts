@@ -245,7 +245,15 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/admin/reload', auth: 'admin', handle: handleReload },
   // Who changed what, and the console's sign-ins (docs/operations/audit-log.md): every project's, so
   // not a member's or a viewer's to read.
-  { method: 'GET', path: '/admin/audit', auth: 'admin', permission: 'manage', noStore: true, query: AUDIT_QUERY, handle: handleListAudit },
+  {
+    method: 'GET',
+    path: '/admin/audit',
+    auth: 'admin',
+    permission: 'manage',
+    noStore: true,
+    query: AUDIT_QUERY,
+    handle: handleListAudit,
+  },
   // The console (docs/console.md): its static bundle is open, its data needs an admin's session or key.
   { method: 'GET', path: '/console', auth: 'open', handle: serveConsoleFile },
   { method: 'GET', path: '/console/', auth: 'open', handle: serveConsoleFile },

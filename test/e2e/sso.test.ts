@@ -314,10 +314,19 @@ describe('single sign-on against a local OpenID provider', () => {
     const created = (await audit('action=project.create&limit=100')).find((e) => e.target.id === 'proj_c');
     assert.equal(created?.actor.kind, 'user', JSON.stringify(created));
     const outs = await audit('action=console.sign_out&limit=100');
-    assert.ok(outs.some((e) => e.actor.kind === 'user'), JSON.stringify(outs));
+    assert.ok(
+      outs.some((e) => e.actor.kind === 'user'),
+      JSON.stringify(outs),
+    );
     const failed = await audit('action=console.sign_in_failed&limit=100');
-    assert.ok(failed.some((e) => e.error_code === 'sso_no_role'), JSON.stringify(failed));
-    assert.ok(failed.some((e) => e.error_code === 'sso_failed'), JSON.stringify(failed));
+    assert.ok(
+      failed.some((e) => e.error_code === 'sso_no_role'),
+      JSON.stringify(failed),
+    );
+    assert.ok(
+      failed.some((e) => e.error_code === 'sso_failed'),
+      JSON.stringify(failed),
+    );
   });
 });
 
