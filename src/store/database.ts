@@ -31,8 +31,6 @@ export interface LedgerTable {
   error_code: string | null;
   error_message: string | null;
   finish_reason: string | null;
-  prompt: string | null;
-  completion: string | null;
   /** The caller's project (migration 0005); null for the master key and older rows. */
   project_id: string | null;
   /** The upstream's request id (migration 0006). */
@@ -45,6 +43,18 @@ export interface LedgerTable {
   attempts: string | null;
   /** sluice's own time on the request, ms (migration 0011). */
   overhead_ms: number | null;
+}
+
+/**
+ * The prompt and completion of a request, when ledger.store_content is on (migration 0017): apart
+ * from the ledger so they have a retention of their own, and the ledger's rows stay small.
+ */
+export interface LedgerContentTable {
+  request_id: string;
+  /** The ledger row's created_at: the partition key on PostgreSQL, and what a read finds it by. */
+  created_at: number;
+  prompt: string | null;
+  completion: string | null;
 }
 
 /** Responses created through sluice, for GET /v1/responses/{id} and previous_response_id. */
@@ -132,6 +142,7 @@ export interface RelayedIdsTable {
 
 export interface Database {
   ledger: LedgerTable;
+  ledger_content: LedgerContentTable;
   responses: ResponsesTable;
   relayed_ids: RelayedIdsTable;
   rejections: RejectionsTable;

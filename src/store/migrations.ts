@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import { engineOf } from './engine-of.ts';
+import { partitionLedgerDown, partitionLedgerUp } from './partition-ledger.ts';
 import { backfillRollup, HISTOGRAM_COLUMNS, MINUTES_KEPT_MS } from './rollup-tables.ts';
 
 /**
@@ -365,6 +366,11 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('relayed_ids').execute();
     },
   },
+  /**
+   * Stored prompts and completions in a table of their own, with their own retention; on
+   * PostgreSQL the ledger and that table partitioned by time (partition-ledger.ts).
+   */
+  '0017_ledger_partitions_content': { up: partitionLedgerUp, down: partitionLedgerDown },
 };
 
 /**
@@ -383,6 +389,7 @@ export const SLUICE_TABLES = [
   'console_sessions',
   'ledger_hours',
   'relayed_ids',
+  'ledger_content',
 ] as const;
 
 export const migrationProvider: MigrationProvider = {

@@ -22,7 +22,7 @@ function poolOptions(location: StoreLocation, use: 'queries' | 'migrations'): pg
   const queryTimeoutMs = location.queryTimeoutMs ?? 10_000;
   return {
     connectionString: location.databaseUrl,
-    max: use === 'queries' ? 4 : 1,
+    max: use === 'queries' ? (location.poolSize ?? 4) : 1,
     types: pgTypes as pg.CustomTypesConfig,
     connectionTimeoutMillis: location.connectTimeoutMs ?? 5_000,
     idleTimeoutMillis: 30_000,
