@@ -32,7 +32,7 @@ const textArray = (values: readonly string[]) => sql.raw(`array[${values.map((v)
 /**
  * Fills the ledger with `rows` rows of a real one's shape, in PostgreSQL itself (INSERT ...
  * SELECT over generate_series, the rows never cross the wire): request ids of sluice's length
- * in time order, 2,000 keys in 100 projects, 4 providers and 12 models, a streamed chat request's
+ * in time order, 2,000 keys in 100 projects, 12 models of 4 providers, a streamed chat request's
  * token counts, cost and timings, 3% errors with their message, an upstream request id. A
  * multiplicative hash of the row number stands for randomness, so a run is repeatable.
  */
@@ -51,7 +51,7 @@ export async function generateRows(db: Kysely<Database>, rows: number, now: numb
         t,
         'key_' || (h % ${SHAPE.keys}),
         'proj_' || (h % ${SHAPE.keys} % ${SHAPE.projects}),
-        (${textArray(SHAPE.providers)})[1 + (h / 7) % ${SHAPE.providers.length}],
+        (${textArray(SHAPE.providers)})[1 + (h / 11) % ${SHAPE.models.length} % ${SHAPE.providers.length}],
         (${textArray(SHAPE.models)})[1 + (h / 11) % ${SHAPE.models.length}],
         (${textArray(SHAPE.models)})[1 + (h / 11) % ${SHAPE.models.length}],
         (array['chat', 'chat', 'responses', 'messages'])[1 + (h / 13) % 4],

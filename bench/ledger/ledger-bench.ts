@@ -133,7 +133,7 @@ function batch(writer: number, index: number, now: number): LedgerRecord[] {
       createdAt: now - 1000 + (n % 1000),
       keyId: `key_${n % SHAPE.keys}`,
       projectId: `proj_${n % SHAPE.projects}`,
-      provider: SHAPE.providers[n % SHAPE.providers.length],
+      provider: SHAPE.providers[(n % SHAPE.models.length) % SHAPE.providers.length],
       model,
       requestedModel: model,
       inputTokens: 200 + (n % 4000),
