@@ -47,7 +47,7 @@ export async function generateRows(db: Kysely<Database>, rows: number, now: numb
         price_known, ttft_ms, latency_ms, upstream_status, outcome, error_type, error_code, error_message, finish_reason,
         upstream_request_id, overhead_ms)
       select
-        lpad(to_hex(t), 11, '0') || substr(md5(g::text), 1, 9),
+        lpad(to_hex(t), 11, '0') || lpad(to_hex(g), 9, '0'),
         t,
         'key_' || (h % ${SHAPE.keys}),
         'proj_' || (h % ${SHAPE.keys} % ${SHAPE.projects}),
@@ -67,7 +67,7 @@ export async function generateRows(db: Kysely<Database>, rows: number, now: numb
         case when err then 'upstream_error' end,
         case when err then 'The upstream answered 502 Bad Gateway' end,
         case when err then null else 'stop' end,
-        'chatcmpl-' || substr(md5(t::text), 1, 24),
+        'chatcmpl-' || lpad(to_hex(h), 12, '0') || lpad(to_hex(g), 12, '0'),
         0.3 + (h % 100) / 100.0
       from (
         select g, (${start} + g * ${stepMs})::bigint as t, (g * 2654435761) % 4294967291 as h, (g * 2654435761) % 4294967291 % 100 < 3 as err

@@ -66,9 +66,12 @@ const MIGRATE_ATTEMPTS = 25;
  */
 export async function migrateStore(opened: OpenedDatabase, target?: string, where?: string): Promise<MigrationResultSet> {
   const schema = opened.engine === 'postgres' ? await currentSchema(opened.db) : undefined;
-  const migrator = new Migrator({ db: opened.db, provider: migrationProvider, migrationTableSchema: schema });
+  const migrate = (db: Kysely<Database>) => {
+    const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema });
+    return target ? migrator.migrateTo(target) : migrator.migrateToLatest();
+  };
   for (let attempt = 1; ; attempt++) {
-    const result = await (target ? migrator.migrateTo(target) : migrator.migrateToLatest());
+    const result = await (opened.engine === 'postgres' ? migrateInTransaction(opened.db, migrate) : migrate(opened.db));
     if (!result.error) return result;
     if (attempt === MIGRATE_ATTEMPTS || !droppedMeanwhile(result.error, schema)) {
       // Looked for after a failure only: on SQLite (no migration lock) another process migrating
@@ -83,6 +86,38 @@ export async function migrateStore(opened: OpenedDatabase, target?: string, wher
       throw result.error;
     }
     await new Promise((resolve) => setTimeout(resolve, Math.min(20 * attempt, 150)));
+  }
+}
+
+/** Thrown to roll a failed migration run back; carries its result. */
+class RolledBack extends Error {
+  readonly result: MigrationResultSet;
+  constructor(result: MigrationResultSet) {
+    super('migration failed');
+    this.result = result;
+  }
+}
+
+/**
+ * PostgreSQL: the whole run in one transaction, which first takes the migration lock at
+ * transaction level (open-postgres.ts says why not Kysely's session lock): instances starting
+ * together wait for it, and find the migrations done. Taken before the migrator looks for its
+ * own tables, so no two instances create those at once either.
+ */
+async function migrateInTransaction(
+  db: Kysely<Database>,
+  migrate: (db: Kysely<Database>) => Promise<MigrationResultSet>,
+): Promise<MigrationResultSet> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await trx.getExecutor().adapter.acquireMigrationLock(trx, { lockTable: '', lockRowId: '' });
+      const result = await migrate(trx);
+      if (result.error) throw new RolledBack(result);
+      return result;
+    });
+  } catch (err) {
+    if (err instanceof RolledBack) return err.result;
+    throw err;
   }
 }
 

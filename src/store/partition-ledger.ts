@@ -141,8 +141,19 @@ async function partitionLedger(db: Kysely<unknown>): Promise<void> {
   await sql`alter table ledger_partitioned rename to ledger`.execute(db);
   await sql`alter sequence ledger_write_seq owned by ledger.seq`.execute(db);
   // Built once the rows are in: faster than keeping them up row by row during the copy.
+  await indexLedger(db);
+}
+
+/** The partitioned ledger's key and indexes (each partition gets its own). */
+export async function indexLedger<DB>(db: Kysely<DB>): Promise<void> {
   await sql`alter table ledger add constraint ledger_pkey primary key (request_id, created_at)`.execute(db);
   for (const [name, columns] of LEDGER_INDEXES) await sql.raw(`create index ${name} on ledger (${columns})`).execute(db);
+}
+
+/** Drops what indexLedger builds: a bulk load (the ledger bench's) then builds them once, sorted, instead of row by row. */
+export async function unindexLedger<DB>(db: Kysely<DB>): Promise<void> {
+  await sql`alter table ledger drop constraint ledger_pkey`.execute(db);
+  for (const [name] of LEDGER_INDEXES) await sql.raw(`drop index ${name}`).execute(db);
 }
 
 /** Back to content in the ledger's columns; the PostgreSQL ledger stays partitioned. */
