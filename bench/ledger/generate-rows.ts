@@ -36,7 +36,12 @@ const textArray = (values: readonly string[]) => sql.raw(`array[${values.map((v)
  * token counts, cost and timings, 3% errors with their message, an upstream request id. A
  * multiplicative hash of the row number stands for randomness, so a run is repeatable.
  */
-export async function generateRows(db: Kysely<Database>, rows: number, now: number, progress: (done: number) => void): Promise<void> {
+export async function generateRows(
+  db: Kysely<Database>,
+  rows: number,
+  now: number,
+  progress: (done: number) => void,
+): Promise<void> {
   const start = now - SHAPE.days * 86_400_000;
   const stepMs = (SHAPE.days * 86_400_000) / rows;
   for (let from = 1; from <= rows; from += CHUNK) {
@@ -70,7 +75,7 @@ export async function generateRows(db: Kysely<Database>, rows: number, now: numb
         'chatcmpl-' || lpad(to_hex(h), 12, '0') || lpad(to_hex(g), 12, '0'),
         0.3 + (h % 100) / 100.0
       from (
-        select g, (${start} + g * ${stepMs})::bigint as t, (g * 2654435761) % 4294967291 as h, (g * 2654435761) % 4294967291 % 100 < 3 as err
+        select g, (${start}::bigint + g * ${stepMs}::double precision)::bigint as t, (g * 2654435761) % 4294967291 as h, (g * 2654435761) % 4294967291 % 100 < 3 as err
         from generate_series(${from}::bigint, ${to}::bigint) g
       ) s`.execute(db);
     progress(to);
@@ -87,7 +92,9 @@ export async function generateSpend(db: Kysely<Database>, now: number): Promise<
     insert into budget_spend (window_id, subject, period, window_start, spent_usd, updated_at)
     select 'project:proj_' || p || ':day:' || to_char(to_timestamp(d * 86400) at time zone 'UTC', 'YYYY-MM-DD'),
       'project:proj_' || p, 'day', d * 86400000, 1 + (p * 37 + d) % 50, ${now}
-    from generate_series(0, ${SHAPE.projects - 1}) p, generate_series(${today - SHAPE.days}::bigint, ${today}::bigint) d`.execute(db);
+    from generate_series(0, ${SHAPE.projects - 1}) p, generate_series(${today - SHAPE.days}::bigint, ${today}::bigint) d`.execute(
+    db,
+  );
 }
 
 /** The day windows of every project over the last `days` days (UTC), as budget-windows.ts names them. */

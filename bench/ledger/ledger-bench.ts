@@ -94,11 +94,15 @@ export async function ledgerBench(options: LedgerBenchOptions): Promise<LedgerBe
     const sizes = await sizesOf(db);
     const rowBytes = await averageRowBytes(db);
     const oldest = (await partitionsOf(db, 'ledger'))[0];
-    const { rows: inOldest } = await sql<{ n: number }>`select count(*)::int as n from ledger where created_at < ${oldest.to}`.execute(db);
+    const { rows: inOldest } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from ledger where created_at < ${oldest.to}`.execute(db);
     started = performance.now();
     const dropped = await db.transaction().execute((trx) => dropPartitionsBefore(trx, 'ledger', oldest.to));
     const drop = { partitions: dropped.dropped, rows: inOldest[0].n, ms: performance.now() - started, bytes: dropped.bytes };
-    log(`dropped ${drop.partitions.join(', ')} (${drop.rows} rows, ${(drop.bytes / 1e6).toFixed(1)} MB) in ${drop.ms.toFixed(1)} ms`);
+    log(
+      `dropped ${drop.partitions.join(', ')} (${drop.rows} rows, ${(drop.bytes / 1e6).toFixed(1)} MB) in ${drop.ms.toFixed(1)} ms`,
+    );
     return {
       rows: total,
       generateS,
@@ -161,8 +165,8 @@ async function timeQueries(db: Kysely<Database>, runs: number, now: number): Pro
     [
       'request log, a key and a model',
       async (run) =>
-        (await store.list({ keyId: `key_${(run * 7) % SHAPE.keys}`, model: SHAPE.models[run % SHAPE.models.length], limit: 50 })).data
-          .length,
+        (await store.list({ keyId: `key_${(run * 7) % SHAPE.keys}`, model: SHAPE.models[run % SHAPE.models.length], limit: 50 }))
+          .data.length,
     ],
     ['one request by id', async (run) => ((await store.get(ids[run % ids.length])) ? 1 : 0)],
     ['spend by project per day, 30 days', async () => (await spend.spent(windows)).size],
@@ -209,7 +213,10 @@ export function formatLedgerBench(r: LedgerBenchResult, command: string): string
     '',
     `| query | p50 ms | p95 ms | rows | p95 under ${TARGETS.queryP95Ms} ms |`,
     '|---|---:|---:|---:|---|',
-    ...r.queries.map((q) => `| ${q.name} | ${q.p50Ms.toFixed(2)} | ${q.p95Ms.toFixed(2)} | ${q.rows} | ${q.p95Ms < TARGETS.queryP95Ms ? 'yes' : 'NO'} |`),
+    ...r.queries.map(
+      (q) =>
+        `| ${q.name} | ${q.p50Ms.toFixed(2)} | ${q.p95Ms.toFixed(2)} | ${q.rows} | ${q.p95Ms < TARGETS.queryP95Ms ? 'yes' : 'NO'} |`,
+    ),
     '',
     `Drop the oldest month: ${r.drop.partitions.join(', ')} (${r.drop.rows.toLocaleString('en')} rows) in ${r.drop.ms.toFixed(1)} ms, ${mb(r.drop.bytes)} returned`,
     `Bytes per million rows: table ${mb(r.bytesPerMillion.table)}, indexes ${mb(r.bytesPerMillion.indexes)}`,

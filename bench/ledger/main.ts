@@ -27,6 +27,7 @@ if (!databaseUrl) throw new Error('DATABASE_URL must name a PostgreSQL database 
 const result = await ledgerBench({ databaseUrl, rows, runs, insertBatches, log: (line) => process.stderr.write(`${line}\n`) });
 const report = formatLedgerBench(result, `npm run bench:ledger -- ${process.argv.slice(2).join(' ')}`.trim());
 console.log(report);
-if (values.out) writeFileSync(values.out, `# Ledger bench, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC\n\n${report}\n`);
+if (values.out)
+  writeFileSync(values.out, `# Ledger bench, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC\n\n${report}\n`);
 const pass = result.queries.every((q) => q.p95Ms < TARGETS.queryP95Ms) && result.rowBytes <= TARGETS.rowBytes;
 process.exitCode = pass ? 0 : 1;

@@ -67,6 +67,7 @@ export default defineConfig({
           { text: 'Scale out', link: '/operations/scale-out' },
           { text: 'Metrics, logs, traces', link: '/operations/observability' },
           { text: 'Check and reload the config', link: '/operations/reload' },
+          { text: 'The ledger at scale', link: '/operations/ledger-storage' },
           { text: 'Upgrade', link: '/operations/upgrade' },
           { text: 'Back up and restore', link: '/operations/backup' },
           { text: 'Troubleshoot', link: '/operations/troubleshoot' },
@@ -78,6 +79,7 @@ export default defineConfig({
           { text: 'Reliability', link: '/reliability/' },
           { text: 'Reliability report', link: '/reliability/report' },
           { text: 'Benchmarks', link: '/benchmarks/' },
+          { text: 'The ledger bench', link: '/benchmarks/ledger' },
         ],
       },
       {

@@ -406,7 +406,9 @@ const configObject = z.strictObject({
           rows_days: days.optional().describe('Keep ledger rows this many days (PostgreSQL: to the month); absent: for good.'),
           content_days: days
             .optional()
-            .describe('Keep stored prompts and completions this many days (never longer than their rows); absent: as their rows.'),
+            .describe(
+              'Keep stored prompts and completions this many days (never longer than their rows); absent: as their rows.',
+            ),
           rollups_days: z
             .strictObject({
               minute: days.default(2).describe('Per-minute rollups (the 24-hour charts).'),

@@ -75,7 +75,14 @@ export async function ensurePartitions<DB>(
   return created;
 }
 
-async function createPartition<DB>(db: Kysely<DB>, table: PartitionedTable, parent: string, name: string, from: number, to: number) {
+async function createPartition<DB>(
+  db: Kysely<DB>,
+  table: PartitionedTable,
+  parent: string,
+  name: string,
+  from: number,
+  to: number,
+) {
   const fallback = defaultPartitionOf(table);
   const { rows } = await sql<{ stray: boolean }>`
     select exists (select 1 from ${sql.table(fallback)} where created_at >= ${from} and created_at < ${to}) as stray`.execute(db);
@@ -104,7 +111,9 @@ export async function dropPartitionsBefore<DB>(
   const old = (await partitionsOf(db, table)).filter((p) => p.to <= cutoff);
   let bytes = 0;
   for (const { name } of old) {
-    const { rows } = await sql<{ bytes: number | string }>`select pg_total_relation_size(to_regclass(${name})) as bytes`.execute(db);
+    const { rows } = await sql<{ bytes: number | string }>`select pg_total_relation_size(to_regclass(${name})) as bytes`.execute(
+      db,
+    );
     bytes += Number(rows[0]?.bytes ?? 0);
     await sql`drop table ${sql.table(name)}`.execute(db);
   }

@@ -116,7 +116,9 @@ export class LedgerStore {
         .values(Array.from({ length: count }, () => LEDGER_PLACEHOLDER_ROW))
         // PostgreSQL's partitioned ledger is unique on (request_id, created_at) (its key must hold
         // the partition key); a record written twice has the same of both.
-        .onConflict((oc) => oc.columns(engineOf(this.db) === 'postgres' ? ['request_id', 'created_at'] : ['request_id']).doNothing())
+        .onConflict((oc) =>
+          oc.columns(engineOf(this.db) === 'postgres' ? ['request_id', 'created_at'] : ['request_id']).doNothing(),
+        )
         .returning('request_id')
         .compile();
       if (parameters.length !== count * LEDGER_COLUMNS) throw new Error('ledger insert: every column must be a bound parameter');

@@ -1,7 +1,13 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './database.ts';
 import { engineOf } from './engine-of.ts';
-import { aheadOf, defaultPartitionOf, dropPartitionsBefore, ensurePartitions, type PartitionedTable } from './ledger-partitions.ts';
+import {
+  aheadOf,
+  defaultPartitionOf,
+  dropPartitionsBefore,
+  ensurePartitions,
+  type PartitionedTable,
+} from './ledger-partitions.ts';
 import { ROLLUPS, type RollupPeriod } from './rollup-tables.ts';
 
 export type RollupResolution = 'minute' | 'hour' | 'day';
@@ -96,7 +102,9 @@ async function upkeepPostgres(db: Kysely<Database>, cutoffs: Cutoffs, now: numbe
       report.bytesFreed += bytes;
       const strays = await sql`
         delete from ${sql.table(defaultPartitionOf(table))} where ctid in (
-          select ctid from ${sql.table(defaultPartitionOf(table))} where created_at < ${cutoff} limit ${DEFAULT_PARTITION_BATCH})`.execute(trx);
+          select ctid from ${sql.table(defaultPartitionOf(table))} where created_at < ${cutoff} limit ${DEFAULT_PARTITION_BATCH})`.execute(
+        trx,
+      );
       report.deleted += Number(strays.numAffectedRows ?? 0);
     }
     // The rollups are small (a row a period and provider/model): a range delete on their key.

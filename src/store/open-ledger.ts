@@ -230,7 +230,8 @@ function startUpkeep(db: Kysely<Database>, retention: Retention, log: (message: 
     upkeepLedger(db, retention, Date.now()).then(
       (report) => {
         if (report.dropped.length > 0 || report.deleted > 0) {
-          const freed = report.dropped.length > 0 ? ` (${report.dropped.join(', ')}: ${Math.round(report.bytesFreed / 1e6)} MB)` : '';
+          const freed =
+            report.dropped.length > 0 ? ` (${report.dropped.join(', ')}: ${Math.round(report.bytesFreed / 1e6)} MB)` : '';
           log(`ledger: retention dropped ${report.dropped.length} partition(s)${freed}, deleted ${report.deleted} row(s)`);
         }
       },

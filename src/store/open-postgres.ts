@@ -1,4 +1,12 @@
-import { type DialectAdapter, Kysely, PostgresAdapter, type PostgresPool, type PostgresPoolClient, PostgresDialect, sql } from 'kysely';
+import {
+  type DialectAdapter,
+  Kysely,
+  PostgresAdapter,
+  type PostgresPool,
+  type PostgresPoolClient,
+  PostgresDialect,
+  sql,
+} from 'kysely';
 import pg from 'pg';
 import { classifyStoreError } from './classify-store-error.ts';
 import type { Database } from './database.ts';

@@ -93,7 +93,7 @@ function migrationContract(name: string, site: () => Promise<{ opened: OpenedDat
           const months = await partitionsOf(db, 'ledger');
           assert.ok(months.length >= 9, `a partition for every month from the first row's on (${months.length})`);
           const { rows } = await sql<{ n: number }>`select count(*)::int as n from ledger_default`.execute(db);
-          assert.equal(rows[0].n, 3, "the rows older than the partitions are in the default partition");
+          assert.equal(rows[0].n, 3, 'the rows older than the partitions are in the default partition');
         }
 
         // Read with its content, written to, and followed in write order as before.

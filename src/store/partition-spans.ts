@@ -7,7 +7,9 @@ export type Span = 'month' | 'day';
 /** The start of the span `ms` falls in. */
 export function spanStart(span: Span, ms: number): number {
   const d = new Date(ms);
-  return span === 'month' ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) : Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+  return span === 'month'
+    ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)
+    : Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
 }
 
 /** The start of the span after the one starting at `start`. */
