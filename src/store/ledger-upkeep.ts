@@ -63,13 +63,15 @@ export async function upkeepLedger(db: Kysely<Database>, retention: Retention, n
   return report;
 }
 
-interface Cutoffs {
+/** Epoch ms before which each kind goes; absent: kept. */
+export interface Cutoffs {
   rows?: number;
   content?: number;
   rollups: [RollupPeriod, number][];
 }
 
-function cutoffsOf(retention: Retention, now: number): Cutoffs {
+/** `ledger.retention` as cutoffs at `now`: content never outlives its rows. */
+export function cutoffsOf(retention: Retention, now: number): Cutoffs {
   const before = (days: number | undefined) => (days === undefined ? undefined : now - days * DAY_MS);
   const rows = before(retention.rowsDays);
   const content = before(retention.contentDays);
