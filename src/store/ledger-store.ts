@@ -72,9 +72,9 @@ export class LedgerStore {
    * Idempotent: a batch retried after an ambiguous failure does not duplicate rows, nor count
    * anything twice. One transaction writes the rows, then, for the rows it actually stored (a row
    * already there, from a retried batch or a journal replay, was counted when it was), their
-   * budget spend and their rollups (rollup-tables.ts): a row and what it adds are written
-   * together or not at all, and so is its content (ledger-content.ts). The rollups go last: their rows are shared by every writer, so their
-   * locks are held for the shortest time.
+   * budget spend, their content (ledger-content.ts) and their rollups (rollup-tables.ts): a row
+   * and what it adds are written together or not at all. The rollups go last: their rows are
+   * shared by every writer, so their locks are held for the shortest time.
    * The statement is compiled once per row count and only the values are bound per batch:
    * building Kysely's query tree for every batch cost ~4.5 us a row, as much as SQLite's
    * own insert (100k-row insert measurement on node:sqlite: ~11.5 -> ~7 us a row).
