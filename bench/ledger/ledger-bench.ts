@@ -24,6 +24,8 @@ export interface LedgerBenchOptions {
   runs: number;
   /** Batches of 500 records each of the two writers inserts. */
   insertBatches: number;
+  /** Leave the schema (and its rows) for a look at the plans; its name is logged. */
+  keep?: boolean;
   log: (line: string) => void;
 }
 
@@ -93,12 +95,13 @@ export async function ledgerBench(options: LedgerBenchOptions): Promise<LedgerBe
 
     const sizes = await sizesOf(db);
     const rowBytes = await averageRowBytes(db);
-    const oldest = (await partitionsOf(db, 'ledger'))[0];
+    // The rows start within a month: its partition and the first whole month after it go.
+    const month = (await partitionsOf(db, 'ledger'))[1];
     const { rows: inOldest } = await sql<{
       n: number;
-    }>`select count(*)::int as n from ledger where created_at < ${oldest.to}`.execute(db);
+    }>`select count(*)::int as n from ledger where created_at < ${month.to}`.execute(db);
     started = performance.now();
-    const dropped = await db.transaction().execute((trx) => dropPartitionsBefore(trx, 'ledger', oldest.to));
+    const dropped = await db.transaction().execute((trx) => dropPartitionsBefore(trx, 'ledger', month.to));
     const drop = { partitions: dropped.dropped, rows: inOldest[0].n, ms: performance.now() - started, bytes: dropped.bytes };
     log(
       `dropped ${drop.partitions.join(', ')} (${drop.rows} rows, ${(drop.bytes / 1e6).toFixed(1)} MB) in ${drop.ms.toFixed(1)} ms`,
@@ -115,7 +118,8 @@ export async function ledgerBench(options: LedgerBenchOptions): Promise<LedgerBe
     };
   } finally {
     await Promise.all(writers.map((w) => w.close()));
-    await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(admin.db);
+    if (options.keep) log(`kept schema ${schema}: drop it with DROP SCHEMA ${schema} CASCADE`);
+    else await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(admin.db);
     await admin.close();
   }
 }
@@ -218,7 +222,7 @@ export function formatLedgerBench(r: LedgerBenchResult, command: string): string
         `| ${q.name} | ${q.p50Ms.toFixed(2)} | ${q.p95Ms.toFixed(2)} | ${q.rows} | ${q.p95Ms < TARGETS.queryP95Ms ? 'yes' : 'NO'} |`,
     ),
     '',
-    `Drop the oldest month: ${r.drop.partitions.join(', ')} (${r.drop.rows.toLocaleString('en')} rows) in ${r.drop.ms.toFixed(1)} ms, ${mb(r.drop.bytes)} returned`,
+    `Drop the oldest month (and the partial one before it): ${r.drop.partitions.join(', ')} (${r.drop.rows.toLocaleString('en')} rows) in ${r.drop.ms.toFixed(1)} ms, ${mb(r.drop.bytes)} returned`,
     `Bytes per million rows: table ${mb(r.bytesPerMillion.table)}, indexes ${mb(r.bytesPerMillion.indexes)}`,
     `A row on disk (heap, content excluded): ${r.rowBytes.toFixed(0)} bytes of tuple; ${(r.bytesPerMillion.table / 1e6).toFixed(0)} bytes of table per row with page overhead (target ${TARGETS.rowBytes})`,
   ];

@@ -1,6 +1,6 @@
 /**
  * The ledger at a year's scale on PostgreSQL: `npm run bench:ledger -- [--rows 10000000] [--runs 50]
- * [--out file.md]` with DATABASE_URL set (docs/benchmarks/ledger.md). Works in a schema of its own,
+ * [--out file.md] [--keep]` with DATABASE_URL set (docs/benchmarks/ledger.md). Works in a schema of its own,
  * dropped at the end. Exits 1 when a query's p95 or a row's size misses its target.
  */
 import { writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '50' },
     'insert-batches': { type: 'string', default: '40' },
     out: { type: 'string' },
+    keep: { type: 'boolean', default: false },
   },
 });
 const rows = Number(values.rows);
@@ -24,7 +25,14 @@ if (!Number.isInteger(insertBatches) || insertBatches < 1) throw new Error('--in
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) throw new Error('DATABASE_URL must name a PostgreSQL database (the bench works in a schema of its own)');
 
-const result = await ledgerBench({ databaseUrl, rows, runs, insertBatches, log: (line) => process.stderr.write(`${line}\n`) });
+const result = await ledgerBench({
+  databaseUrl,
+  rows,
+  runs,
+  insertBatches,
+  keep: values.keep,
+  log: (line) => process.stderr.write(`${line}\n`),
+});
 const report = formatLedgerBench(result, `npm run bench:ledger -- ${process.argv.slice(2).join(' ')}`.trim());
 console.log(report);
 if (values.out)
