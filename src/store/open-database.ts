@@ -126,13 +126,17 @@ async function migrateInTransaction(
  * introspector calls has_schema_privilege per schema), so a schema another client drops during
  * that query fails it with "schema … does not exist" (3F000) naming that other schema, or
  * "relation "schema.table" does not exist" (42P01) naming one of its tables: another
- * app sharing the database, or a parallel test run cleaning up. Nothing of ours is wrong, and
+ * app sharing the database, or a parallel test run cleaning up; or "column … does not exist" from
+ * pg_get_serial_sequence, for a column another schema's migration dropped. Nothing of ours is wrong, and
  * migrations are idempotent, so that one error is retried.
  */
 export function droppedMeanwhile(error: unknown, ownSchema: string | undefined): boolean {
   if (!ownSchema || typeof error !== 'object' || error === null) return false;
-  const { code, message } = error as { code?: unknown; message?: unknown };
+  const { code, message, routine } = error as { code?: unknown; message?: unknown; routine?: unknown };
   if (typeof message !== 'string') return false;
+  // A column another schema's migration drops (0017 drops two) while the listing asks
+  // pg_get_serial_sequence of every column it read: never ours, which our lock keeps still.
+  if (code === '42703' && routine === 'pg_get_serial_sequence') return true;
   if (code === '3F000') return !message.includes(`"${ownSchema}"`);
   // Or the schema's table, dropped with it during the same listing: named with its schema.
   const table = code === '42P01' ? /^relation "([^".]+)\.[^"]+" does not exist/.exec(message) : null;
