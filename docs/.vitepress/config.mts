@@ -71,6 +71,7 @@ export default defineConfig({
           { text: 'Analytics export', link: '/operations/analytics-export' },
           { text: 'Check and reload the config', link: '/operations/reload' },
           { text: 'The audit log', link: '/operations/audit-log' },
+          { text: 'The ledger at scale', link: '/operations/ledger-storage' },
           { text: 'Upgrade', link: '/operations/upgrade' },
           { text: 'Back up and restore', link: '/operations/backup' },
           { text: 'Troubleshoot', link: '/operations/troubleshoot' },
@@ -82,6 +83,7 @@ export default defineConfig({
           { text: 'Reliability', link: '/reliability/' },
           { text: 'Reliability report', link: '/reliability/report' },
           { text: 'Benchmarks', link: '/benchmarks/' },
+          { text: 'The ledger bench', link: '/benchmarks/ledger' },
         ],
       },
       {

@@ -7,6 +7,7 @@ import { STREAM_PROFILE_NAMES } from './stream-profile-names.ts';
 // never silently ignored.
 
 const seconds = z.number().nonnegative();
+const days = z.number().int().positive();
 
 /** A copy of every ledger row as an OpenTelemetry log record (docs/operations/analytics-export.md). */
 const ledgerExport = z
@@ -404,6 +405,25 @@ const configObject = z.strictObject({
         .positive()
         .default(10_000)
         .describe('PostgreSQL: give up on a query after this long (ends a query on a half-open connection).'),
+      pool_size: z
+        .number()
+        .int()
+        .positive()
+        .default(4)
+        .describe(
+          'PostgreSQL: connections each process keeps at most for queries (plus one while migrating, one listening for key changes).',
+        ),
+      listen: z
+        .boolean()
+        .default(true)
+        .describe('PostgreSQL: hear key changes from other instances at once (LISTEN); off: within auth.key_cache_ttl_s.'),
+      listen_url: z
+        .string()
+        .optional()
+        .transform((url) => url || undefined)
+        .describe(
+          'PostgreSQL: where LISTEN connects, when database_url is a transaction-mode pooler (LISTEN needs a session: the server itself or a session-mode pool); default: database_url.',
+        ),
     })
     .prefault({})
     .describe("Where the ledger, keys, stored responses and budgets' spend are kept."),
@@ -420,6 +440,25 @@ const configObject = z.strictObject({
         .positive()
         .default(16_384)
         .describe('The cap on stored prompt and completion text, in characters.'),
+      retention: z
+        .strictObject({
+          rows_days: days.optional().describe('Keep ledger rows this many days (PostgreSQL: to the month); absent: for good.'),
+          content_days: days
+            .optional()
+            .describe(
+              'Keep stored prompts and completions this many days (never longer than their rows); absent: as their rows.',
+            ),
+          rollups_days: z
+            .strictObject({
+              minute: days.default(2).describe('Per-minute rollups (the 24-hour charts).'),
+              hour: days.optional().describe('Per-hour rollups; absent: for good.'),
+              day: days.optional().describe('Per-day rollups; absent: for good.'),
+            })
+            .prefault({})
+            .describe('Days each rollup resolution is kept.'),
+        })
+        .prefault({})
+        .describe('How long the ledger keeps what (docs/operations/retention.md); applied by every instance every 10 minutes.'),
       flush_interval_ms: z.number().int().positive().default(200).describe('Records are written in a batch at least this often.'),
       batch_size: z.number().int().positive().default(500).describe('At most this many records in one batch.'),
       max_buffered: z

@@ -193,7 +193,8 @@ export function createGateway(
         context.relayedIds = stores.relayedIds;
         governance.attach(new GovernanceStore(stores.database));
         audit.attach(new AuditStore(stores.database));
-        if (config.store.database_url) void listenForChanges(config.store.database_url, stores.database);
+        const listenUrl = config.store.listen_url ?? config.store.database_url;
+        if (listenUrl && config.store.listen) void listenForChanges(listenUrl, stores.database);
         limits.attachStore(stores.database);
         consoleState.attachStore(stores.database);
       }),

@@ -31,8 +31,6 @@ export interface LedgerTable {
   error_code: string | null;
   error_message: string | null;
   finish_reason: string | null;
-  prompt: string | null;
-  completion: string | null;
   /** The caller's project (migration 0005); null for the master key and older rows. */
   project_id: string | null;
   /** The upstream's request id (migration 0006). */
@@ -45,8 +43,20 @@ export interface LedgerTable {
   attempts: string | null;
   /** sluice's own time on the request, ms (migration 0011). */
   overhead_ms: number | null;
-  /** JSON: the request's tags (migration 0017); null: none. */
+  /** JSON: the request's tags (migration 0018); null: none. */
   tags: string | null;
+}
+
+/**
+ * The prompt and completion of a request, when ledger.store_content is on (migration 0021): apart
+ * from the ledger so they have a retention of their own, and the ledger's rows stay small.
+ */
+export interface LedgerContentTable {
+  request_id: string;
+  /** The ledger row's created_at: the partition key on PostgreSQL, and what a read finds it by. */
+  created_at: number;
+  prompt: string | null;
+  completion: string | null;
 }
 
 /** Responses created through sluice, for GET /v1/responses/{id} and previous_response_id. */
@@ -165,6 +175,7 @@ export interface AuditLogTable {
 
 export interface Database {
   ledger: LedgerTable;
+  ledger_content: LedgerContentTable;
   responses: ResponsesTable;
   relayed_ids: RelayedIdsTable;
   rejections: RejectionsTable;

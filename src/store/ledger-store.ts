@@ -3,7 +3,9 @@ import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import { addSpend } from './budget-spend.ts';
 import type { Database, LedgerTable } from './database.ts';
 import { InvalidLedgerQuery } from './invalid-ledger-query.ts';
-import { addRollups, pruneMinutes } from './rollup-tables.ts';
+import { engineOf } from './engine-of.ts';
+import { attachContent, insertContent } from './ledger-content.ts';
+import { addRollups } from './rollup-tables.ts';
 import type { SpendCell } from './spend-cells.ts';
 import { addSpendRollups, readSpend, type SpendFilter, type SpendPeriod } from './spend-tables.ts';
 import { type LedgerSelect, type WriteOrder, writeOrderOf } from './write-order.ts';
@@ -58,17 +60,11 @@ const INSERT_CHUNK = 100;
 /** Ids per lookup of storedIds: well under both engines' bound-parameter limits. */
 const ID_CHUNK = 500;
 
-/** How often each process prunes per-minute rollups past their retention (each time bounded). */
-const PRUNE_EVERY_MS = 60_000;
-
 /** The ledger's queries: one implementation over Kysely for node:sqlite and PostgreSQL alike. */
 export class LedgerStore {
   private readonly db: Kysely<Database>;
   /** INSERT text per row count, compiled by Kysely for the engine's placeholders. */
   private readonly insertSql = new Map<number, string>();
-  /** When this process last pruned old per-minute rollups (0: not yet). */
-  private prunedAt = 0;
-
   private readonly writeOrder: WriteOrder;
 
   constructor(db: Kysely<Database>) {
@@ -80,16 +76,15 @@ export class LedgerStore {
    * Idempotent: a batch retried after an ambiguous failure does not duplicate rows, nor count
    * anything twice. One transaction writes the rows, then, for the rows it actually stored (a row
    * already there, from a retried batch or a journal replay, was counted when it was), their
-   * budget spend and their rollups (rollup-tables.ts): a row and what it adds are written
-   * together or not at all. The rollups go last: their rows are shared by every writer, so their
-   * locks are held for the shortest time.
+   * budget spend, their content (ledger-content.ts) and their rollups (rollup-tables.ts): a row
+   * and what it adds are written together or not at all. The rollups go last: their rows are
+   * shared by every writer, so their locks are held for the shortest time.
    * The statement is compiled once per row count and only the values are bound per batch:
    * building Kysely's query tree for every batch cost ~4.5 us a row, as much as SQLite's
    * own insert (100k-row insert measurement on node:sqlite: ~11.5 -> ~7 us a row).
    */
   async insert(records: readonly LedgerRecord[]): Promise<void> {
     const now = Date.now();
-    const prune = now - this.prunedAt >= PRUNE_EVERY_MS;
     await this.db.transaction().execute(async (trx) => {
       const inserted = new Set<string>();
       for (let i = 0; i < records.length; i += INSERT_CHUNK) {
@@ -103,11 +98,10 @@ export class LedgerStore {
         stored.flatMap((r) => r.budgetSpend ?? []),
         now,
       );
+      await insertContent(trx, stored);
       await addRollups(trx, stored, now);
       await addSpendRollups(trx, stored);
-      if (prune) await pruneMinutes(trx, now);
     });
-    if (prune) this.prunedAt = now;
   }
 
   /** The request ids the insert stored (none for a row already there). */
@@ -125,7 +119,11 @@ export class LedgerStore {
       const { sql, parameters } = this.db
         .insertInto('ledger')
         .values(Array.from({ length: count }, () => LEDGER_PLACEHOLDER_ROW))
-        .onConflict((oc) => oc.column('request_id').doNothing())
+        // PostgreSQL's partitioned ledger is unique on (request_id, created_at) (its key must hold
+        // the partition key); a record written twice has the same of both.
+        .onConflict((oc) =>
+          oc.columns(engineOf(this.db) === 'postgres' ? ['request_id', 'created_at'] : ['request_id']).doNothing(),
+        )
         .returning('request_id')
         .compile();
       if (parameters.length !== count * LEDGER_COLUMNS) throw new Error('ledger insert: every column must be a bound parameter');
@@ -151,7 +149,7 @@ export class LedgerStore {
 
   async get(requestId: string): Promise<LedgerRecord | undefined> {
     const row = await this.db.selectFrom('ledger').selectAll().where('request_id', '=', requestId).executeTakeFirst();
-    return row ? fromRow(row) : undefined;
+    return row ? (await attachContent(this.db, [fromRow(row)]))[0] : undefined;
   }
 
   /**
@@ -198,7 +196,7 @@ export class LedgerStore {
     } else {
       rows = await newestFirst(undefined).execute();
     }
-    const page = rows.slice(0, limit).map(fromRow);
+    const page = await attachContent(this.db, rows.slice(0, limit).map(fromRow));
     const last = page.at(-1);
     return { data: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null, followCursor };
   }
@@ -216,7 +214,10 @@ export class LedgerStore {
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
-      data: page.map((r) => fromRow(r.row)),
+      data: await attachContent(
+        this.db,
+        page.map((r) => fromRow(r.row)),
+      ),
       nextCursor: last ? this.writeOrder.encode(last.position) : (q.after ?? this.writeOrder.encode(from)),
       hasMore: rows.length > limit,
     };
@@ -324,8 +325,6 @@ function toRow(r: LedgerRecord): LedgerTable {
     error_code: r.errorCode,
     error_message: r.errorMessage,
     finish_reason: r.finishReason,
-    prompt: r.prompt,
-    completion: r.completion,
     project_id: r.projectId,
     upstream_request_id: r.upstreamRequestId ?? null,
     upstream_error_type: r.upstreamErrorType ?? null,
@@ -337,6 +336,7 @@ function toRow(r: LedgerRecord): LedgerTable {
   };
 }
 
+/** The record of a ledger row, without its content (attachContent adds it). */
 function fromRow(row: Selectable<LedgerTable>): LedgerRecord {
   return {
     requestId: row.request_id,
@@ -367,8 +367,8 @@ function fromRow(row: Selectable<LedgerTable>): LedgerRecord {
     errorCode: row.error_code,
     errorMessage: row.error_message,
     finishReason: row.finish_reason,
-    prompt: row.prompt,
-    completion: row.completion,
+    prompt: null,
+    completion: null,
     projectId: row.project_id,
     upstreamRequestId: row.upstream_request_id,
     upstreamErrorType: row.upstream_error_type,

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import { engineOf } from './engine-of.ts';
+import { partitionLedgerDown, partitionLedgerUp } from './partition-ledger.ts';
 import { backfillRollup, HISTOGRAM_COLUMNS, MINUTES_KEPT_MS } from './rollup-tables.ts';
 import { backfillSpend, dimensionsOf, SPEND_ROLLUPS } from './spend-tables.ts';
 
@@ -495,6 +496,11 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('audit_log').execute();
     },
   },
+  /**
+   * Stored prompts and completions in a table of their own, with their own retention; on
+   * PostgreSQL the ledger and that table partitioned by time (partition-ledger.ts).
+   */
+  '0021_ledger_partitions_content': { up: partitionLedgerUp, down: partitionLedgerDown },
 };
 
 /**
@@ -519,6 +525,7 @@ export const SLUICE_TABLES = [
   'spend_tag_days',
   'users',
   'audit_log',
+  'ledger_content',
 ] as const;
 
 export const migrationProvider: MigrationProvider = {

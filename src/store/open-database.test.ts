@@ -16,6 +16,11 @@ describe('droppedMeanwhile', () => {
     const table = (name: string) => Object.assign(new Error(`relation "${name}" does not exist`), { code: '42P01' });
     assert.equal(droppedMeanwhile(table('other_app.t'), 'sluice'), true);
     assert.equal(droppedMeanwhile(table('sluice.ledger'), 'sluice'), false);
+    const column = Object.assign(new Error('column "prompt" of relation "ledger" does not exist'), {
+      code: '42703',
+      routine: 'pg_get_serial_sequence',
+    });
+    assert.equal(droppedMeanwhile(column, 'sluice'), true, "another schema's column dropped while listed");
   });
 
   it('is not our own schema missing, another error, or SQLite', () => {

@@ -66,9 +66,12 @@ const MIGRATE_ATTEMPTS = 25;
  */
 export async function migrateStore(opened: OpenedDatabase, target?: string, where?: string): Promise<MigrationResultSet> {
   const schema = opened.engine === 'postgres' ? await currentSchema(opened.db) : undefined;
-  const migrator = new Migrator({ db: opened.db, provider: migrationProvider, migrationTableSchema: schema });
+  const migrate = (db: Kysely<Database>) => {
+    const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema });
+    return target ? migrator.migrateTo(target) : migrator.migrateToLatest();
+  };
   for (let attempt = 1; ; attempt++) {
-    const result = await (target ? migrator.migrateTo(target) : migrator.migrateToLatest());
+    const result = await (opened.engine === 'postgres' ? migrateInTransaction(opened.db, migrate) : migrate(opened.db));
     if (!result.error) return result;
     if (attempt === MIGRATE_ATTEMPTS || !droppedMeanwhile(result.error, schema)) {
       // Looked for after a failure only: on SQLite (no migration lock) another process migrating
@@ -86,18 +89,54 @@ export async function migrateStore(opened: OpenedDatabase, target?: string, wher
   }
 }
 
+/** Thrown to roll a failed migration run back; carries its result. */
+class RolledBack extends Error {
+  readonly result: MigrationResultSet;
+  constructor(result: MigrationResultSet) {
+    super('migration failed');
+    this.result = result;
+  }
+}
+
+/**
+ * PostgreSQL: the whole run in one transaction, which first takes the migration lock at
+ * transaction level (open-postgres.ts says why not Kysely's session lock): instances starting
+ * together wait for it, and find the migrations done. Taken before the migrator looks for its
+ * own tables, so no two instances create those at once either.
+ */
+async function migrateInTransaction(
+  db: Kysely<Database>,
+  migrate: (db: Kysely<Database>) => Promise<MigrationResultSet>,
+): Promise<MigrationResultSet> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await trx.getExecutor().adapter.acquireMigrationLock(trx, { lockTable: '', lockRowId: '' });
+      const result = await migrate(trx);
+      if (result.error) throw new RolledBack(result);
+      return result;
+    });
+  } catch (err) {
+    if (err instanceof RolledBack) return err.result;
+    throw err;
+  }
+}
+
 /**
  * Kysely's Migrator looks for its tables by listing every table of every schema (its
  * introspector calls has_schema_privilege per schema), so a schema another client drops during
  * that query fails it with "schema … does not exist" (3F000) naming that other schema, or
  * "relation "schema.table" does not exist" (42P01) naming one of its tables: another
- * app sharing the database, or a parallel test run cleaning up. Nothing of ours is wrong, and
+ * app sharing the database, or a parallel test run cleaning up; or "column … does not exist" from
+ * pg_get_serial_sequence, for a column another schema's migration dropped. Nothing of ours is wrong, and
  * migrations are idempotent, so that one error is retried.
  */
 export function droppedMeanwhile(error: unknown, ownSchema: string | undefined): boolean {
   if (!ownSchema || typeof error !== 'object' || error === null) return false;
-  const { code, message } = error as { code?: unknown; message?: unknown };
+  const { code, message, routine } = error as { code?: unknown; message?: unknown; routine?: unknown };
   if (typeof message !== 'string') return false;
+  // A column another schema's migration drops (0021 drops two) while the listing asks
+  // pg_get_serial_sequence of every column it read: never ours, which our lock keeps still.
+  if (code === '42703' && routine === 'pg_get_serial_sequence') return true;
   if (code === '3F000') return !message.includes(`"${ownSchema}"`);
   // Or the schema's table, dropped with it during the same listing: named with its schema.
   const table = code === '42P01' ? /^relation "([^".]+)\.[^"]+" does not exist/.exec(message) : null;

@@ -6,6 +6,7 @@ import { describeStoreError } from './classify-store-error.ts';
 import type { Database } from './database.ts';
 import { LedgerJournal, type RequestJournal } from './ledger-journal.ts';
 import { LedgerStore } from './ledger-store.ts';
+import { type Retention, upkeepLedger } from './ledger-upkeep.ts';
 import { LedgerWriter } from './ledger-writer.ts';
 import { SpillFiles } from './ledger-spill.ts';
 import { openDatabase } from './open-database.ts';
@@ -27,6 +28,8 @@ export interface LedgerSettings {
   spillDir?: string;
   /** How long a shutdown may spend writing what is buffered before it gives up on it. */
   shutdownFlushMs: number;
+  /** What the upkeep keeps (ledger-upkeep.ts); none: nothing is dropped, and no partition made ahead. */
+  retention?: Retention;
   log: (message: string) => void;
   /** Called once the store is open (at start, or later after retries), with its readers. */
   onOpen?: (stores: {
@@ -78,6 +81,12 @@ export function ledgerSettings(config: Config, log: (message: string) => void, o
       path: store.path,
       connectTimeoutMs: store.connect_timeout_ms,
       queryTimeoutMs: store.query_timeout_ms,
+      poolSize: store.pool_size,
+    },
+    retention: {
+      rowsDays: ledger.retention.rows_days,
+      contentDays: ledger.retention.content_days,
+      rollupDays: ledger.retention.rollups_days,
     },
     writer: { flushIntervalMs: ledger.flush_interval_ms, batchSize: ledger.batch_size, maxBuffered: ledger.max_buffered },
     journal: journalDir ? { dir: journalDir, syncMs: ledger.journal_sync_ms, progressMs: ledger.journal_progress_ms } : undefined,
@@ -120,6 +129,7 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
   let relayedIds: RelayedIdsStore | undefined;
   let closing = false;
   let retryTimer: NodeJS.Timeout | undefined;
+  let upkeepTimer: NodeJS.Timeout | undefined;
   let attempts = 0;
   /** Set once startLedger has returned: from then on every failure is retried. */
   let serving = false;
@@ -162,6 +172,7 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
       log(`ledger: the store (${where}) is open after ${attempts} attempts; writing the ${writer.pending} record(s) that waited`);
     writer.attach(ledgerStore);
     rejections.attach(new RejectionStore(db.db));
+    if (settings.retention) upkeepTimer = startUpkeep(db.db, settings.retention, log);
     isOpen = true;
     markOpened();
     return true;
@@ -198,6 +209,7 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
     async close() {
       closing = true;
       clearTimeout(retryTimer);
+      clearInterval(upkeepTimer);
       await writer.close(settings.shutdownFlushMs);
       await rejections.close(1_000);
       // Responses saves end within the query timeout; this only bounds a store that is gone.
@@ -207,6 +219,28 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
       await database?.close();
     },
   };
+}
+
+/** How often each process runs the ledger's upkeep (each run bounded; one instance at a time on PostgreSQL). */
+const UPKEEP_EVERY_MS = 10 * 60_000;
+
+/** Runs the upkeep now and every UPKEEP_EVERY_MS; logs what it dropped, and its failures (retried next time). */
+function startUpkeep(db: Kysely<Database>, retention: Retention, log: (message: string) => void): NodeJS.Timeout {
+  const run = () =>
+    upkeepLedger(db, retention, Date.now()).then(
+      (report) => {
+        if (report.dropped.length > 0 || report.deleted > 0) {
+          const freed =
+            report.dropped.length > 0 ? ` (${report.dropped.join(', ')}: ${Math.round(report.bytesFreed / 1e6)} MB)` : '';
+          log(`ledger: retention dropped ${report.dropped.length} partition(s)${freed}, deleted ${report.deleted} row(s)`);
+        }
+      },
+      (err: unknown) => log(`ledger: upkeep failed (${describeStoreError(err)}); tried again in ${UPKEEP_EVERY_MS / 60_000} min`),
+    );
+  void run();
+  const timer = setInterval(() => void run(), UPKEEP_EVERY_MS);
+  timer.unref();
+  return timer;
 }
 
 /** Where the store is, for log lines: never the password of a database URL. */

@@ -1,4 +1,12 @@
-import { Kysely, type PostgresPool, type PostgresPoolClient, PostgresDialect } from 'kysely';
+import {
+  type DialectAdapter,
+  Kysely,
+  PostgresAdapter,
+  type PostgresPool,
+  type PostgresPoolClient,
+  PostgresDialect,
+  sql,
+} from 'kysely';
 import pg from 'pg';
 import { classifyStoreError } from './classify-store-error.ts';
 import type { Database } from './database.ts';
@@ -22,7 +30,7 @@ function poolOptions(location: StoreLocation, use: 'queries' | 'migrations'): pg
   const queryTimeoutMs = location.queryTimeoutMs ?? 10_000;
   return {
     connectionString: location.databaseUrl,
-    max: use === 'queries' ? 4 : 1,
+    max: use === 'queries' ? (location.poolSize ?? 4) : 1,
     types: pgTypes as pg.CustomTypesConfig,
     connectionTimeoutMillis: location.connectTimeoutMs ?? 5_000,
     idleTimeoutMillis: 30_000,
@@ -52,7 +60,7 @@ export function openPostgres(location: StoreLocation, use: 'queries' | 'migratio
     client.on('error', () => {});
   });
   pool.on('remove', (client) => clients.delete(client));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardBrokenClients(pool) }) });
+  const db = new Kysely<Database>({ dialect: new PoolerSafeDialect({ pool: discardBrokenClients(pool) }) });
   return {
     db,
     engine: 'postgres',
@@ -64,6 +72,30 @@ export function openPostgres(location: StoreLocation, use: 'queries' | 'migratio
       if (result === 'timeout') for (const client of clients) client.connection.stream.destroy();
     },
   };
+}
+
+/**
+ * Kysely's migration lock is a session-level advisory lock taken before its transaction and
+ * released after: behind a transaction-mode pooler (PgBouncer) the lock, the transaction and the
+ * unlock may each run on a different server connection, and a lock left on one blocks every
+ * later start for Kysely's hour of lock_timeout. This one is transaction-level, so it ends with
+ * the transaction whatever happens; migrateStore runs the migrator inside a transaction for it.
+ * Its key holds the schema: deployments in schemas of one database migrate independently.
+ */
+class TransactionLockAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtext('sluice.migrations:' || current_schema()))`.execute(db);
+  }
+
+  override async releaseMigrationLock(): Promise<void> {
+    // Released by the transaction's end.
+  }
+}
+
+class PoolerSafeDialect extends PostgresDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionLockAdapter();
+  }
 }
 
 /**

@@ -12,7 +12,8 @@ import { LedgerWriter } from './ledger-writer.ts';
 import { migrateStore, openDatabase } from './open-database.ts';
 import type { OpenedDatabase, StoreLocation } from './store-location.ts';
 import { type RollupCell, summarize } from './rollup-cells.ts';
-import { addRollups, MINUTES_KEPT_MS, pruneMinutes, ROLLUPS, type RollupPeriod, readRollups } from './rollup-tables.ts';
+import { upkeepLedger } from './ledger-upkeep.ts';
+import { addRollups, MINUTES_KEPT_MS, ROLLUPS, type RollupPeriod, readRollups } from './rollup-tables.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -135,18 +136,16 @@ function rollupContract(name: string, location: () => Promise<StoreLocation>, { 
       }
     });
 
-    it('keeps per-minute rows 48 hours (pruned at most an hour of them at a time) and per-hour rows', async () => {
+    it("keeps per-minute rows as long as ledger.retention says (the upkeep's range delete), and per-hour rows", async () => {
       const now = Date.now();
       const old = Math.floor((now - MINUTES_KEPT_MS - 3 * HOUR) / HOUR) * HOUR;
       const oldRecords = [0, 30, 90, 150].map((m) => rec(`old-${m}`, { createdAt: old + m * MINUTE }));
       // Written back when they were recent...
       await db.db.transaction().execute((trx) => addRollups(trx, oldRecords, old + 3 * HOUR));
       assert.equal((await read('minutes')).length, 4);
-      // ...pruned now, the oldest hour's minutes first.
-      assert.equal(await db.db.transaction().execute((trx) => pruneMinutes(trx, now)), 2);
-      assert.equal(await pruneMinutes(db.db, now), 1);
-      assert.equal(await pruneMinutes(db.db, now), 1);
-      assert.equal(await pruneMinutes(db.db, now), 0);
+      // ...kept while their retention lasts, deleted by the upkeep after it.
+      assert.equal((await upkeepLedger(db.db, { rollupDays: { minute: 3 } }, now)).deleted, 0);
+      assert.equal((await upkeepLedger(db.db, { rollupDays: { minute: 2 } }, now)).deleted, 4);
       assert.deepEqual(await read('minutes'), []);
       assert.deepEqual(await read('hours'), expected(oldRecords, 'hours'));
       // A record that old arriving now (a journal replayed after a long stop) counts in its hour only.

@@ -17,9 +17,11 @@ export const ROLLUPS = {
 export type RollupPeriod = keyof typeof ROLLUPS;
 
 /**
- * Per-minute rows are kept 48 hours: twice the longest per-minute range the console reads (24
- * hours), so a day's charts never miss their first hours. Per-hour rows are kept as long as the
- * ledger (one row per hour and provider/model in use, ~8.8k a year per pair).
+ * Per-minute rows are kept 48 hours by default (ledger.retention.rollups_days.minute, applied by
+ * ledger-upkeep.ts): twice the longest per-minute range the console reads (24 hours), so a day's
+ * charts never miss their first hours. Records older than this (replayed from a journal after a
+ * long stop) add to the hours only. Per-hour rows are kept for good by default (one row per hour
+ * and provider/model in use, ~8.8k a year per pair).
  */
 export const MINUTES_KEPT_MS = 48 * 3_600_000;
 
@@ -111,19 +113,6 @@ export async function readRollups(db: Kysely<Database>, period: RollupPeriod, si
   const { table, column } = ROLLUPS[period];
   const rows = await (db as unknown as Kysely<RollupDatabase>).selectFrom(table).selectAll().where(column, '>=', since).execute();
   return rows.map((row) => cellOf(column, row));
-}
-
-/**
- * Deletes per-minute rows older than MINUTES_KEPT_MS, at most the oldest hour of them per call
- * (bounded work on a batch's transaction, even after a long stop); returns how many.
- */
-export async function pruneMinutes(db: Kysely<Database>, now: number): Promise<number> {
-  const result = await sql`
-    delete from ledger_minutes
-    where minute < ${now - MINUTES_KEPT_MS}
-      and minute < (select min(minute) from ledger_minutes) + ${ROLLUPS.hours.periodMs}
-  `.execute(db);
-  return Number(result.numAffectedRows ?? 0);
 }
 
 /**

@@ -6,7 +6,7 @@ import { FAILED } from './rollup-cells.ts';
 import { type SpendCell, summarizeSpend } from './spend-cells.ts';
 
 /**
- * The spend report's rollups of the ledger (migration 0017), per hour and per day (UTC), per
+ * The spend report's rollups of the ledger (migration 0018), per hour and per day (UTC), per
  * project, key and provider/model: `spend_hours` and `spend_days` count each request once;
  * `spend_tag_hours` and `spend_tag_days` count it once in each of its tags (an untagged one in
  * tag ''), so group-by-tag reads them and every total reads the untagged ones. Written in each
@@ -132,7 +132,7 @@ export async function readSpend(db: Kysely<Database>, period: SpendPeriod, byTag
 }
 
 /**
- * Fills the four tables from the ledger (migration 0017, on an upgraded store): the same sums as
+ * Fills the four tables from the ledger (migration 0018, on an upgraded store): the same sums as
  * addSpendRollups, with every row untagged (the ledger had no tags before).
  */
 export async function backfillSpend(db: Kysely<unknown>): Promise<void> {

@@ -18,6 +18,8 @@ export interface StoreLocation {
    * ends a query on a half-open connection, where no answer and no error ever comes.
    */
   queryTimeoutMs?: number;
+  /** PostgreSQL: connections of the query pool (default 4): the process's share of the connection budget. */
+  poolSize?: number;
 }
 
 export interface OpenedDatabase {
