@@ -81,28 +81,3 @@ export async function generateRows(
     progress(to);
   }
 }
-
-/**
- * The spend of every project's day windows over the generated days (what the ledger writer adds
- * up in budget_spend as requests settle), for the spend-by-project-per-day read.
- */
-export async function generateSpend(db: Kysely<Database>, now: number): Promise<void> {
-  const today = Math.floor(now / 86_400_000);
-  await sql`
-    insert into budget_spend (window_id, subject, period, window_start, spent_usd, updated_at)
-    select 'project:proj_' || p || ':day:' || to_char(to_timestamp(d * 86400) at time zone 'UTC', 'YYYY-MM-DD'),
-      'project:proj_' || p, 'day', d * 86400000, 1 + (p * 37 + d) % 50, ${now}
-    from generate_series(0, ${SHAPE.projects - 1}) p, generate_series(${today - SHAPE.days}::bigint, ${today}::bigint) d`.execute(
-    db,
-  );
-}
-
-/** The day windows of every project over the last `days` days (UTC), as budget-windows.ts names them. */
-export function projectDayWindows(now: number, days: number): string[] {
-  const ids: string[] = [];
-  for (let d = 0; d < days; d++) {
-    const label = new Date(now - d * 86_400_000).toISOString().slice(0, 10);
-    for (let p = 0; p < SHAPE.projects; p++) ids.push(`project:proj_${p}:day:${label}`);
-  }
-  return ids;
-}

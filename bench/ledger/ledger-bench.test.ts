@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { databaseUrl, noPostgres } from '../../test/helpers/postgres.ts';
+import { SHAPE } from './generate-rows.ts';
 import { formatLedgerBench, ledgerBench } from './ledger-bench.ts';
 
 // The bench of a year's ledger (npm run bench:ledger) at a few thousand rows, so it cannot rot:
@@ -15,7 +16,7 @@ describe('the ledger bench at a few thousand rows', { skip: noPostgres }, () => 
       'request log, first page': 50,
       'request log, a key and a model': rowsOf['request log, a key and a model'],
       'one request by id': 1,
-      'spend by project per day, 30 days': 3_000,
+      'spend by project per day, 30 days': SHAPE.projects,
       'per-minute charts, 24 hours': rowsOf['per-minute charts, 24 hours'],
     });
     assert.ok(rowsOf['per-minute charts, 24 hours'] > 0, 'the minute rollups hold the last day');
