@@ -13,7 +13,7 @@ export interface LedgerRecord {
   model: string;
   /** What the client named (alias or provider/model). */
   requestedModel: string;
-  surface: 'chat' | 'responses' | 'messages' | 'embeddings';
+  surface: 'chat' | 'responses' | 'messages' | 'embeddings' | 'mcp';
   streamed: boolean;
   inputTokens: number;
   cachedInputTokens: number;
@@ -62,6 +62,9 @@ export interface LedgerRecord {
   budgetSpend?: BudgetSpend[] | null;
   /** sluice's own time on the request in ms (pipeline/overhead-clock.ts); null when it never got that far. */
   overheadMs?: number | null;
+  /** An MCP tool call's arguments and result, as JSON bytes (surface `mcp`); null on model requests. */
+  bytesIn?: number | null;
+  bytesOut?: number | null;
 }
 
 /** One budget window's share of a request's cost (governance/budgets/budget-windows.ts names the window). */

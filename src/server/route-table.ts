@@ -18,7 +18,7 @@ export interface RouteCall {
 }
 
 export interface Route {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /**
    * An exact path; (with `param`) a prefix ending in `/` followed by one parameter; or a template
    * whose `{name}` segments each match one non-empty segment (`/{project}/{endpoint}/v1/responses`).

@@ -39,6 +39,7 @@ import { handlePriceUsed } from '../console/price-used.ts';
 import { serveConsoleFile } from '../console/static-files.ts';
 import { handleUsage } from '../console/usage.ts';
 import { handleListModels } from './routes/models.ts';
+import { handleMcp } from './routes/mcp.ts';
 import { handleMetrics } from './routes/metrics.ts';
 import { handleReload } from './routes/reload.ts';
 import { handleGetRequest, handleListRequests, LIST_REQUESTS_QUERY } from './routes/requests.ts';
@@ -166,6 +167,11 @@ export const routes: readonly Route[] = [
     auth: 'model',
     handle: endpointModelRoute(() => createEmbeddings),
   },
+  // The MCP gateway (docs/api/mcp.md): MCP's Streamable HTTP transport, POST, GET and DELETE.
+  ...(['POST', 'GET', 'DELETE'] as const).flatMap((method): Route[] => [
+    { method, path: '/mcp', auth: 'key', noStore: true, handle: handleMcp },
+    { method, path: '/{project}/{endpoint}/mcp', auth: 'key', noStore: true, handle: handleMcp },
+  ]),
   {
     method: 'GET',
     path: '/v1/responses/',

@@ -45,6 +45,9 @@ export interface LedgerTable {
   attempts: string | null;
   /** sluice's own time on the request, ms (migration 0011). */
   overhead_ms: number | null;
+  /** An MCP tool call's arguments and result in JSON bytes (migration 0017); null on model requests. */
+  bytes_in: number | null;
+  bytes_out: number | null;
 }
 
 /** Responses created through sluice, for GET /v1/responses/{id} and previous_response_id. */

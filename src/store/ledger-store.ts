@@ -316,6 +316,8 @@ function toRow(r: LedgerRecord): LedgerTable {
     billing: r.billing ?? null,
     attempts: r.attempts ? JSON.stringify(r.attempts) : null,
     overhead_ms: r.overheadMs ?? null,
+    bytes_in: r.bytesIn ?? null,
+    bytes_out: r.bytesOut ?? null,
   };
 }
 
@@ -358,5 +360,7 @@ function fromRow(row: Selectable<LedgerTable>): LedgerRecord {
     billing: row.billing as LedgerRecord['billing'],
     attempts: row.attempts ? (JSON.parse(row.attempts) as LedgerRecord['attempts']) : null,
     overheadMs: row.overhead_ms === null ? null : Number(row.overhead_ms),
+    bytesIn: nullableCount(row.bytes_in),
+    bytesOut: nullableCount(row.bytes_out),
   };
 }

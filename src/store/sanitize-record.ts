@@ -69,6 +69,8 @@ export function sanitizeRecord(input: LedgerRecord): { record: LedgerRecord; cha
     billing: nullableText(r.billing, TEXT_CAPS.label) as LedgerRecord['billing'],
     attempts: storableAttempts(r.attempts),
     overheadMs: storableOverhead(r.overheadMs),
+    bytesIn: optionalCount(r.bytesIn),
+    bytesOut: optionalCount(r.bytesOut),
   };
   // Only on records that carry it (not a column: a record read back from the store has none).
   const spend = storableSpend(r.budgetSpend);

@@ -40,6 +40,8 @@ export function ledgerRecord(overrides: Partial<LedgerRecord> = {}): LedgerRecor
     upstreamErrorCode: null,
     attempts: null,
     overheadMs: 0.42,
+    bytesIn: null,
+    bytesOut: null,
     ...overrides,
   };
 }
