@@ -9,7 +9,7 @@ export const MCP_SERVER_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$/;
 const oauthSchema = z.strictObject({
   token_url: z.url().describe('The token endpoint sluice asks for an access token (the client credentials grant).'),
   client_id: z.string().min(1).describe('The client id sent to the token endpoint.'),
-  client_secret: z.string().min(1).describe('The client secret sent to the token endpoint (use `${VAR}`).'),
+  client_secret: z.string().describe('The client secret sent to the token endpoint (use `${VAR}`).'),
   scope: z.string().optional().describe('The scope asked for, when the token endpoint wants one.'),
   audience: z.string().optional().describe('The `audience` parameter, for token endpoints that need one.'),
 });
