@@ -43,8 +43,11 @@ export interface Offer {
 
 const NOTHING: Offer = { tools: [], prompts: [], resources: [], templates: [], toolNames: new Map(), promptNames: new Map() };
 const CLIENT_INFO = { name: 'sluice', version: '1' };
-/** Connecting and listing: a server that takes longer is down for now (and retried). */
-const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * Connecting and listing: a server that takes longer is down for now (and retried). Generous, as
+ * a stdio server's first start may install it (`npx -y ...`) or load for seconds on a busy host.
+ */
+const CONNECT_TIMEOUT_MS = 30_000;
 
 /**
  * One upstream MCP server: sluice's SDK Client to it, over Streamable HTTP or stdio (a child

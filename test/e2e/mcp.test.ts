@@ -9,7 +9,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { projectWithKey } from '../helpers/admin-client.ts';
+import { adminCall, projectWithKey } from '../helpers/admin-client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 
 const MASTER = 'sk-master-mcp';
@@ -119,8 +119,12 @@ describe('MCP gateway: /mcp in front of a Streamable HTTP and a stdio server', (
         // A stdio server that exits stays down this long: long enough for the test to see its tools hidden.
         restart_initial_ms: 1500,
         max_result_bytes: 10_000,
-        grants: [{ project: 'team', tools: ['web__add', 'web__slow', 'web__steps', 'web__big', 'files__*'] }],
+        grants: [
+          { project: 'team', tools: ['web__add', 'web__slow', 'web__steps', 'web__big', 'files__*'] },
+          { project: 'team', endpoint: 'support', tools: ['web__secret'] },
+        ],
       },
+      tiers: { tight: { requests_per_minute: 2 } },
     });
     teamKey = (await projectWithKey(gw.url, MASTER, 'team')).key as string;
     await until(
@@ -248,12 +252,49 @@ describe('MCP gateway: /mcp in front of a Streamable HTTP and a stdio server', (
     assert.deepEqual(ready.checks.mcp, { state: 'down', required: false, reason: 'not up: files' });
     assert.equal(ready.status, 'ready', 'a server down fails no one else');
     assert.equal(textOf(await team.callTool({ name: 'web__add', arguments: { a: 1, b: 1 } })), '2');
+    // Within 45 s on a loaded machine: starting a Node process that loads the SDK can take seconds there.
     await until(
       'the stdio server back',
       () => names(team),
       (list) => list.includes('files__echo'),
-    );
+      45_000,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; the log: ${gw.logs.filter((line) => line.includes('"mcp_server"')).join('')}`);
+    });
     assert.notEqual(textOf(await admin.callTool({ name: 'files__pid', arguments: {} })), pid, 'a new process');
+  });
+
+  it("serves a project's endpoint, where the endpoint's grants apply, to that project's keys only", async () => {
+    assert.equal((await adminCall(gw.url, MASTER, 'POST', '/admin/endpoints', { project: 'team', name: 'support', model: 'mock/echo' })).status, 201);
+    const atEndpoint = await connect(`${gw.url}/team/support/mcp`, teamKey);
+    try {
+      assert.ok((await names(atEndpoint)).includes('web__secret'));
+      assert.equal(textOf(await atEndpoint.callTool({ name: 'web__secret', arguments: {} })), 'the secret');
+    } finally {
+      await atEndpoint.close();
+    }
+    const otherKey = (await projectWithKey(gw.url, MASTER, 'other')).key as string;
+    const res = await fetch(`${gw.url}/team/support/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${otherKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
+    });
+    assert.equal(res.status, 404);
+  });
+
+  it("charges tool calls to the key's tier: past requests_per_minute, a JSON-RPC error, not forwarded", async () => {
+    const tightKey = (await projectWithKey(gw.url, MASTER, 'team', { tier: 'tight' })).key as string;
+    const tight = await connect(`${gw.url}/mcp`, tightKey);
+    try {
+      for (let i = 0; i < 2; i++) await tight.callTool({ name: 'web__add', arguments: { a: i, b: 0 } });
+      const before = upstream.calls.length;
+      const refused = (await tight.callTool({ name: 'web__add', arguments: { a: 9, b: 9 } }).catch((e: unknown) => e)) as McpError;
+      assert.ok(refused instanceof McpError);
+      assert.equal((refused.data as any).code, 'rate_limit_exceeded');
+      assert.equal(upstream.calls.length, before);
+    } finally {
+      await tight.close();
+    }
   });
 
   it('refuses a wrong key with 401, before any session', async () => {
