@@ -15,6 +15,8 @@
  * bottom the config schema and the error catalog. `admission/` holds only the contract of the admit
  * step (the caller, the admission, the master caller): the pipeline asks through it and governance
  * answers through it, so neither imports the other.
+ * `mcp/` is the MCP gateway (/mcp): the server mounts it; it sits above the pipeline only to reach
+ * what a tool call shares with model requests (the admit step, the ledger), and a surface may use it.
  * `client/` is the SDK-side stream reader published as `sluice/client`: it imports nothing of the server.
  */
 export const LAYERS: readonly (readonly string[])[] = [
@@ -22,6 +24,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['server'],
   ['console'],
   ['surfaces'],
+  ['mcp'],
   ['pipeline'],
   ['governance', 'resume'],
   ['admission'],

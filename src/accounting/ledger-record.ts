@@ -13,7 +13,7 @@ export interface LedgerRecord {
   model: string;
   /** What the client named (alias or provider/model). */
   requestedModel: string;
-  surface: 'chat' | 'responses' | 'messages' | 'embeddings';
+  surface: 'chat' | 'responses' | 'messages' | 'embeddings' | 'mcp';
   streamed: boolean;
   inputTokens: number;
   cachedInputTokens: number;
@@ -64,6 +64,9 @@ export interface LedgerRecord {
   overheadMs?: number | null;
   /** The client's tags (`metadata.tags`, `x-sluice-tags`: pipeline/request-tags.ts), each once; null: none. */
   tags?: string[] | null;
+  /** An MCP tool call's arguments and result, as JSON bytes (surface `mcp`); null on model requests. */
+  bytesIn?: number | null;
+  bytesOut?: number | null;
 }
 
 /** One budget window's share of a request's cost (governance/budgets/budget-windows.ts names the window). */

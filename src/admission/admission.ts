@@ -60,11 +60,14 @@ export const MASTER: Caller = Object.freeze({
  */
 export type Authenticate = (req: IncomingMessage) => Caller | Promise<Caller>;
 
+/** What a request is charged as: a model's target, or an MCP tool (provider `mcp`, model `server/tool`). */
+export type AdmissionTarget = Pick<ResolvedModel, 'provider' | 'model' | 'requested'>;
+
 export interface AdmissionRequest {
   requestId: string;
   caller: Caller;
   surface: LedgerRecord['surface'];
-  target: ResolvedModel;
+  target: AdmissionTarget;
   request: CanonicalRequest;
   /** The input's estimated tokens when it is not `request`'s chat prompt (embeddings). */
   inputTokens?: number;

@@ -32,6 +32,9 @@ export const RESTART_ONLY: readonly KeyPath[] = [
   ['metrics', 'enabled'],
   ['metrics', 'max_label_values'],
   ['traces'],
+  ['mcp', 'servers'],
+  ['mcp', 'restart_initial_ms'],
+  ['mcp', 'restart_max_ms'],
   ['log', 'format'],
 ];
 

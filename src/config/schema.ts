@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ssoSchema } from './sso-schema.ts';
+import { mcpSchema } from './mcp-schema.ts';
 import { STREAM_PROFILE_NAMES } from './stream-profile-names.ts';
 
 // Every object is strict: an unknown key is an error with a did-you-mean (describe-issue.ts),
@@ -613,6 +614,7 @@ const configObject = z.strictObject({
     })
     .prefault({})
     .describe("GET /metrics in Prometheus' text format."),
+  mcp: mcpSchema,
   traces: z
     .strictObject({
       capture_content: z

@@ -434,6 +434,44 @@ export const errors = {
       param: 'model',
       message: `This API key may not use the model \`${model}\`.`,
     }),
+  /** An MCP tool, prompt or resource that no upstream server offers (or whose server is down). */
+  mcpToolNotFound: (name: string) =>
+    new GatewayError({
+      code: 'mcp_tool_not_found',
+      status: 404,
+      type: 'not_found_error',
+      param: 'name',
+      message: `No MCP tool, prompt or resource \`${name}\` is offered here (tools/list shows what is).`,
+    }),
+  mcpToolNotAllowed: (name: string) =>
+    new GatewayError({
+      code: 'mcp_tool_not_allowed',
+      status: 403,
+      type: 'permission_error',
+      param: 'name',
+      message: `This API key may not use \`${name}\` (see mcp.grants).`,
+    }),
+  mcpServerUnavailable: (server: string) =>
+    new GatewayError({
+      code: 'mcp_server_unavailable',
+      status: 503,
+      type: 'upstream_error',
+      message: `The MCP server \`${server}\` is not reachable now; sluice reconnects it in the background.`,
+    }),
+  mcpToolTimeout: (name: string, seconds: number) =>
+    new GatewayError({
+      code: 'mcp_tool_timeout',
+      status: 504,
+      type: 'timeout_error',
+      message: `The tool \`${name}\` did not answer within ${seconds} s (mcp.call_timeout_s); the call was cancelled.`,
+    }),
+  mcpResultTooLarge: (name: string, limit: number) =>
+    new GatewayError({
+      code: 'mcp_result_too_large',
+      status: 502,
+      type: 'upstream_error',
+      message: `The result of \`${name}\` is larger than ${limit} bytes (mcp.max_result_bytes); it was not sent.`,
+    }),
   /** No such endpoint, or one of another project than the key's (the two are not told apart). */
   endpointNotFound: (project: string, endpoint: string) =>
     new GatewayError({

@@ -95,6 +95,12 @@ export const ERROR_CODES = [
   'upstream_billing_error',
   'upstream_malformed_stream',
   'upstream_stream_truncated',
+  // The MCP gateway (/mcp): a tool call's refusal or failure, as JSON-RPC errors' data.
+  'mcp_tool_not_found',
+  'mcp_tool_not_allowed',
+  'mcp_server_unavailable',
+  'mcp_tool_timeout',
+  'mcp_result_too_large',
   // A sluice bug.
   'internal_error',
 ] as const;

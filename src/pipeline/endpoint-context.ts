@@ -2,7 +2,7 @@ import { errors } from '../errors/catalog.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { PipelineContext } from './context.ts';
 import type { StreamOverrides } from './stream-settings.ts';
-import type { ProviderRegistry, ResolvedModel } from '../providers/registry.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Router } from '../routing/router.ts';
 import type { Endpoint } from '../governance/keys/governance-store.ts';
 
@@ -24,7 +24,7 @@ export function endpointContext<C extends PipelineContext>(
   name: string,
   endpoint: Endpoint | undefined,
 ): C {
-  const viaEndpoint = new WeakSet<ResolvedModel>();
+  const viaEndpoint = new WeakSet<object>();
   return {
     ...ctx,
     async authenticate(req) {
@@ -41,7 +41,7 @@ export function endpointContext<C extends PipelineContext>(
   };
 }
 
-function withDefaultModel(registry: ProviderRegistry, model: string, viaEndpoint: WeakSet<ResolvedModel>): ProviderRegistry {
+function withDefaultModel(registry: ProviderRegistry, model: string, viaEndpoint: WeakSet<object>): ProviderRegistry {
   return {
     ...registry,
     resolve(requested) {
@@ -62,7 +62,7 @@ function withDefaultModel(registry: ProviderRegistry, model: string, viaEndpoint
  * is used as on /v1; any other (a bare id that a provider might serve too) means the endpoint's
  * model, which may itself be a route.
  */
-function withDefaultRoute(router: Router, model: string, viaEndpoint: WeakSet<ResolvedModel>): Router {
+function withDefaultRoute(router: Router, model: string, viaEndpoint: WeakSet<object>): Router {
   return {
     ...router,
     plan(requested, fallbacks) {

@@ -25,6 +25,7 @@ import { UpstreamClient } from '../upstream/http-client.ts';
 import { createLogger, type Logger } from '../telemetry/logger.ts';
 import { GatewayMetrics } from '../telemetry/metrics.ts';
 import { logRequest } from '../telemetry/request-line.ts';
+import { McpGateway } from '../mcp/mcp-gateway.ts';
 import { tracingFromEnv } from '../telemetry/tracing-from-env.ts';
 import type { LedgerExport } from '../telemetry/ledger-export.ts';
 import { ledgerExportFromConfig } from '../telemetry/ledger-export-from-config.ts';
@@ -104,6 +105,7 @@ export function createGateway(
           openStreams: () => countStreams(scopes),
           ledger: () => ledger?.writer.stats,
           ledgerExport: () => ledgerExport?.stats,
+          mcpServers: () => mcp.hub.status(),
         },
         config.metrics.max_label_values,
       )
@@ -125,9 +127,20 @@ export function createGateway(
     clientOf: (req) => clientKey(addressing.clientOf(req)),
     counters: metrics && { failed: () => metrics.authFailed(), throttled: (scope) => metrics.authThrottle(scope) },
   });
+  // The MCP gateway (docs/api/mcp.md): a tool call is admitted by the same limits, and is a ledger row.
+  const mcp = new McpGateway(config.mcp, logger, {
+    admit: limits.admit,
+    newId: () => newRequestId(),
+    record(record) {
+      context.accounting.ledger?.write(record);
+      context.observe?.(record);
+    },
+  });
   /** GET /readyz over a config and its providers (docs/operations/deploy.md "Liveness and readiness"). */
   function readinessOf(config: Config, registry: GatewayContext['registry']) {
-    return createReadiness(readinessChecks({ config, registry, database: () => database, pingRedis: limits.pingRedis }));
+    return createReadiness(
+      readinessChecks({ config, registry, database: () => database, pingRedis: limits.pingRedis, mcp: () => mcp.hub.status() }),
+    );
   }
   // Replaced whole by a reload (server/reload-config.ts); a request reads it once, when it arrives.
   let context: GatewayContext = {
@@ -163,6 +176,7 @@ export function createGateway(
     console: consoleState,
     addressing,
     readiness: readinessOf(config, registry),
+    mcp,
     // Set by listen(): off unless OTEL_EXPORTER_OTLP_ENDPOINT (or the traces one) is set (docs/operations/
     // observability.md "Traces"), and the SDK is only loaded then (telemetry/tracing-from-env.ts).
     tracing: undefined,
@@ -322,6 +336,7 @@ export function createGateway(
       ]);
       context.tracing = tracing;
       await recordLeftRunning();
+      mcp.start();
       const address = await new Promise<AddressInfo>((resolve, reject) => {
         server.once('error', reject);
         const shared = options.reusePort ? { reusePort: true, exclusive: true } : {};
@@ -361,6 +376,7 @@ export function createGateway(
         server.closeIdleConnections();
         for (const socket of connections.neverUsed()) socket.destroy();
       }, 20);
+      await mcp.close();
       await closed;
       clearInterval(idleSweep);
       await streamsClosed;

@@ -7,6 +7,7 @@ import type { PipelineContext } from '../pipeline/context.ts';
 import type { StreamBuffer } from '../resume/stream-buffer.ts';
 import type { ClientAddressing } from '../protocol/http/client-address.ts';
 import type { LedgerStore } from '../store/ledger-store.ts';
+import type { McpGateway } from '../mcp/mcp-gateway.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import type { InstanceReload } from './reload-result.ts';
 import type { ReadinessReport } from './readiness.ts';
@@ -37,6 +38,8 @@ export interface GatewayContext extends PipelineContext {
    * of every worker (cli/worker-reload.ts); undefined: the gateway has no config source to read again.
    */
   reloadConfig: (() => Promise<InstanceReload[]>) | undefined;
+  /** The MCP gateway (/mcp), one per process: a reload keeps it (its servers change at a restart). */
+  mcp: McpGateway;
   /** GET /readyz: the store, Redis and the providers, each checked within a short timeout. */
   readiness: () => Promise<ReadinessReport>;
 }

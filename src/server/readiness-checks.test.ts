@@ -10,6 +10,7 @@ function deps(config: Record<string, unknown>, providers: string[], extra: Parti
     registry: { providers: () => providers },
     database: () => undefined,
     pingRedis: undefined,
+    mcp: () => ({}),
     ...extra,
   };
 }
@@ -50,5 +51,16 @@ describe('readinessChecks', () => {
     assert.deepEqual(closed.checks.redis, { state: 'down', required: true, reason: 'unreachable' });
     const unused = await reportOf(deps(config('fail_closed'), ['openai']));
     assert.deepEqual(unused.checks.redis, { state: 'off' });
+  });
+
+  it('reports MCP servers that are not up by name, without making the gateway unready', async () => {
+    const config = { ledger: { enabled: false }, mcp: { servers: { web: { url: 'http://127.0.0.1:1/mcp' }, files: { command: 'x' } } } };
+    const up = { web: { state: 'up', tools: 2 }, files: { state: 'up', tools: 1 } };
+    const allUp = await reportOf(deps(config, ['openai'], { mcp: () => up }));
+    assert.deepEqual(allUp.checks.mcp, { state: 'ok', servers: up });
+    const down = await reportOf(deps(config, ['openai'], { mcp: () => ({ ...up, files: { state: 'down', reason: 'exited', tools: 0 } }) }));
+    assert.equal(down.ready, true);
+    assert.deepEqual(down.checks.mcp, { state: 'down', required: false, reason: 'not up: files' });
+    assert.deepEqual((await reportOf(deps({ ledger: { enabled: false } }, ['openai']))).checks.mcp, { state: 'off' });
   });
 });

@@ -12,11 +12,30 @@ export interface ReadinessDeps {
   database: () => Kysely<Database> | undefined;
   /** LimitsAndBudgets.pingRedis: undefined when no limit goes through Redis. */
   pingRedis: (() => Promise<void>) | undefined;
+  /** The MCP gateway's upstream servers, each with its state (mcp/hub.ts). */
+  mcp: () => Record<string, { state: string; reason?: string; tools: number }>;
 }
 
 /** What GET /readyz checks: the store, Redis and the providers (docs/operations/kubernetes.md). */
 export function readinessChecks(deps: ReadinessDeps): Record<string, ReadinessCheck> {
-  return { store: storeCheck(deps), redis: redisCheck(deps), providers: providersCheck(deps) };
+  return { store: storeCheck(deps), redis: redisCheck(deps), providers: providersCheck(deps), mcp: mcpCheck(deps) };
+}
+
+/**
+ * The upstream MCP servers (mcp.servers): not required, as a server that is down hides only its
+ * own tools; reported `down`, naming the servers, while any is not up, so that an operator sees it.
+ */
+function mcpCheck({ config, mcp }: ReadinessDeps): ReadinessCheck {
+  if (Object.keys(config.mcp.servers).length === 0) return { required: false, probe: undefined };
+  return {
+    required: false,
+    async probe() {
+      const servers = mcp();
+      const down = Object.keys(servers).filter((name) => servers[name].state !== 'up');
+      if (down.length > 0) throw new NotReady(`not up: ${down.join(', ')}`);
+      return { servers };
+    },
+  };
 }
 
 /**

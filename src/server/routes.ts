@@ -52,6 +52,7 @@ import { handleSsoCallback, handleSsoLogin, handleSsoStatus } from '../console/s
 import { AUDIT_QUERY, handleListAudit } from './routes/audit.ts';
 import { handleListModels } from './routes/models.ts';
 import { handleGetUser, handleListUsers, handleSetUserAccess } from './routes/users.ts';
+import { handleMcp } from './routes/mcp.ts';
 import { handleMetrics } from './routes/metrics.ts';
 import { handleReload } from './routes/reload.ts';
 import { handleGetRequest, handleListRequests, LIST_REQUESTS_QUERY } from './routes/requests.ts';
@@ -182,6 +183,11 @@ export const routes: readonly Route[] = [
     auth: 'model',
     handle: endpointModelRoute(() => createEmbeddings),
   },
+  // The MCP gateway (docs/api/mcp.md): MCP's Streamable HTTP transport, POST, GET and DELETE.
+  ...(['POST', 'GET', 'DELETE'] as const).flatMap((method): Route[] => [
+    { method, path: '/mcp', auth: 'key', noStore: true, handle: handleMcp },
+    { method, path: '/{project}/{endpoint}/mcp', auth: 'key', noStore: true, handle: handleMcp },
+  ]),
   {
     method: 'GET',
     path: '/v1/responses/',

@@ -45,6 +45,9 @@ export interface LedgerTable {
   overhead_ms: number | null;
   /** JSON: the request's tags (migration 0018); null: none. */
   tags: string | null;
+  /** An MCP tool call's arguments and result in JSON bytes (migration 0022); null on model requests. */
+  bytes_in: number | null;
+  bytes_out: number | null;
 }
 
 /**

@@ -333,6 +333,8 @@ function toRow(r: LedgerRecord): LedgerTable {
     attempts: r.attempts ? JSON.stringify(r.attempts) : null,
     overhead_ms: r.overheadMs ?? null,
     tags: r.tags && r.tags.length > 0 ? JSON.stringify(r.tags) : null,
+    bytes_in: r.bytesIn ?? null,
+    bytes_out: r.bytesOut ?? null,
   };
 }
 
@@ -377,5 +379,7 @@ function fromRow(row: Selectable<LedgerTable>): LedgerRecord {
     attempts: row.attempts ? (JSON.parse(row.attempts) as LedgerRecord['attempts']) : null,
     overheadMs: row.overhead_ms === null ? null : Number(row.overhead_ms),
     tags: row.tags ? (JSON.parse(row.tags) as string[]) : null,
+    bytesIn: nullableCount(row.bytes_in),
+    bytesOut: nullableCount(row.bytes_out),
   };
 }

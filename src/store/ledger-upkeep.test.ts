@@ -26,8 +26,6 @@ describe('the retention cutoffs', () => {
       { table: 'spend_days', column: 'period_start', cutoff: now - 3650 * DAY },
       { table: 'spend_tag_days', column: 'period_start', cutoff: now - 3650 * DAY },
     ]);
-    assert.deepEqual(cutoffsOf({ rollupDays: { minute: 2 } }, now).rollups, [
-      { table: 'ledger_minutes', column: 'minute', cutoff: now - 2 * DAY },
-    ]);
+    assert.deepEqual(cutoffsOf({ rollupDays: { minute: 2 } }, now).rollups, [{ table: 'ledger_minutes', column: 'minute', cutoff: now - 2 * DAY }]);
   });
 });

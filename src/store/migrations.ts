@@ -501,6 +501,17 @@ const migrations: Record<string, Migration> = {
    * PostgreSQL the ledger and that table partitioned by time (partition-ledger.ts).
    */
   '0021_ledger_partitions_content': { up: partitionLedgerUp, down: partitionLedgerDown },
+  /** An MCP tool call's arguments and result in JSON bytes (src/mcp); null on model requests and older rows. */
+  '0022_ledger_mcp_bytes': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').addColumn('bytes_in', 'bigint').execute();
+      await db.schema.alterTable('ledger').addColumn('bytes_out', 'bigint').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').dropColumn('bytes_out').execute();
+      await db.schema.alterTable('ledger').dropColumn('bytes_in').execute();
+    },
+  },
 };
 
 /**

@@ -82,7 +82,10 @@ function migrationContract(name: string, site: () => Promise<{ opened: OpenedDat
         const result = await migrateStore(opened);
         assert.deepEqual(
           result.results?.map((r) => [r.migrationName, r.status]),
-          [['0021_ledger_partitions_content', 'Success']],
+          [
+            ['0021_ledger_partitions_content', 'Success'],
+            ['0022_ledger_mcp_bytes', 'Success'],
+          ],
         );
         assert.deepEqual(await totals(db), before);
         assert.equal(before.rows, ROWS + 3);

@@ -72,6 +72,8 @@ export function sanitizeRecord(input: LedgerRecord): { record: LedgerRecord; cha
     overheadMs: storableOverhead(r.overheadMs),
     // The pipeline only records valid tags: anything else (a journal line read back) is dropped.
     tags: isTagList(r.tags) && r.tags.length > 0 ? r.tags : null,
+    bytesIn: optionalCount(r.bytesIn),
+    bytesOut: optionalCount(r.bytesOut),
   };
   // Only on records that carry it (not a column: a record read back from the store has none).
   const spend = storableSpend(r.budgetSpend);

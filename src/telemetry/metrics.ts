@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { RedisDownReason } from '../store/redis-link.ts';
 import type { LedgerWriterStats } from '../store/ledger-writer.ts';
@@ -13,6 +13,8 @@ export interface MetricsSources {
   ledger: () => LedgerWriterStats | undefined;
   /** The ledger export's counters (ledger-export.ts); undefined while it is off. */
   ledgerExport?: () => LedgerExportStats | undefined;
+  /** The MCP gateway's upstream servers by name, with their state (up, connecting, down). */
+  mcpServers?: () => Record<string, { state: string }>;
 }
 
 /** What the limits tell of Redis going away (governance/admit.ts), counted here. */
@@ -70,6 +72,9 @@ export class GatewayMetrics {
   /** What the limits tell of Redis going away (governance/admit.ts). */
   readonly redisEvents: RedisEvents;
   private readonly reloads: Counter<'result'>;
+  private readonly toolCalls: Counter<'server' | 'tool' | 'outcome'>;
+  private readonly toolDurations: Histogram<'server' | 'tool'>;
+  private readonly tools: BoundedLabels;
   private readonly series = new Map<string, Series>();
   /**
    * The text GET /metrics serves: this registry's; a worker of `serve --workers N` answers for
@@ -79,6 +84,7 @@ export class GatewayMetrics {
 
   constructor(sources: MetricsSources, maxModels: number) {
     this.models = new BoundedLabels(maxModels);
+    this.tools = new BoundedLabels(maxModels);
     this.projects = new BoundedLabels(maxModels);
     const registers = [this.registry];
     // prom-client's process and Node runtime metrics (CPU, memory, heap spaces, event loop lag,
@@ -183,6 +189,31 @@ export class GatewayMetrics {
       decidedLocally: (policy) => decidedLocally.inc({ policy }),
     };
     for (const result of RELOAD_RESULTS) this.reloads.inc({ result }, 0);
+    this.toolCalls = new Counter({
+      name: 'sluice_mcp_tool_calls_total',
+      help: "MCP tool calls through /mcp, by server, tool and outcome (ok, or the error's code: mcp_tool_not_allowed, mcp_tool_timeout, ...).",
+      labelNames: ['server', 'tool', 'outcome'],
+      registers,
+    });
+    this.toolDurations = new Histogram({
+      name: 'sluice_mcp_tool_call_duration_seconds',
+      help: 'From an MCP tool call arriving to its answer, by server and tool.',
+      labelNames: ['server', 'tool'],
+      buckets: TIME_BUCKETS,
+      registers,
+    });
+    const mcpServers = sources.mcpServers;
+    if (mcpServers) {
+      const up = new Gauge({
+        name: 'sluice_mcp_server_up',
+        help: 'Whether each upstream MCP server (mcp.servers) is connected: 1 up, 0 down or connecting (its tools hidden).',
+        labelNames: ['server'],
+        registers,
+        collect() {
+          for (const [server, status] of Object.entries(mcpServers())) up.set({ server }, status.state === 'up' ? 1 : 0);
+        },
+      });
+    }
     new Gauge({
       name: 'sluice_open_streams',
       help: 'Streamed responses being sent now.',
@@ -242,6 +273,7 @@ export class GatewayMetrics {
 
   /** One finished request, from its ledger record. */
   observe(record: LedgerRecord): void {
+    if (record.surface === 'mcp') return this.observeToolCall(record);
     const provider = record.provider || 'none';
     const model = this.models.label(record.model, record.priceKnown) || 'none';
     const project = record.projectId === null ? '' : this.projects.label(record.projectId);
@@ -264,6 +296,15 @@ export class GatewayMetrics {
     if (record.ttftMs !== null) series.ttft.observe(record.ttftMs / 1000);
     series.latency.observe(record.latencyMs / 1000);
     this.countAttempts(record, provider, model, series);
+  }
+
+  /** An MCP tool call's row: provider is the server, model the tool (mcp/tool-record.ts). */
+  private observeToolCall(record: LedgerRecord): void {
+    const server = record.provider || 'none';
+    // Names a client typed (an unknown tool) are bounded like models.
+    const tool = this.tools.label(`${server}/${record.model}`) === 'other' ? 'other' : record.model;
+    this.toolCalls.inc({ server, tool, outcome: record.outcome === 'ok' ? 'ok' : (record.errorCode ?? record.outcome) });
+    this.toolDurations.observe({ server, tool }, record.latencyMs / 1000);
   }
 
   authFailed(): void {

@@ -62,7 +62,12 @@ describe('GET /readyz on PostgreSQL and Redis', { skip: noPostgres || noRedis },
     assert.equal(status, 200, JSON.stringify(body));
     assert.deepEqual(body, {
       status: 'ready',
-      checks: { store: { state: 'ok', engine: 'postgres' }, redis: { state: 'ok' }, providers: { state: 'ok', enabled: ['mock'] } },
+      checks: {
+        store: { state: 'ok', engine: 'postgres' },
+        redis: { state: 'ok' },
+        providers: { state: 'ok', enabled: ['mock'] },
+        mcp: { state: 'off' },
+      },
     });
   });
 
@@ -108,6 +113,7 @@ describe('GET /readyz without a usable provider', () => {
       store: { state: 'ok', engine: 'sqlite' },
       redis: { state: 'off' },
       providers: { state: 'down', required: true, reason: 'no provider enabled (the mock counts only when providers names it)' },
+      mcp: { state: 'off' },
     });
   });
 });

@@ -318,6 +318,8 @@ describe('single sign-on against a local OpenID provider', () => {
       outs.some((e) => e.actor.kind === 'user'),
       JSON.stringify(outs),
     );
+    const roles = await audit('action=user.set_access&limit=100');
+    assert.ok(roles.length > 0 && roles.every((e) => e.target.type === 'user' && 'role' in (e.after ?? {})), JSON.stringify(roles));
     const failed = await audit('action=console.sign_in_failed&limit=100');
     assert.ok(
       failed.some((e) => e.error_code === 'sso_no_role'),

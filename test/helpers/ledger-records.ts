@@ -41,6 +41,8 @@ export function ledgerRecord(overrides: Partial<LedgerRecord> = {}): LedgerRecor
     attempts: null,
     overheadMs: 0.42,
     tags: null,
+    bytesIn: null,
+    bytesOut: null,
     ...overrides,
   };
 }

@@ -70,6 +70,8 @@ function watch(req: IncomingMessage, res: ServerResponse): void {
     decided = true;
     const type = String(headerValue(headers, 'content-type') ?? res.getHeader('content-type') ?? '');
     if (!type.startsWith('text/event-stream')) return;
+    // MCP's Streamable HTTP (/mcp) sends JSON-RPC messages as SSE: no model stream, no contract of sluice's to check.
+    if (/\/mcp(\?|$)/.test(req.url ?? '')) return;
     const optOut = req.headers[PARTIAL_STREAM_HEADER];
     if (optOut !== undefined) return void skipped.push(`${request}: ${String(optOut)}`);
     if (req.headers['last-event-id'] !== undefined) return void skipped.push(`${request}: a resume (Last-Event-ID)`);

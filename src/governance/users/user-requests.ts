@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseWith } from '../keys/admin-requests.ts';
 
 /** POST /admin/users/{user_id}: a role, and a member's projects. */
-const setAccessSchema = z
+export const setAccessSchema = z
   .strictObject({
     role: z.enum(['owner', 'admin', 'viewer', 'member']),
     /** A member's projects (ids); refused for the other roles, which reach every project. */

@@ -45,7 +45,7 @@ interface UsersTable {
 type UsersDatabase = Database & { users: UsersTable };
 
 /**
- * The console's users, in the store (migration 0017): created just in time at a first sign-in,
+ * The console's users, in the store (migration 0019): created just in time at a first sign-in,
  * their role set by the claim mapping at each sign-in until an owner sets it (PATCH-like POST
  * /admin/users/{id}). Without a store there are no users: a 503 like the keys'.
  */

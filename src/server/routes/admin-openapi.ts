@@ -8,6 +8,7 @@ import {
   updateKeySchema,
   updateProjectSchema,
 } from '../../governance/keys/admin-requests.ts';
+import { setAccessSchema } from '../../governance/users/user-requests.ts';
 import { sendJson } from '../../protocol/http/send-json.ts';
 import type { RouteCall, RouteMethod } from '../route-table.ts';
 
@@ -30,6 +31,8 @@ interface Operation {
     | 'DeletedEndpoint'
     | 'Reload'
     | 'AuditList'
+    | 'User'
+    | 'UserList'
     | 'Document';
   /** The query parameters it reads (route.query): name and what it means. */
   query?: Record<string, string>;
@@ -119,6 +122,18 @@ export const ADMIN_OPERATIONS: Record<`${RouteMethod} /admin/${string}`, Operati
     summary: 'Read the config again and apply it to the requests to come.',
     status: 200,
     returns: 'Reload',
+  },
+  'GET /admin/users': {
+    summary: 'The console users (created at their first SSO sign-in), oldest first. An owner only.',
+    status: 200,
+    returns: 'UserList',
+  },
+  'GET /admin/users/{user_id}': { summary: 'One console user. An owner only.', status: 200, returns: 'User' },
+  'POST /admin/users/{user_id}': {
+    summary: "Set a user's role (and a member's projects); it then stays, whatever the claims say. An owner only.",
+    body: setAccessSchema,
+    status: 200,
+    returns: 'User',
   },
   'GET /admin/audit': {
     summary: 'The audit log, newest first: every admin change and console sign-in (never a secret).',
@@ -217,6 +232,23 @@ const ANSWERS: Record<string, Record<string, unknown>> = {
   KeyList: listOf('Key'),
   EndpointList: listOf('Endpoint'),
   Reload: { type: 'object', description: 'What the reload applied (docs/operations/reload.md).' },
+  User: {
+    type: 'object',
+    properties: {
+      object: { const: 'user' },
+      id: { type: 'string' },
+      issuer: { type: 'string' },
+      subject: { type: 'string' },
+      email: nullableString,
+      name: nullableString,
+      role: { enum: ['owner', 'admin', 'viewer', 'member'] },
+      projects: { type: 'array', items: { type: 'string' } },
+      roles_from: { enum: ['claims', 'owner'] },
+      created_at: { type: 'string', format: 'date-time' },
+      last_sign_in_at: time,
+    },
+  },
+  UserList: listOf('User'),
   AuditEntry: {
     type: 'object',
     properties: {

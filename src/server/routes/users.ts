@@ -1,4 +1,5 @@
 import { errors } from '../../errors/catalog.ts';
+import { recordAudit } from '../../governance/audit/record-audit.ts';
 import { userJson } from '../../governance/users/users.ts';
 import { readJsonBody } from '../../protocol/http/read-json-body.ts';
 import { parseSetAccess } from '../../governance/users/user-requests.ts';
@@ -34,5 +35,13 @@ export async function handleSetUserAccess(call: RouteCall): Promise<void> {
     return undefined;
   });
   if (missing) throw errors.notFound('project', missing, 'projects');
-  send(call, 200, userJson(await call.ctx.console.users.setAccess(call.params.user_id, { role: input.role, projects })));
+  const before = await call.ctx.console.users.get(call.params.user_id);
+  const after = await call.ctx.console.users.setAccess(call.params.user_id, { role: input.role, projects });
+  await recordAudit(call, {
+    action: 'user.set_access',
+    target: { type: 'user', id: after.id },
+    before: before ? userJson(before) : null,
+    after: userJson(after),
+  });
+  send(call, 200, userJson(after));
 }
