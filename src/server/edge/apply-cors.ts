@@ -19,6 +19,10 @@ const ALLOWED_HEADERS = new Set([
   'anthropic-dangerous-direct-browser-access',
   'x-sluice-profile',
   'x-sluice-tags',
+  // A browser MCP client (src/mcp): its session and protocol version on every request after the first.
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
   'openai-beta',
   'openai-organization',
   'openai-project',
@@ -26,9 +30,13 @@ const ALLOWED_HEADERS = new Set([
 ]);
 const ALLOWED_HEADER_PREFIX = 'x-stainless-';
 
-/** Response headers a page may read: the request id and the retry hints the SDK obeys. */
+/**
+ * Response headers a page may read: the request id, the retry hints the SDK obeys, and the MCP
+ * session a browser MCP client must send back.
+ */
 const EXPOSED_HEADERS = [
   'x-request-id',
+  'mcp-session-id',
   'retry-after',
   'retry-after-ms',
   'x-should-retry',
