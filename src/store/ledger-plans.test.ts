@@ -163,6 +163,22 @@ describe('request log query plans: SQLite (no statistics: the same plans at any 
   });
 });
 
+/**
+ * A plan without its scans of the months after the rows' last (END): the partitions created
+ * ahead of time (ledger-partitions.ts) hold no row, and reading an empty table whole costs
+ * nothing, which its planner knows.
+ */
+function withoutEmptyPartitions(plan: string): string {
+  const last = new Date(END).toISOString().slice(0, 7).replace('-', '_');
+  return plan
+    .split('\n')
+    .filter((line) => {
+      const month = /Seq Scan on ledger_p(\d{4}_\d{2})/.exec(line)?.[1];
+      return month === undefined || month <= last;
+    })
+    .join('\n');
+}
+
 describe('request log query plans: PostgreSQL (statistics of 20,000 analyzed rows)', { skip: noPostgres }, () => {
   let schema: TestSchema;
   let db: Explaining;
@@ -181,7 +197,7 @@ describe('request log query plans: PostgreSQL (statistics of 20,000 analyzed row
       const plans: string[] = [];
       for (const q of [query, { ...query, ...RANGE }, { ...query, cursor }]) plans.push(...(await db.plans((s) => s.list(q))));
       for (const q of [query, { ...query, ...RANGE }]) plans.push(...(await db.plans((s) => s.listInWriteOrder(q))));
-      for (const plan of plans) assert.doesNotMatch(plan, /Seq Scan/, plan);
+      for (const plan of plans) assert.doesNotMatch(withoutEmptyPartitions(plan), /Seq Scan/, plan);
     }
   });
 
@@ -205,6 +221,8 @@ describe('request log query plans: PostgreSQL (statistics of 20,000 analyzed row
 
   it('finds a request by its X-Request-ID through the primary key', async () => {
     const text = (await db.plans((s) => s.get('0000000000000000000000'))).join('\n');
-    assert.match(text, /Index (Only )?Scan using ledger_pkey/, text);
+    // Each month's partition has its own primary key (ledger_p2026_11_pkey, ...).
+    assert.match(text, /Index (Only )?Scan using ledger_(p\d{4}_\d{2}_)?pkey/, text);
+    assert.doesNotMatch(withoutEmptyPartitions(text), /Seq Scan/, text);
   });
 });
