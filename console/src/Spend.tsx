@@ -231,31 +231,28 @@ export function Spend() {
             <CostChart report={report} />
           </div>
           {report.groups.length > 0 && (
-            // A long project or key name scrolls in its box at a phone's width, not the page.
-            <div className="table-wrap" role="region" aria-label={`Spend by ${groupBy || 'group'}`} tabIndex={0}>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{groupBy}</th>
-                    <th scope="col">Requests</th>
-                    <th scope="col">Tokens in / out</th>
-                    <th scope="col">Cost</th>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{groupBy}</th>
+                  <th scope="col">Requests</th>
+                  <th scope="col">Tokens in / out</th>
+                  <th scope="col">Cost</th>
+                </tr>
+              </thead>
+              <tbody>
+                {report.groups.map((g) => (
+                  <tr key={groupLabel(g)}>
+                    <td>{groupLabel(g)}</td>
+                    <td>{g.totals.requests}</td>
+                    <td>
+                      {g.totals.input_tokens} / {g.totals.output_tokens}
+                    </td>
+                    <td>{formatUsd(g.totals.cost_usd)}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {report.groups.map((g) => (
-                    <tr key={groupLabel(g)}>
-                      <td>{groupLabel(g)}</td>
-                      <td>{g.totals.requests}</td>
-                      <td>
-                        {g.totals.input_tokens} / {g.totals.output_tokens}
-                      </td>
-                      <td>{formatUsd(g.totals.cost_usd)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+                ))}
+              </tbody>
+            </table>
           )}
         </>
       )}
