@@ -142,7 +142,7 @@ const OUTCOMES = new Set(['ok', 'error', 'cancelled', 'interrupted']);
 /**
  * GET /console/api/stats?minutes=60 (1 to 1440, per minute) or ?hours=168 (1 to 2160, 90 days, per
  * hour): the charts' series from the rollups in the store (store/rollup-tables.ts; one range read
- * of a primary key, never a ledger scan): requests, tokens and cost per period by provider/model,
+ * of a primary key, never a ledger scan), of every project or a member's projects: requests, tokens and cost per period by provider/model,
  * TTFT and latency percentiles per period (bucket upper bounds), error rate per period by
  * provider, and the streams open now. Each legend is bounded: the largest series by requests
  * and `other` (chart-series.ts).
@@ -151,14 +151,13 @@ const OUTCOMES = new Set(['ok', 'error', 'cancelled', 'interrupted']);
 export const STATS_QUERY = ['minutes', 'hours'] as const;
 
 export async function handleStats({ res, ctx, search, requestId, caller }: ConsoleCall): Promise<void> {
-  // The rollups count every project's requests together: a member, who sees only its own, has no charts.
-  if (caller && visibleProjects(caller) !== undefined) throw errors.roleRequired('viewer', roleOf(caller) ?? 'none');
   const { period, count } = statsRange(search);
   const step = ROLLUPS[period].periodMs;
   const now = Date.now();
   const start = Math.floor((now - (count - 1) * step) / step) * step;
   openLedgerStore(ctx); // the rollups live in the ledger's store: a 400 when it is off, a 503 while it is not open
-  const reading = ctx.console.rollupsSince(period, start);
+  // A member's charts: its projects' rows only (the rollups' second key column); everyone else's sum every project.
+  const reading = ctx.console.rollupsSince(period, start, caller ? visibleProjects(caller) : undefined);
   if (!reading) throw errors.storeUnavailable('the store is not open yet (sluice retries it; see its log)');
   const cells = await readStore(ctx, reading);
   const times: number[] = [];

@@ -18,9 +18,10 @@ export interface ConsoleState {
   feed: LiveFeed;
   /**
    * The per-minute or per-hour rollups from `since` (epoch ms), which the ledger store writes
-   * with each batch; undefined while the store is not open (or the ledger is off).
+   * with each batch, of every project or of `projects` only; undefined while the store is not
+   * open (or the ledger is off).
    */
-  rollupsSince: (period: RollupPeriod, since: number) => Promise<RollupCell[]> | undefined;
+  rollupsSince: (period: RollupPeriod, since: number, projects?: readonly string[]) => Promise<RollupCell[]> | undefined;
   /** The store is open: rollups are read from it, and sessions and users kept in it, from now on. */
   attachStore: (db: Kysely<Database>) => void;
 }
@@ -35,7 +36,7 @@ export function createConsoleState(sessionOptions: Omit<SessionOptions, 'users'>
     users,
     sso: sso && new SsoClient(sso),
     feed,
-    rollupsSince: (period, since) => (store ? readRollups(store, period, since) : undefined),
+    rollupsSince: (period, since, projects) => (store ? readRollups(store, period, since, projects) : undefined),
     attachStore: (db) => {
       store = db;
       sessions.attachStore(db);

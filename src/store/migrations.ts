@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import { engineOf } from './engine-of.ts';
 import { partitionLedgerDown, partitionLedgerUp } from './partition-ledger.ts';
+import { rollupProjectsDown, rollupProjectsUp } from './rollup-projects-migration.ts';
 import { backfillRollup, HISTOGRAM_COLUMNS, MINUTES_KEPT_MS } from './rollup-tables.ts';
 import { backfillSpend, dimensionsOf, SPEND_ROLLUPS } from './spend-tables.ts';
 
@@ -338,8 +339,8 @@ const migrations: Record<string, Migration> = {
       }
       await table.addPrimaryKeyConstraint('ledger_hours_pk', ['hour', 'provider', 'model']).execute();
       await sql`delete from ledger_minutes`.execute(db);
-      await backfillRollup(db, 'minutes', Date.now() - MINUTES_KEPT_MS);
-      await backfillRollup(db, 'hours', 0);
+      await backfillRollup(db, 'minutes', Date.now() - MINUTES_KEPT_MS, { byProject: false });
+      await backfillRollup(db, 'hours', 0, { byProject: false });
     },
     async down(db: Kysely<unknown>) {
       await db.schema.dropTable('ledger_hours').execute();
@@ -512,6 +513,11 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('ledger').dropColumn('bytes_in').execute();
     },
   },
+  /**
+   * The project as a dimension of the console's rollups (rollup-projects-migration.ts): a
+   * project member's charts read its projects' rows, never the ledger.
+   */
+  '0023_rollups_by_project': { up: rollupProjectsUp, down: rollupProjectsDown },
 };
 
 /**

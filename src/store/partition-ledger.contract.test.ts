@@ -85,6 +85,7 @@ function migrationContract(name: string, site: () => Promise<{ opened: OpenedDat
           [
             ['0021_ledger_partitions_content', 'Success'],
             ['0022_ledger_mcp_bytes', 'Success'],
+            ['0023_rollups_by_project', 'Success'],
           ],
         );
         assert.deepEqual(await totals(db), before);

@@ -87,6 +87,34 @@ describe('rollups of a batch', () => {
     assert.equal(cells.find((c) => c.provider === 'other')?.requests, 10);
   });
 
+  it("sums each project apart, the master key's under no project, and bounds the pairs per project", () => {
+    const cells = summarize(
+      [
+        record({ projectId: 'proj_b' }),
+        record({ projectId: 'proj_a' }),
+        record({ projectId: null }),
+        record({ projectId: 'proj_a', model: 'slow' }),
+        ...Array.from({ length: 55 }, (_, i) => record({ projectId: 'proj_b', model: `m${i}` })),
+      ],
+      MINUTE,
+    );
+    assert.deepEqual(
+      cells.filter((c) => c.model === 'echo' || c.model === 'slow').map((c) => [c.projectId, c.model, c.requests]),
+      [
+        ['', 'echo', 1],
+        ['proj_a', 'echo', 1],
+        ['proj_a', 'slow', 1],
+        ['proj_b', 'echo', 1],
+      ],
+    );
+    // proj_b's 56 pairs: 50 of them, and its other (6 requests); proj_a's stay its own.
+    assert.equal(cells.filter((c) => c.projectId === 'proj_b').length, 51);
+    assert.deepEqual(
+      cells.filter((c) => c.provider === 'other').map((c) => [c.projectId, c.requests]),
+      [['proj_b', 6]],
+    );
+  });
+
   it("reads a quantile as its bucket's upper bound", () => {
     const counts = emptyHistogram();
     counts[1] = 50; // <= 25 ms

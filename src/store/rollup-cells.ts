@@ -3,10 +3,12 @@ import type { LedgerRecord } from '../accounting/ledger-record.ts';
 /** Upper bounds (ms) of the TTFT and latency histogram buckets; the last one catches the rest. */
 export const BUCKET_BOUNDS_MS = [10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000, 120_000];
 
-/** One period (a minute or an hour) of one provider/model's requests. */
+/** One period (a minute or an hour) of one project's requests to one provider/model. */
 export interface RollupCell {
   /** Epoch ms of the period's start. */
   start: number;
+  /** The requests' project; NO_PROJECT for the master key's (and, after migration 0023, older periods'). */
+  projectId: string;
   provider: string;
   model: string;
   requests: number;
@@ -22,23 +24,31 @@ export interface RollupCell {
 /** The outcomes a rollup counts as errors: the request failed, whether sluice saw it end or not. */
 export const FAILED: ReadonlySet<LedgerRecord['outcome']> = new Set(['error', 'interrupted']);
 
+/** The rollups' project of requests made without one (the master key's): the column is part of the key, never null. */
+export const NO_PROJECT = '';
+
 /**
- * Provider/model pairs per period of one batch before the rest count as `other`: the bound on
- * one upsert's rows, whatever model names a batch carries.
+ * Provider/model pairs per period and project of one batch before the rest count as `other`: the
+ * bound on one upsert's rows, whatever model names a batch carries. Projects themselves are
+ * bounded by the operator, who creates them; a project's `other` stays its own, so a member's
+ * charts still count every one of its requests.
  */
 const MAX_PAIRS_PER_PERIOD = 50;
 
 /**
- * Ledger records summed per period (`periodMs`: a minute, an hour) and provider/model: what a
- * stored batch adds to the rollups (rollup-tables.ts). Ordered by period, provider and model, so
- * concurrent upserts of the same rows take their locks in one order (no deadlock on PostgreSQL).
+ * Ledger records summed per period (`periodMs`: a minute, an hour), project and provider/model:
+ * what a stored batch adds to the rollups (rollup-tables.ts). Ordered by period, project, provider
+ * and model, so concurrent upserts of the same rows take their locks in one order (no deadlock on
+ * PostgreSQL).
  */
 export function summarize(records: readonly LedgerRecord[], periodMs: number): RollupCell[] {
-  const periods = new Map<number, Map<string, RollupCell>>();
+  const periods = new Map<string, Map<string, RollupCell>>();
   for (const r of records) {
     const start = Math.floor(r.createdAt / periodMs) * periodMs;
-    let cells = periods.get(start);
-    if (!cells) periods.set(start, (cells = new Map()));
+    const projectId = r.projectId ?? NO_PROJECT;
+    const periodKey = `${start}\0${projectId}`;
+    let cells = periods.get(periodKey);
+    if (!cells) periods.set(periodKey, (cells = new Map()));
     let pair = `${r.provider}\0${r.model}`;
     if (!cells.has(pair) && cells.size >= MAX_PAIRS_PER_PERIOD) pair = 'other\0other';
     let cell = cells.get(pair);
@@ -46,6 +56,7 @@ export function summarize(records: readonly LedgerRecord[], periodMs: number): R
       const [provider, model] = pair.split('\0');
       cell = {
         start,
+        projectId,
         provider,
         model,
         requests: 0,
@@ -68,7 +79,10 @@ export function summarize(records: readonly LedgerRecord[], periodMs: number): R
   }
   return [...periods.values()]
     .flatMap((cells) => [...cells.values()])
-    .sort((a, b) => a.start - b.start || compare(a.provider, b.provider) || compare(a.model, b.model));
+    .sort(
+      (a, b) =>
+        a.start - b.start || compare(a.projectId, b.projectId) || compare(a.provider, b.provider) || compare(a.model, b.model),
+    );
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

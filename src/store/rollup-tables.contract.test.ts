@@ -32,6 +32,8 @@ const MIX: LedgerRecord[] = [
   rec('m-4', { ttftMs: 120_001, latencyMs: 2_000_000, createdAt: T0 + 6 * MINUTE, costUsd: 0.125 }),
   rec('m-5', { model: 'slow', ttftMs: 0, latencyMs: 25, createdAt: T0 + HOUR + 1 }),
   rec('m-6', { provider: 'other-co', model: 'echo', inputTokens: 1_000, outputTokens: 3, createdAt: T0 + HOUR + 30 * MINUTE }),
+  rec('m-pa', { projectId: 'proj_a', createdAt: T0 + 5 * MINUTE + 1 }),
+  rec('m-pb', { projectId: 'proj_b', ttftMs: 30, createdAt: T0 + 5 * MINUTE + 2 }),
 ];
 
 function rollupContract(name: string, location: () => Promise<StoreLocation>, { skip = false as string | false, oneWriterPerProcess = false } = {}) {
@@ -64,6 +66,17 @@ function rollupContract(name: string, location: () => Promise<StoreLocation>, { 
       // A journal replayed at start writes rows the store may already hold.
       await ledger.insert([MIX[0], late]);
       await assertCounts([...MIX, late]);
+    });
+
+    it("reads every project's rows, or the given projects' only", async () => {
+      await ledger.insert(MIX);
+      const of = (projects: string[]) => MIX.filter((r) => projects.includes(r.projectId ?? ''));
+      for (const period of ['minutes', 'hours'] as const) {
+        assert.deepEqual(sorted(await readRollups(db.db, period, 0, ['proj_a'])), expected(of(['proj_a']), period));
+        assert.deepEqual(sorted(await readRollups(db.db, period, 0, ['proj_b', 'proj_a'])), expected(of(['proj_a', 'proj_b']), period));
+        assert.deepEqual(await readRollups(db.db, period, 0, []), []);
+        assert.deepEqual(await readRollups(db.db, period, 0, ['proj_none']), []);
+      }
     });
 
     it('counts a request id once, from the record stored, when a batch holds it twice', async () => {
@@ -156,6 +169,7 @@ function rollupContract(name: string, location: () => Promise<StoreLocation>, { 
     });
 
     it('fills the rollups from the ledger when migrating a store that has rows (an upgrade)', async () => {
+      // No project: 0015 fills ledger_hours without one, and 0023 keeps the first hour's row (not a whole hour of the ledger's).
       const twoDaysAgo = rec('m-old', { createdAt: Date.now() - MINUTES_KEPT_MS - HOUR, latencyMs: 250, ttftMs: 251 });
       const rows = [...MIX, twoDaysAgo];
       await ledger.insert(rows);
@@ -171,11 +185,34 @@ function rollupContract(name: string, location: () => Promise<StoreLocation>, { 
       assert.deepEqual(written.minutes, expected(MIX, 'minutes'));
       assert.deepEqual(written.hours, expected(rows, 'hours'));
     });
+
+    it("adds the project to the rollups (0023): the ledger's periods by project, older ones kept as of no project", async () => {
+      const old = Math.floor((Date.now() - 400 * 24 * HOUR) / HOUR) * HOUR;
+      const pruned = [rec('gone-1', { projectId: 'proj_a', createdAt: old + MINUTE }), rec('gone-2', { createdAt: old + 2 * MINUTE })];
+      // The oldest row left starts its hour: the ledger holds that hour whole, and 0023 sums it by project.
+      const onTheHour = rec('on-the-hour', { createdAt: T0 - HOUR });
+      await ledger.insert([...pruned, onTheHour, ...MIX]);
+      await migrateStore(db, '0022_ledger_mcp_bytes');
+      // The old rows' ledger rows deleted (ledger.retention), their hour's row kept.
+      await sql`delete from ledger where request_id like 'gone-%'`.execute(db.db);
+      const up = await migrateStore(db);
+      assert.ok(up.results?.some((r) => r.migrationName === '0023_rollups_by_project'));
+      const asNoProject = pruned.map((r) => ({ ...r, projectId: null }));
+      assert.deepEqual(await read('hours'), expected([...asNoProject, onTheHour, ...MIX], 'hours'));
+      assert.deepEqual(await read('minutes'), expected([onTheHour, ...MIX], 'minutes'));
+      assert.deepEqual(
+        await readRollups(db.db, 'hours', old, ['proj_a']),
+        expected(
+          MIX.filter((r) => r.projectId === 'proj_a'),
+          'hours',
+        ),
+      );
+    });
   });
 }
 
 function sorted(cells: RollupCell[]): RollupCell[] {
-  const key = (c: RollupCell) => `${String(c.start).padStart(16, '0')}\0${c.provider}\0${c.model}`;
+  const key = (c: RollupCell) => `${String(c.start).padStart(16, '0')}\0${c.projectId}\0${c.provider}\0${c.model}`;
   return cells.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 

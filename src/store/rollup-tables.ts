@@ -2,11 +2,11 @@ import { CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { Database } from './database.ts';
 import { engineOf } from './engine-of.ts';
-import { BUCKET_BOUNDS_MS, emptyHistogram, FAILED, type RollupCell, summarize } from './rollup-cells.ts';
+import { BUCKET_BOUNDS_MS, emptyHistogram, FAILED, NO_PROJECT, type RollupCell, summarize } from './rollup-cells.ts';
 
 /**
  * The console's rollups of the ledger: per minute (ledger_minutes, migration 0012) and per hour
- * (ledger_hours, migration 0015), per provider/model. Written in each ledger batch's transaction
+ * (ledger_hours, migration 0015), per project (migration 0023) and provider/model. Written in each ledger batch's transaction
  * from the rows that batch stored (ledger-store.ts), so every ledger row is counted once, by
  * whichever process wrote it; the charts read these, never the ledger.
  */
@@ -20,8 +20,8 @@ export type RollupPeriod = keyof typeof ROLLUPS;
  * Per-minute rows are kept 48 hours by default (ledger.retention.rollups_days.minute, applied by
  * ledger-upkeep.ts): twice the longest per-minute range the console reads (24 hours), so a day's
  * charts never miss their first hours. Records older than this (replayed from a journal after a
- * long stop) add to the hours only. Per-hour rows are kept for good by default (one row per hour
- * and provider/model in use, ~8.8k a year per pair).
+ * long stop) add to the hours only. Per-hour rows are kept for good by default (one row per hour,
+ * project and provider/model in use, ~8.8k a year per project and pair).
  */
 export const MINUTES_KEPT_MS = 48 * 3_600_000;
 
@@ -29,7 +29,8 @@ export const MINUTES_KEPT_MS = 48 * 3_600_000;
 export const HISTOGRAM_COLUMNS = Array.from({ length: BUCKET_BOUNDS_MS.length + 1 }, (_, i) => i);
 const ttftColumn = (i: number) => `ttft_${i}`;
 const latencyColumn = (i: number) => `latency_${i}`;
-const SUMMED = [
+/** The columns a period's row sums (every one but its key). */
+export const SUMMED = [
   'requests',
   'errors',
   'input_tokens',
@@ -39,7 +40,7 @@ const SUMMED = [
   ...HISTOGRAM_COLUMNS.map(latencyColumn),
 ];
 
-/** Cells per upsert: 36 values a row, well under both engines' bound-parameter limits. */
+/** Cells per upsert: 37 values a row, well under both engines' bound-parameter limits. */
 const UPSERT_CHUNK = 100;
 
 type RollupRow = Record<string, number | string>;
@@ -47,6 +48,7 @@ type RollupDatabase = Record<string, RollupRow>;
 /** What the upsert text is compiled from (its values are never sent). */
 const EMPTY_CELL: RollupCell = {
   start: 0,
+  projectId: NO_PROJECT,
   provider: '',
   model: '',
   requests: 0,
@@ -81,7 +83,7 @@ async function upsert(trx: Kysely<Database>, period: RollupPeriod, cells: readon
 
 /**
  * Upsert text per engine, table and row count, compiled once (as the ledger's insert is): on
- * PostgreSQL, building Kysely's tree of 36 columns and their update set for every batch was ~1.4
+ * PostgreSQL, building Kysely's tree of 37 columns and their update set for every batch was ~1.4
  * ms of a 500-row batch's CPU (profiled).
  */
 const upsertSql = new Map<string, string>();
@@ -98,7 +100,7 @@ function upsertSqlFor(trx: Kysely<Database>, period: RollupPeriod, count: number
     const { sql: compiled, parameters } = (trx as unknown as Kysely<RollupDatabase>)
       .insertInto(table)
       .values(Array.from({ length: count }, () => placeholder))
-      .onConflict((oc) => oc.columns([column, 'provider', 'model']).doUpdateSet(update))
+      .onConflict((oc) => oc.columns([column, 'project_id', 'provider', 'model']).doUpdateSet(update))
       .compile();
     if (parameters.length !== count * Object.keys(placeholder).length)
       throw new Error('rollup upsert: every value must be a bound parameter');
@@ -108,29 +110,48 @@ function upsertSqlFor(trx: Kysely<Database>, period: RollupPeriod, count: number
   return text;
 }
 
-/** The rows of the periods from `since` (epoch ms) on: one range read of the primary key. */
-export async function readRollups(db: Kysely<Database>, period: RollupPeriod, since: number): Promise<RollupCell[]> {
+/**
+ * The rows of the periods from `since` (epoch ms) on, of every project or of `projects` only (a
+ * member's): one range read of the primary key, whose second column is the project.
+ */
+export async function readRollups(
+  db: Kysely<Database>,
+  period: RollupPeriod,
+  since: number,
+  projects?: readonly string[],
+): Promise<RollupCell[]> {
+  if (projects?.length === 0) return [];
   const { table, column } = ROLLUPS[period];
-  const rows = await (db as unknown as Kysely<RollupDatabase>).selectFrom(table).selectAll().where(column, '>=', since).execute();
+  let query = (db as unknown as Kysely<RollupDatabase>).selectFrom(table).selectAll().where(column, '>=', since);
+  if (projects) query = query.where('project_id', 'in', projects);
+  const rows = await query.execute();
   return rows.map((row) => cellOf(column, row));
 }
 
 /**
- * Fills a rollup table from the ledger's rows created from `since` on (migration 0015, on an
- * upgraded store): the same sums as addRollups, in one INSERT ... SELECT ... GROUP BY, with a
- * CASE per histogram bucket. The same SQL on both engines: integer division of a bigint, a cast
- * SQLite reads as INTEGER.
+ * Fills a rollup table from the ledger's rows created from `since` on (migrations 0015 and 0023,
+ * on an upgraded store): the same sums as addRollups, in one INSERT ... SELECT ... GROUP BY, with
+ * a CASE per histogram bucket. The same SQL on both engines: integer division of a bigint, a cast
+ * SQLite reads as INTEGER. `byProject: false` fills the tables as 0015 made them (no project).
  */
-export async function backfillRollup(db: Kysely<unknown>, period: RollupPeriod, since: number): Promise<void> {
+export async function backfillRollup(
+  db: Kysely<unknown>,
+  period: RollupPeriod,
+  since: number,
+  { byProject = true } = {},
+): Promise<void> {
   const { table, column, periodMs } = ROLLUPS[period];
   const start = sql`cast(created_at / ${sql.lit(periodMs)} as bigint) * ${sql.lit(periodMs)}`;
-  const columns = [column, 'provider', 'model', ...SUMMED].map((c) => sql.ref(c));
+  const project = sql`coalesce(project_id, ${sql.lit(NO_PROJECT)})`;
+  const keys = byProject ? [column, 'project_id', 'provider', 'model'] : [column, 'provider', 'model'];
+  const columns = [...keys, ...SUMMED].map((c) => sql.ref(c));
   const bucketCounts = (field: string) =>
     HISTOGRAM_COLUMNS.map((i) => sql`sum(case when ${bucketTest(sql.ref(field), i)} then 1 else 0 end)`);
   await sql`
     insert into ${sql.table(table)} (${sql.join(columns)})
     select ${sql.join([
       start,
+      ...(byProject ? [project] : []),
       sql.ref('provider'),
       sql.ref('model'),
       sql`count(*)`,
@@ -143,7 +164,7 @@ export async function backfillRollup(db: Kysely<unknown>, period: RollupPeriod, 
     ])}
     from ledger
     where created_at >= ${since}
-    group by ${start}, provider, model
+    group by ${sql.join([start, ...(byProject ? [project] : []), sql.ref('provider'), sql.ref('model')])}
   `.execute(db);
 }
 
@@ -159,6 +180,7 @@ function bucketTest(ms: RawBuilder<unknown>, i: number): RawBuilder<unknown> {
 function rowOf(column: string, c: RollupCell): RollupRow {
   const row: RollupRow = {
     [column]: c.start,
+    project_id: c.projectId,
     provider: c.provider,
     model: c.model,
     requests: c.requests,
@@ -178,6 +200,7 @@ function cellOf(column: string, row: RollupRow): RollupCell {
   const n = (name: string) => Number(row[name]);
   return {
     start: n(column),
+    projectId: String(row.project_id),
     provider: String(row.provider),
     model: String(row.model),
     requests: n('requests'),

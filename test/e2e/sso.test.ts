@@ -192,7 +192,7 @@ describe('single sign-on against a local OpenID provider', () => {
     const record = (await adminCall(gw.url, MASTER, 'GET', '/v1/requests?project_id=proj_b')).body.data[0];
     assert.equal((await asUser(gw, cookie, 'GET', `/v1/requests/${record.request_id}`)).status, 404);
     assert.equal((await asUser(gw, cookie, 'GET', `/console/api/price/${record.request_id}`)).status, 404);
-    // No admin key, no projects, no users, no charts of every project's traffic.
+    // No admin key, no projects, no users.
     const admin = await asUser(gw, cookie, 'POST', '/admin/keys', { project: 'proj_a', admin: true });
     assert.equal(admin.status, 403);
     assert.equal(admin.body.error.code, 'role_required');
@@ -200,7 +200,21 @@ describe('single sign-on against a local OpenID provider', () => {
     assert.equal(project.status, 403);
     assert.equal(project.body.error.message, "This needs the admin role; the caller's role is member.");
     assert.equal((await asUser(gw, cookie, 'GET', '/admin/users')).status, 403);
-    assert.equal((await asUser(gw, cookie, 'GET', '/console/api/stats')).status, 403);
+  });
+
+  it("charts a member's projects only, and every project for the owner", async () => {
+    const count = async (query: string) => (await adminCall(gw.url, MASTER, 'GET', `/v1/requests?limit=100${query}`)).body.data.length;
+    const charted = async (cookie: string) => {
+      const stats = await asUser(gw, cookie, 'GET', '/console/api/stats?minutes=60');
+      assert.equal(stats.status, 200);
+      return Object.values(stats.body.by_model as Record<string, { requests: number[] }>)
+        .flatMap((s) => s.requests)
+        .reduce((a, b) => a + b, 0);
+    };
+    const [ownA, all] = [await count('&project_id=proj_a'), await count('')];
+    assert.ok(ownA >= 1 && all > ownA && (await count('&project_id=proj_b')) >= 1);
+    assert.equal(await charted(await sessionOf(gw, 'bob')), ownA);
+    assert.equal(await charted(await sessionOf(gw, 'alice')), all);
   });
 
   it('lets a viewer read everything and change nothing', async () => {
