@@ -310,7 +310,8 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     // Every confirmation of this test is accepted.
     const accept = (dialog: { accept: () => Promise<void> }) => void dialog.accept();
     page.on('dialog', accept);
-    // Made through the API: the page reads them when it is loaded again.
+    // Made through the API: the keys page reads them when it is loaded again (the audit page's test ran last).
+    await page.goto(`${gw.url}/console#/keys`);
     await page.reload();
     const keyRow = (name: string) => page.getByRole('region', { name: 'Keys', exact: true }).getByRole('row').filter({ hasText: name });
     await keyRow('edit-me').waitFor();
@@ -418,6 +419,7 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
       ['#/', 'Requests'],
       [`#/requests/${requestId}`, `Request ${requestId}`],
       ['#/charts', 'Charts'],
+      ['#/spend', 'Spend'],
       ['#/playground', 'Playground'],
       ['#/keys', 'Keys and projects'],
       ['#/audit', 'Audit log'],
@@ -450,7 +452,7 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
       assert.ok(focused.visible, `no visible focus on ${focused.text}`);
       reached.push(focused.text);
     }
-    assert.deepEqual(reached, ['Requests', 'Charts', 'Playground']);
+    assert.deepEqual(reached, ['Requests', 'Charts', 'Spend']);
     await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Charts' }).waitFor();
