@@ -66,6 +66,26 @@ describe('key changes between instances over PostgreSQL LISTEN/NOTIFY', { skip: 
     assert.deepEqual(b.heard.changes[1], { kind: 'endpoint', project: 'p', name: 'chat' });
   });
 
+  it("keeps deployments sharing a database apart: another schema's changes are not heard", async () => {
+    const other = await createTestSchema();
+    const otherStore = await openDatabase({ databaseUrl: other.url, path: ':memory:' });
+    const elsewhere = new PostgresChangeChannel({ url: other.url, db: otherStore.db, receiver: receiver(), log: () => {} });
+    try {
+      const here = open(schema.url);
+      await until(() => here.heard.missed === 1, 'listening');
+      elsewhere.publish({ kind: 'key', id: 'theirs' });
+      open(schema.url).channel.publish({ kind: 'key', id: 'ours' });
+      await until(() => here.heard.changes.length === 1, 'hears its own');
+      // A moment for theirs, had it been heard: NOTIFYs are delivered in commit order, theirs went first.
+      await sleep(100);
+      assert.deepEqual(here.heard.changes, [{ kind: 'key', id: 'ours' }]);
+    } finally {
+      await elsewhere.close();
+      await otherStore.close();
+      await other.drop();
+    }
+  });
+
   it('a listening connection that drops is opened again, and the instance forgets its cache (it may have missed changes)', async () => {
     const a = open(schema.url);
     const b = open(viaProxy(schema.url, proxy));

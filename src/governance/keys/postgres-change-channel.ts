@@ -5,7 +5,9 @@ import { type ChangeChannel, type ChangeReceiver, type GovernanceChange, parseCh
 
 /**
  * NOTIFY channels are per database, not per schema: deployments sharing a database (in schemas of
- * their own) hear each other's changes, which costs them a store read each, nothing more.
+ * their own) hear each other's NOTIFYs. Each names its schema (the pool's `current_schema()`),
+ * and a listener acts only on its own: another deployment's changes would cost a store read
+ * each, and made tests that share a database hear each other.
  */
 const CHANNEL = 'sluice_governance';
 /** Between two attempts to listen again: while nobody listens, a change takes up to auth.key_cache_ttl_s. */
@@ -33,6 +35,8 @@ export class PostgresChangeChannel implements ChangeChannel {
   private attempts = 0;
   private closed = false;
   private down = false;
+  /** The store's schema, as its pool sees it (the listening connection may come from listen_url). */
+  private schema: string | undefined;
 
   constructor(options: PostgresChangeOptions) {
     this.options = options;
@@ -43,7 +47,7 @@ export class PostgresChangeChannel implements ChangeChannel {
   }
 
   publish(change: GovernanceChange): void {
-    sql`select pg_notify(${CHANNEL}, ${JSON.stringify(change)})`
+    sql`select pg_notify(${CHANNEL}, json_build_object('schema', current_schema(), 'change', ${JSON.stringify(change)}::json)::text)`
       .execute(this.options.db)
       .catch((err: Error) =>
         this.options.log(
@@ -66,6 +70,7 @@ export class PostgresChangeChannel implements ChangeChannel {
     client.on('end', () => this.lost(client, 'connection closed'));
     client.on('notification', (message) => this.heard(message));
     try {
+      this.schema ??= (await sql<{ schema: string }>`select current_schema() as schema`.execute(this.options.db)).rows[0]?.schema;
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
     } catch (err) {
@@ -88,7 +93,9 @@ export class PostgresChangeChannel implements ChangeChannel {
     if (message.channel !== CHANNEL || !message.payload) return;
     let change: GovernanceChange | undefined;
     try {
-      change = parseChange(JSON.parse(message.payload));
+      const { schema, change: sent } = JSON.parse(message.payload) as { schema?: unknown; change?: unknown };
+      if (schema !== this.schema) return;
+      change = parseChange(sent);
     } catch {
       return;
     }
