@@ -43,7 +43,10 @@ test('an allowed origin gets itself back, Vary: Origin and the exposed headers',
   assert.equal(answered, false);
   assert.equal(headers['access-control-allow-origin'], APP);
   assert.equal(headers.vary, 'Origin');
-  assert.match(headers['access-control-expose-headers'], /^x-request-id, mcp-session-id, retry-after, retry-after-ms, x-should-retry, x-ratelimit-limit-requests/);
+  assert.match(
+    headers['access-control-expose-headers'],
+    /^x-request-id, mcp-session-id, retry-after, retry-after-ms, x-should-retry, x-ratelimit-limit-requests/,
+  );
 });
 
 test('another origin gets no CORS header, only Vary (its answer must not be cached for the allowed one)', () => {
