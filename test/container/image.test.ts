@@ -109,7 +109,12 @@ describe('the container image', { skip }, () => {
     const res = await fetch(`${url}/readyz`);
     assert.deepEqual(await res.json().then(withoutWorkerPid), {
       status: 'ready',
-      checks: { store: { state: 'ok', engine: 'postgres' }, redis: { state: 'ok' }, providers: { state: 'ok', enabled: ['mock'] } },
+      checks: {
+        store: { state: 'ok', engine: 'postgres' },
+        redis: { state: 'ok' },
+        providers: { state: 'ok', enabled: ['mock'] },
+        mcp: { state: 'off' },
+      },
     });
     assert.equal(res.status, 200);
     const health = await podman(['healthcheck', 'run', name]);

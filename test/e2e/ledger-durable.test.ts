@@ -64,11 +64,16 @@ async function streamOne(url: string, n: number): Promise<string> {
 /** Waits (up to 5 s) until every id has a line in the journal's segment files. */
 async function journaled(dir: string, ids: string[]): Promise<void> {
   for (const deadline = Date.now() + 5_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 10))) {
-    const text = readdirSync(dir)
-      .filter((f) => f.endsWith('.jsonl'))
-      .map((f) => readFileSync(join(dir, f), 'utf8'))
-      .join('');
-    if (ids.every((id) => text.includes(id))) return;
+    const recorded = new Set<unknown>();
+    for (const f of readdirSync(dir).filter((name) => name.endsWith('.jsonl'))) {
+      for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
+        // A record is a line of its own; a running request's `admitted` and `progress` lines name
+        // its id too, and do not count (a kill then makes it an interrupted row, not its record).
+        const entry = line ? (JSON.parse(line) as { requestId?: unknown; admitted?: unknown; progress?: unknown }) : {};
+        if (entry.admitted === undefined && entry.progress === undefined) recorded.add(entry.requestId);
+      }
+    }
+    if (ids.every((id) => recorded.has(id))) return;
   }
   throw new Error('the records did not reach the journal within 5 s');
 }
