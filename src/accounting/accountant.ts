@@ -5,7 +5,7 @@ import type { Usage } from '../protocol/canonical/usage.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import { countPromptTokens, promptText, textTally } from './count-tokens.ts';
 import type { AdmittedRequest, RequestHolds, RequestProgress } from './journal-entries.ts';
-import type { LedgerRecord } from './ledger-record.ts';
+import { type LedgerRecord, NO_USAGE } from './ledger-record.ts';
 import type { PricingRegistry } from './pricing.ts';
 import type { TallyLimits, TokenTally } from './token-tally.ts';
 
@@ -384,14 +384,7 @@ export function rejectedRecord(
     requestedModel,
     surface,
     streamed: false,
-    inputTokens: 0,
-    cachedInputTokens: 0,
-    cacheWriteTokens: 0,
-    outputTokens: 0,
-    reasoningTokens: 0,
-    usageSource: 'provider',
-    costUsd: 0,
-    priceKnown: true,
+    ...NO_USAGE,
     ttftMs: null,
     latencyMs: now - startedAt,
     upstreamStatus: null,

@@ -79,3 +79,18 @@ export interface BudgetSpend {
   start: number;
   usd: number;
 }
+
+/**
+ * The usage of a record that used none: a request refused before any provider, an MCP tool call
+ * (tools are not billed in tokens). Exact, not estimated, so its price is known: zero.
+ */
+export const NO_USAGE = {
+  inputTokens: 0,
+  cachedInputTokens: 0,
+  cacheWriteTokens: 0,
+  outputTokens: 0,
+  reasoningTokens: 0,
+  usageSource: 'provider',
+  costUsd: 0,
+  priceKnown: true,
+} as const satisfies Partial<LedgerRecord>;

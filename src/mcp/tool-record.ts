@@ -1,4 +1,4 @@
-import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import { type LedgerRecord, NO_USAGE } from '../accounting/ledger-record.ts';
 import type { Caller } from '../admission/admission.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 
@@ -40,14 +40,7 @@ export function toolCallRecord(facts: ToolCallFacts): LedgerRecord {
     requestedModel: facts.prefixed,
     surface: 'mcp',
     streamed: false,
-    inputTokens: 0,
-    cachedInputTokens: 0,
-    cacheWriteTokens: 0,
-    outputTokens: 0,
-    reasoningTokens: 0,
-    usageSource: 'provider',
-    costUsd: 0,
-    priceKnown: true,
+    ...NO_USAGE,
     ttftMs: null,
     latencyMs: facts.endedAt - facts.startedAt,
     upstreamStatus: null,
