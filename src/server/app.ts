@@ -25,7 +25,7 @@ import { UpstreamClient } from '../upstream/http-client.ts';
 import { createLogger, type Logger } from '../telemetry/logger.ts';
 import { GatewayMetrics } from '../telemetry/metrics.ts';
 import { logRequest } from '../telemetry/request-line.ts';
-import { McpGateway } from '../mcp/mcp-gateway.ts';
+import { McpOnDemand } from '../mcp/on-demand.ts';
 import { tracingFromEnv } from '../telemetry/tracing-from-env.ts';
 import type { LedgerExport } from '../telemetry/ledger-export.ts';
 import { ledgerExportFromConfig } from '../telemetry/ledger-export-from-config.ts';
@@ -105,7 +105,7 @@ export function createGateway(
           openStreams: () => countStreams(scopes),
           ledger: () => ledger?.writer.stats,
           ledgerExport: () => ledgerExport?.stats,
-          mcpServers: () => mcp.hub.status(),
+          mcpServers: () => mcp.status(),
         },
         config.metrics.max_label_values,
       )
@@ -128,7 +128,7 @@ export function createGateway(
     counters: metrics && { failed: () => metrics.authFailed(), throttled: (scope) => metrics.authThrottle(scope) },
   });
   // The MCP gateway (docs/api/mcp.md): a tool call is admitted by the same limits, and is a ledger row.
-  const mcp = new McpGateway(config.mcp, logger, {
+  const mcp = new McpOnDemand(config.mcp, logger, {
     admit: limits.admit,
     newId: () => newRequestId(),
     record(record) {
@@ -139,7 +139,7 @@ export function createGateway(
   /** GET /readyz over a config and its providers (docs/operations/deploy.md "Liveness and readiness"). */
   function readinessOf(config: Config, registry: GatewayContext['registry']) {
     return createReadiness(
-      readinessChecks({ config, registry, database: () => database, pingRedis: limits.pingRedis, mcp: () => mcp.hub.status() }),
+      readinessChecks({ config, registry, database: () => database, pingRedis: limits.pingRedis, mcp: () => mcp.status() }),
     );
   }
   // Replaced whole by a reload (server/reload-config.ts); a request reads it once, when it arrives.
@@ -336,7 +336,7 @@ export function createGateway(
       ]);
       context.tracing = tracing;
       await recordLeftRunning();
-      mcp.start();
+      await mcp.start();
       const address = await new Promise<AddressInfo>((resolve, reject) => {
         server.once('error', reject);
         const shared = options.reusePort ? { reusePort: true, exclusive: true } : {};

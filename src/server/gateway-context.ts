@@ -7,7 +7,7 @@ import type { PipelineContext } from '../pipeline/context.ts';
 import type { StreamBuffer } from '../resume/stream-buffer.ts';
 import type { ClientAddressing } from '../protocol/http/client-address.ts';
 import type { LedgerStore } from '../store/ledger-store.ts';
-import type { McpGateway } from '../mcp/mcp-gateway.ts';
+import type { McpOnDemand } from '../mcp/on-demand.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import type { InstanceReload } from './reload-result.ts';
 import type { ReadinessReport } from './readiness.ts';
@@ -39,7 +39,7 @@ export interface GatewayContext extends PipelineContext {
    */
   reloadConfig: (() => Promise<InstanceReload[]>) | undefined;
   /** The MCP gateway (/mcp), one per process: a reload keeps it (its servers change at a restart). */
-  mcp: McpGateway;
+  mcp: McpOnDemand;
   /** GET /readyz: the store, Redis and the providers, each checked within a short timeout. */
   readiness: () => Promise<ReadinessReport>;
 }

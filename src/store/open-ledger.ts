@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { UnfinishedRequest } from '../accounting/journal-entries.ts';
 import type { Config } from '../config/schema.ts';
 import { describeStoreError } from './classify-store-error.ts';
+import { engineOf } from './engine-of.ts';
 import type { Database } from './database.ts';
 import { LedgerJournal, type RequestJournal } from './ledger-journal.ts';
 import { LedgerStore } from './ledger-store.ts';
@@ -129,7 +130,7 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
   let relayedIds: RelayedIdsStore | undefined;
   let closing = false;
   let retryTimer: NodeJS.Timeout | undefined;
-  let upkeepTimer: NodeJS.Timeout | undefined;
+  let upkeep: { stop(): void } | undefined;
   let attempts = 0;
   /** Set once startLedger has returned: from then on every failure is retried. */
   let serving = false;
@@ -172,7 +173,7 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
       log(`ledger: the store (${where}) is open after ${attempts} attempts; writing the ${writer.pending} record(s) that waited`);
     writer.attach(ledgerStore);
     rejections.attach(new RejectionStore(db.db));
-    if (settings.retention) upkeepTimer = startUpkeep(db.db, settings.retention, log);
+    if (settings.retention) upkeep = startUpkeep(db.db, settings.retention, log);
     isOpen = true;
     markOpened();
     return true;
@@ -209,7 +210,7 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
     async close() {
       closing = true;
       clearTimeout(retryTimer);
-      clearInterval(upkeepTimer);
+      upkeep?.stop();
       await writer.close(settings.shutdownFlushMs);
       await rejections.close(1_000);
       // Responses saves end within the query timeout; this only bounds a store that is gone.
@@ -223,9 +224,15 @@ export async function startLedger(settings: LedgerSettings): Promise<Ledger> {
 
 /** How often each process runs the ledger's upkeep (each run bounded; one instance at a time on PostgreSQL). */
 const UPKEEP_EVERY_MS = 10 * 60_000;
+/**
+ * On PostgreSQL the first run is at once: it creates the partitions the rows are about to land
+ * in. On SQLite it only deletes, which can wait a minute: a query at start-up would start the
+ * SQLite thread (~13 MiB) before the first request needs it (docs/benchmarks/memory.md).
+ */
+const FIRST_SQLITE_UPKEEP_MS = 60_000;
 
 /** Runs the upkeep now and every UPKEEP_EVERY_MS; logs what it dropped, and its failures (retried next time). */
-function startUpkeep(db: Kysely<Database>, retention: Retention, log: (message: string) => void): NodeJS.Timeout {
+function startUpkeep(db: Kysely<Database>, retention: Retention, log: (message: string) => void): { stop(): void } {
   const run = () =>
     upkeepLedger(db, retention, Date.now()).then(
       (report) => {
@@ -237,10 +244,12 @@ function startUpkeep(db: Kysely<Database>, retention: Retention, log: (message: 
       },
       (err: unknown) => log(`ledger: upkeep failed (${describeStoreError(err)}); tried again in ${UPKEEP_EVERY_MS / 60_000} min`),
     );
-  void run();
-  const timer = setInterval(() => void run(), UPKEEP_EVERY_MS);
-  timer.unref();
-  return timer;
+  const runAndWait = () => {
+    void run();
+    timer = setTimeout(runAndWait, UPKEEP_EVERY_MS).unref();
+  };
+  let timer = setTimeout(runAndWait, engineOf(db) === 'postgres' ? 0 : FIRST_SQLITE_UPKEEP_MS).unref();
+  return { stop: () => clearTimeout(timer) };
 }
 
 /** Where the store is, for log lines: never the password of a database URL. */

@@ -20,7 +20,14 @@ function fakeStore(rows: number) {
 }
 
 function auditLog(retentionDays: number) {
-  return new AuditLog({ stored: true, retentionDays: () => retentionDays, log: () => {}, logEntry: () => {}, now: () => 100 * DAY_MS });
+  return new AuditLog({
+    stored: true,
+    retentionDays: () => retentionDays,
+    log: () => {},
+    logEntry: () => {},
+    now: () => 100 * DAY_MS,
+    firstPruneMs: 0,
+  });
 }
 
 describe('AuditLog.prune', () => {

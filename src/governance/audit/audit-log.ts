@@ -12,13 +12,21 @@ export interface AuditLogOptions {
   /** Where an entry goes when there is no store: sluice's structured log. */
   logEntry: (entry: AuditEntry) => void;
   now?: () => number;
+  /** The first pruning run, this long after the store opens (default FIRST_PRUNE_MS; 0: at once). */
+  firstPruneMs?: number;
 }
 
 /** Entries deleted per statement, and statements per pruning run: bounded work whatever the backlog. */
 const PRUNE_BATCH = 1_000;
 const PRUNE_BATCHES_PER_RUN = 50;
-/** How often each process prunes (and once when the store opens). */
+/** How often each process prunes. */
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/**
+ * The first run waits a minute after the store opens: nothing is urgent about old entries, and on
+ * the embedded store a query at start-up would start the SQLite thread (~13 MiB, a V8 isolate)
+ * before the first request needs it (docs/benchmarks/memory.md).
+ */
+const FIRST_PRUNE_MS = 60_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
@@ -31,6 +39,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export class AuditLog {
   private store: AuditStore | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private firstRun: NodeJS.Timeout | undefined;
   private pruning: Promise<unknown> | undefined;
   private readonly options: AuditLogOptions;
   private readonly now: () => number;
@@ -40,10 +49,12 @@ export class AuditLog {
     this.now = options.now ?? Date.now;
   }
 
-  /** The store is open: entries go there, and old ones are pruned now and then every hour. */
+  /** The store is open: entries go there, and old ones are pruned soon and then every hour. */
   attach(store: AuditStore): void {
     this.store = store;
-    this.runPrune();
+    const first = this.options.firstPruneMs ?? FIRST_PRUNE_MS;
+    if (first === 0) this.runPrune();
+    else this.firstRun = setTimeout(() => this.runPrune(), first).unref();
     this.timer = setInterval(() => this.runPrune(), PRUNE_EVERY_MS);
     this.timer.unref();
   }
@@ -95,6 +106,7 @@ export class AuditLog {
 
   /** Waits for a pruning run under way, and runs no more. */
   async close(): Promise<void> {
+    clearTimeout(this.firstRun);
     clearInterval(this.timer);
     await this.pruning;
   }
