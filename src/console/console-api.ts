@@ -13,7 +13,7 @@ import type { ConsoleCall } from './console-call.ts';
 import { openLedgerStore, readStore } from '../store/read-store.ts';
 import { InvalidLedgerQuery } from '../store/invalid-ledger-query.ts';
 import type { LedgerQueryInWriteOrder } from '../store/ledger-store.ts';
-import { BUCKET_BOUNDS_MS, emptyHistogram, quantileOf, type RollupCell } from '../store/rollup-cells.ts';
+import { BUCKET_BOUNDS_MS, emptyHistogram, quantileOf } from '../store/rollup-cells.ts';
 import { ROLLUPS, type RollupPeriod } from '../store/rollup-tables.ts';
 import { withinProjects } from '../governance/keys/project-scope.ts';
 import { roleOf, visibleProjects } from '../governance/users/access.ts';
@@ -157,33 +157,37 @@ export async function handleStats({ res, ctx, search, requestId, caller }: Conso
   const start = Math.floor((now - (count - 1) * step) / step) * step;
   openLedgerStore(ctx); // the rollups live in the ledger's store: a 400 when it is off, a 503 while it is not open
   // A member's charts: its projects' rows only (the rollups' second key column); everyone else's sum every project.
-  const reading = ctx.console.rollupsSince(period, start, caller ? visibleProjects(caller) : undefined);
+  const reading = ctx.console.chartsSince(period, start, caller ? visibleProjects(caller) : undefined);
   if (!reading) throw errors.storeUnavailable('the store is not open yet (sluice retries it; see its log)');
-  const cells = await readStore(ctx, reading);
+  const { series, histograms } = await readStore(ctx, reading);
   const times: number[] = [];
   for (let t = start; t <= now; t += step) times.push(t / 1000);
-  const index = (cell: RollupCell) => (cell.start - start) / step;
+  // A period past now is skipped: written by an instance whose clock is ahead of this one's.
+  const index = (cellStart: number) => (cellStart - start) / step;
   const byPair = new Map<string, { requests: number[]; tokens: number[]; cost: number[] }>();
   const byProvider = new Map<string, { requests: number[]; errors: number[] }>();
   const ttft = times.map(() => emptyHistogram());
   const latency = times.map(() => emptyHistogram());
   const zeros = () => times.map(() => 0);
-  for (const cell of cells) {
-    const i = index(cell);
-    // A period past now: written by an instance whose clock is ahead of this one's.
+  for (const cell of series) {
+    const i = index(cell.start);
     if (i >= times.length) continue;
     const name = modelSeriesName(cell.provider, cell.model);
     let pair = byPair.get(name);
     if (!pair) byPair.set(name, (pair = { requests: zeros(), tokens: zeros(), cost: zeros() }));
     pair.requests[i] += cell.requests;
-    pair.tokens[i] += cell.inputTokens + cell.outputTokens;
+    pair.tokens[i] += cell.tokens;
     pair.cost[i] += cell.costUsd;
     let provider = byProvider.get(providerSeriesName(cell.provider));
     if (!provider) byProvider.set(providerSeriesName(cell.provider), (provider = { requests: zeros(), errors: zeros() }));
     provider.requests[i] += cell.requests;
     provider.errors[i] += cell.errors;
-    cell.ttft.forEach((n, b) => (ttft[i][b] += n));
-    cell.latency.forEach((n, b) => (latency[i][b] += n));
+  }
+  for (const cell of histograms) {
+    const i = index(cell.start);
+    if (i >= times.length) continue;
+    ttft[i] = cell.ttft;
+    latency[i] = cell.latency;
   }
   const percentiles = (hists: number[][]) =>
     Object.fromEntries(

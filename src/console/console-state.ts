@@ -2,8 +2,7 @@ import type { Kysely } from 'kysely';
 import type { SsoConfig } from '../config/sso-schema.ts';
 import { UserDirectory } from '../governance/users/users.ts';
 import type { Database } from '../store/database.ts';
-import type { RollupCell } from '../store/rollup-cells.ts';
-import { readRollups, type RollupPeriod } from '../store/rollup-tables.ts';
+import { readCharts, type RollupPeriod } from '../store/rollup-tables.ts';
 import { LiveFeed } from './live-feed.ts';
 import { ConsoleSessions, type SessionOptions } from './sessions.ts';
 import { SsoClient } from './sso.ts';
@@ -21,7 +20,7 @@ export interface ConsoleState {
    * with each batch, of every project or of `projects` only; undefined while the store is not
    * open (or the ledger is off).
    */
-  rollupsSince: (period: RollupPeriod, since: number, projects?: readonly string[]) => Promise<RollupCell[]> | undefined;
+  chartsSince: (period: RollupPeriod, since: number, projects?: readonly string[]) => ReturnType<typeof readCharts> | undefined;
   /** The store is open: rollups are read from it, and sessions and users kept in it, from now on. */
   attachStore: (db: Kysely<Database>) => void;
 }
@@ -36,7 +35,7 @@ export function createConsoleState(sessionOptions: Omit<SessionOptions, 'users'>
     users,
     sso: sso && new SsoClient(sso),
     feed,
-    rollupsSince: (period, since, projects) => (store ? readRollups(store, period, since, projects) : undefined),
+    chartsSince: (period, since, projects) => (store ? readCharts(store, period, since, projects) : undefined),
     attachStore: (db) => {
       store = db;
       sessions.attachStore(db);

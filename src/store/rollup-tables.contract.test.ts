@@ -13,7 +13,7 @@ import { migrateStore, openDatabase } from './open-database.ts';
 import type { OpenedDatabase, StoreLocation } from './store-location.ts';
 import { type RollupCell, summarize } from './rollup-cells.ts';
 import { upkeepLedger } from './ledger-upkeep.ts';
-import { addRollups, MINUTES_KEPT_MS, ROLLUPS, type RollupPeriod, readRollups } from './rollup-tables.ts';
+import { addRollups, MINUTES_KEPT_MS, ROLLUPS, type RollupPeriod, readCharts, readRollups } from './rollup-tables.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -76,6 +76,48 @@ function rollupContract(name: string, location: () => Promise<StoreLocation>, { 
         assert.deepEqual(sorted(await readRollups(db.db, period, 0, ['proj_b', 'proj_a'])), expected(of(['proj_a', 'proj_b']), period));
         assert.deepEqual(await readRollups(db.db, period, 0, []), []);
         assert.deepEqual(await readRollups(db.db, period, 0, ['proj_none']), []);
+      }
+    });
+
+    it("reads the charts' sums: series per period and provider/model, histograms per period, projects summed", async () => {
+      await ledger.insert(MIX);
+      for (const period of ['minutes', 'hours'] as const) {
+        for (const projects of [undefined, ['proj_a', 'proj_b'], []]) {
+          const cells = summarize(
+            MIX.filter((r) => !projects || projects.includes(r.projectId ?? '')),
+            ROLLUPS[period].periodMs,
+          );
+          const series = new Map<string, { requests: number; errors: number; tokens: number; costUsd: number }>();
+          const histograms = new Map<number, { ttft: number[]; latency: number[] }>();
+          for (const c of cells) {
+            const key = `${c.start} ${c.provider} ${c.model}`;
+            const s = series.get(key) ?? { requests: 0, errors: 0, tokens: 0, costUsd: 0 };
+            series.set(key, {
+              requests: s.requests + c.requests,
+              errors: s.errors + c.errors,
+              tokens: s.tokens + c.inputTokens + c.outputTokens,
+              costUsd: s.costUsd + c.costUsd,
+            });
+            const h = histograms.get(c.start) ?? { ttft: c.ttft.map(() => 0), latency: c.latency.map(() => 0) };
+            histograms.set(c.start, { ttft: h.ttft.map((n, i) => n + c.ttft[i]), latency: h.latency.map((n, i) => n + c.latency[i]) });
+          }
+          const read = await readCharts(db.db, period, 0, projects);
+          const bySeries = (a: { start: number; provider: string; model: string }, b: typeof a) =>
+            a.start - b.start || a.provider.localeCompare(b.provider) || a.model.localeCompare(b.model);
+          assert.deepEqual(
+            read.series.sort(bySeries),
+            [...series]
+              .map(([key, sums]) => {
+                const [start, provider, model] = key.split(' ');
+                return { start: Number(start), provider, model, ...sums };
+              })
+              .sort(bySeries),
+          );
+          assert.deepEqual(
+            read.histograms.sort((a, b) => a.start - b.start),
+            [...histograms].map(([start, h]) => ({ start, ...h })).sort((a, b) => a.start - b.start),
+          );
+        }
       }
     });
 
