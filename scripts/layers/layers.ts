@@ -26,7 +26,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['surfaces'],
   ['mcp'],
   ['pipeline'],
-  ['governance', 'resume'],
+  ['governance', 'resume', 'reconcile'],
   ['admission'],
   ['telemetry'],
   ['routing'],
