@@ -106,9 +106,11 @@ export class Reconciler {
     toDay: string,
     trigger: StoredReconciliation['trigger'],
   ): Promise<StoredReconciliation> {
-    const settings = this.config().providers[provider];
+    const { providers } = this.config();
+    // Own keys only: `constructor` or `__proto__` name no report.
+    const settings = Object.hasOwn(providers, provider) ? providers[provider] : undefined;
     if (!settings) {
-      const known = Object.keys(this.config().providers);
+      const known = Object.keys(providers);
       throw errors.invalidRequest(
         `No report is configured for provider ${provider} (reconcile.providers: ${known.length ? known.join(', ') : 'none'}).`,
         'provider',

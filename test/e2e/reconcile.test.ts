@@ -411,6 +411,8 @@ describe('reconciliation against the providers’ reports', () => {
       [{ provider: 'openai', from: D3, to: D1 }, 'to'],
       [{ provider: 'openai', from: '2026-01-01', to: '2026-12-31' }, 'to'],
       [{ provider: 'nope', from: D1, to: D1 }, 'provider'],
+      [{ provider: 'constructor', from: D1, to: D1 }, 'provider'],
+      [{ provider: '__proto__', from: D1, to: D1 }, 'provider'],
       [{ provider: 'openai', from: D1, to: D1, extra: 1 }, 'extra'],
     ];
     for (const [body, param] of cases) {
