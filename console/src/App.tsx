@@ -6,6 +6,7 @@ import { Keys } from './Keys.tsx';
 import { Login } from './Login.tsx';
 import { NamesProvider } from './names.tsx';
 import { Playground } from './Playground.tsx';
+import { Reconcile } from './Reconcile.tsx';
 import { RequestLog } from './RequestLog.tsx';
 import { RequestLookup } from './RequestLookup.tsx';
 import { RequestView } from './RequestView.tsx';
@@ -22,6 +23,7 @@ const VIEWS: Record<NavPage, ComponentType> = {
   playground: Playground,
   keys: Keys,
   audit: Audit,
+  reconcile: Reconcile,
 };
 
 export function App() {

@@ -144,3 +144,38 @@ export function formatUsd(n: number): string {
 export function formatMs(n: number | null): string {
   return n === null ? '–' : `${n} ms`;
 }
+
+/** Both sides of a reconciliation line, and their drift (report minus ledger). */
+export interface ReconcileAmounts {
+  input: number;
+  cached: number;
+  output: number;
+  cost: number;
+}
+
+/** A stored reconciliation (GET /admin/reconciliations; docs/operations/reconciliation.md). */
+export interface Reconciliation {
+  id: string;
+  provider: string;
+  report: string | null;
+  from: string;
+  to: string;
+  created_at: string;
+  trigger: 'manual' | 'schedule';
+  status: 'ok' | 'over' | 'failed';
+  error: string | null;
+  totals: { ledger: ReconcileAmounts; report: ReconcileAmounts; drift: ReconcileAmounts; relative: ReconcileAmounts } | null;
+  lines: {
+    day: string;
+    model: string;
+    ledger: ReconcileAmounts & { requests: number; unpriced: number };
+    report: ReconcileAmounts;
+    keys: string[];
+    drift: ReconcileAmounts;
+    relative: ReconcileAmounts;
+    status: string;
+    over: boolean;
+  }[];
+  reasons: string[];
+  notes: string[];
+}

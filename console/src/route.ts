@@ -11,6 +11,7 @@ export const PAGES = [
   { page: 'playground', path: 'playground', label: 'Playground', title: 'Playground' },
   { page: 'keys', path: 'keys', label: 'Keys', title: 'Keys and projects' },
   { page: 'audit', path: 'audit', label: 'Audit', title: 'Audit log' },
+  { page: 'reconcile', path: 'reconcile', label: 'Reconciliation', title: 'Reconciliation' },
 ] as const;
 
 export type NavPage = (typeof PAGES)[number]['page'];

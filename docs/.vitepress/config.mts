@@ -72,6 +72,7 @@ export default defineConfig({
           { text: 'Analytics export', link: '/operations/analytics-export' },
           { text: 'Check and reload the config', link: '/operations/reload' },
           { text: 'The audit log', link: '/operations/audit-log' },
+          { text: 'Reconciliation', link: '/operations/reconciliation' },
           { text: 'The ledger at scale', link: '/operations/ledger-storage' },
           { text: 'Upgrade', link: '/operations/upgrade' },
           { text: 'Back up and restore', link: '/operations/backup' },

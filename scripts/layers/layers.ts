@@ -17,6 +17,8 @@
  * answers through it, so neither imports the other.
  * `mcp/` is the MCP gateway (/mcp): the server mounts it; it sits above the pipeline only to reach
  * what a tool call shares with model requests (the admit step, the ledger), and a surface may use it.
+ * `reconcile/` compares the ledger (store/) with the providers' own usage and cost reports; the
+ * server mounts its routes and runs its schedule.
  * `client/` is the SDK-side stream reader published as `sluice/client`: it imports nothing of the server.
  */
 export const LAYERS: readonly (readonly string[])[] = [
@@ -26,7 +28,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['surfaces'],
   ['mcp'],
   ['pipeline'],
-  ['governance', 'resume'],
+  ['governance', 'resume', 'reconcile'],
   ['admission'],
   ['telemetry'],
   ['routing'],

@@ -6,7 +6,7 @@ import { integerFlag, parseFlags, workersFlag } from './parse-flags.ts';
 import { usage } from './usage.ts';
 import type { AdminCommand } from './keys.ts';
 
-type Command = 'serve' | 'config' | 'pricing' | 'logs' | 'spend' | 'audit' | 'check' | AdminCommand;
+type Command = 'serve' | 'config' | 'pricing' | 'logs' | 'spend' | 'audit' | 'reconcile' | 'check' | AdminCommand;
 
 const COMMANDS: readonly string[] = [
   'serve',
@@ -15,6 +15,7 @@ const COMMANDS: readonly string[] = [
   'logs',
   'spend',
   'audit',
+  'reconcile',
   'check',
   'projects',
   'keys',
@@ -40,6 +41,10 @@ async function run(command: Command, args: string[]): Promise<void> {
     case 'audit': {
       const { runAudit } = await import('./audit.ts');
       return runAudit(args, process.env);
+    }
+    case 'reconcile': {
+      const { runReconcile } = await import('./reconcile.ts');
+      return runReconcile(args, process.env);
     }
     case 'check':
       return runCheck(args);
@@ -210,6 +215,8 @@ try {
 
 /** `sluice serve --help` for an error about `sluice serve ...`, else the general help. */
 function helpFor(message: string): string {
-  const command = /^sluice (serve|config|pricing|logs|spend|audit|check|projects|keys|endpoints)[: ]/.exec(message)?.[1];
+  const command = /^sluice (serve|config|pricing|logs|spend|audit|reconcile|check|projects|keys|endpoints)[: ]/.exec(
+    message,
+  )?.[1];
   return command ? `sluice ${command} --help` : 'sluice --help';
 }

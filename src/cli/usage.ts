@@ -9,6 +9,7 @@ Usage:
   sluice logs [--follow] [--url URL] [--limit N] [--model M] [--provider P] [--outcome ok|error|cancelled]
   sluice spend [--group-by project,key,model,tag] [--period hour|day|month] [--from T] [--to T] [--csv]
   sluice audit [--url URL] [--limit N] [--actor A] [--action A] [--target-type T] [--target-id I] [--from T] [--to T] [--json]
+  sluice reconcile --provider NAME [--from DAY] [--to DAY] [--url URL] [--json]
   sluice check <file|url|-> [--json] [--kind chat|responses|messages] [--data body.json] [--key K]
   sluice projects create|list|update|delete ...
   sluice keys create|list|update|disable|enable|revoke|rotate|delete ...
@@ -17,7 +18,7 @@ Usage:
 
 Run sluice <command> --help for a command's options.
 Environment: PORT, HOST, SLUICE_CONFIG, SLUICE_MASTER_KEY, SLUICE_KEY_PEPPER, DATABASE_URL,
-SLUICE_URL (for logs, spend, audit, projects, keys and endpoints),
+SLUICE_URL (for logs, spend, audit, reconcile, projects, keys and endpoints),
 and each provider's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...). Docs: README.md, docs/.`,
 
   serve: `Usage: sluice serve [--port N] [--host H] [--config FILE] [--workers N|auto]
@@ -94,6 +95,22 @@ the action, its target, the client, the request id and the changed fields (never
   --json             the API's entries as JSON, newest first
   -h, --help         this help
 The master key (or an admin key) is read from SLUICE_MASTER_KEY (docs/operations/audit-log.md).`,
+
+  reconcile: `Usage: sluice reconcile --provider NAME [--from DAY] [--to DAY] [--url URL] [--json]
+
+Reconciles a running gateway's ledger against the provider's own usage and cost report
+(reconcile.providers in its config) over whole UTC days, stores the result, and prints both sides
+per day and model: input, cached and output tokens, cost, the drift in USD and percent, the lines
+the ledger priced at 0 that the provider billed, and the days one side has no rows for.
+  --provider NAME    the ledger's provider name, as under reconcile.providers (openai, anthropic, ...)
+  --from DAY         the first UTC day, YYYY-MM-DD (default: --to)
+  --to DAY           the last UTC day, inclusive (default: yesterday)
+  --url URL          the gateway (SLUICE_URL; default http://127.0.0.1:$PORT, PORT default 8080)
+  --json             the stored result as JSON
+  -h, --help         this help
+The master key (or an admin key) is read from SLUICE_MASTER_KEY (docs/operations/reconciliation.md).
+Exit code: 0 within reconcile.threshold, 1 past it, 2 nothing reconciled (a bad command line, no
+gateway, a report that could not be read).`,
 
   check: `Usage: sluice check <file|url|-> [--json] [--kind chat|responses|messages] [--data body.json] [--key K]
 

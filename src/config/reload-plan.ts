@@ -7,8 +7,8 @@ type KeyPath = readonly string[];
 /**
  * The keys a running process reads once, at start: what they set up (a bound socket, the store
  * and the ledger's writer, the Redis connection, the key cache and sessions, the upstream
- * connection pools, the resume buffer, the metrics registry, the trace exporter, the log's
- * output) lives as long as the process. A reload keeps their running values and names each
+ * connection pools, the resume buffer, the metrics registry, the trace exporter, the reconciliation schedule's
+ * timer, the log's output) lives as long as the process. A reload keeps their running values and names each
  * that changed: a restart applies them (docs/operations/reload.md).
  */
 export const RESTART_ONLY: readonly KeyPath[] = [
@@ -35,6 +35,7 @@ export const RESTART_ONLY: readonly KeyPath[] = [
   ['mcp', 'servers'],
   ['mcp', 'restart_initial_ms'],
   ['mcp', 'restart_max_ms'],
+  ['reconcile', 'schedule', 'interval_h'],
   ['log', 'format'],
 ];
 

@@ -167,6 +167,42 @@ const targetParamsSchema = z.strictObject({
   seed: z.number().int().optional().describe("Sent in place of the client's `seed`."),
 });
 
+/** One provider's report to reconcile the ledger against (src/reconcile; docs/operations/reconciliation.md). */
+const reconcileProviderSchema = z.strictObject({
+  report: z
+    .enum(['openai', 'anthropic', 'openrouter'])
+    .describe(
+      "Whose report: OpenAI's organization Usage and Costs APIs, Anthropic's Admin API usage and cost reports, OpenRouter's per-generation record.",
+    ),
+  admin_key: z
+    .string()
+    .describe(
+      'The key the report API takes (an OpenAI or Anthropic admin key, an OpenRouter key), e.g. ${OPENAI_ADMIN_KEY:-}; never logged. Empty: this report is off.',
+    ),
+  base_url: z
+    .url()
+    .optional()
+    .describe(
+      "The report API's origin (default: the provider's own, https://api.openai.com, https://api.anthropic.com, https://openrouter.ai).",
+    ),
+  api_key_ids: z
+    .array(z.string().min(1))
+    .optional()
+    .describe(
+      "OpenAI, Anthropic: only these provider API keys' usage (the ones sluice calls with); unset: the whole organization's.",
+    ),
+  project_ids: z
+    .array(z.string().min(1))
+    .optional()
+    .describe("OpenAI: only these projects' usage and costs (the Costs API has no per-key filter, so this scopes the cost)."),
+  max_generations: z
+    .number()
+    .int()
+    .positive()
+    .default(5_000)
+    .describe('OpenRouter: the most generations a run looks up, one request each (the oldest of the range first).'),
+});
+
 const routeSchema = z.strictObject({
   strategy: z
     .enum(['ordered', 'weighted'])
@@ -614,6 +650,48 @@ const configObject = z.strictObject({
     })
     .prefault({})
     .describe("GET /metrics in Prometheus' text format."),
+  reconcile: z
+    .strictObject({
+      providers: z
+        .record(z.string().min(1), reconcileProviderSchema)
+        .default({})
+        .describe("By the ledger's provider name (openai, anthropic, openrouter, a name under providers): its report API."),
+      threshold: z
+        .strictObject({
+          relative: z
+            .number()
+            .nonnegative()
+            .default(0.02)
+            .describe(
+              'A drift of tokens or cost past this fraction of the larger side fails the check (exit 1, the gauge at 1).',
+            ),
+          absolute_usd: z
+            .number()
+            .nonnegative()
+            .default(0.01)
+            .describe('A cost drift of at most this many USD never fails it, whatever its fraction.'),
+        })
+        .prefault({}),
+      schedule: z
+        .strictObject({
+          interval_h: z
+            .number()
+            .positive()
+            .optional()
+            .describe('Reconcile every provider above every this many hours (one instance at a time); unset: only on demand.'),
+          days: z
+            .number()
+            .int()
+            .min(1)
+            .max(31)
+            .default(3)
+            .describe('Each scheduled run compares the last this many whole UTC days (the reports lag a few hours).'),
+        })
+        .prefault({}),
+      keep_days: days.default(90).describe('Stored results older than this are deleted after each run.'),
+    })
+    .prefault({})
+    .describe("The ledger against the providers' own usage and cost reports (docs/operations/reconciliation.md)."),
   mcp: mcpSchema,
   traces: z
     .strictObject({
@@ -672,3 +750,4 @@ export type ProviderConfig = z.infer<typeof providerSchema>;
 export type TierConfig = z.infer<typeof tierSchema>;
 export type RouteConfig = z.infer<typeof routeSchema>;
 export type TargetParams = z.infer<typeof targetParamsSchema>;
+export type ReconcileProviderConfig = z.infer<typeof reconcileProviderSchema>;

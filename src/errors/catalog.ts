@@ -357,6 +357,23 @@ export const errors = {
       headers: { 'retry-after': '1' },
       retryable: true,
     }),
+  /** POST /admin/reconciliations: another run of the provider's holds its lock (this instance or another). */
+  reconciliationRunning: (provider: string) =>
+    new GatewayError({
+      code: 'reconciliation_running',
+      status: 409,
+      type: 'invalid_request_error',
+      param: 'provider',
+      message: `A reconciliation of ${provider} is running already (here or on another instance); try again when it ends.`,
+    }),
+  /** POST /admin/reconciliations: the provider's report API could not be read (the failed run is stored). */
+  providerReportUnavailable: (why: string) =>
+    new GatewayError({
+      code: 'provider_report_unavailable',
+      status: 502,
+      type: 'upstream_error',
+      message: `The provider's report could not be read: ${why}`,
+    }),
   /** `serve --workers N`: the workers' metrics could not be gathered for a scrape (telemetry/worker-metrics.ts). */
   metricsUnavailable: (why: string) =>
     new GatewayError({

@@ -86,6 +86,9 @@ export const ERROR_CODES = [
   'reload_incomplete',
   // The store (SQLite or PostgreSQL) behind the request log and the console.
   'store_unavailable',
+  // Reconciling the ledger against the providers' reports (POST /admin/reconciliations).
+  'reconciliation_running',
+  'provider_report_unavailable',
   // The upstream.
   'upstream_error',
   'upstream_connection_error',

@@ -116,8 +116,10 @@ describe('RequestScope', () => {
       scope.dispose();
     });
 
-    it('x-request-id first, then request-id, then x-amzn-requestid; after the headers, the ledger only', async () => {
+    it('x-generation-id first, then x-request-id, request-id, x-amzn-requestid; after the headers, the ledger only', async () => {
       const scope = new RequestScope(one.res, { deadlineMs: 0, scopes: new Set() });
+      scope.upstreamResponded({ 'x-request-id': 'cf-ray-like', 'x-generation-id': 'gen-1773679501-1I8v' });
+      assert.equal(scope.upstreamRequestId, 'gen-1773679501-1I8v');
       scope.upstreamResponded({ 'x-amzn-requestid': 'amzn', 'request-id': 'anthropic', 'x-request-id': 'openai' });
       assert.equal(scope.upstreamRequestId, 'openai');
       scope.upstreamResponded({ 'x-amzn-requestid': 'amzn' });

@@ -85,10 +85,11 @@ export class RequestScope {
 
   /**
    * The upstream answered (any status): its request id is kept for the ledger and, while no byte
-   * has been sent, given to the client as `x-upstream-request-id`.
+   * has been sent, given to the client as `x-upstream-request-id`. OpenRouter's generation id
+   * comes first: it is what its generation record is looked up by (a reconciliation joins on it).
    */
   readonly upstreamResponded = (headers: IncomingHttpHeaders): void => {
-    const id = headers['x-request-id'] ?? headers['request-id'] ?? headers['x-amzn-requestid'];
+    const id = headers['x-generation-id'] ?? headers['x-request-id'] ?? headers['request-id'] ?? headers['x-amzn-requestid'];
     // Only what is safe to echo in a header and store: visible ASCII, bounded.
     if (typeof id !== 'string' || !/^[\x21-\x7e]{1,256}$/.test(id)) return;
     this.upstreamRequestId = id;

@@ -26,6 +26,7 @@ import { createLogger, type Logger } from '../telemetry/logger.ts';
 import { GatewayMetrics } from '../telemetry/metrics.ts';
 import { logRequest } from '../telemetry/request-line.ts';
 import { McpOnDemand } from '../mcp/on-demand.ts';
+import { Reconciler } from '../reconcile/reconciler.ts';
 import { tracingFromEnv } from '../telemetry/tracing-from-env.ts';
 import type { LedgerExport } from '../telemetry/ledger-export.ts';
 import { ledgerExportFromConfig } from '../telemetry/ledger-export-from-config.ts';
@@ -106,6 +107,7 @@ export function createGateway(
           ledger: () => ledger?.writer.stats,
           ledgerExport: () => ledgerExport?.stats,
           mcpServers: () => mcp.status(),
+          reconciliations: () => reconciler.gauges(),
         },
         config.metrics.max_label_values,
       )
@@ -136,6 +138,8 @@ export function createGateway(
       context.observe?.(record);
     },
   });
+  // The ledger against the providers' own reports (docs/operations/reconciliation.md): the config of the moment.
+  const reconciler = new Reconciler(() => context.config.reconcile, log);
   /** GET /readyz over a config and its providers (docs/operations/deploy.md "Liveness and readiness"). */
   function readinessOf(config: Config, registry: GatewayContext['registry']) {
     return createReadiness(
@@ -177,6 +181,7 @@ export function createGateway(
     addressing,
     readiness: readinessOf(config, registry),
     mcp,
+    reconciler,
     // Set by listen(): off unless OTEL_EXPORTER_OTLP_ENDPOINT (or the traces one) is set (docs/operations/
     // observability.md "Traces"), and the SDK is only loaded then (telemetry/tracing-from-env.ts).
     tracing: undefined,
@@ -211,6 +216,7 @@ export function createGateway(
         if (listenUrl && config.store.listen) void listenForChanges(listenUrl, stores.database);
         limits.attachStore(stores.database);
         consoleState.attachStore(stores.database);
+        reconciler.attachStore(stores.database);
       }),
     );
     context.accounting.ledger = ledger.writer;
@@ -337,6 +343,7 @@ export function createGateway(
       context.tracing = tracing;
       await recordLeftRunning();
       await mcp.start();
+      reconciler.start();
       const address = await new Promise<AddressInfo>((resolve, reject) => {
         server.once('error', reject);
         const shared = options.reusePort ? { reusePort: true, exclusive: true } : {};
@@ -361,6 +368,7 @@ export function createGateway(
     async shutdown(drainMs = config.server.drain_timeout_s * 1000) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       consoleState.feed.close();
+      reconciler.stop();
       server.closeIdleConnections();
       const deadline = Date.now() + drainMs;
       while (context.scopes.size > 0 && Date.now() < deadline) {

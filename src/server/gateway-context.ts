@@ -9,6 +9,7 @@ import type { ClientAddressing } from '../protocol/http/client-address.ts';
 import type { LedgerStore } from '../store/ledger-store.ts';
 import type { McpOnDemand } from '../mcp/on-demand.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
+import type { Reconciler } from '../reconcile/reconciler.ts';
 import type { InstanceReload } from './reload-result.ts';
 import type { ReadinessReport } from './readiness.ts';
 
@@ -40,6 +41,8 @@ export interface GatewayContext extends PipelineContext {
   reloadConfig: (() => Promise<InstanceReload[]>) | undefined;
   /** The MCP gateway (/mcp), one per process: a reload keeps it (its servers change at a restart). */
   mcp: McpOnDemand;
+  /** The ledger against the providers' reports (/admin/reconciliations, the schedule), one per process. */
+  reconciler: Reconciler;
   /** GET /readyz: the store, Redis and the providers, each checked within a short timeout. */
   readiness: () => Promise<ReadinessReport>;
 }

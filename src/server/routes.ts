@@ -55,6 +55,7 @@ import { handleGetUser, handleListUsers, handleSetUserAccess } from './routes/us
 import { handleMcp } from './routes/mcp.ts';
 import { handleMetrics } from './routes/metrics.ts';
 import { handleReload } from './routes/reload.ts';
+import { handleListReconciliations, handleRunReconciliation, RECONCILIATIONS_QUERY } from './routes/reconciliations.ts';
 import { handleGetRequest, handleListRequests, LIST_REQUESTS_QUERY } from './routes/requests.ts';
 import { endpointModelRoute } from './routes/endpoints.ts';
 import { handleSpend } from './routes/spend.ts';
@@ -260,6 +261,18 @@ export const routes: readonly Route[] = [
     query: AUDIT_QUERY,
     handle: handleListAudit,
   },
+  // The ledger against the providers' own usage and cost reports (docs/operations/reconciliation.md):
+  // every project's spend, so an admin's.
+  {
+    method: 'GET',
+    path: '/admin/reconciliations',
+    auth: 'admin',
+    permission: 'manage',
+    noStore: true,
+    query: RECONCILIATIONS_QUERY,
+    handle: handleListReconciliations,
+  },
+  { method: 'POST', path: '/admin/reconciliations', auth: 'admin', noStore: true, handle: handleRunReconciliation },
   // The console (docs/console.md): its static bundle is open, its data needs an admin's session or key.
   { method: 'GET', path: '/console', auth: 'open', handle: serveConsoleFile },
   { method: 'GET', path: '/console/', auth: 'open', handle: serveConsoleFile },

@@ -176,6 +176,30 @@ export interface AuditLogTable {
   error_code: string | null;
 }
 
+/** A reconciliation of the ledger against a provider's report (src/reconcile, migration 0024). */
+export interface ReconciliationsTable {
+  id: string;
+  provider: string;
+  /** The range's first and last UTC day, `YYYY-MM-DD`. */
+  from_day: string;
+  to_day: string;
+  created_at: number;
+  /** `manual` (POST /admin/reconciliations, `sluice reconcile`) or `schedule`. */
+  trigger: string;
+  /** `ok`, `over` (past reconcile.threshold) or `failed` (the report could not be read). */
+  status: string;
+  error: string | null;
+  /** JSON: the comparison (reconcile/compare.ts); null when it failed. */
+  result: string | null;
+}
+
+/** Who runs a provider's reconciliation now, across instances (migration 0024). */
+export interface ReconcileLocksTable {
+  name: string;
+  holder: string;
+  expires_at: number;
+}
+
 export interface Database {
   ledger: LedgerTable;
   ledger_content: LedgerContentTable;
@@ -186,4 +210,6 @@ export interface Database {
   api_keys: ApiKeysTable;
   endpoints: EndpointsTable;
   audit_log: AuditLogTable;
+  reconciliations: ReconciliationsTable;
+  reconcile_locks: ReconcileLocksTable;
 }

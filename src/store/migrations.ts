@@ -518,6 +518,43 @@ const migrations: Record<string, Migration> = {
    * project member's charts read its projects' rows, never the ledger.
    */
   '0023_rollups_by_project': { up: rollupProjectsUp, down: rollupProjectsDown },
+  /**
+   * Reconciliations of the ledger against the providers' own reports (src/reconcile): each run's
+   * comparison, newest first per provider, and the lock that lets one instance run a provider's
+   * at a time.
+   */
+  '0024_reconciliations': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('reconciliations')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('provider', 'text', (c) => c.notNull())
+        .addColumn('from_day', 'text', (c) => c.notNull())
+        .addColumn('to_day', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('trigger', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('error', 'text')
+        .addColumn('result', 'text')
+        .execute();
+      await db.schema.createIndex('reconciliations_created').on('reconciliations').columns(['created_at', 'id']).execute();
+      await db.schema
+        .createIndex('reconciliations_provider')
+        .on('reconciliations')
+        .columns(['provider', 'created_at', 'id'])
+        .execute();
+      await db.schema
+        .createTable('reconcile_locks')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('reconcile_locks').execute();
+      await db.schema.dropTable('reconciliations').execute();
+    },
+  },
 };
 
 /**
@@ -543,6 +580,8 @@ export const SLUICE_TABLES = [
   'users',
   'audit_log',
   'ledger_content',
+  'reconciliations',
+  'reconcile_locks',
 ] as const;
 
 export const migrationProvider: MigrationProvider = {

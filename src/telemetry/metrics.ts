@@ -15,6 +15,22 @@ export interface MetricsSources {
   ledgerExport?: () => LedgerExportStats | undefined;
   /** The MCP gateway's upstream servers by name, with their state (up, connecting, down). */
   mcpServers?: () => Record<string, { state: string }>;
+  /** Each provider's latest reconciliation against its report (src/reconcile). */
+  reconciliations?: () => readonly ReconcileGauge[];
+}
+
+/** A provider's latest reconciliation, as its gauges show it. */
+export interface ReconcileGauge {
+  provider: string;
+  /** When it ran, epoch ms. */
+  at: number;
+  status: 'ok' | 'over' | 'failed';
+  /** Report minus ledger, USD, over the run's range. */
+  driftUsd: number;
+  /** That drift over the larger side, in [-1, 1]. */
+  driftRatio: number;
+  /** Day and model lines the ledger priced at 0 that the provider billed. */
+  zeroPriced: number;
 }
 
 /** What the limits tell of Redis going away (governance/admit.ts), counted here. */
@@ -243,6 +259,55 @@ export class GatewayMetrics {
       },
     });
     this.countLedgerExport(sources);
+    const reconciliations = sources.reconciliations;
+    if (reconciliations) this.gaugeReconciliations(reconciliations);
+  }
+
+  /**
+   * The latest reconciliation of each provider (docs/operations/reconciliation.md), read at scrape
+   * time. Every worker reads the same stored results, so the workers' values are not summed.
+   */
+  private gaugeReconciliations(latest: () => readonly ReconcileGauge[]): void {
+    const gauge = (name: string, help: string, value: (g: ReconcileGauge) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['provider'],
+        registers: [this.registry],
+        aggregator: 'first',
+        collect() {
+          this.reset();
+          for (const g of latest()) this.set({ provider: g.provider }, value(g));
+        },
+      });
+    gauge(
+      'sluice_reconcile_cost_drift_usd',
+      "The provider's reported cost minus the ledger's, USD, in its latest reconciliation.",
+      (g) => g.driftUsd,
+    );
+    gauge(
+      'sluice_reconcile_cost_drift_ratio',
+      'That cost drift over the larger of the two sides (-1 to 1).',
+      (g) => g.driftRatio,
+    );
+    gauge(
+      'sluice_reconcile_zero_priced',
+      'Day and model lines of the latest reconciliation that the ledger priced at 0 and the provider billed.',
+      (g) => g.zeroPriced,
+    );
+    gauge(
+      'sluice_reconcile_over_threshold',
+      'Whether the latest reconciliation is past reconcile.threshold (1) or within it (0).',
+      (g) => (g.status === 'over' ? 1 : 0),
+    );
+    gauge('sluice_reconcile_failed', "Whether the latest reconciliation could not read the provider's report (1).", (g) =>
+      g.status === 'failed' ? 1 : 0,
+    );
+    gauge(
+      'sluice_reconcile_last_run_timestamp_seconds',
+      'When the latest reconciliation ran (Unix seconds).',
+      (g) => g.at / 1000,
+    );
   }
 
   /** The export's own counts, read at scrape time (reset, then set: the export keeps the totals). */

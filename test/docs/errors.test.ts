@@ -52,6 +52,8 @@ const made: Record<keyof typeof errors, GatewayError[]> = {
   keyDisabled: [errors.keyDisabled()],
   keyStoreUnavailable: [errors.keyStoreUnavailable()],
   metricsUnavailable: [errors.metricsUnavailable('w')],
+  reconciliationRunning: [errors.reconciliationRunning('p')],
+  providerReportUnavailable: [errors.providerReportUnavailable('w')],
   configInvalid: [errors.configInvalid('p')],
   reloadIncomplete: [errors.reloadIncomplete('w')],
   adminRequired: [errors.adminRequired()],

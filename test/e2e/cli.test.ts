@@ -67,6 +67,7 @@ describe('the sluice command', () => {
       [['pricing', '--help'], /^Usage: sluice pricing <provider\/model\|alias>/],
       [['help', 'logs'], /^Usage: sluice logs /],
       [['audit', '--help'], /^Usage: sluice audit \[--url URL\]/],
+      [['reconcile', '--help'], /^Usage: sluice reconcile --provider NAME /],
       [['config', '--help'], /^Usage: sluice config check \[FILE\]/],
       [['help', 'config'], /^Usage: sluice config check /],
     ];
@@ -94,7 +95,7 @@ describe('the sluice command', () => {
     await refused(
       ['frobnicate'],
       2,
-      /^sluice: unknown command "frobnicate" \(commands: serve, config, pricing, logs, spend, audit, check, projects, keys, endpoints\)\. See sluice --help\.$/,
+      /^sluice: unknown command "frobnicate" \(commands: serve, config, pricing, logs, spend, audit, reconcile, check, projects, keys, endpoints\)\. See sluice --help\.$/,
     );
   });
 

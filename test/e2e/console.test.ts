@@ -35,6 +35,9 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
       // A route that falls back, so that a request page has attempts to show.
       routes: { steady: { targets: [{ model: 'mock/unavailable' }, { model: 'mock/echo' }] } },
       tiers: { metered: { requests_per_minute: 6, concurrent_requests: 2, budgets: [{ period: 'day', limit_usd: 1 }] } },
+      // The mock's requests against a per-generation report: they have no upstream ids to look up,
+      // so the report has nothing (and no call is made) and the reconciliation page has a drift to show.
+      reconcile: { providers: { mock: { report: 'openrouter', admin_key: 'sk-or-console', base_url: 'http://127.0.0.1:9' } } },
     });
     profile = mkdtempSync(join(tmpdir(), 'sluice-chromium-'));
     // A fresh, empty profile per run (playwright takes it as the persistent context's directory).
@@ -414,6 +417,33 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     page.off('dialog', accept);
   });
 
+  it('reconciles the mock against its report on the reconciliation page, and opens the run to its lines', async () => {
+    await page.goto(`${gw.url}/console#/reconcile`);
+    await page.getByRole('heading', { level: 1, name: 'Reconciliation' }).waitFor();
+    const today = new Date().toISOString().slice(0, 10);
+    const form = page.getByRole('form', { name: 'Reconcile' });
+    await form.getByLabel('Provider').fill('mock');
+    await form.getByLabel('From').fill(today);
+    await form.getByLabel('To').fill(today);
+    await form.getByRole('button', { name: 'Reconcile' }).click();
+    const run = page.getByRole('region', { name: 'Reconciliations' }).getByRole('row').filter({ hasText: 'mock' });
+    await run.getByRole('cell', { name: 'over', exact: true }).waitFor();
+    // The run just made is opened: the ledger's requests of today, none in the report.
+    const lines = page.getByRole('region', { name: /^Lines of rec_/ });
+    await lines.getByRole('cell', { name: 'missing in report' }).first().waitFor();
+    await page.getByText(`${today}: no rows in the report`).waitFor();
+    await shot('reconcile');
+    await run.getByRole('button', { name: `Hide mock ${today}` }).click();
+    await lines.waitFor({ state: 'detached' });
+    // A provider without a report configured: the refusal, and the page stands.
+    await form.getByLabel('Provider').fill('nope');
+    await form.getByRole('button', { name: 'Reconcile' }).click();
+    await page
+      .getByRole('alert')
+      .getByText(/No report is configured for provider nope/)
+      .waitFor();
+  });
+
   it('names every control, has one h1 and the landmarks on each page, and shows where the keyboard focus is', async () => {
     for (const [hash, heading] of [
       ['#/', 'Requests'],
@@ -423,6 +453,7 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
       ['#/playground', 'Playground'],
       ['#/keys', 'Keys and projects'],
       ['#/audit', 'Audit log'],
+      ['#/reconcile', 'Reconciliation'],
     ]) {
       await page.goto(`${gw.url}/console${hash}`);
       await page.getByRole('heading', { level: 1, name: heading }).waitFor();

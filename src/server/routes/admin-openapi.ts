@@ -9,6 +9,7 @@ import {
   updateProjectSchema,
 } from '../../governance/keys/admin-requests.ts';
 import { setAccessSchema } from '../../governance/users/user-requests.ts';
+import { runReconciliationSchema } from '../../reconcile/run-request.ts';
 import { sendJson } from '../../protocol/http/send-json.ts';
 import type { RouteCall, RouteMethod } from '../route-table.ts';
 
@@ -33,6 +34,8 @@ interface Operation {
     | 'AuditList'
     | 'User'
     | 'UserList'
+    | 'Reconciliation'
+    | 'ReconciliationList'
     | 'Document';
   /** The query parameters it reads (route.query): name and what it means. */
   query?: Record<string, string>;
@@ -149,6 +152,18 @@ export const ADMIN_OPERATIONS: Record<`${RouteMethod} /admin/${string}`, Operati
       limit: 'Entries per page, 1 to 1000 (50).',
       cursor: "The previous page's next_cursor.",
     },
+  },
+  'GET /admin/reconciliations': {
+    summary: "The stored reconciliations of the ledger against the providers' reports, newest first.",
+    status: 200,
+    returns: 'ReconciliationList',
+    query: { provider: "Only this provider's.", limit: 'Results, 1 to 100 (20).' },
+  },
+  'POST /admin/reconciliations': {
+    summary: "Reconcile a provider's ledger rows against its report over whole UTC days; stored and answered.",
+    body: runReconciliationSchema,
+    status: 200,
+    returns: 'Reconciliation',
   },
 };
 
@@ -275,6 +290,32 @@ const ANSWERS: Record<string, Record<string, unknown>> = {
       data: { type: 'array', items: { $ref: '#/components/schemas/AuditEntry' } },
       has_more: { type: 'boolean' },
       next_cursor: nullableString,
+    },
+  },
+  Reconciliation: {
+    type: 'object',
+    description:
+      'A run: both sides per day and model, the drift, the zero-priced lines, the verdict (docs/operations/reconciliation.md).',
+    properties: {
+      object: { const: 'sluice.reconciliation' },
+      id: { type: 'string' },
+      provider: { type: 'string' },
+      from: { type: 'string', format: 'date' },
+      to: { type: 'string', format: 'date' },
+      status: { enum: ['ok', 'over', 'failed'] },
+      error: nullableString,
+      totals: { type: ['object', 'null'] },
+      lines: { type: 'array', items: { type: 'object' } },
+      zero_priced: { type: 'array', items: { type: 'object' } },
+      missing_days: { type: 'array', items: { type: 'object' } },
+      reasons: { type: 'array', items: { type: 'string' } },
+    },
+  },
+  ReconciliationList: {
+    type: 'object',
+    properties: {
+      object: { const: 'list' },
+      data: { type: 'array', items: { $ref: '#/components/schemas/Reconciliation' } },
     },
   },
   Document: { type: 'object', description: 'An OpenAPI 3.1 document.' },
