@@ -35,6 +35,7 @@ export const RESTART_ONLY: readonly KeyPath[] = [
   ['mcp', 'servers'],
   ['mcp', 'restart_initial_ms'],
   ['mcp', 'restart_max_ms'],
+  ['batches', 'poll_interval_s'],
   ['log', 'format'],
 ];
 

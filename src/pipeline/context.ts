@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Router } from '../routing/router.ts';
 import type { RelayedIdsStore } from '../store/relayed-ids-store.ts';
+import type { BatchObjectsStore } from '../store/batch-objects-store.ts';
 import type { ResponsesStore } from '../store/responses-store.ts';
 import type { Tracing } from '../telemetry/traces.ts';
 import type { Admit, Authenticate } from '../admission/admission.ts';
@@ -22,6 +23,8 @@ export interface PipelineContext {
   responsesStore: ResponsesStore | undefined;
   /** Whose project each id a relayed Responses API handed out is (a project's key names only its own). */
   relayedIds: RelayedIdsStore | undefined;
+  /** Whose each file and batch relayed to a provider's Files and Batch APIs is, and their settlements. */
+  batchObjects: BatchObjectsStore | undefined;
   /**
    * Requests whose response has ended but whose record is still being settled (usage counted),
    * by request id: a request-log lookup waits for them instead of answering 404.

@@ -41,6 +41,8 @@ import { authThrottle } from './edge/throttle-auth.ts';
 import { createReadiness } from './readiness.ts';
 import { readinessChecks } from './readiness-checks.ts';
 import { newRequestId } from './request-id.ts';
+import { BatchObjectsStore } from '../store/batch-objects-store.ts';
+import { SettlementPoller } from '../surfaces/batches/settlement-poller.ts';
 import { decodePathParam, indexRoutes, matchRoute } from './route-table.ts';
 import { refuseUnknownQuery } from './refuse-unknown-query.ts';
 import { reloadContext, type ReloadSource } from './reload-config.ts';
@@ -136,6 +138,8 @@ export function createGateway(
       context.observe?.(record);
     },
   });
+  // Batches nobody fetched are settled in the background (batches.poll_interval_s; docs/api/batches.md).
+  const settlements = new SettlementPoller({ context: () => context, newId: () => newRequestId(), log });
   /** GET /readyz over a config and its providers (docs/operations/deploy.md "Liveness and readiness"). */
   function readinessOf(config: Config, registry: GatewayContext['registry']) {
     return createReadiness(
@@ -168,6 +172,7 @@ export function createGateway(
     ledgerStore: undefined,
     responsesStore: undefined,
     relayedIds: undefined,
+    batchObjects: undefined,
     governance,
     audit,
     limits,
@@ -205,6 +210,7 @@ export function createGateway(
         context.ledgerStore = stores.ledgerStore;
         context.responsesStore = stores.responsesStore;
         context.relayedIds = stores.relayedIds;
+        context.batchObjects = new BatchObjectsStore(stores.database);
         governance.attach(new GovernanceStore(stores.database));
         audit.attach(new AuditStore(stores.database));
         const listenUrl = config.store.listen_url ?? config.store.database_url;
@@ -337,6 +343,7 @@ export function createGateway(
       context.tracing = tracing;
       await recordLeftRunning();
       mcp.start();
+      settlements.start();
       const address = await new Promise<AddressInfo>((resolve, reject) => {
         server.once('error', reject);
         const shared = options.reusePort ? { reusePort: true, exclusive: true } : {};
@@ -377,6 +384,7 @@ export function createGateway(
         for (const socket of connections.neverUsed()) socket.destroy();
       }, 20);
       await mcp.close();
+      await settlements.stop();
       await closed;
       clearInterval(idleSweep);
       await streamsClosed;
