@@ -7,6 +7,7 @@ import type { BatchObjectsStore } from '../store/batch-objects-store.ts';
 import type { ResponsesStore } from '../store/responses-store.ts';
 import type { Tracing } from '../telemetry/traces.ts';
 import type { Admit, Authenticate } from '../admission/admission.ts';
+import type { BudgetWindow } from '../governance/budgets/budget-windows.ts';
 import type { RequestScope } from './request-scope.ts';
 import type { AccountingDeps } from './request-accounting.ts';
 
@@ -32,6 +33,8 @@ export interface PipelineContext {
   settling: Map<string, Promise<unknown>>;
   authenticate: Authenticate;
   admit: Admit;
+  /** Spend known only after its request was answered (a batch's, when it ends), added to the budget books. */
+  chargeLate: (windows: readonly BudgetWindow[], requestId: string, costUsd: number) => void;
   /** Told every request's final ledger record (metrics, the request's log line); must not throw. */
   observe?: (record: LedgerRecord) => void;
   /** OpenTelemetry traces (docs/operations/observability.md "Traces (OpenTelemetry)"); absent when off, so no span is ever made. */

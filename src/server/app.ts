@@ -161,6 +161,7 @@ export function createGateway(
       consoleState.sessions.wrap(governance.authenticateAdmin, { get: (id) => governance.keys.refresh(id) }),
     ),
     admit: refuseDisallowedModels(limits.admit),
+    chargeLate: limits.chargeLate,
     startedAt: Math.floor(Date.now() / 1000),
     accounting: {
       pricing,

@@ -133,22 +133,19 @@ function settlementRecord(object: BatchObject, { model, usage }: ModelUsage, now
     completion: null,
     upstreamRequestId: object.id,
   };
-  const spend = budgetSpend(object, cost.costUsd, now);
-  return spend.length > 0 ? { ...record, budgetSpend: spend } : record;
-}
-
-/** The budget windows the batch's rules put its cost in, as of its settlement. */
-function budgetSpend(object: BatchObject, costUsd: number, now: number): BudgetSpend[] {
-  if (!object.budgets || costUsd <= 0) return [];
-  const rules = JSON.parse(object.budgets) as BudgetRule[];
-  const usd = toNanos(costUsd) / NANOS_PER_USD;
-  return budgetWindows(rules, object, now).map((w) => ({
+  if (!object.budgets || cost.costUsd <= 0) return record;
+  // The windows of the budgets the batch's key was held to at creation, as of now.
+  const windows = budgetWindows(JSON.parse(object.budgets) as BudgetRule[], object, now);
+  deps.ctx.chargeLate(windows, record.requestId, cost.costUsd);
+  const usd = toNanos(cost.costUsd) / NANOS_PER_USD;
+  const budgetSpend: BudgetSpend[] = windows.map((w) => ({
     windowId: w.id,
     subject: w.subject,
     period: w.period,
     start: w.start,
     usd,
   }));
+  return { ...record, budgetSpend };
 }
 
 /** The budget rules a caller's request is held to (its tier's, then its own), kept with a batch for its settlement. */
