@@ -13,7 +13,8 @@ export interface LedgerRecord {
   model: string;
   /** What the client named (alias or provider/model). */
   requestedModel: string;
-  surface: 'chat' | 'responses' | 'messages' | 'embeddings' | 'mcp';
+  /** `files` and `batches`: the Files and Batch APIs relayed (src/surfaces/files, src/surfaces/batches). */
+  surface: 'chat' | 'responses' | 'messages' | 'embeddings' | 'mcp' | 'files' | 'batches';
   streamed: boolean;
   inputTokens: number;
   cachedInputTokens: number;

@@ -61,7 +61,10 @@ export function recordJson(r: LedgerRecord): Record<string, unknown> {
       })),
     }),
     // An MCP tool call's sizes (surface `mcp`).
-    ...(r.surface === 'mcp' && { bytes_in: r.bytesIn ?? null, bytes_out: r.bytesOut ?? null }),
+    ...((r.surface === 'mcp' || r.surface === 'files' || r.surface === 'batches') && {
+      bytes_in: r.bytesIn ?? null,
+      bytes_out: r.bytesOut ?? null,
+    }),
     prompt: r.prompt,
     completion: r.completion,
   };

@@ -36,6 +36,7 @@ export const RESTART_ONLY: readonly KeyPath[] = [
   ['mcp', 'restart_initial_ms'],
   ['mcp', 'restart_max_ms'],
   ['reconcile', 'schedule', 'interval_h'],
+  ['batches', 'poll_interval_s'],
   ['log', 'format'],
 ];
 

@@ -422,6 +422,42 @@ const configObject = z.strictObject({
     })
     .prefault({})
     .describe('The Responses API (/v1/responses).'),
+  batches: z
+    .strictObject({
+      provider: z
+        .string()
+        .optional()
+        .describe(
+          'The provider /v1/files and /v1/batches go to (an OpenAI-compatible one); a request may name another in `X-Sluice-Provider`. Unset: the first OpenAI-compatible provider enabled.',
+        ),
+      poll_interval_s: seconds
+        .default(60)
+        .describe(
+          "How often each instance asks the upstreams about the batches not yet settled, to record their usage; 0: only when a batch's results are fetched.",
+        ),
+      price_factor: z
+        .number()
+        .positive()
+        .max(1)
+        .default(0.5)
+        .describe("A batch's usage is priced at this share of the model's price (OpenAI's and Anthropic's batch discount: 50%)."),
+      max_upload_bytes: z
+        .number()
+        .int()
+        .positive()
+        .default(200 * 1024 * 1024)
+        .describe('The largest file upload relayed (read into memory); larger ones get 413 request_too_large.'),
+      max_download_bytes: z
+        .number()
+        .int()
+        .positive()
+        .default(200 * 1024 * 1024)
+        .describe(
+          'The largest file content or batch results read from an upstream (read into memory, the usage counted from it).',
+        ),
+    })
+    .prefault({})
+    .describe('The Files and Batch APIs relayed (docs/api/batches.md): OpenAI-compatible providers and Anthropic.'),
   store: z
     .strictObject({
       database_url: z

@@ -134,6 +134,33 @@ export const errors = {
       param,
       message: `Item with id '${id}' not found.`,
     }),
+  /** A file of the Files API that is unknown, deleted, or another project's (the same answer: it tells nothing). */
+  fileNotFound: (id: string, param = 'file_id') =>
+    new GatewayError({
+      code: 'file_not_found',
+      status: 404,
+      type: 'not_found_error',
+      param,
+      message: `No such File object: ${id}`,
+    }),
+  /** A batch (or message batch) that is unknown, deleted, or another project's. */
+  batchNotFound: (id: string, param = 'batch_id') =>
+    new GatewayError({
+      code: 'batch_not_found',
+      status: 404,
+      type: 'not_found_error',
+      param,
+      message: `No such Batch object: ${id}`,
+    }),
+  /** No provider here serves the Files and Batch API asked for, or the one named is not one of them. */
+  batchesUnavailable: (detail: string, param: string | null = null) =>
+    new GatewayError({
+      code: 'batches_unavailable',
+      status: 400,
+      type: 'invalid_request_error',
+      param,
+      message: detail,
+    }),
   streamNotFound: (id: string) =>
     new GatewayError({
       code: 'stream_not_found',

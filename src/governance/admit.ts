@@ -8,7 +8,7 @@ import type { Admission, AdmissionRequest, Admit, Caller } from '../admission/ad
 import type { Database } from '../store/database.ts';
 import { type BudgetBook, MemoryBudgetBook } from './budgets/budget-book.ts';
 import { BudgetGuard } from './budgets/budget-guard.ts';
-import type { BudgetWindow } from './budgets/budget-windows.ts';
+import { type BudgetWindow, toNanos } from './budgets/budget-windows.ts';
 import { RedisBudgetBook } from './budgets/redis-budget-book.ts';
 import { outputCap } from './budgets/budget-ask.ts';
 import { PriceBook } from './budgets/request-estimate.ts';
@@ -222,6 +222,16 @@ export class LimitsAndBudgets {
   settleInterrupted(holds: RequestHolds | undefined, record: LedgerRecord): LedgerRecord {
     return settleInterrupted(holds, record, this.keeping);
   }
+
+  /**
+   * Spend that arrives after its request was answered (a batch settled when it ends): added to
+   * the budget windows' books (Redis's, or this instance's) as a settlement adds a request's cost;
+   * its record carries the same spend to the store.
+   */
+  readonly chargeLate = (windows: readonly BudgetWindow[], requestId: string, costUsd: number): void => {
+    const cost = toNanos(costUsd);
+    if (cost > 0 && windows.length > 0) this.settleBudget(this.shared() ?? this.local, windows, requestId, cost);
+  };
 
   /** A stream with a reservation: its guard extends it as the output grows, and stops the stream when it cannot. */
   private guard(plan: Plan, requestId: string, checked: Checked, books: Books): BudgetGuard | undefined {

@@ -3,9 +3,11 @@ import type { Config } from '../config/schema.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Router } from '../routing/router.ts';
 import type { RelayedIdsStore } from '../store/relayed-ids-store.ts';
+import type { BatchObjectsStore } from '../store/batch-objects-store.ts';
 import type { ResponsesStore } from '../store/responses-store.ts';
 import type { Tracing } from '../telemetry/traces.ts';
 import type { Admit, Authenticate } from '../admission/admission.ts';
+import type { BudgetWindow } from '../governance/budgets/budget-windows.ts';
 import type { RequestScope } from './request-scope.ts';
 import type { AccountingDeps } from './request-accounting.ts';
 
@@ -22,6 +24,8 @@ export interface PipelineContext {
   responsesStore: ResponsesStore | undefined;
   /** Whose project each id a relayed Responses API handed out is (a project's key names only its own). */
   relayedIds: RelayedIdsStore | undefined;
+  /** Whose each file and batch relayed to a provider's Files and Batch APIs is, and their settlements. */
+  batchObjects: BatchObjectsStore | undefined;
   /**
    * Requests whose response has ended but whose record is still being settled (usage counted),
    * by request id: a request-log lookup waits for them instead of answering 404.
@@ -29,6 +33,8 @@ export interface PipelineContext {
   settling: Map<string, Promise<unknown>>;
   authenticate: Authenticate;
   admit: Admit;
+  /** Spend known only after its request was answered (a batch's, when it ends), added to the budget books. */
+  chargeLate: (windows: readonly BudgetWindow[], requestId: string, costUsd: number) => void;
   /** Told every request's final ledger record (metrics, the request's log line); must not throw. */
   observe?: (record: LedgerRecord) => void;
   /** OpenTelemetry traces (docs/operations/observability.md "Traces (OpenTelemetry)"); absent when off, so no span is ever made. */

@@ -41,6 +41,14 @@ export function redactAdapter(adapter: ProviderAdapter, redact: Redact): Provide
   if (adapter.messages) wrapped.messages = redactMessagesRelay(adapter.messages, redact, clean);
   if (adapter.countTokens) wrapped.countTokens = guard(clean)(adapter.countTokens.bind(adapter));
   if (adapter.embed) wrapped.embed = guard(clean)(adapter.embed.bind(adapter));
+  if (adapter.batches) {
+    const batches = adapter.batches;
+    wrapped.batches = {
+      ...batches,
+      send: guard(clean)(batches.send.bind(batches)),
+      mapError: (status, headers, text) => redactError(batches.mapError(status, headers, text), redact),
+    };
+  }
   return wrapped;
 }
 

@@ -11,6 +11,7 @@ import { findPreset, type OpenAICompatiblePreset, presets } from './openai-compa
 import { knownModelIds, matchesModelId, pricedModels } from './priced-models.ts';
 import { redactAdapter } from './redact-adapter.ts';
 import type { ProviderAdapter } from './types.ts';
+import type { BatchApi, BatchApiKind } from './batch-api.ts';
 
 export interface ResolvedModel {
   adapter: ProviderAdapter;
@@ -37,6 +38,8 @@ export interface ProviderRegistry {
    * provider, the config's `models`, the mock's scenarios). Never rejects.
    */
   models(): Promise<{ id: string; owned_by: string }[]>;
+  /** The enabled providers whose upstream has a batch API of this kind, in the order they were enabled. */
+  batchProviders(kind: BatchApiKind): { name: string; api: BatchApi }[];
   /**
    * Removes the configured secrets (and anything shaped like a key) from text. The adapters
    * already pass their errors through it; it is here for whatever else logs upstream text.
@@ -170,6 +173,11 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
       return serving;
     },
     redact,
+    batchProviders(kind) {
+      const found: { name: string; api: BatchApi }[] = [];
+      for (const [name, adapter] of adapters) if (adapter.batches?.kind === kind) found.push({ name, api: adapter.batches });
+      return found;
+    },
     async models() {
       const lists = await Promise.all(
         [...adapters].map(async ([name, adapter]) => {

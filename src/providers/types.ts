@@ -4,6 +4,7 @@ import type { CanonicalEvent } from '../protocol/canonical/events.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { SseFrame } from '../protocol/sse/parse-upstream.ts';
 import type { EmbeddingRequest } from '../protocol/canonical/embedding-request.ts';
+import type { BatchApi } from './batch-api.ts';
 
 export interface CallContext {
   signal: AbortSignal;
@@ -41,6 +42,8 @@ export interface ProviderAdapter {
   countTokens?(request: CanonicalRequest, model: string, ctx: CallContext): Promise<number>;
   /** POST /v1/embeddings, where the provider has embedding models (absent: the surface answers 400). */
   embed?(request: EmbeddingRequest, model: string, ctx: CallContext): Promise<EmbeddingResult>;
+  /** The upstream's Files and Batch API, or its Message Batches (src/surfaces/files, src/surfaces/batches); absent: none. */
+  batches?: BatchApi;
 }
 
 /** An OpenAI embeddings request, validated (src/surfaces/embeddings). */

@@ -42,6 +42,8 @@ import { authThrottle } from './edge/throttle-auth.ts';
 import { createReadiness } from './readiness.ts';
 import { readinessChecks } from './readiness-checks.ts';
 import { newRequestId } from './request-id.ts';
+import { BatchObjectsStore } from '../store/batch-objects-store.ts';
+import { SettlementPoller } from '../surfaces/batches/settlement-poller.ts';
 import { decodePathParam, indexRoutes, matchRoute } from './route-table.ts';
 import { refuseUnknownQuery } from './refuse-unknown-query.ts';
 import { reloadContext, type ReloadSource } from './reload-config.ts';
@@ -140,6 +142,8 @@ export function createGateway(
   });
   // The ledger against the providers' own reports (docs/operations/reconciliation.md): the config of the moment.
   const reconciler = new Reconciler(() => context.config.reconcile, log);
+  // Batches nobody fetched are settled in the background (batches.poll_interval_s; docs/api/batches.md).
+  const settlements = new SettlementPoller({ context: () => context, newId: () => newRequestId(), log });
   /** GET /readyz over a config and its providers (docs/operations/deploy.md "Liveness and readiness"). */
   function readinessOf(config: Config, registry: GatewayContext['registry']) {
     return createReadiness(
@@ -161,6 +165,7 @@ export function createGateway(
       consoleState.sessions.wrap(governance.authenticateAdmin, { get: (id) => governance.keys.refresh(id) }),
     ),
     admit: refuseDisallowedModels(limits.admit),
+    chargeLate: limits.chargeLate,
     startedAt: Math.floor(Date.now() / 1000),
     accounting: {
       pricing,
@@ -172,6 +177,7 @@ export function createGateway(
     ledgerStore: undefined,
     responsesStore: undefined,
     relayedIds: undefined,
+    batchObjects: undefined,
     governance,
     audit,
     limits,
@@ -210,6 +216,7 @@ export function createGateway(
         context.ledgerStore = stores.ledgerStore;
         context.responsesStore = stores.responsesStore;
         context.relayedIds = stores.relayedIds;
+        context.batchObjects = new BatchObjectsStore(stores.database);
         governance.attach(new GovernanceStore(stores.database));
         audit.attach(new AuditStore(stores.database));
         const listenUrl = config.store.listen_url ?? config.store.database_url;
@@ -344,6 +351,7 @@ export function createGateway(
       await recordLeftRunning();
       await mcp.start();
       reconciler.start();
+      settlements.start();
       const address = await new Promise<AddressInfo>((resolve, reject) => {
         server.once('error', reject);
         const shared = options.reusePort ? { reusePort: true, exclusive: true } : {};
@@ -385,6 +393,7 @@ export function createGateway(
         for (const socket of connections.neverUsed()) socket.destroy();
       }, 20);
       await mcp.close();
+      await settlements.stop();
       await closed;
       clearInterval(idleSweep);
       await streamsClosed;

@@ -64,6 +64,7 @@ import { SPEND_QUERY } from './routes/spend-query.ts';
 import { countTokensRoute, endpointCountTokensRoute } from './routes/messages-count-tokens.ts';
 import { handleGetResponse } from './routes/responses.ts';
 import { handleResumeStream, resumable } from './routes/streams.ts';
+import { batchRoutes } from './routes/batches.ts';
 
 /**
  * A model endpoint: the HTTP edge hands the exchange and the body reader to the lifecycle.
@@ -160,6 +161,8 @@ export const routes: readonly Route[] = [
   // Anthropic's Messages API (docs/api/messages.md): `base_url` is the gateway's origin for the Anthropic SDKs.
   { method: 'POST', path: '/v1/messages', auth: 'model', handle: modelRoute(messagesOperation, anthropicErrorStatus) },
   { method: 'POST', path: '/v1/messages/count_tokens', auth: 'model', handle: countTokensRoute },
+  // OpenAI's Files and Batch API, Anthropic's Message Batches (docs/api/batches.md).
+  ...batchRoutes,
   // OpenAI's embeddings API over every provider with embedding models (docs/api/embeddings.md).
   { method: 'POST', path: '/v1/embeddings', auth: 'model', handle: embeddingsRoute },
   // The same under /api/v1 where the stream profile serves that base path (docs/streams/profiles.md).

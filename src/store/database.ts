@@ -200,8 +200,32 @@ export interface ReconcileLocksTable {
   expires_at: number;
 }
 
+/**
+ * Files, batches and message batches created through sluice's relay of the Files and Batch APIs
+ * (migration 0025): which project, key and provider each upstream id belongs to (another
+ * project's id is a 404), and the batch's settlement: its usage and cost recorded once, by the
+ * instance whose conditional update set `settled_at`.
+ */
+export interface BatchObjectsTable {
+  id: string;
+  /** `file`, `batch` (OpenAI's Batch API) or `message_batch` (Anthropic's). */
+  kind: string;
+  provider: string;
+  project_id: string | null;
+  key_id: string | null;
+  /** The request that created it (a batch's row in the ledger). */
+  request_id: string;
+  created_at: number;
+  /** The budget rules in force at creation (JSON), which the settlement's spend is charged to; null: none. */
+  budgets: string | null;
+  /** When its settlement row was claimed (epoch ms); null while it runs. */
+  settled_at: number | null;
+  deleted_at: number | null;
+}
+
 export interface Database {
   ledger: LedgerTable;
+  batch_objects: BatchObjectsTable;
   ledger_content: LedgerContentTable;
   responses: ResponsesTable;
   relayed_ids: RelayedIdsTable;

@@ -555,6 +555,37 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('reconciliations').execute();
     },
   },
+  /**
+   * Files and batches relayed to the providers' Files and Batch APIs (src/surfaces/files,
+   * src/surfaces/batches): whose each upstream id is, and whether a batch's usage was settled.
+   * The second index is the settlement poller's: the batches still unsettled.
+   */
+  '0025_batch_objects': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('batch_objects')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('provider', 'text', (c) => c.notNull())
+        .addColumn('project_id', 'text')
+        .addColumn('key_id', 'text')
+        .addColumn('request_id', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('budgets', 'text')
+        .addColumn('settled_at', 'bigint')
+        .addColumn('deleted_at', 'bigint')
+        .execute();
+      await db.schema
+        .createIndex('batch_objects_project')
+        .on('batch_objects')
+        .columns(['project_id', 'kind', 'created_at'])
+        .execute();
+      await db.schema.createIndex('batch_objects_unsettled').on('batch_objects').columns(['kind', 'settled_at']).execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('batch_objects').execute();
+    },
+  },
 };
 
 /**
@@ -582,6 +613,7 @@ export const SLUICE_TABLES = [
   'ledger_content',
   'reconciliations',
   'reconcile_locks',
+  'batch_objects',
 ] as const;
 
 export const migrationProvider: MigrationProvider = {

@@ -80,13 +80,11 @@ function migrationContract(name: string, site: () => Promise<{ opened: OpenedDat
         assert.equal(contentBefore.n, CONTENT_HOURS / 10);
 
         const result = await migrateStore(opened);
+        // 0021 and every migration after it, each a success.
+        assert.equal(result.results?.[0]?.migrationName, '0021_ledger_partitions_content');
         assert.deepEqual(
-          result.results?.map((r) => [r.migrationName, r.status]),
-          [
-            ['0021_ledger_partitions_content', 'Success'],
-            ['0022_ledger_mcp_bytes', 'Success'],
-            ['0023_rollups_by_project', 'Success'],
-          ],
+          result.results?.filter((r) => r.status !== 'Success'),
+          [],
         );
         assert.deepEqual(await totals(db), before);
         assert.equal(before.rows, ROWS + 3);
@@ -109,7 +107,13 @@ function migrationContract(name: string, site: () => Promise<{ opened: OpenedDat
         const follow = (await store.list({ limit: 1 })).followCursor;
         const fresh = ledgerRecord({ requestId: 'new-1', createdAt: Date.now(), prompt: 'hi', completion: 'there' });
         await store.insert([fresh, fresh]);
-        const followed = await store.listInWriteOrder({ after: follow });
+        // On PostgreSQL a row shows in write order once every older transaction on the server has
+        // ended, and other tests' migrations share the server: wait (bounded) for it.
+        let followed = await store.listInWriteOrder({ after: follow });
+        for (let i = 0; followed.data.length === 0 && i < 600; i++) {
+          await new Promise((r) => setTimeout(r, 50));
+          followed = await store.listInWriteOrder({ after: follow });
+        }
         assert.deepEqual(
           followed.data.map((r) => [r.requestId, r.prompt]),
           [['new-1', 'hi']],

@@ -6,9 +6,11 @@ import { UpstreamBody } from './upstream-body.ts';
 
 export interface UpstreamRequest {
   url: string;
-  method?: 'POST' | 'GET';
+  method?: 'POST' | 'GET' | 'DELETE';
   headers: Record<string, string>;
   body?: string;
+  /** Bytes sent as they came, in place of `body` (a file upload relayed to the Files API). */
+  bytes?: Uint8Array;
 }
 
 export interface UpstreamResponse {
@@ -43,7 +45,7 @@ export class UpstreamClient {
   send(provider: string, req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse> {
     if (signal.aborted) return Promise.reject(upstreamFailure(provider, signal.reason, signal));
     const { origin, path } = this.target(req.url);
-    const options = { origin, path, method: req.method ?? 'POST', headers: req.headers, body: req.body };
+    const options = { origin, path, method: req.method ?? 'POST', headers: req.headers, body: req.bytes ?? req.body };
     return new Promise((resolve, reject) => this.agent.dispatch(options, responseHandler(provider, signal, resolve, reject)));
   }
 

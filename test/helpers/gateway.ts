@@ -22,6 +22,8 @@ export async function startGateway(config: Record<string, unknown> = {}, env: No
     server: { port: 0, host: '127.0.0.1', ...(config.server as object) },
     // A throwaway embedded ledger per gateway unless the test names a store.
     store: { path: ':memory:', ...(config.store as object) },
+    // The batch settlement poller is off unless the test sets its interval.
+    batches: { poll_interval_s: 0, ...(config.batches as object) },
   });
   const logs: string[] = [];
   const gateway = createGateway(parsed, env, undefined, {

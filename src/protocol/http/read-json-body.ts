@@ -16,12 +16,27 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
     req.resume();
     throw err;
   }
+  const body = await readBodyBytes(req, limit);
+  const text = body.toString('utf8');
+  if (text.trim() === '') throw errors.invalidJson('the body is empty');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw errors.invalidJson((err as Error).message);
+  }
+}
+
+/**
+ * The body's bytes up to `limit` (413 past it, the rest drained so the client reads the answer);
+ * a client that leaves while sending is `cancelled`.
+ */
+export async function readBodyBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (declared > limit) {
     req.resume();
     throw errors.bodyTooLarge(limit);
   }
-  const body = await new Promise<Buffer>((resolve, reject) => {
+  return new Promise<Buffer>((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;
     let failed = false;
@@ -49,11 +64,4 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
       reject(errors.cancelled('The client closed the connection while sending the request.'));
     });
   });
-  const text = body.toString('utf8');
-  if (text.trim() === '') throw errors.invalidJson('the body is empty');
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw errors.invalidJson((err as Error).message);
-  }
 }

@@ -8,6 +8,8 @@ import { decodeAnthropicResponse } from './decode-response.ts';
 import { createAnthropicStreamDecoder } from './decode-stream.ts';
 import { mapAnthropicError, PROVIDER } from './map-error.ts';
 import { createMessagesRelay } from './relay-messages.ts';
+import { createBatchApi, joinUrl } from '../batch-api.ts';
+import { ANTHROPIC_VERSION } from './build-request.ts';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
@@ -25,7 +27,22 @@ export function createAnthropicProvider(target: AnthropicTarget, models: string[
   );
   // POST /v1/messages goes to Anthropic as the client sent it (surfaces/messages/operation.ts). Its stream
   // opens with message_start, which reports the input tokens (cache reads and writes included).
-  return { ...adapter, reportsInputFirst: true, messages: createMessagesRelay(target, client) };
+  // /v1/messages/batches goes to Anthropic's Message Batches (src/surfaces/batches).
+  const batches = createBatchApi(
+    {
+      provider: PROVIDER,
+      kind: 'anthropic',
+      url: (path, search) => joinUrl(target.baseUrl, `/v1${path}`, search),
+      headers: () => ({
+        'anthropic-version': ANTHROPIC_VERSION,
+        ...target.headers,
+        ...(target.apiKey ? { 'x-api-key': target.apiKey } : {}),
+      }),
+      mapError: mapAnthropicError,
+    },
+    client,
+  );
+  return { ...adapter, reportsInputFirst: true, messages: createMessagesRelay(target, client), batches };
 }
 
 /** Enabled by ANTHROPIC_API_KEY or a `providers.anthropic` config entry (whose fields win). */

@@ -10,6 +10,7 @@ import { createModelList, type ModelListTimings } from './list-models.ts';
 import { createResponsesRelay } from './relay-responses.ts';
 import { buildOpenAICompatibleEmbeddings, decodeOpenAICompatibleEmbeddings } from './embed.ts';
 import { callEmbeddingsUpstream } from '../embed-call.ts';
+import { createBatchApi, joinUrl } from '../batch-api.ts';
 
 export interface OpenAICompatibleSettings extends OpenAICompatibleTarget {
   name: string;
@@ -55,5 +56,17 @@ export function createOpenAICompatibleProvider(
     );
     return decodeOpenAICompatibleEmbeddings(settings.name, json, request.input.length);
   };
-  return responses ? { ...adapter, responses, embed, listUpstreamModels } : { ...adapter, embed, listUpstreamModels };
+  // /v1/files and /v1/batches go to the upstream's own, under its base URL (`…/v1/files`).
+  const batches = createBatchApi(
+    {
+      provider: settings.name,
+      kind: 'openai',
+      url: (path, search) => joinUrl(settings.baseUrl, path, search),
+      headers: () => (settings.apiKey ? { ...settings.headers, authorization: `Bearer ${settings.apiKey}` } : settings.headers),
+      mapError: (status, headers, text) => mapOpenAICompatibleError(settings.name, status, headers, text),
+    },
+    client,
+  );
+  const own = { embed, listUpstreamModels, batches };
+  return responses ? { ...adapter, responses, ...own } : { ...adapter, ...own };
 }
