@@ -10,7 +10,26 @@ export type OutputPart =
 export type OutputItem =
   | { type: 'message'; id: string; status: string; role: 'assistant'; content: OutputPart[] }
   | { type: 'reasoning'; id: string; summary: { type: 'summary_text'; text: string }[]; encrypted_content?: string }
-  | { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: string };
+  | { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: string }
+  | { type: 'mcp_list_tools'; id: string; server_label: string; tools: McpListToolsEntry[]; error: string | null }
+  | {
+      type: 'mcp_call';
+      id: string;
+      server_label: string;
+      name: string;
+      arguments: string;
+      output: string | null;
+      error: string | null;
+      status: string;
+    };
+
+/** A tool of an `mcp_list_tools` item, as OpenAI's Responses API lists it. */
+export interface McpListToolsEntry {
+  name: string;
+  description: string | null;
+  input_schema: Record<string, unknown>;
+  annotations: null;
+}
 
 export interface ResponseIdentity {
   id: string;
@@ -25,7 +44,8 @@ export interface ResponseState {
   output: OutputItem[];
   usage: Usage | null;
   error?: { code: string; message: string } | null;
-  incompleteReason?: 'max_output_tokens' | 'content_filter' | null;
+  /** `max_steps`: sluice's, the MCP tool loop reached mcp.max_steps (docs/api/mcp.md). */
+  incompleteReason?: 'max_output_tokens' | 'content_filter' | 'max_steps' | null;
 }
 
 export function responsesUsage(usage: Usage) {
