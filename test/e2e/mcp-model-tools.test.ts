@@ -265,6 +265,17 @@ describe('MCP tools from any model: sluice runs the tool loop', () => {
     );
     assert.equal(response.output_text, 'The answer is 5.');
     assert.equal(response.usage?.input_tokens, 30);
+    assert.deepEqual(response.tools, [
+      {
+        type: 'mcp',
+        server_label: 'calc',
+        server_url: null,
+        allowed_tools: null,
+        headers: null,
+        require_approval: 'never',
+        server_description: null,
+      },
+    ]);
   });
 
   it('stops at mcp.max_steps: finish length, the last calls not run, and says so', async () => {

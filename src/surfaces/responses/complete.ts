@@ -18,7 +18,7 @@ export async function completeResponse(
 ): Promise<GatewayError | null> {
   const result = await completeEvents(run, chat, call);
   if ('failure' in result) return result.failure;
-  const identity = responseIdentity(run, request);
+  const identity = responseIdentity(run, request, options);
   const encoder = new ResponsesEventEncoder(identity, options.choices);
   for (const event of result.events) encoder.encode(event);
   // A response without usage gets sluice's own count, like a stream does.

@@ -1,3 +1,4 @@
+import type { McpToolEntry } from '../../mcp/mcp-tool-entries.ts';
 import type { Usage } from '../../protocol/canonical/usage.ts';
 import type { ResponsesRequest } from './request-schema.ts';
 
@@ -37,6 +38,8 @@ export interface ResponseIdentity {
   /** The model as the client named it. */
   model: string;
   request: ResponsesRequest;
+  /** The request's `{"type": "mcp"}` tools, which sluice ran (taken out of `request`). */
+  mcpTools?: readonly McpToolEntry[];
 }
 
 export interface ResponseState {
@@ -82,7 +85,7 @@ export function buildResponse(id: ResponseIdentity, state: ResponseState): Recor
     temperature: r.temperature ?? null,
     text: echoedText(r),
     tool_choice: r.tool_choice ?? 'auto',
-    tools: echoedTools(r),
+    tools: echoedTools(r, id.mcpTools ?? []),
     top_p: r.top_p ?? null,
     top_logprobs: r.top_logprobs ?? null,
     max_tool_calls: r.max_tool_calls ?? null,
@@ -108,12 +111,23 @@ function echoedText(r: ResponsesRequest) {
   return { format: r.text?.format ?? { type: 'text' }, verbosity: r.text?.verbosity ?? 'medium' };
 }
 
-function echoedTools(r: ResponsesRequest) {
-  return (r.tools ?? []).map((t) => ({
+function echoedTools(r: ResponsesRequest, mcpTools: readonly McpToolEntry[]) {
+  const functions = (r.tools ?? []).map((t) => ({
     type: 'function',
     name: t.name,
     description: t.description ?? null,
     parameters: t.parameters ?? null,
     strict: t.strict ?? null,
   }));
+  // The MCP tools sluice ran, as OpenAI echoes its hosted MCP tool (no URL nor headers: sluice's config has them).
+  const servers = mcpTools.map((t) => ({
+    type: 'mcp',
+    server_label: t.server,
+    server_url: null,
+    allowed_tools: t.allowed ?? null,
+    headers: null,
+    require_approval: 'never',
+    server_description: null,
+  }));
+  return [...functions, ...servers];
 }

@@ -42,6 +42,7 @@ export const createResponse = (choice: StreamChoice, mcp: McpForModels): ModelOp
       // Recorded whatever `store` says: only ids, so that the project can name its own items again.
       recordIds: idRecorder(caller, ctx.relayedIds, ctx.accounting.log),
       choices: streamProfileFor(ctx.config.stream, choice).responses,
+      mcpTools: taken.entries,
     };
     const deadlineMs = ctx.config.responses.deadline_s * 1000;
     const routing = readRequestRouting(raw);

@@ -21,7 +21,7 @@ export async function streamResponse(
   options: RunResponsesOptions,
   open = openRouted(run, chat),
 ): Promise<GatewayError | null> {
-  const identity = responseIdentity(run, request);
+  const identity = responseIdentity(run, request, options);
   const encoder = new ResponsesEventEncoder(identity, options.choices);
   const failure = await runStream(
     run.exchange,
