@@ -89,6 +89,11 @@ export class Accountant {
       case 'tool-call-delta':
         this.addOutput(event.arguments);
         break;
+      case 'mcp':
+        // A call of an MCP tool sluice runs is the model's output all the same.
+        if (event.step.kind === 'call-start') this.addOutput(event.step.name);
+        else if (event.step.kind === 'call-arguments') this.addOutput(event.step.delta);
+        break;
       case 'finish':
         this.finishReason ??= event.reason;
         break;

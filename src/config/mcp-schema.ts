@@ -100,6 +100,15 @@ export const mcpSchema = z
       .positive()
       .default(3600)
       .describe("A client's MCP session unused this long is closed (its next request gets 404 and starts again)."),
+    max_steps: z
+      .number()
+      .int()
+      .min(2)
+      .max(64)
+      .default(8)
+      .describe(
+        'A chat completion or Responses request naming `{"type": "mcp"}` tools: at most this many model calls; an answer still calling tools then ends there.',
+      ),
     default_tools: z
       .array(z.string().min(1))
       .default(['*'])

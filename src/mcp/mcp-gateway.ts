@@ -46,7 +46,8 @@ interface Session {
 export class McpGateway {
   readonly hub: McpHub;
   private readonly sessions = new Map<string, Session>();
-  private readonly deps: ToolCallDeps;
+  /** What a tool call reaches: the sessions of /mcp use it, and the MCP tool loop of model requests (run-tool-loop.ts). */
+  readonly deps: ToolCallDeps;
 
   constructor(config: McpConfig, log: McpLog, deps: Omit<ToolCallDeps, 'hub'>) {
     this.hub = new McpHub(config, log);

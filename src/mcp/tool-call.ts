@@ -45,17 +45,49 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  * the cap, and recorded, whatever happened, as one ledger row. A refusal is a JSON-RPC error and
  * is never forwarded.
  */
-export async function callTool(
+export function callTool(
   request: CallToolRequest,
   extra: Extra,
   scope: ToolCallScope,
   deps: ToolCallDeps,
 ): Promise<CallToolResult> {
+  const progressToken = request.params._meta?.progressToken;
+  return runToolCall(
+    {
+      prefixed: request.params.name,
+      arguments: request.params.arguments,
+      signal: extra.signal,
+      onprogress:
+        progressToken === undefined
+          ? undefined
+          : (progress) =>
+              void extra
+                .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } })
+                .catch(() => {}),
+    },
+    scope,
+    deps,
+  );
+}
+
+/** One tool call as the gateway runs it, from a client session (callTool) or a model's tool loop (tool-loop.ts). */
+export interface ToolCallInput {
+  prefixed: string;
+  arguments: Record<string, unknown> | undefined;
+  /** Aborts the call upstream (the client cancelled it, or left). */
+  signal: AbortSignal;
+  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** The call's ledger row id; a new one when absent. */
+  requestId?: string;
+}
+
+/** callTool's work, whoever asks: throws the JSON-RPC error the client of /mcp is answered. */
+export async function runToolCall(call: ToolCallInput, scope: ToolCallScope, deps: ToolCallDeps): Promise<CallToolResult> {
   const startedAt = Date.now();
-  const prefixed = request.params.name;
-  const args = JSON.stringify(request.params.arguments ?? {});
+  const prefixed = call.prefixed;
+  const args = JSON.stringify(call.arguments ?? {});
   const found = deps.hub.tool(prefixed);
-  const facts = { requestId: deps.newId(), caller: scope.caller, startedAt, prefixed, arguments: args };
+  const facts = { requestId: call.requestId ?? deps.newId(), caller: scope.caller, startedAt, prefixed, arguments: args };
   let result: string | undefined;
   let answer: CallToolResult | undefined;
   let error: GatewayError | undefined;
@@ -73,7 +105,7 @@ export async function callTool(
       inputTokens: 0,
       streamed: false,
     });
-    answer = await forward(found.server, found.name, request, extra, scope, prefixed);
+    answer = await forward(found.server, found.name, call, scope);
     result = JSON.stringify(answer);
     const cap = scope.config.max_result_bytes;
     if (Buffer.byteLength(result) > cap) throw errors.mcpResultTooLarge(prefixed, cap);
@@ -98,34 +130,20 @@ export async function callTool(
   return answer as CallToolResult;
 }
 
-/** The call upstream, with the timeout and the client's cancellation, progress relayed. */
-async function forward(
-  server: UpstreamServer,
-  name: string,
-  request: CallToolRequest,
-  extra: Extra,
-  scope: ToolCallScope,
-  prefixed: string,
-): Promise<CallToolResult> {
+/** The call upstream, with the timeout and the caller's cancellation, progress relayed. */
+async function forward(server: UpstreamServer, name: string, call: ToolCallInput, scope: ToolCallScope): Promise<CallToolResult> {
   const client = server.connected;
   if (!client) throw errors.mcpServerUnavailable(server.name);
   const seconds = scope.config.servers[server.name]?.call_timeout_s ?? scope.config.call_timeout_s;
-  const progressToken = request.params._meta?.progressToken;
-  const onprogress =
-    progressToken === undefined
-      ? undefined
-      : (progress: { progress: number; total?: number; message?: string }) =>
-          void extra
-            .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } })
-            .catch(() => {});
   try {
-    return (await client.request(
-      { method: 'tools/call', params: { name, arguments: request.params.arguments } },
-      CallToolResultSchema,
-      { signal: extra.signal, timeout: seconds * 1000, maxTotalTimeout: seconds * 1000, onprogress },
-    )) as CallToolResult;
+    return (await client.request({ method: 'tools/call', params: { name, arguments: call.arguments } }, CallToolResultSchema, {
+      signal: call.signal,
+      timeout: seconds * 1000,
+      maxTotalTimeout: seconds * 1000,
+      onprogress: call.onprogress,
+    })) as CallToolResult;
   } catch (err) {
-    throw upstreamFailure(err, server, prefixed, seconds, extra.signal);
+    throw upstreamFailure(err, server, call.prefixed, seconds, call.signal);
   }
 }
 

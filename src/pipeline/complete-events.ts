@@ -6,18 +6,23 @@ import type { RunScope } from './model-operation.ts';
 import { capOutput } from './output-cap.ts';
 import { completeRouted } from './routed-calls.ts';
 
+/** A non-streamed answer's events, given the request as sent (its output capped to the budget). */
+export type CompleteCall = (sent: CanonicalRequest) => (signal: AbortSignal) => Promise<CanonicalEvent[]>;
+
 /**
  * The provider's non-streaming call, observed by the accountant. Resolves to the events, or to
  * the failure (an error event in the response counts), whose HTTP error has then been sent.
- * Every surface's non-streamed answer over canonical events starts here.
+ * Every surface's non-streamed answer over canonical events starts here; `call` is the routed
+ * call unless the answer is more than one (the MCP tool loop's steps: src/mcp/run-tool-loop.ts).
  */
 export async function completeEvents(
   run: RunScope,
   request: CanonicalRequest,
+  call: CompleteCall = (sent) => completeRouted(run, sent),
 ): Promise<{ events: CanonicalEvent[] } | { failure: GatewayError }> {
   const { exchange, accountant } = run;
   const sent = capOutput(request, run.admission.maxOutputTokens);
-  const outcome = await callOnce(exchange, run.scope, completeRouted(run, sent));
+  const outcome = await callOnce(exchange, run.scope, call(sent));
   if (!outcome.ok) return { failure: outcome.failure };
   accountant.markAcknowledged();
   for (const event of outcome.value) accountant.observe(event);

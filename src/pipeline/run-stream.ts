@@ -1,7 +1,7 @@
 import type { Accountant } from '../accounting/accountant.ts';
 import { errors } from '../errors/catalog.ts';
 import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
-import type { CanonicalEvent } from '../protocol/canonical/events.ts';
+import type { CanonicalEvent, McpStep } from '../protocol/canonical/events.ts';
 import { type SseDialect, SseWriter } from '../protocol/sse/sse-writer.ts';
 import type { Exchange } from './exchange.ts';
 import type { RequestScope } from './request-scope.ts';
@@ -99,6 +99,9 @@ export abstract class CanonicalSurface implements StreamSurface<CanonicalEvent> 
         case 'tool-call-delta':
           text = event.arguments;
           break;
+        case 'mcp':
+          bytes += mcpBytes(event.step);
+          continue;
         default:
           continue;
       }
@@ -118,6 +121,16 @@ export abstract class CanonicalSurface implements StreamSurface<CanonicalEvent> 
     this.ended = true;
     return frames;
   }
+}
+
+/**
+ * What the MCP tool loop (src/mcp/tool-loop.ts) adds to a stream's cost: the arguments the model
+ * writes for the calls sluice runs, and the conversation each further model call is sent, held
+ * to the budget like output (an upper bound: no model prices input above output).
+ */
+function mcpBytes(step: McpStep): number {
+  if (step.kind === 'call-arguments') return Buffer.byteLength(step.delta, 'utf8');
+  return step.kind === 'next-step' ? step.inputBytes : 0;
 }
 
 /** How long an upstream may take to close after its end marker before its connection is cut. */

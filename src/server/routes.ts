@@ -6,6 +6,7 @@ import { streamOverrides } from '../pipeline/endpoint-context.ts';
 import { chatCompletions } from '../surfaces/chat/operation.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { createResponse } from '../surfaces/responses/operation.ts';
+import type { McpForModels } from '../mcp/run-tool-loop.ts';
 import { createMessage } from '../surfaces/messages/operation.ts';
 import { createEmbeddings } from '../surfaces/embeddings/operation.ts';
 import { anthropicErrorStatus } from '../protocol/anthropic-errors.ts';
@@ -79,6 +80,11 @@ function modelRoute(operation: (call: RouteCall) => ModelOperation, statusOf?: (
   };
 }
 
+/** The MCP gateway as a model request's `{"type": "mcp"}` tools reach it: grants may name the endpoint, as at /mcp. */
+function mcpFor(call: RouteCall, endpoint: string | null): McpForModels {
+  return { deps: call.ctx.mcp.deps, place: { endpoint } };
+}
+
 /** `X-Sluice-Profile: accounting` (any stream profile's name) chooses the stream profile per request; else the endpoint's or the config's. */
 function profileOf(call: RouteCall): StreamProfileName | undefined {
   const header = call.req.headers['x-sluice-profile'];
@@ -99,18 +105,20 @@ function underApiPrefix(handle: (call: RouteCall) => Promise<void>) {
   };
 }
 
-const chatRoute = modelRoute((call) => chatCompletions({ header: profileOf(call) }));
-const responsesRoute = modelRoute((call) => createResponse({ header: profileOf(call) }));
+const chatRoute = modelRoute((call) => chatCompletions({ header: profileOf(call) }, mcpFor(call, null)));
+const responsesRoute = modelRoute((call) => createResponse({ header: profileOf(call) }, mcpFor(call, null)));
 const embeddingsRoute = modelRoute(() => createEmbeddings);
 const endpointChatRoute = (apiPrefix: boolean) =>
   endpointModelRoute(
-    (call, endpoint) => chatCompletions({ header: profileOf(call), endpoint: streamOverrides(endpoint) }),
+    (call, endpoint) =>
+      chatCompletions({ header: profileOf(call), endpoint: streamOverrides(endpoint) }, mcpFor(call, endpoint?.name ?? null)),
     undefined,
     apiPrefix,
   );
 const endpointResponsesRoute = (apiPrefix: boolean) =>
   endpointModelRoute(
-    (call, endpoint) => createResponse({ header: profileOf(call), endpoint: streamOverrides(endpoint) }),
+    (call, endpoint) =>
+      createResponse({ header: profileOf(call), endpoint: streamOverrides(endpoint) }, mcpFor(call, endpoint?.name ?? null)),
     undefined,
     apiPrefix,
   );

@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { adminCall, projectWithKey } from '../helpers/admin-client.ts';
+import { startMcpHttpServer } from '../helpers/mcp-http-server.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 
 const MASTER = 'sk-master-mcp';
@@ -56,27 +54,7 @@ async function startHttpUpstream(): Promise<{ url: string; calls: string[]; clos
     });
     return server;
   };
-  const http: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      void (async () => {
-        if (req.method !== 'POST') return void res.writeHead(405).end();
-        const server = build();
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-        res.on('close', () => void transport.close().then(() => server.close()));
-        await server.connect(transport);
-        await transport.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      })();
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    calls,
-    close: () => new Promise<void>((resolve) => http.close(() => resolve())),
-  };
+  return { ...(await startMcpHttpServer(build)), calls };
 }
 
 async function connect(url: string, key: string): Promise<Client> {

@@ -27,7 +27,8 @@ export type CanonicalEvent =
   | ErrorEvent
   | EndEvent
   | FallbackEvent
-  | VendorEvent;
+  | VendorEvent
+  | McpEvent;
 
 /** The upstream acknowledged the request. All fields optional: sluice fills its own id and model. */
 export interface StartEvent {
@@ -154,8 +155,49 @@ export interface VendorEvent {
   data: string;
 }
 
-/** Events that carry model output: the first of these is "the first token". */
+/** A tool of an MCP server as sluice listed it to the model (the server's own name). */
+export interface McpListedTool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/**
+ * What sluice's MCP tool loop did between the model's steps (src/mcp/tool-loop.ts): the tools it
+ * listed, each call the model made to one of them (its arguments as they streamed, then its
+ * result), and a stop at `mcp.max_steps`. Never from a provider; surfaces render it as their API
+ * reports hosted MCP calls (Responses' `mcp_call` items) or as sluice's extension (chat).
+ */
+export interface McpEvent {
+  type: 'mcp';
+  step: McpStep;
+}
+
+export type McpStep =
+  | { kind: 'list-tools'; server: string; tools: McpListedTool[] }
+  | { kind: 'call-start'; id: string; server: string; name: string }
+  | { kind: 'call-arguments'; id: string; delta: string }
+  /** The call ran (or was refused): its output, or its error; `arguments` as the model wrote them. */
+  | {
+      kind: 'call-done';
+      id: string;
+      server: string;
+      name: string;
+      arguments: string;
+      output: string | null;
+      error: string | null;
+    }
+  /** The model still called tools at the last step `mcp.max_steps` allows: the answer ends there. */
+  | { kind: 'max-steps'; steps: number }
+  /**
+   * The model is called again with the conversation so far (`inputBytes` of JSON, the tools'
+   * schemas included): a stream's budget watch holds it to the reservation before the call.
+   */
+  | { kind: 'next-step'; inputBytes: number };
+
+/** Events that carry model output (a call of an MCP tool too): the first of these is "the first token". */
 export function isOutputEvent(event: CanonicalEvent): boolean {
   const t = event.type;
+  if (t === 'mcp') return event.step.kind === 'call-start' || event.step.kind === 'call-arguments';
   return t === 'text' || t === 'reasoning' || t === 'refusal' || t === 'tool-call-start' || t === 'tool-call-delta';
 }

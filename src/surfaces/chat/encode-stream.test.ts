@@ -153,3 +153,36 @@ describe('ChatChunkEncoder: vendor events', () => {
     );
   });
 });
+
+describe('ChatChunkEncoder: MCP calls sluice ran', () => {
+  const ran: CanonicalEvent = {
+    type: 'mcp',
+    step: { kind: 'call-done', id: 'call_1', server: 'calc', name: 'add', arguments: '{"a":2}', output: '2', error: null },
+  };
+
+  it('sends each on a chunk of its own with empty choices and the `sluice` extension, never as tool_calls', () => {
+    const out = chunks([
+      { type: 'mcp', step: { kind: 'call-start', id: 'call_1', server: 'calc', name: 'add' } },
+      { type: 'mcp', step: { kind: 'call-arguments', id: 'call_1', delta: '{"a":2}' } },
+      ran,
+      { type: 'mcp', step: { kind: 'max-steps', steps: 8 } },
+    ]);
+    assert.deepEqual(out[0].choices[0].delta, { role: 'assistant', content: '' });
+    assert.deepEqual(
+      out.slice(1).map((c) => [c.choices, c.sluice]),
+      [
+        [
+          [],
+          {
+            mcp_call: { id: 'call_1', type: 'mcp_call', server_label: 'calc', name: 'add', arguments: '{"a":2}', output: '2', error: null },
+          },
+        ],
+        [[], { mcp_max_steps: 8 }],
+      ],
+    );
+  });
+
+  it('sends nothing of them in the accounting profile', () => {
+    assert.deepEqual(chunks([ran], { stream: STREAM_PROFILES.accounting.chat }), []);
+  });
+});

@@ -1,11 +1,12 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { errorObject, renderStreamError } from '../../errors/render.ts';
-import type { CanonicalEvent, TokenLogprob } from '../../protocol/canonical/events.ts';
+import type { CanonicalEvent, McpStep, TokenLogprob } from '../../protocol/canonical/events.ts';
 import type { FinishReason } from '../../protocol/canonical/finish-reason.ts';
 import { toOpenAIUsage, type Usage } from '../../protocol/canonical/usage.ts';
 import { dataFrame, namedFrame } from '../../protocol/sse/frames.ts';
 import type { ChatStreamChoices } from '../../protocol/stream-profiles.ts';
 import { chatAnnotation } from './annotations.ts';
+import { chatMcpCall } from './mcp-calls.ts';
 
 /** The chat schema's max `n` (request-schema.ts), and so the number of choices a stream can have. */
 const MAX_CHOICES = 128;
@@ -132,11 +133,27 @@ export class ChatChunkEncoder {
         return '';
       case 'vendor':
         return this.options.stream.vendorEvents === 'passthrough' ? this.openTurn() + vendorFrame(event.data) : '';
+      case 'mcp':
+        return this.mcp(event.step);
       case 'usage':
       case 'error':
       case 'end':
         return '';
     }
+  }
+
+  /**
+   * An MCP call sluice ran, or the step limit, on a chunk of its own with empty `choices` and the
+   * `sluice` extension (docs/api/mcp.md): clients read it or skip it, none runs it as a tool call.
+   * The accounting profile's frames have no place for it.
+   */
+  private mcp(step: McpStep): string {
+    if (this.accounting) return '';
+    let sluice: string;
+    if (step.kind === 'call-done') sluice = `{"mcp_call":${JSON.stringify(chatMcpCall(step))}}`;
+    else if (step.kind === 'max-steps') sluice = `{"mcp_max_steps":${step.steps}}`;
+    else return '';
+    return this.openTurn() + dataFrame(`${this.getPrefix()}"choices":[],"sluice":${sluice}}`);
   }
 
   private start(event: Extract<CanonicalEvent, { type: 'start' }>): string {

@@ -14,8 +14,13 @@ export interface StreamChatOptions {
   choices: ChatStreamChoices;
 }
 
-/** POST /v1/chat/completions with `stream: true`. */
-export function streamChat(run: RunScope, request: CanonicalRequest, options: StreamChatOptions): Promise<GatewayError | null> {
+/** POST /v1/chat/completions with `stream: true`; `open`: the MCP tool loop's, over several model calls. */
+export function streamChat(
+  run: RunScope,
+  request: CanonicalRequest,
+  options: StreamChatOptions,
+  open = openRouted(run, request),
+): Promise<GatewayError | null> {
   const { exchange, accountant, target } = run;
   const requestId = exchange.requestId;
   const surface = new ChatStreamSurface(
@@ -33,7 +38,7 @@ export function streamChat(run: RunScope, request: CanonicalRequest, options: St
     run.admission.warning,
     (provider) => run.candidates.some((c) => c.target.provider === provider && c.target.adapter.reportsInputFirst === true),
   );
-  return runStream(exchange, run.scope, openRouted(run, request), surface, {
+  return runStream(exchange, run.scope, open, surface, {
     provider: target.provider,
     timings: options.timings,
     onAcknowledged: () => accountant.markAcknowledged(),

@@ -1,3 +1,4 @@
+import type { McpToolEntry } from '../../mcp/mcp-tool-entries.ts';
 import type { Usage } from '../../protocol/canonical/usage.ts';
 import type { ResponsesRequest } from './request-schema.ts';
 
@@ -10,7 +11,26 @@ export type OutputPart =
 export type OutputItem =
   | { type: 'message'; id: string; status: string; role: 'assistant'; content: OutputPart[] }
   | { type: 'reasoning'; id: string; summary: { type: 'summary_text'; text: string }[]; encrypted_content?: string }
-  | { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: string };
+  | { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: string }
+  | { type: 'mcp_list_tools'; id: string; server_label: string; tools: McpListToolsEntry[]; error: string | null }
+  | {
+      type: 'mcp_call';
+      id: string;
+      server_label: string;
+      name: string;
+      arguments: string;
+      output: string | null;
+      error: string | null;
+      status: string;
+    };
+
+/** A tool of an `mcp_list_tools` item, as OpenAI's Responses API lists it. */
+export interface McpListToolsEntry {
+  name: string;
+  description: string | null;
+  input_schema: Record<string, unknown>;
+  annotations: null;
+}
 
 export interface ResponseIdentity {
   id: string;
@@ -18,6 +38,8 @@ export interface ResponseIdentity {
   /** The model as the client named it. */
   model: string;
   request: ResponsesRequest;
+  /** The request's `{"type": "mcp"}` tools, which sluice ran (taken out of `request`). */
+  mcpTools?: readonly McpToolEntry[];
 }
 
 export interface ResponseState {
@@ -25,7 +47,8 @@ export interface ResponseState {
   output: OutputItem[];
   usage: Usage | null;
   error?: { code: string; message: string } | null;
-  incompleteReason?: 'max_output_tokens' | 'content_filter' | null;
+  /** `max_steps`: sluice's, the MCP tool loop reached mcp.max_steps (docs/api/mcp.md). */
+  incompleteReason?: 'max_output_tokens' | 'content_filter' | 'max_steps' | null;
 }
 
 export function responsesUsage(usage: Usage) {
@@ -62,7 +85,7 @@ export function buildResponse(id: ResponseIdentity, state: ResponseState): Recor
     temperature: r.temperature ?? null,
     text: echoedText(r),
     tool_choice: r.tool_choice ?? 'auto',
-    tools: echoedTools(r),
+    tools: echoedTools(r, id.mcpTools ?? []),
     top_p: r.top_p ?? null,
     top_logprobs: r.top_logprobs ?? null,
     max_tool_calls: r.max_tool_calls ?? null,
@@ -88,12 +111,23 @@ function echoedText(r: ResponsesRequest) {
   return { format: r.text?.format ?? { type: 'text' }, verbosity: r.text?.verbosity ?? 'medium' };
 }
 
-function echoedTools(r: ResponsesRequest) {
-  return (r.tools ?? []).map((t) => ({
+function echoedTools(r: ResponsesRequest, mcpTools: readonly McpToolEntry[]) {
+  const functions = (r.tools ?? []).map((t) => ({
     type: 'function',
     name: t.name,
     description: t.description ?? null,
     parameters: t.parameters ?? null,
     strict: t.strict ?? null,
   }));
+  // The MCP tools sluice ran, as OpenAI echoes its hosted MCP tool (no URL nor headers: sluice's config has them).
+  const servers = mcpTools.map((t) => ({
+    type: 'mcp',
+    server_label: t.server,
+    server_url: null,
+    allowed_tools: t.allowed ?? null,
+    headers: null,
+    require_approval: 'never',
+    server_description: null,
+  }));
+  return [...functions, ...servers];
 }

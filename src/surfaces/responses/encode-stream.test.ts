@@ -355,3 +355,66 @@ describe('ResponsesEventEncoder', () => {
     assert.deepEqual([delta?.logprobs, done?.logprobs], [[logprob], [logprob]]);
   });
 });
+
+describe('ResponsesEventEncoder: the MCP calls sluice runs', () => {
+  const mcp = (step: Extract<CanonicalEvent, { type: 'mcp' }>['step']): CanonicalEvent => ({ type: 'mcp', step });
+  const listed = mcp({ kind: 'list-tools', server: 'calc', tools: [{ name: 'add', description: 'Adds', inputSchema: { type: 'object' } }] });
+  const started = mcp({ kind: 'call-start', id: 'call_1', server: 'calc', name: 'add' });
+  const argued = mcp({ kind: 'call-arguments', id: 'call_1', delta: '{"a":2}' });
+  const done = (output: string | null, error: string | null) =>
+    mcp({ kind: 'call-done', id: 'call_1', server: 'calc', name: 'add', arguments: '{"a":2}', output, error });
+
+  it("as OpenAI's mcp_list_tools and mcp_call items, with their events, then the answer", () => {
+    const wire = encode([listed, started, argued, done('2', null), text('It is 2.'), finish('stop')]);
+    const types = wire.map((e) => e.type);
+    assert.deepEqual(types.slice(2, 14), [
+      'response.output_item.added',
+      'response.mcp_list_tools.in_progress',
+      'response.mcp_list_tools.completed',
+      'response.output_item.done',
+      'response.output_item.added',
+      'response.mcp_call.in_progress',
+      'response.mcp_call_arguments.delta',
+      'response.mcp_call_arguments.done',
+      'response.mcp_call.completed',
+      'response.output_item.done',
+      'response.output_item.added',
+      'response.content_part.added',
+    ]);
+    const terminal = wire.at(-1) as { type: string; response: { output: Record<string, unknown>[] } };
+    assert.equal(terminal.type, 'response.completed');
+    const [list, call] = terminal.response.output;
+    assert.deepEqual(list, {
+      type: 'mcp_list_tools',
+      id: 'mcpl_r1_0',
+      server_label: 'calc',
+      tools: [{ name: 'add', description: 'Adds', input_schema: { type: 'object' }, annotations: null }],
+      error: null,
+    });
+    assert.deepEqual(call, {
+      type: 'mcp_call',
+      id: 'mcp_r1_1',
+      server_label: 'calc',
+      name: 'add',
+      arguments: '{"a":2}',
+      output: '2',
+      error: null,
+      status: 'completed',
+    });
+  });
+
+  it('a failed call is response.mcp_call.failed with its error', () => {
+    const wire = encode([started, done(null, 'not allowed'), text('Sorry.'), finish('stop')]);
+    assert.ok(wire.some((e) => e.type === 'response.mcp_call.failed'));
+    const item = wire.find((e) => e.type === 'response.output_item.done')?.item as Record<string, unknown>;
+    assert.deepEqual([item.status, item.error, item.output], ['failed', 'not allowed', null]);
+  });
+
+  it('the step limit makes the response incomplete, reason max_steps; a call left open is closed as failed', () => {
+    const wire = encode([started, argued, mcp({ kind: 'max-steps', steps: 3 }), finish('length')]);
+    const terminal = wire.at(-1) as { type: string; response: { incomplete_details: unknown; output: { status: string }[] } };
+    assert.equal(terminal.type, 'response.incomplete');
+    assert.deepEqual(terminal.response.incomplete_details, { reason: 'max_steps' });
+    assert.equal(terminal.response.output[0].status, 'failed');
+  });
+});

@@ -1,6 +1,6 @@
 import { errorObject } from '../../errors/render.ts';
 import type { GatewayError } from '../../errors/gateway-error.ts';
-import type { CanonicalEvent, TokenLogprob, UrlCitation } from '../../protocol/canonical/events.ts';
+import type { CanonicalEvent, McpListedTool, McpStep, TokenLogprob, UrlCitation } from '../../protocol/canonical/events.ts';
 import type { FinishReason } from '../../protocol/canonical/finish-reason.ts';
 import type { Usage } from '../../protocol/canonical/usage.ts';
 import { namedFrame } from '../../protocol/sse/frames.ts';
@@ -10,6 +10,7 @@ import { buildResponse, type OutputItem, type OutputPart, type ResponseIdentity,
 type MessageItem = Extract<OutputItem, { type: 'message' }>;
 type ReasoningItem = Extract<OutputItem, { type: 'reasoning' }>;
 type CallItem = Extract<OutputItem, { type: 'function_call' }>;
+type McpCallItem = Extract<OutputItem, { type: 'mcp_call' }>;
 
 /**
  * Canonical events -> the Responses event grammar: response.created and .in_progress before the
@@ -27,7 +28,11 @@ export class ResponsesEventEncoder {
   private message: { item: MessageItem; index: number; part: OutputPart | null } | null = null;
   private reasoning: { item: ReasoningItem; index: number } | null = null;
   private readonly calls = new Map<number, { item: CallItem; index: number; open: boolean }>();
+  /** The MCP calls sluice runs (src/mcp/tool-loop.ts), by the model's call id, open until their result. */
+  private readonly mcpCalls = new Map<string, { item: McpCallItem; index: number; open: boolean }>();
   private finish: FinishReason | null = null;
+  /** The MCP tool loop stopped at mcp.max_steps: the response is incomplete for it. */
+  private maxSteps = false;
   private nextId = 0;
 
   constructor(identity: ResponseIdentity, choices: ResponsesStreamChoices = STREAM_PROFILES.openai.responses) {
@@ -57,16 +62,114 @@ export class ResponsesEventEncoder {
       case 'finish':
         this.finish ??= event.reason;
         return '';
+      case 'mcp':
+        return this.mcp(event.step);
       default:
         return '';
     }
   }
 
+  /**
+   * What sluice's MCP tool loop did, as OpenAI's Responses API reports its hosted MCP tool: an
+   * `mcp_list_tools` item per server, an `mcp_call` item per call (its arguments streamed, then
+   * its output or error).
+   */
+  private mcp(step: McpStep): string {
+    switch (step.kind) {
+      case 'list-tools':
+        return this.start() + this.listTools(step.server, step.tools);
+      case 'call-start':
+        return this.start() + this.mcpCallStart(step.id, step.server, step.name);
+      case 'call-arguments':
+        return this.mcpCallDelta(step.id, step.delta);
+      case 'call-done':
+        return this.start() + this.mcpCallDone(step);
+      case 'max-steps':
+        this.maxSteps = true;
+        return '';
+      case 'next-step':
+        return '';
+    }
+  }
+
+  private listTools(server: string, tools: readonly McpListedTool[]): string {
+    let frames = this.closeAll();
+    const item: OutputItem = { type: 'mcp_list_tools', id: this.id('mcpl'), server_label: server, tools: [], error: null };
+    const added = this.addItem(item);
+    const where = { item_id: item.id, output_index: added.index };
+    frames += added.frames + this.event('response.mcp_list_tools.in_progress', where);
+    item.tools = tools.map((t) => ({
+      name: t.name,
+      description: t.description ?? null,
+      input_schema: t.inputSchema,
+      annotations: null,
+    }));
+    frames += this.event('response.mcp_list_tools.completed', where);
+    return frames + this.event('response.output_item.done', { output_index: added.index, item });
+  }
+
+  private mcpCallStart(callId: string, server: string, name: string): string {
+    let frames = this.closeReasoning() + this.closeMessage('completed');
+    const item: McpCallItem = {
+      type: 'mcp_call',
+      id: this.id('mcp'),
+      server_label: server,
+      name,
+      arguments: '',
+      output: null,
+      error: null,
+      status: 'in_progress',
+    };
+    const added = this.addItem(item);
+    this.mcpCalls.set(callId, { item, index: added.index, open: true });
+    frames += added.frames;
+    return frames + this.event('response.mcp_call.in_progress', { item_id: item.id, output_index: added.index });
+  }
+
+  private mcpCallDelta(callId: string, delta: string): string {
+    const call = this.mcpCalls.get(callId);
+    if (!call?.open) return '';
+    call.item.arguments += delta;
+    return this.event('response.mcp_call_arguments.delta', { item_id: call.item.id, output_index: call.index, delta });
+  }
+
+  private mcpCallDone(step: Extract<McpStep, { kind: 'call-done' }>): string {
+    let frames = '';
+    if (!this.mcpCalls.get(step.id)?.open) frames += this.mcpCallStart(step.id, step.server, step.name);
+    const call = this.mcpCalls.get(step.id) as { item: McpCallItem; index: number; open: boolean };
+    call.item.arguments = step.arguments;
+    call.item.output = step.output;
+    call.item.error = step.error;
+    return frames + this.closeMcpCall(call, step.error === null ? 'completed' : 'failed');
+  }
+
+  private closeMcpCall(call: { item: McpCallItem; index: number; open: boolean }, status: 'completed' | 'failed'): string {
+    call.open = false;
+    call.item.status = status;
+    const where = { item_id: call.item.id, output_index: call.index };
+    return (
+      this.event('response.mcp_call_arguments.done', { ...where, arguments: call.item.arguments }) +
+      this.event(status === 'completed' ? 'response.mcp_call.completed' : 'response.mcp_call.failed', where) +
+      this.event('response.output_item.done', { output_index: call.index, item: call.item })
+    );
+  }
+
+  /** Calls the loop never finished (the stream failed while one ran) are closed as failed. */
+  private closeMcpCalls(): string {
+    let frames = '';
+    for (const call of this.mcpCalls.values()) if (call.open) frames += this.closeMcpCall(call, 'failed');
+    return frames;
+  }
+
+  private incompleteReason(): ResponseState['incompleteReason'] {
+    if (this.maxSteps) return 'max_steps';
+    return this.finish === 'length' ? 'max_output_tokens' : this.finish === 'content_filter' ? 'content_filter' : null;
+  }
+
   /** All items closed, then response.completed (or .incomplete for length / content filter). */
   closing(usage: Usage): string {
-    let frames = this.start() + this.closeAll();
-    const incompleteReason =
-      this.finish === 'length' ? 'max_output_tokens' : this.finish === 'content_filter' ? 'content_filter' : null;
+    let frames = this.start() + this.closeAll() + this.closeMcpCalls();
+    const incompleteReason = this.incompleteReason();
     const state: ResponseState = {
       status: incompleteReason ? 'incomplete' : 'completed',
       output: this.output,
@@ -86,7 +189,7 @@ export class ResponsesEventEncoder {
    * it out (reference/responses-streaming.txt: response.failed alone).
    */
   failure(error: GatewayError, usage: Usage | null): string {
-    let frames = this.start() + this.closeAll('incomplete');
+    let frames = this.start() + this.closeAll('incomplete') + this.closeMcpCalls();
     const code = error.code === 'timeout' ? 'request_timeout' : error.code;
     const state: ResponseState = { status: 'failed', output: this.output, usage, error: { code, message: error.message } };
     if (this.choices.errorEvent) frames += this.event('error', { error: { ...errorObject(error), code } });
@@ -96,8 +199,8 @@ export class ResponsesEventEncoder {
   /** The final state, for the non-streaming body and the store (every item closed). */
   state(usage: Usage | null): ResponseState {
     this.closeAll();
-    const incompleteReason =
-      this.finish === 'length' ? 'max_output_tokens' : this.finish === 'content_filter' ? 'content_filter' : null;
+    this.closeMcpCalls();
+    const incompleteReason = this.incompleteReason();
     return { status: incompleteReason ? 'incomplete' : 'completed', output: this.output, usage, incompleteReason };
   }
 

@@ -1,4 +1,6 @@
 import { errors } from '../../errors/catalog.ts';
+import { takeMcpTools } from '../../mcp/mcp-tool-entries.ts';
+import { completeWithTools, type McpForModels, openWithTools, prepareToolLoop } from '../../mcp/run-tool-loop.ts';
 import { renderErrorBody } from '../../errors/render.ts';
 import type { CanonicalMessage } from '../../protocol/canonical/request.ts';
 import { parseResponsesRequest } from './parse-request.ts';
@@ -19,14 +21,16 @@ import { type StreamChoice, streamProfileFor } from '../../pipeline/stream-setti
  * included); every other target goes through the canonical request and events, streamed in the
  * stream profile `choice` and the config decide (stream-settings.ts).
  */
-export const createResponse = (choice: StreamChoice = {}): ModelOperation => ({
+export const createResponse = (choice: StreamChoice, mcp: McpForModels): ModelOperation => ({
   surface: 'responses',
   renderError: renderErrorBody,
   parse(body, ctx, caller) {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw errors.invalidRequest('The request body must be a JSON object.');
     }
-    const raw = body as Record<string, unknown>;
+    // `{"type": "mcp"}` tools naming sluice's servers are sluice's to run (docs/api/mcp.md).
+    const taken = takeMcpTools(body, Object.keys(ctx.config.mcp.servers));
+    const raw = taken.body as Record<string, unknown>;
     // The model is read first: whether the body is parsed here or relayed depends on its target.
     const model = typeof raw.model === 'string' && raw.model ? raw.model : parseResponsesRequest(raw).model;
     // Saved under the caller's project, and continued from that project's responses only (the
@@ -38,6 +42,7 @@ export const createResponse = (choice: StreamChoice = {}): ModelOperation => ({
       // Recorded whatever `store` says: only ids, so that the project can name its own items again.
       recordIds: idRecorder(caller, ctx.relayedIds, ctx.accounting.log),
       choices: streamProfileFor(ctx.config.stream, choice).responses,
+      mcpTools: taken.entries,
     };
     const deadlineMs = ctx.config.responses.deadline_s * 1000;
     const routing = readRequestRouting(raw);
@@ -46,7 +51,8 @@ export const createResponse = (choice: StreamChoice = {}): ModelOperation => ({
       fallbacks: routing.fallbacks,
       stickyKey: routing.stickyKey,
       async prepare(target) {
-        if (target.adapter.responses) {
+        // An upstream's own Responses API could not reach sluice's MCP servers: such a request is translated.
+        if (target.adapter.responses && taken.entries.length === 0) {
           if (!Array.isArray(raw.input) && typeof raw.input !== 'string') {
             throw errors.invalidRequest("Missing required parameter: 'input'.", 'input');
           }
@@ -69,13 +75,17 @@ export const createResponse = (choice: StreamChoice = {}): ModelOperation => ({
         const parsed = parseResponsesRequest(raw);
         refuseUnhonoured(parsed, target.provider, ctx.config.providers[target.provider]?.drop_params === true);
         const history = parsed.previous_response_id ? await loadHistory(responses, parsed.previous_response_id) : [];
-        const request = responsesToCanonical(parsed, history);
+        const canonical = responsesToCanonical(parsed, history);
+        const loop = prepareToolLoop(mcp, taken.entries, caller, ctx, canonical);
+        const request = loop?.request ?? canonical;
         return {
           request,
           streamed: parsed.stream === true,
           deadlineMs,
           run: (run) =>
-            parsed.stream ? streamResponse(run, parsed, request, options) : completeResponse(run, parsed, request, options),
+            parsed.stream
+              ? streamResponse(run, parsed, request, options, loop && openWithTools(run, request, loop.setup))
+              : completeResponse(run, parsed, request, options, loop && completeWithTools(run, loop.setup)),
         };
       },
     };

@@ -3,10 +3,11 @@ import { schemaError } from '../../protocol/schema-errors.ts';
 import { type ResponsesRequest, responsesRequestSchema } from './request-schema.ts';
 
 /** Validates a /v1/responses body; a 400 names the first offending field. */
-export function parseResponsesRequest(body: unknown): ResponsesRequest {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+export function parseResponsesRequest(sent: unknown): ResponsesRequest {
+  if (sent === null || typeof sent !== 'object' || Array.isArray(sent)) {
     throw errors.invalidRequest('The request body must be a JSON object.');
   }
+  const body = withoutMcpItems(sent as Record<string, unknown>);
   // Hosted tools (web_search, file_search, code_interpreter, ...) run inside OpenAI; sluice cannot
   // run them for other providers, so say that rather than "expected function".
   const tools = (body as { tools?: unknown }).tools;
@@ -43,4 +44,20 @@ function rejectHostedChoice(choice: ResponsesRequest['tool_choice']): void {
     `tool_choice '${choice.type}' names a tool sluice does not serve (function tools only).`,
     'tool_choice',
   );
+}
+
+/**
+ * The MCP items of an earlier response, sent back as input (`mcp_list_tools`, `mcp_call`) are
+ * left out: sluice ran those calls itself (docs/api/mcp.md), and the model's answer from them is
+ * in the message items.
+ */
+function withoutMcpItems(body: Record<string, unknown>): Record<string, unknown> {
+  const input = body.input;
+  if (!Array.isArray(input) || !input.some(isMcpItem)) return body;
+  return { ...body, input: input.filter((item) => !isMcpItem(item)) };
+}
+
+function isMcpItem(item: unknown): boolean {
+  const type = (item as { type?: unknown } | null)?.type;
+  return type === 'mcp_list_tools' || type === 'mcp_call';
 }

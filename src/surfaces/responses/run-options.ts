@@ -1,3 +1,4 @@
+import type { McpToolEntry } from '../../mcp/mcp-tool-entries.ts';
 import type { RunScope } from '../../pipeline/model-operation.ts';
 import type { RunStreamOptions, StreamTimings } from '../../pipeline/run-stream.ts';
 import type { ResponsesStreamChoices } from '../../protocol/stream-profiles.ts';
@@ -14,6 +15,8 @@ export interface RunResponsesOptions {
   recordIds?: (ids: readonly string[]) => void;
   /** The stream profile's choices for a stream sluice builds (a relayed one is the upstream's, as sent). */
   choices: ResponsesStreamChoices;
+  /** The request's `{"type": "mcp"}` tools, which sluice runs: the response echoes them. */
+  mcpTools: readonly McpToolEntry[];
 }
 
 /** How every Responses stream runs, relayed or built here. */
@@ -27,11 +30,12 @@ export function streamOptions(run: RunScope, options: RunResponsesOptions): RunS
 }
 
 /** The response sluice builds for a request over canonical events, named after the request. */
-export function responseIdentity(run: RunScope, request: ResponsesRequest): ResponseIdentity {
+export function responseIdentity(run: RunScope, request: ResponsesRequest, options: RunResponsesOptions): ResponseIdentity {
   return {
     id: `resp_${run.exchange.requestId}`,
     createdAt: Math.floor(run.accountant.startedAt / 1000),
     model: run.target.requested,
     request,
+    mcpTools: options.mcpTools,
   };
 }

@@ -1,6 +1,6 @@
 import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
 import type { RunScope } from '../../pipeline/model-operation.ts';
-import type { ResponseIdentity } from './encode-response.ts';
+import type { OutputItem, ResponseIdentity } from './encode-response.ts';
 import type { ResponsesInputItem } from './request-schema.ts';
 import type { RunResponsesOptions } from './run-options.ts';
 import { itemsToMessages } from './to-canonical.ts';
@@ -16,7 +16,8 @@ export function saveResponse(
   if (!options.store) return;
   // The instructions message (if any) is per-response and is not part of the conversation.
   const turn = chat.messages.slice(identity.request.instructions ? 1 : 0);
-  const output = itemsToMessages(response.output as ResponsesInputItem[]);
+  // sluice's MCP calls are its own business: the conversation keeps the model's answer.
+  const output = itemsToMessages((response.output as OutputItem[]).filter(isModelItem) as ResponsesInputItem[]);
   options.store
     .save({ id: identity.id, createdAt: identity.createdAt, model: identity.model, conversation: [...turn, ...output], response })
     .catch((err: Error) => run.ctx.accounting.log(`responses store: could not save ${identity.id}: ${err.message}`));
@@ -34,4 +35,8 @@ export function saveRelayedResponse(run: RunScope, options: RunResponsesOptions,
       response,
     })
     .catch((err: Error) => run.ctx.accounting.log(`responses store: could not save ${String(response.id)}: ${err.message}`));
+}
+
+function isModelItem(item: OutputItem): boolean {
+  return item.type !== 'mcp_call' && item.type !== 'mcp_list_tools';
 }

@@ -10,19 +10,23 @@ import { responseIdentity, type RunResponsesOptions, streamOptions } from './run
 import { saveResponse } from './save-response.ts';
 import { ResponsesStreamSurface } from './stream-surface.ts';
 
-/** POST /v1/responses with `stream: true` over canonical events: any provider but a relayed one. */
+/**
+ * POST /v1/responses with `stream: true` over canonical events: any provider but a relayed one.
+ * `open`: the MCP tool loop's, over several model calls.
+ */
 export async function streamResponse(
   run: RunScope,
   request: ResponsesRequest,
   chat: CanonicalRequest,
   options: RunResponsesOptions,
+  open = openRouted(run, chat),
 ): Promise<GatewayError | null> {
-  const identity = responseIdentity(run, request);
+  const identity = responseIdentity(run, request, options);
   const encoder = new ResponsesEventEncoder(identity, options.choices);
   const failure = await runStream(
     run.exchange,
     run.scope,
-    openRouted(run, chat),
+    open,
     new ResponsesStreamSurface(encoder, run.accountant),
     streamOptions(run, options),
   );
