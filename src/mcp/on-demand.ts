@@ -36,6 +36,14 @@ export class McpOnDemand {
     return this.gateway?.hub.status() ?? {};
   }
 
+  /**
+   * The tool-call path of model requests' MCP tools; undefined until the gateway is loaded, which
+   * is at start whenever mcp.servers names a server (the only config a request may name one of).
+   */
+  toolCalls(): ToolCallDeps | undefined {
+    return this.gateway?.deps;
+  }
+
   async handle(call: McpRequest): Promise<void> {
     await (await this.load()).handle(call);
   }

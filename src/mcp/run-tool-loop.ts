@@ -15,7 +15,8 @@ import { toolLoop, type ToolLoopRun, type ToolLoopSetup } from './tool-loop.ts';
 
 /** What a model operation reaches of the MCP gateway: its tool calls, and where the request came in. */
 export interface McpForModels {
-  deps: ToolCallDeps;
+  /** Undefined while the MCP gateway is not loaded (mcp.servers named no server at start). */
+  deps: ToolCallDeps | undefined;
   place: McpPlace;
 }
 
@@ -33,13 +34,18 @@ export function prepareToolLoop(
 ): { setup: ToolLoopSetup; request: CanonicalRequest } | undefined {
   if (entries.length === 0) return undefined;
   if (request.n != null && request.n > 1) throw errors.invalidRequest('MCP tools take one choice: n must be 1.', 'n');
+  const deps = mcp.deps;
+  if (!deps) {
+    // Servers added to the config by a reload: the MCP gateway starts them at a restart.
+    throw errors.invalidRequest('sluice starts its MCP servers at a restart: none runs yet.', `${entries[0].path}.server_label`);
+  }
   const config = ctx.config.mcp;
   const access = accessOf(config, caller, mcp.place);
-  const offer = offerTools(mcp.deps.hub, access, entries);
+  const offer = offerTools(deps.hub, access, entries);
   const setup: ToolLoopSetup = {
     offer,
     scope: { caller, access, config, storeContentChars: ctx.accounting.storeContentChars },
-    deps: mcp.deps,
+    deps,
   };
   if (offer.functions.length === 0) return { setup, request };
   return { setup, request: { ...request, tools: [...(request.tools ?? []), ...offer.functions] } };

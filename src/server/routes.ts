@@ -82,7 +82,7 @@ function modelRoute(operation: (call: RouteCall) => ModelOperation, statusOf?: (
 
 /** The MCP gateway as a model request's `{"type": "mcp"}` tools reach it: grants may name the endpoint, as at /mcp. */
 function mcpFor(call: RouteCall, endpoint: string | null): McpForModels {
-  return { deps: call.ctx.mcp.deps, place: { endpoint } };
+  return { deps: call.ctx.mcp.toolCalls(), place: { endpoint } };
 }
 
 /** `X-Sluice-Profile: accounting` (any stream profile's name) chooses the stream profile per request; else the endpoint's or the config's. */
