@@ -292,7 +292,7 @@ function ledgerStoreContract(name: string, site: () => Promise<StoreSite>, skip:
     async function inWriteOrder(query: LedgerQueryInWriteOrder, expected: number) {
       for (let i = 0; ; i++) {
         const page = await store.listInWriteOrder(query);
-        if (page.data.length >= expected || i === 100) return page;
+        if (page.data.length >= expected || i === 600) return page;
         await new Promise((r) => setTimeout(r, 50));
       }
     }
