@@ -33,6 +33,7 @@ export default defineConfig({
           { text: 'Messages', link: '/api/messages' },
           { text: 'Embeddings', link: '/api/embeddings' },
           { text: 'Files and batches', link: '/api/batches' },
+          { text: 'Realtime (design)', link: '/api/realtime' },
           { text: 'Request log', link: '/api/request-log' },
           { text: 'MCP gateway', link: '/api/mcp' },
           { text: 'sluice/client', link: '/api/client' },
