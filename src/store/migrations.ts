@@ -518,6 +518,20 @@ const migrations: Record<string, Migration> = {
    * project member's charts read its projects' rows, never the ledger.
    */
   '0023_rollups_by_project': { up: rollupProjectsUp, down: rollupProjectsDown },
+  /**
+   * The exact response cache (src/cache): whether the answer came from it (hit, miss, bypass; null
+   * when the request was not under it) and, on a hit, what it would have cost upstream.
+   */
+  '0024_ledger_response_cache': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').addColumn('response_cache', 'text').execute();
+      await db.schema.alterTable('ledger').addColumn('cache_saved_usd', 'double precision').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').dropColumn('cache_saved_usd').execute();
+      await db.schema.alterTable('ledger').dropColumn('response_cache').execute();
+    },
+  },
 };
 
 /**

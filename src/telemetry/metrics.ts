@@ -14,7 +14,8 @@ export interface MetricsSources {
   /** The ledger export's counters (ledger-export.ts); undefined while it is off. */
   ledgerExport?: () => LedgerExportStats | undefined;
   /** The MCP gateway's upstream servers by name, with their state (up, connecting, down). */
-  mcpServers?: () => Record<string, { state: string }>;
+  mcpServers?: () => Record<string, { state: string }> /** The exact response cache's counters since start (src/cache). */;
+  responseCache?: () => { hits: number; misses: number; bytes: number; evictions: number };
 }
 
 /** What the limits tell of Redis going away (governance/admit.ts), counted here. */
@@ -243,6 +244,38 @@ export class GatewayMetrics {
       },
     });
     this.countLedgerExport(sources);
+    this.countResponseCache(sources);
+  }
+
+  /** The response cache's counts, read at scrape time (docs/operations/response-cache.md "Metrics"). */
+  private countResponseCache(sources: MetricsSources): void {
+    const stats = sources.responseCache;
+    if (!stats) return;
+    const registers = [this.registry];
+    const counted = [
+      ['hits', 'Requests answered from the response cache (coalesced ones included).'],
+      ['misses', 'Requests under the response cache that went upstream.'],
+      ['evictions', 'Answers the memory backend evicted to stay within response_cache.memory_max_bytes.'],
+    ] as const;
+    for (const [kind, help] of counted) {
+      new Counter({
+        name: `sluice_response_cache_${kind}_total`,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(stats()[kind]);
+        },
+      });
+    }
+    new Gauge({
+      name: 'sluice_response_cache_bytes',
+      help: 'Bytes of answers the memory backend holds (with Redis: the bytes this instance wrote there).',
+      registers,
+      collect() {
+        this.set(stats().bytes);
+      },
+    });
   }
 
   /** The export's own counts, read at scrape time (reset, then set: the export keeps the totals). */

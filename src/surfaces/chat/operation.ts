@@ -38,6 +38,7 @@ export function chatCompletions(choice: StreamChoice = {}): ModelOperation {
           request,
           streamed,
           deadlineMs: stream.deadline_s * 1000,
+          cacheable: true,
           run: (run) =>
             streamed
               ? streamChat(run, request, {

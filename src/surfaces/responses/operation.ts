@@ -74,6 +74,7 @@ export const createResponse = (choice: StreamChoice = {}): ModelOperation => ({
           request,
           streamed: parsed.stream === true,
           deadlineMs,
+          cacheable: true,
           run: (run) =>
             parsed.stream ? streamResponse(run, parsed, request, options) : completeResponse(run, parsed, request, options),
         };

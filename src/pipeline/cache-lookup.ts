@@ -1,0 +1,53 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { cacheKey } from '../cache/cache-key.ts';
+import { cacheModeOf, cachePolicyOf } from '../cache/cache-policy.ts';
+import { BYPASS, type CacheSlot, NOT_CACHED } from '../cache/response-cache.ts';
+import type { Caller } from '../admission/admission.ts';
+import type { Candidate } from '../routing/plan.ts';
+import type { PipelineContext } from './context.ts';
+import type { Exchange } from './exchange.ts';
+import type { PreparedRequest } from './model-operation.ts';
+
+/** What the lookup reads of the request, once it is prepared. */
+export interface CacheQuestion {
+  caller: Caller;
+  surface: string;
+  /** The model the client named. */
+  model: string;
+  candidates: readonly Candidate[];
+  prepared: PreparedRequest;
+  headers: IncomingHttpHeaders;
+}
+
+/**
+ * The lifecycle's cache step, between prepare and admit (docs/operations/response-cache.md): a
+ * request its tier or route opted in is answered from the cache when it can be (or waits for an
+ * identical one in flight), else goes upstream and may keep its answer. The response says which
+ * (`x-sluice-cache: hit|miss|bypass`) whatever the outcome.
+ */
+export async function lookUpAnswer(exchange: Exchange, question: CacheQuestion, ctx: PipelineContext): Promise<CacheSlot> {
+  const slot = await slotOf(question, ctx);
+  exchange.res.setHeader('x-sluice-cache', slot.outcome);
+  return slot;
+}
+
+async function slotOf(question: CacheQuestion, ctx: PipelineContext): Promise<CacheSlot> {
+  const { caller, prepared } = question;
+  const mode = cacheModeOf(question.headers);
+  const cache = ctx.responseCache;
+  const policy = cachePolicyOf(ctx.config, caller.tier, question.model);
+  if (!cache || !policy) return NOT_CACHED;
+  if (!prepared.cacheable || mode === 'bypass') return BYPASS;
+  return cache.lookup(keyOf(question), policy, mode);
+}
+
+/** The cache key of a prepared request (cache-key.ts): also what a dry run asks `wouldHit` with. */
+export function keyOf(question: Pick<CacheQuestion, 'caller' | 'surface' | 'model' | 'candidates' | 'prepared'>): string {
+  return cacheKey({
+    projectId: question.caller.projectId,
+    surface: question.surface,
+    requestedModel: question.model,
+    target: question.candidates[0].key,
+    request: question.prepared.request,
+  });
+}
