@@ -5,7 +5,6 @@ import { BYPASS, type CacheSlot, NOT_CACHED } from '../cache/response-cache.ts';
 import type { Caller } from '../admission/admission.ts';
 import type { Candidate } from '../routing/plan.ts';
 import type { PipelineContext } from './context.ts';
-import type { Exchange } from './exchange.ts';
 import type { PreparedRequest } from './model-operation.ts';
 
 /** What the lookup reads of the request, once it is prepared. */
@@ -22,16 +21,11 @@ export interface CacheQuestion {
 /**
  * The lifecycle's cache step, between prepare and admit (docs/operations/response-cache.md): a
  * request its tier or route opted in is answered from the cache when it can be (or waits for an
- * identical one in flight), else goes upstream and may keep its answer. The response says which
- * (`x-sluice-cache: hit|miss|bypass`) whatever the outcome.
+ * identical one in flight), else goes upstream and may keep its answer. The admission is told
+ * whether it is a hit (which costs nothing); once admitted, the response says which
+ * (`x-sluice-cache: hit|miss|bypass`, set by the lifecycle).
  */
-export async function lookUpAnswer(exchange: Exchange, question: CacheQuestion, ctx: PipelineContext): Promise<CacheSlot> {
-  const slot = await slotOf(question, ctx);
-  exchange.res.setHeader('x-sluice-cache', slot.outcome);
-  return slot;
-}
-
-async function slotOf(question: CacheQuestion, ctx: PipelineContext): Promise<CacheSlot> {
+export async function lookUpAnswer(question: CacheQuestion, ctx: PipelineContext): Promise<CacheSlot> {
   const { caller, prepared } = question;
   const mode = cacheModeOf(question.headers);
   const cache = ctx.responseCache;

@@ -105,8 +105,10 @@ async function runLifecycle(
   const { caller, candidates, prepared } = await prepareRequest(progress, exchange, req, readBody, operation, ctx);
   const target = candidates[0].target;
   const question = { caller, surface: operation.surface, model: progress.model, candidates, prepared, headers: req.headers };
-  const cache = (progress.cache = await progress.overhead.excluding(lookUpAnswer(exchange, question, ctx)));
+  const cache = (progress.cache = await progress.overhead.excluding(lookUpAnswer(question, ctx)));
   const admission = await admit(progress, exchange, caller, operation, target, prepared, cache.outcome === 'hit', ctx);
+  // Said once admitted: a refused request was answered neither from the cache nor upstream.
+  exchange.res.setHeader('x-sluice-cache', cache.outcome);
   progress.accountant = createAccountant(
     ctx.accounting,
     exchange.requestId,

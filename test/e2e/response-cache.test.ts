@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { StreamKind } from '../../src/protocol/check/detect.ts';
 import { adminCall, projectWithKey } from '../helpers/admin-client.ts';
+import { speakAsTestCallers } from './limits-support.ts';
 import { violations } from '../helpers/check-streams.ts';
 import type { RecordedRequest, UpstreamReply } from '../helpers/fake-upstream.ts';
 import { startFakeUpstream } from '../helpers/fake-upstream.ts';
@@ -179,6 +180,27 @@ describe('the exact response cache', () => {
     }
   });
 
+  it('keeps nothing of a stream its client left', async () => {
+    const half = TOOL_CALL_STREAM.indexOf('"finish_reason":"tool_calls"') - 200;
+    upstream.reply({ pieces: [TOOL_CALL_STREAM.subarray(0, half), TOOL_CALL_STREAM.subarray(half)], delayMs: 2_000 });
+    const body = bodyFor('chat', 'left early', true);
+    const controller = new AbortController();
+    const res = await fetch(`${gw.url}${PATHS.chat}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    });
+    assert.equal(res.headers.get('x-sluice-cache'), 'miss');
+    const reader = res.body?.getReader();
+    await reader?.read();
+    controller.abort();
+    const left = await requestRecord(gw, res.headers.get('x-request-id') ?? '');
+    assert.equal(left.outcome, 'cancelled');
+    upstream.reply(toolCallAnswer);
+    assert.equal((await send(gw, 'chat', body)).cache, 'miss');
+  });
+
   it('makes at most one upstream call for a stampede of 50 identical requests', async () => {
     upstream.reply((req) => ({ ...toolCallAnswer(req), headerDelayMs: 300 }));
     const before = upstream.requests.length;
@@ -238,5 +260,80 @@ describe('the response cache across projects', () => {
       outcomes.filter(Boolean).sort((x: string, y: string) => x.localeCompare(y)),
       ['hit', 'hit', 'miss', 'miss'],
     );
+  });
+});
+
+describe('the response cache and the limits', () => {
+  const { upstream, gw } = useUpstreamGateway((url) => ({
+    config: cachedConfig(url, {
+      tiers: {
+        tokens: { tokens_per_minute: 60, cache: { ttl_s: 60 } },
+        requests: { requests_per_minute: 2, cache: { ttl_s: 60 } },
+      },
+    }),
+  }));
+  before(() => speakAsTestCallers(gw));
+
+  it('charges a hit to no token limit', async () => {
+    upstream.reply(toolCallAnswer);
+    const headers = { 'x-test-key': 'kt', 'x-test-tier': 'tokens' };
+    const body = { ...bodyFor('chat', 'tokens', false), model: 'up/gpt-4o-mini' };
+    const miss = await send(gw, 'chat', body, headers);
+    assert.deepEqual([miss.status, miss.cache], [200, 'miss']);
+    // Its 68 tokens are reconciled when its record is settled: the minute's 60 are spent.
+    await requestRecord(gw, miss.requestId);
+    assert.equal((await send(gw, 'chat', { ...body, messages: [{ role: 'user', content: 'other' }] }, headers)).status, 429);
+    const hit = await send(gw, 'chat', body, headers);
+    assert.deepEqual([hit.status, hit.cache], [200, 'hit']);
+  });
+
+  it('charges a hit to the request limit', async () => {
+    upstream.reply(toolCallAnswer);
+    const headers = { 'x-test-key': 'kr', 'x-test-tier': 'requests' };
+    const body = { ...bodyFor('chat', 'requests', false), model: 'up/gpt-4o-mini' };
+    const answers = [await send(gw, 'chat', body, headers), await send(gw, 'chat', body, headers), await send(gw, 'chat', body, headers)];
+    assert.deepEqual(
+      answers.map((a) => [a.status, a.cache]),
+      [
+        [200, 'miss'],
+        [200, 'hit'],
+        // Refused: answered neither from the cache nor upstream, so no x-sluice-cache.
+        [429, null],
+      ],
+    );
+  });
+});
+
+describe('the response cache in Redis, shared by two instances', { skip: !process.env.REDIS_URL && 'REDIS_URL is not set' }, () => {
+  let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
+  const gateways: TestGateway[] = [];
+
+  before(async () => {
+    upstream = await startFakeUpstream();
+    // A prefix of this run's own: nothing kept by an earlier run is found.
+    const limits = { redis_url: process.env.REDIS_URL, redis_prefix: `sluice-test-cache-${process.pid}-${Date.now()}:` };
+    for (let i = 0; i < 2; i++) {
+      gateways.push(await startGateway(cachedConfig(upstream.url, { limits, response_cache: { backend: 'redis' } })));
+    }
+  });
+  after(async () => {
+    for (const gw of gateways) await gw.close();
+    await upstream?.close();
+  });
+
+  it("answers on one instance from the other's answer", async () => {
+    upstream.reply(toolCallAnswer);
+    const body = bodyFor('chat', 'shared through redis', true);
+    const miss = await send(gateways[0], 'chat', body);
+    assert.equal(miss.cache, 'miss');
+    // Kept once its record is settled, by a write to Redis after the answer: counted once written.
+    for (let i = 0; i < 100 && !gateways[0].gateway.context.responseCache?.stats.bytes; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const hit = await send(gateways[1], 'chat', body);
+    assert.equal(hit.cache, 'hit');
+    assert.deepEqual(violations(hit.text, 'chat'), []);
+    assert.deepEqual(content(hit.text), content(miss.text));
+    assert.equal(upstream.requests.length, 1);
   });
 });
