@@ -5,8 +5,7 @@ import { defineConfig } from 'vitepress';
 // (test/docs/links.test.ts checks the same links, and their #anchors, without a build).
 export default defineConfig({
   title: 'sluice',
-  description:
-    'A self-hostable LLM API gateway: the OpenAI and Anthropic APIs over every provider, exact streams, honest accounting.',
+  description: 'A self-hostable LLM API gateway: the OpenAI and Anthropic APIs over every provider, exact streams, honest accounting.',
   // The site is served from wherever it is copied: no absolute origin.
   cleanUrls: true,
   lastUpdated: false,
