@@ -26,17 +26,27 @@ export interface CacheQuestion {
  * (`x-sluice-cache: hit|miss|bypass`, set by the lifecycle).
  */
 export async function lookUpAnswer(question: CacheQuestion, ctx: PipelineContext): Promise<CacheSlot> {
-  const { caller, prepared } = question;
-  const mode = cacheModeOf(question.headers);
   const cache = ctx.responseCache;
-  const policy = cachePolicyOf(ctx.config, caller.tier, question.model);
+  const policy = cachePolicyOf(ctx.config, question.caller.tier, question.model);
   if (!cache || !policy) return NOT_CACHED;
-  if (!prepared.cacheable || mode === 'bypass') return BYPASS;
+  const mode = cacheModeOf(question.headers);
+  if (!question.prepared.cacheable || mode === 'bypass') return BYPASS;
   return cache.lookup(keyOf(question), policy, mode);
 }
 
-/** The cache key of a prepared request (cache-key.ts): also what a dry run asks `wouldHit` with. */
-export function keyOf(question: Pick<CacheQuestion, 'caller' | 'surface' | 'model' | 'candidates' | 'prepared'>): string {
+/**
+ * Whether the cache would answer this request now, from a kept answer or an identical request in
+ * flight: a dry run's question. Reads nothing but the cache, counts nothing, waits for nothing.
+ */
+export async function wouldHit(question: CacheQuestion, ctx: PipelineContext): Promise<boolean> {
+  const cache = ctx.responseCache;
+  const policy = cachePolicyOf(ctx.config, question.caller.tier, question.model);
+  if (!cache || !policy || !question.prepared.cacheable || cacheModeOf(question.headers) !== 'use') return false;
+  return cache.wouldHit(keyOf(question));
+}
+
+/** The cache key of a prepared request (cache-key.ts). */
+function keyOf(question: Pick<CacheQuestion, 'caller' | 'surface' | 'model' | 'candidates' | 'prepared'>): string {
   return cacheKey({
     projectId: question.caller.projectId,
     surface: question.surface,
