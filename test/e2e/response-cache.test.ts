@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { StreamKind } from '../../src/protocol/check/detect.ts';
 import { adminCall, projectWithKey } from '../helpers/admin-client.ts';
-import { speakAsTestCallers } from './limits-support.ts';
+import { chatSse, speakAsTestCallers } from './limits-support.ts';
 import { violations } from '../helpers/check-streams.ts';
 import type { RecordedRequest, UpstreamReply } from '../helpers/fake-upstream.ts';
 import { startFakeUpstream } from '../helpers/fake-upstream.ts';
@@ -269,7 +269,10 @@ describe('the response cache and the limits', () => {
       tiers: {
         tokens: { tokens_per_minute: 60, cache: { ttl_s: 60 } },
         requests: { requests_per_minute: 2, cache: { ttl_s: 60 } },
+        budgeted: { budgets: [{ period: 'day', limit_usd: 0.05 }], cache: { ttl_s: 60 } },
       },
+      // $0.001 a token: a budget of $0.05 is 50 tokens.
+      pricing: { 'up/gpt-test': { input_mtok: 1000, output_mtok: 1000 } },
     }),
   }));
   before(() => speakAsTestCallers(gw));
@@ -301,6 +304,19 @@ describe('the response cache and the limits', () => {
         [429, null],
       ],
     );
+  });
+
+  it('keeps nothing of a stream its budget stopped', async () => {
+    // 60 pieces of ~2 tokens: far past the 50 tokens the budget holds.
+    const long = chatSse(Array.from({ length: 60 }, () => 'tokens. '));
+    upstream.reply({ pieces: long.split(/(?<=\n\n)/), delayMs: 5 });
+    const body = { model: 'up/gpt-test', messages: [{ role: 'user', content: 'Hi' }], stream: true };
+    const stopped = await send(gw, 'chat', body, { 'x-test-key': 'kb', 'x-test-tier': 'budgeted' });
+    assert.equal(stopped.cache, 'miss');
+    assert.equal((await requestRecord(gw, stopped.requestId)).finish_reason, 'budget_exhausted');
+    // Another key of the project, under the cache too: the answer was not kept.
+    upstream.reply({ body: chatSse(['Hello']) });
+    assert.equal((await send(gw, 'chat', body, { 'x-test-key': 'kb2', 'x-test-tier': 'requests' })).cache, 'miss');
   });
 });
 
