@@ -4,6 +4,11 @@ import { servedModel } from './model-label.ts';
 import { KeyName, ProjectName } from './names.tsx';
 import { PriceTable } from './PriceTable.tsx';
 
+function responseCacheText(outcome: string, savedUsd: number | null | undefined): string {
+  if (outcome === 'hit') return `hit: answered from the cache, ${formatUsd(savedUsd ?? 0)} saved`;
+  return outcome === 'miss' ? 'miss: answered upstream' : 'bypass: not served by the cache';
+}
+
 /** One request's ledger record: what was asked and served, its timings, tokens, cost and price. */
 export function RequestView({ id, storeContent }: { id: string; storeContent: boolean }) {
   const [record, setRecord] = useState<RequestRecord>();
@@ -48,6 +53,8 @@ export function RequestView({ id, storeContent }: { id: string; storeContent: bo
     ['Upstream request id', r.upstream_request_id ?? '–'],
     ['Finish reason', r.finish_reason ?? '–'],
   ];
+  // The exact response cache (not the provider's prompt cache, whose tokens are under Tokens and cost).
+  if (r.response_cache) rows.push(['Response cache', responseCacheText(r.response_cache, r.cache_saved_usd)]);
   return (
     <section aria-labelledby="request-title">
       <h1 id="request-title">Request {r.request_id}</h1>

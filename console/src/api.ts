@@ -28,6 +28,10 @@ export interface RequestRecord {
   finish_reason: string | null;
   upstream_request_id: string | null;
   billing: string | null;
+  /** The exact response cache's outcome, when the request was under it (not the provider's prompt cache). */
+  response_cache?: 'hit' | 'miss' | 'bypass';
+  /** A response-cache hit: what it would have cost upstream. */
+  cache_saved_usd?: number | null;
   attempts?: {
     provider: string;
     model: string;

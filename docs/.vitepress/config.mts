@@ -5,7 +5,8 @@ import { defineConfig } from 'vitepress';
 // (test/docs/links.test.ts checks the same links, and their #anchors, without a build).
 export default defineConfig({
   title: 'sluice',
-  description: 'A self-hostable LLM API gateway: the OpenAI and Anthropic APIs over every provider, exact streams, honest accounting.',
+  description:
+    'A self-hostable LLM API gateway: the OpenAI and Anthropic APIs over every provider, exact streams, honest accounting.',
   // The site is served from wherever it is copied: no absolute origin.
   cleanUrls: true,
   lastUpdated: false,
@@ -70,6 +71,7 @@ export default defineConfig({
           { text: 'Kubernetes', link: '/operations/kubernetes' },
           { text: 'Security at the edge', link: '/operations/security' },
           { text: 'Scale out', link: '/operations/scale-out' },
+          { text: 'The response cache', link: '/operations/response-cache' },
           { text: 'Metrics, logs, traces', link: '/operations/observability' },
           { text: 'Analytics export', link: '/operations/analytics-export' },
           { text: 'Check and reload the config', link: '/operations/reload' },

@@ -8,8 +8,8 @@
  * `embeddings`: one client API's parse, canonical mapping, encoders and runs) sits below the console,
  * which never needs one, and above the pipeline, whose lifecycle it plugs into as a ModelOperation
  * and whose shared stream loop and routed calls it runs; the pipeline never names a surface. The
- * pipeline asks governance (may this caller spend?) and resume (keep this stream for a reconnect);
- * both lean on telemetry, routing (which upstream, with fallback), the store, the providers
+ * pipeline asks governance (may this caller spend?), resume (keep this stream for a reconnect) and
+ * the response cache (is this answer kept already?); they lean on telemetry, routing (which upstream, with fallback), the store, the providers
  * (canonical <-> wire), accounting (usage and price), the protocol (the canonical model and the wire
  * pieces every surface shares: SSE, HTTP, the stream checker), the upstream HTTP client, and at the
  * bottom the config schema and the error catalog. `admission/` holds only the contract of the admit
@@ -28,7 +28,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['surfaces'],
   ['mcp'],
   ['pipeline'],
-  ['governance', 'resume', 'reconcile'],
+  ['governance', 'resume', 'reconcile', 'cache'],
   ['admission'],
   ['telemetry'],
   ['routing'],

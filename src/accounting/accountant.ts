@@ -32,7 +32,11 @@ export interface AccountantInit {
   /** The budget of local counts (token-tally.ts: DEFAULT_LIMITS); tests widen the wait. */
   countLimits?: TallyLimits;
   /** How the input is counted when it is not a chat prompt (embeddings); else as `request`'s chat prompt. */
-  countInput?: CountInput;
+  countInput?: CountInput /**
+   * The answer is replayed from the response cache (src/cache): it costs nothing, in its frames
+   * and its record, which names what it would have cost instead (`cacheSavedUsd`).
+   */;
+  fromCache?: boolean;
 }
 
 /**
@@ -58,7 +62,7 @@ export class Accountant {
   private promptEstimate: Promise<number> | undefined;
   private settled: Usage | undefined;
   private acknowledged = false;
-  private costed: { usage: Usage; costUsd: number; priceKnown: boolean } | undefined;
+  private costed: { usage: Usage; costUsd: number; priceKnown: boolean; savedUsd: number } | undefined;
   /** Events seen (and acknowledgements): progress() is read again only when it moved. */
   private changes = 0;
   private lastProgress: { changes: number; progress: RequestProgress } | undefined;
@@ -251,10 +255,12 @@ export class Accountant {
   }
 
   /** Cost of the final usage (computed once: the stream's last frame and the record share it). */
-  cost(usage: Usage): { costUsd: number; priceKnown: boolean } {
+  cost(usage: Usage): { costUsd: number; priceKnown: boolean; savedUsd: number } {
     if (this.costed && this.costed.usage === usage) return this.costed;
     const { costUsd, priceKnown } = this.init.pricing.cost(this.init.provider, this.init.model, usage);
-    this.costed = { usage, costUsd, priceKnown };
+    this.costed = this.init.fromCache
+      ? { usage, costUsd: 0, priceKnown, savedUsd: costUsd }
+      : { usage, costUsd, priceKnown, savedUsd: 0 };
     return this.costed;
   }
 
@@ -293,7 +299,7 @@ export class Accountant {
     const usage = error ? await this.failedUsage() : await this.usage();
     // Whatever of the output is still in the counting line is not needed any more.
     this.output.close();
-    const { costUsd, priceKnown } = this.cost(usage);
+    const { costUsd, priceKnown, savedUsd } = this.cost(usage);
     const cap = this.init.storeContentChars;
     return {
       requestId: this.init.requestId,
@@ -324,6 +330,7 @@ export class Accountant {
       finishReason: this.finishReason,
       prompt: cap > 0 ? promptText(this.init.request).join('\n').slice(0, cap) : null,
       completion: cap > 0 ? this.completion : null,
+      ...(this.init.fromCache && { cacheSavedUsd: savedUsd }),
     };
   }
 

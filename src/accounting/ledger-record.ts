@@ -68,6 +68,14 @@ export interface LedgerRecord {
   /** An MCP tool call's arguments and result, as JSON bytes (surface `mcp`); null on model requests. */
   bytesIn?: number | null;
   bytesOut?: number | null;
+  /**
+   * The exact response cache (src/cache): `hit` (the answer was replayed from it), `miss` (asked
+   * upstream, kept if whole), `bypass` (not served by it); null: not a model request of a surface it
+   * serves, or an older row. Not `cachedInputTokens`, the provider's own prompt-cache prefix.
+   */
+  responseCache?: 'hit' | 'miss' | 'bypass' | null;
+  /** A response-cache hit: what the answer would have cost upstream (costUsd is 0); null otherwise. */
+  cacheSavedUsd?: number | null;
 }
 
 /** One budget window's share of a request's cost (governance/budgets/budget-windows.ts names the window). */

@@ -65,6 +65,8 @@ export function recordJson(r: LedgerRecord): Record<string, unknown> {
       bytes_in: r.bytesIn ?? null,
       bytes_out: r.bytesOut ?? null,
     }),
+    // Under the exact response cache (src/cache); not `cached_tokens`, the provider's prompt cache.
+    ...(r.responseCache && { response_cache: r.responseCache, cache_saved_usd: r.cacheSavedUsd ?? null }),
     prompt: r.prompt,
     completion: r.completion,
   };

@@ -72,6 +72,11 @@ export interface AdmissionRequest {
   /** The input's estimated tokens when it is not `request`'s chat prompt (embeddings). */
   inputTokens?: number;
   streamed: boolean;
+  /**
+   * Answered from the response cache: charged to the per-minute request limits and the in-flight
+   * slots, not to the token limits nor the budgets (it costs nothing upstream).
+   */
+  cached?: boolean;
 }
 
 /** A request let in; told once how it ended (the place to settle reservations and release slots). */

@@ -53,6 +53,9 @@ function applyEnv(config: Config, env: NodeJS.ProcessEnv): void {
   if (env.DATABASE_URL && !config.store.database_url) config.store.database_url = env.DATABASE_URL;
   if (env.REDIS_URL && !config.limits.redis_url) config.limits.redis_url = env.REDIS_URL;
   if (env.SLUICE_LOG_LEVEL) config.log.level = logLevel(env.SLUICE_LOG_LEVEL);
+  if (config.response_cache.backend === 'redis' && !config.limits.redis_url) {
+    throw new ConfigError('response_cache.backend `redis` needs limits.redis_url (or REDIS_URL): the shared cache lives there.');
+  }
 }
 
 function logLevel(text: string): Config['log']['level'] {

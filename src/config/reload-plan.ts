@@ -23,6 +23,7 @@ export const RESTART_ONLY: readonly KeyPath[] = [
   ['server', 'drain_timeout_s'],
   ['auth'],
   ['stream', 'resume'],
+  ['response_cache'],
   ['store'],
   ['ledger'],
   ['upstream'],

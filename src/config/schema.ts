@@ -111,6 +111,22 @@ const tierBudgetSchema = z.strictObject({
   limit_usd: z.number().positive().describe('The most that may be spent in one period, in USD.'),
 });
 
+/** The exact response cache of a tier or route (docs/operations/response-cache.md): opting in is setting it. */
+const cacheSchema = z
+  .strictObject({
+    ttl_s: z.number().positive().describe('How long a cached answer is served, in seconds.'),
+    max_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(1_048_576)
+      .describe('The largest answer cached (its stored JSON, in bytes); a larger one is answered but not kept.'),
+  })
+  .optional()
+  .describe(
+    'Answers to identical requests are served from the response cache for `ttl_s` (docs/operations/response-cache.md). Unset: not cached.',
+  );
+
 /** Per-minute and in-flight limits; `undefined`: unlimited. */
 const rateLimitsShape = {
   requests_per_minute: z
@@ -147,6 +163,7 @@ const tierSchema = z.strictObject({
     .default('fail_open')
     .describe('With Redis unreachable: admit without limits or budgets, or refuse with 503 limits_unavailable.'),
   on_disconnect: z.enum(['cancel', 'drain']).optional().describe("Replaces stream.on_disconnect for this tier's streams."),
+  cache: cacheSchema,
 });
 
 /** Request parameters a route target sets in place of the client's (docs/routing.md). */
@@ -232,6 +249,7 @@ const routeSchema = z.strictObject({
     .min(1)
     .describe('One or more targets, tried (ordered) or picked (weighted) in this order.'),
   sticky: z.boolean().default(false).describe('Requests with the same prompt_cache_key (or user) go to the same healthy target.'),
+  cache: cacheSchema,
 });
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -458,6 +476,26 @@ const configObject = z.strictObject({
     })
     .prefault({})
     .describe('The Files and Batch APIs relayed (docs/api/batches.md): OpenAI-compatible providers and Anthropic.'),
+  response_cache: z
+    .strictObject({
+      backend: z
+        .enum(['memory', 'redis'])
+        .default('memory')
+        .describe(
+          "`memory`: this instance's own (an LRU bounded in bytes). `redis`: shared by every instance, at limits.redis_url.",
+        ),
+      memory_max_bytes: z
+        .number()
+        .int()
+        .positive()
+        .default(67_108_864)
+        .describe('The memory backend holds at most this many bytes of answers (64 MiB); the least recently used go first.'),
+      cache_length: z.boolean().default(false).describe('Also cache answers cut by their output limit (finish_reason `length`).'),
+    })
+    .prefault({})
+    .describe(
+      'Where the exact response cache keeps its answers; a tier or route opts in with its own `cache` (docs/operations/response-cache.md).',
+    ),
   store: z
     .strictObject({
       database_url: z
@@ -785,5 +823,6 @@ export type Config = z.infer<typeof configSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type TierConfig = z.infer<typeof tierSchema>;
 export type RouteConfig = z.infer<typeof routeSchema>;
+export type CacheConfig = NonNullable<TierConfig['cache']>;
 export type TargetParams = z.infer<typeof targetParamsSchema>;
 export type ReconcileProviderConfig = z.infer<typeof reconcileProviderSchema>;

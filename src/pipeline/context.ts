@@ -1,4 +1,5 @@
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import type { ResponseCache } from '../cache/response-cache.ts';
 import type { Config } from '../config/schema.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Router } from '../routing/router.ts';
@@ -37,6 +38,8 @@ export interface PipelineContext {
   chargeLate: (windows: readonly BudgetWindow[], requestId: string, costUsd: number) => void;
   /** Told every request's final ledger record (metrics, the request's log line); must not throw. */
   observe?: (record: LedgerRecord) => void;
+  /** The exact response cache (docs/operations/response-cache.md); absent: nothing is cached. */
+  responseCache?: ResponseCache;
   /** OpenTelemetry traces (docs/operations/observability.md "Traces (OpenTelemetry)"); absent when off, so no span is ever made. */
   tracing?: Tracing;
 }

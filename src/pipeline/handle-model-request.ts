@@ -7,6 +7,8 @@ import { logInternalError } from '../errors/log-internal-error.ts';
 import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import { findTooDeep, MAX_JSON_DEPTH } from '../protocol/http/json-depth.ts';
 import type { Admission, Caller } from '../admission/admission.ts';
+import type { CacheSlot } from '../cache/response-cache.ts';
+import { lookUpAnswer } from './cache-lookup.ts';
 import type { PipelineContext } from './context.ts';
 import type { Exchange } from './exchange.ts';
 import type { ModelOperation, PreparedRequest } from './model-operation.ts';
@@ -39,6 +41,8 @@ interface Progress {
   accountant?: Accountant;
   admission?: Admission;
   scope?: RequestScope;
+  /** The response cache's part in the request, settled with its record (cache-lookup.ts). */
+  cache?: CacheSlot;
   /** Durable mode: the request's admission line in the journal, ended with its record. */
   journaled: JournaledRequest;
   failure: GatewayError | null;
@@ -79,7 +83,13 @@ export async function handleModelRequest(
     exchange.sendError(progress.failure);
   } finally {
     progress.scope?.dispose();
-    await recordOutcome(progress, exchange.requestId, operation, ctx);
+    let record: LedgerRecord | undefined;
+    try {
+      record = await recordOutcome(progress, exchange.requestId, operation, ctx);
+    } finally {
+      // A whole answer is kept only now: a budget's stop is known from the final record.
+      progress.cache?.settle(record?.outcome === 'ok' && record.finishReason !== 'budget_exhausted');
+    }
   }
 }
 
@@ -94,7 +104,11 @@ async function runLifecycle(
 ): Promise<GatewayError | null> {
   const { caller, candidates, prepared } = await prepareRequest(progress, exchange, req, readBody, operation, ctx);
   const target = candidates[0].target;
-  const admission = await admit(progress, exchange, caller, operation, target, prepared, ctx);
+  const question = { caller, surface: operation.surface, model: progress.model, candidates, prepared, headers: req.headers };
+  const cache = (progress.cache = await progress.overhead.excluding(lookUpAnswer(question, ctx)));
+  const admission = await admit(progress, exchange, caller, operation, target, prepared, cache.outcome === 'hit', ctx);
+  // Said once admitted: a refused request was answered neither from the cache nor upstream.
+  exchange.res.setHeader('x-sluice-cache', cache.outcome);
   progress.accountant = createAccountant(
     ctx.accounting,
     exchange.requestId,
@@ -105,6 +119,7 @@ async function runLifecycle(
     prepared.streamed,
     progress.trace?.transcript,
     prepared.input?.count,
+    cache.outcome === 'hit',
   );
   // Durable mode: from here on a crash leaves the request recorded as interrupted, not lost.
   progress.journaled = journalAdmission(ctx.accounting, progress.accountant, prepared.request, admission, progress.tags);
@@ -120,6 +135,7 @@ async function runLifecycle(
     ctx,
     admission,
     transcript: progress.trace?.transcript,
+    cache,
   });
 }
 
@@ -166,6 +182,7 @@ async function admit(
   operation: ModelOperation,
   target: ResolvedModel,
   prepared: PreparedRequest,
+  cached: boolean,
   ctx: PipelineContext,
 ): Promise<Admission> {
   const admission = await ctx.admit({
@@ -176,6 +193,7 @@ async function admit(
     request: prepared.request,
     inputTokens: prepared.input?.estimatedTokens,
     streamed: prepared.streamed,
+    cached,
   });
   progress.admission = admission;
   if (admission.headers) for (const [name, value] of Object.entries(admission.headers)) exchange.res.setHeader(name, value);
@@ -207,12 +225,12 @@ async function recordOutcome(
   requestId: string,
   operation: ModelOperation,
   ctx: PipelineContext,
-): Promise<void> {
+): Promise<LedgerRecord | undefined> {
   const { caller, failure } = progress;
   if (!caller && failure) {
     ctx.accounting.rejections?.count(operation.surface, failure.code);
     progress.trace?.refused(failure);
-    return;
+    return undefined;
   }
   const settled = progress.accountant
     ? finalizeRecord(ctx.accounting, progress.accountant, failure)
@@ -237,6 +255,7 @@ async function recordOutcome(
       ctx.observe?.(record);
       progress.trace?.end(record);
     }
+    return record;
   } finally {
     ctx.settling.delete(requestId);
     progress.journaled.end();
@@ -250,6 +269,7 @@ function withRunDetails(progress: Progress, settled: LedgerRecord): LedgerRecord
   const tried = progress.attempts.forRecord();
   if (tried) record = { ...record, attempts: tried };
   if (progress.tags) record = { ...record, tags: progress.tags };
+  if (progress.cache?.optedIn) record = { ...record, responseCache: progress.cache.outcome };
   return { ...record, overheadMs: progress.overhead.ms };
 }
 

@@ -1,4 +1,5 @@
 import type { Accountant, CountInput } from '../accounting/accountant.ts';
+import type { CacheSlot } from '../cache/response-cache.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
@@ -56,6 +57,11 @@ export interface PreparedRequest {
    * when the provider reports none. Absent: `request`'s messages, counted as a chat prompt.
    */
   input?: { estimatedTokens: number; count: CountInput };
+  /**
+   * The run answers with canonical events (openRouted, completeEvents), which the response cache
+   * keeps and replays; a relayed answer (the upstream's own bytes) is not cached.
+   */
+  cacheable?: boolean;
   run(run: RunScope): Promise<GatewayError | null>;
 }
 
@@ -75,4 +81,6 @@ export interface RunScope {
   admission: Admission;
   /** The trace's record of the output, when it captures content (a relayed answer hands it its items). */
   transcript?: OutputTranscript;
+  /** The response cache's part: the answer to replay (a hit), or where the answer is kept (a miss). */
+  cache: CacheSlot;
 }

@@ -33,6 +33,7 @@ export function createAccountant(
   streamed: boolean,
   transcript?: OutputTranscript,
   countInput?: CountInput,
+  fromCache = false,
 ): Accountant {
   return new Accountant({
     requestId,
@@ -48,6 +49,7 @@ export function createAccountant(
     storeContentChars: deps.storeContentChars,
     transcript,
     countInput,
+    fromCache,
   });
 }
 

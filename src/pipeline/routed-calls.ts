@@ -18,6 +18,27 @@ function attemptContext(run: RunScope): AttemptContext {
  * each target gets the request with its own parameters; a switch is told to the accountant at once.
  */
 export function openRouted(run: RunScope, request: CanonicalRequest): (signal: AbortSignal) => Promise<EventBatches> {
+  const { answer, keep } = run.cache;
+  // A cache hit replays its answer through the same stream loop and encoders as a live one.
+  if (answer) return () => Promise.resolve(replayed(answer));
+  const open = openUpstream(run, request);
+  return keep ? async (signal) => kept(await open(signal), keep) : open;
+}
+
+/** The cached answer as the stream loop reads an upstream's: one read of every event. */
+async function* replayed(answer: readonly CanonicalEvent[]): EventBatches {
+  yield [...answer];
+}
+
+/** The upstream's reads as they come, each also handed to the response cache. */
+async function* kept(batches: EventBatches, keep: (events: readonly CanonicalEvent[]) => void): EventBatches {
+  for await (const batch of batches) {
+    keep(batch);
+    yield batch;
+  }
+}
+
+function openUpstream(run: RunScope, request: CanonicalRequest): (signal: AbortSignal) => Promise<EventBatches> {
   const requestId = run.exchange.requestId;
   return routedStream(
     attemptContext(run),

@@ -1,3 +1,4 @@
+import { createResponseCache } from '../cache/create-cache.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
@@ -101,6 +102,7 @@ export function createGateway(
   const scopes = new Set<RequestScope>();
   let ledger: Ledger | undefined;
   let ledgerExport: LedgerExport | undefined;
+  const responseCache = createResponseCache(config, log);
   let database: Kysely<Database> | undefined;
   const metrics = config.metrics.enabled
     ? new GatewayMetrics(
@@ -110,6 +112,7 @@ export function createGateway(
           ledgerExport: () => ledgerExport?.stats,
           mcpServers: () => mcp.status(),
           reconciliations: () => reconciler.gauges(),
+          responseCache: () => responseCache.stats,
         },
         config.metrics.max_label_values,
       )
@@ -182,6 +185,8 @@ export function createGateway(
     audit,
     limits,
     streams: createStreamBuffer(config, log),
+    // The exact response cache (docs/operations/response-cache.md): used by the requests a tier or route opts in.
+    responseCache,
     metrics,
     console: consoleState,
     addressing,
@@ -346,6 +351,7 @@ export function createGateway(
         openLedger(),
         limits.start(),
         context.streams?.start(),
+        responseCache.start(),
       ]);
       context.tracing = tracing;
       await recordLeftRunning();
@@ -403,6 +409,7 @@ export function createGateway(
       // ledger.shutdown_flush_ms (then the count lost is logged) and a bounded store close.
       // Budget spend still in memory goes to the store before the store closes.
       await limits.close();
+      await responseCache.close();
       await governance.close();
       await audit.close();
       await ledger?.close();

@@ -48,6 +48,10 @@ export interface LedgerTable {
   /** An MCP tool call's arguments and result in JSON bytes (migration 0022); null on model requests. */
   bytes_in: number | null;
   bytes_out: number | null;
+  /** The response cache's outcome, hit, miss or bypass (migration 0026); null: not under the cache. */
+  response_cache: string | null;
+  /** A response-cache hit's cost had it gone upstream, USD (migration 0026). */
+  cache_saved_usd: number | null;
 }
 
 /**

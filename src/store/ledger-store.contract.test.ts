@@ -116,6 +116,8 @@ function ledgerStoreContract(name: string, site: () => Promise<StoreSite>, skip:
         upstreamErrorCode: 'ünïcode-code',
         errorMessage: 'Überlastet — 过载 ⚠️ "quoted" \\ back\nslash',
         finishReason: 'length',
+        responseCache: 'hit',
+        cacheSavedUsd: 0.0123,
         prompt: 'Ünïcödé prompt: 日本語, emoji 👩‍💻, RTL שלום, combining é',
         completion: `${'🦀'.repeat(1000)} end`,
         attempts: [

@@ -335,6 +335,8 @@ function toRow(r: LedgerRecord): LedgerTable {
     tags: r.tags && r.tags.length > 0 ? JSON.stringify(r.tags) : null,
     bytes_in: r.bytesIn ?? null,
     bytes_out: r.bytesOut ?? null,
+    response_cache: r.responseCache ?? null,
+    cache_saved_usd: r.cacheSavedUsd ?? null,
   };
 }
 
@@ -381,5 +383,7 @@ function fromRow(row: Selectable<LedgerTable>): LedgerRecord {
     tags: row.tags ? (JSON.parse(row.tags) as string[]) : null,
     bytesIn: nullableCount(row.bytes_in),
     bytesOut: nullableCount(row.bytes_out),
+    responseCache: row.response_cache as LedgerRecord['responseCache'],
+    cacheSavedUsd: row.cache_saved_usd === null ? null : Number(row.cache_saved_usd),
   };
 }

@@ -586,6 +586,20 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('batch_objects').execute();
     },
   },
+  /**
+   * The exact response cache (src/cache): whether the answer came from it (hit, miss, bypass; null
+   * when the request was not under it) and, on a hit, what it would have cost upstream.
+   */
+  '0026_ledger_response_cache': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').addColumn('response_cache', 'text').execute();
+      await db.schema.alterTable('ledger').addColumn('cache_saved_usd', 'double precision').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').dropColumn('cache_saved_usd').execute();
+      await db.schema.alterTable('ledger').dropColumn('response_cache').execute();
+    },
+  },
 };
 
 /**

@@ -74,6 +74,8 @@ export function sanitizeRecord(input: LedgerRecord): { record: LedgerRecord; cha
     tags: isTagList(r.tags) && r.tags.length > 0 ? r.tags : null,
     bytesIn: optionalCount(r.bytesIn),
     bytesOut: optionalCount(r.bytesOut),
+    responseCache: CACHE_OUTCOMES.find((o) => o === r.responseCache) ?? null,
+    cacheSavedUsd: r.cacheSavedUsd === null || r.cacheSavedUsd === undefined ? null : storableCost(r.cacheSavedUsd),
   };
   // Only on records that carry it (not a column: a record read back from the store has none).
   const spend = storableSpend(r.budgetSpend);
@@ -147,6 +149,8 @@ function tokenCount(value: unknown): number {
 }
 
 /** Cost: a finite, non-negative number, else 0 (NaN and infinities fail both comparisons). */
+const CACHE_OUTCOMES = ['hit', 'miss', 'bypass'] as const;
+
 function storableCost(value: unknown): number {
   return typeof value === 'number' && value >= 0 && value < Number.POSITIVE_INFINITY ? value : 0;
 }

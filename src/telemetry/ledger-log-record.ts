@@ -78,6 +78,9 @@ function sluiceAttributes(record: LedgerRecord, content: boolean): Attributes {
     ['sluice.upstream_request_id', record.upstreamRequestId],
     ['sluice.billing', record.billing],
     ['sluice.attempts', record.attempts?.length],
+    // The exact response cache (not the provider's prompt cache: gen_ai's cache tokens).
+    ['sluice.response_cache', record.responseCache],
+    ['sluice.cache_saved_usd', record.cacheSavedUsd],
   ];
   for (const [name, value] of optional) if (value !== null && value !== undefined) a[name] = value;
   // An array attribute, as OTLP carries it: a collector can group by each tag.

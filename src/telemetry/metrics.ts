@@ -17,6 +17,8 @@ export interface MetricsSources {
   mcpServers?: () => Record<string, { state: string }>;
   /** Each provider's latest reconciliation against its report (src/reconcile). */
   reconciliations?: () => readonly ReconcileGauge[];
+  /** The exact response cache's counters since start (src/cache). */
+  responseCache?: () => { hits: number; misses: number; bytes: number; evictions: number };
 }
 
 /** A provider's latest reconciliation, as its gauges show it. */
@@ -261,6 +263,7 @@ export class GatewayMetrics {
     this.countLedgerExport(sources);
     const reconciliations = sources.reconciliations;
     if (reconciliations) this.gaugeReconciliations(reconciliations);
+    this.countResponseCache(sources);
   }
 
   /**
@@ -308,6 +311,37 @@ export class GatewayMetrics {
       'When the latest reconciliation ran (Unix seconds).',
       (g) => g.at / 1000,
     );
+  }
+
+  /** The response cache's counts, read at scrape time (docs/operations/response-cache.md "Metrics"). */
+  private countResponseCache(sources: MetricsSources): void {
+    const stats = sources.responseCache;
+    if (!stats) return;
+    const registers = [this.registry];
+    const counted = [
+      ['hits', 'Requests answered from the response cache (coalesced ones included).'],
+      ['misses', 'Requests under the response cache that went upstream.'],
+      ['evictions', 'Answers the memory backend evicted to stay within response_cache.memory_max_bytes.'],
+    ] as const;
+    for (const [kind, help] of counted) {
+      new Counter({
+        name: `sluice_response_cache_${kind}_total`,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(stats()[kind]);
+        },
+      });
+    }
+    new Gauge({
+      name: 'sluice_response_cache_bytes',
+      help: 'Bytes of answers the memory backend holds (with Redis: the bytes this instance wrote there).',
+      registers,
+      collect() {
+        this.set(stats().bytes);
+      },
+    });
   }
 
   /** The export's own counts, read at scrape time (reset, then set: the export keeps the totals). */

@@ -28,6 +28,8 @@ export function logRequest(logger: Logger, record: LedgerRecord): void {
     ttft_ms: record.ttftMs,
     latency_ms: record.latencyMs,
     overhead_ms: record.overheadMs ?? null,
+    // Only on requests under the exact response cache (docs/operations/response-cache.md).
+    ...(record.responseCache && { response_cache: record.responseCache }),
   };
   if (record.outcome === 'ok') logger.info(line, 'request');
   else logger.warn(line, 'request');

@@ -43,6 +43,8 @@ export function ledgerRecord(overrides: Partial<LedgerRecord> = {}): LedgerRecor
     tags: null,
     bytesIn: null,
     bytesOut: null,
+    responseCache: null,
+    cacheSavedUsd: null,
     ...overrides,
   };
 }

@@ -45,8 +45,9 @@ export interface PlanSettings {
 export function planCharges(req: AdmissionRequest, tier: TierPolicy | undefined, now: number, settings: PlanSettings): Plan {
   const { caller } = req;
   const rules = tier && tier.budgets.length > 0 ? [...tier.budgets, ...caller.budgets] : caller.budgets;
-  const windows = rules.length > 0 ? budgetWindows(rules, caller, now) : [];
-  const promptTokens = needsTokens(windows, tier) ? (req.inputTokens ?? estimatePromptTokens(req.request)) : 0;
+  // A cached answer spends nothing: no budget is asked.
+  const windows = rules.length > 0 && !req.cached ? budgetWindows(rules, caller, now) : [];
+  const promptTokens = needsTokens(windows, tier, req.cached) ? (req.inputTokens ?? estimatePromptTokens(req.request)) : 0;
   const plan: Plan = {
     charges: [],
     scopes: [],
@@ -56,24 +57,40 @@ export function planCharges(req: AdmissionRequest, tier: TierPolicy | undefined,
     promptTokens,
   };
   if (tier?.limited) {
-    if (caller.keyId !== null) chargeScope(plan, 'key', `key:${caller.keyId}`, tier.key, promptTokens);
-    if (caller.projectId !== null) chargeScope(plan, 'project', `project:${caller.projectId}`, tier.project, promptTokens);
+    const cached = req.cached === true;
+    if (caller.keyId !== null) chargeScope(plan, 'key', `key:${caller.keyId}`, tier.key, promptTokens, cached);
+    if (caller.projectId !== null)
+      chargeScope(plan, 'project', `project:${caller.projectId}`, tier.project, promptTokens, cached);
   }
   return plan;
 }
 
-/** The prompt is estimated only when something is charged by its tokens: a budget, or a tokens-per-minute limit. */
-function needsTokens(windows: readonly BudgetWindow[], tier: TierPolicy | undefined): boolean {
+/**
+ * The prompt is estimated only when something is charged by its tokens: a budget, or a
+ * tokens-per-minute limit (which a cached answer is not charged to).
+ */
+function needsTokens(windows: readonly BudgetWindow[], tier: TierPolicy | undefined, cached: boolean | undefined): boolean {
+  if (cached) return false;
   return windows.length > 0 || tier?.key.tokensPerMinute !== undefined || tier?.project.tokensPerMinute !== undefined;
 }
 
-/** One subject's (the key's or the project's) per-minute charges and in-flight claim, added to the plan. */
-function chargeScope(plan: Plan, scope: 'key' | 'project', subject: string, limits: RateLimits, promptTokens: number): void {
+/**
+ * One subject's (the key's or the project's) per-minute charges and in-flight claim, added to the
+ * plan; a cached answer is charged as a request, not by its tokens.
+ */
+function chargeScope(
+  plan: Plan,
+  scope: 'key' | 'project',
+  subject: string,
+  limits: RateLimits,
+  promptTokens: number,
+  cached: boolean,
+): void {
   if (limits.requestsPerMinute !== undefined) {
     plan.charges.push({ subject, kind: 'requests', limit: limits.requestsPerMinute, points: 1 });
     plan.scopes.push(scope);
   }
-  if (limits.tokensPerMinute !== undefined) {
+  if (limits.tokensPerMinute !== undefined && !cached) {
     plan.charges.push({ subject, kind: 'tokens', limit: limits.tokensPerMinute, points: promptTokens });
     plan.scopes.push(scope);
   }

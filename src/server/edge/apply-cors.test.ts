@@ -45,7 +45,7 @@ test('an allowed origin gets itself back, Vary: Origin and the exposed headers',
   assert.equal(headers.vary, 'Origin');
   assert.match(
     headers['access-control-expose-headers'],
-    /^x-request-id, mcp-session-id, retry-after, retry-after-ms, x-should-retry, x-ratelimit-limit-requests/,
+    /^x-request-id, x-sluice-cache, mcp-session-id, retry-after, retry-after-ms, x-should-retry, x-ratelimit-limit-requests/,
   );
 });
 

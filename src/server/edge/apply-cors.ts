@@ -19,6 +19,9 @@ const ALLOWED_HEADERS = new Set([
   'anthropic-dangerous-direct-browser-access',
   'x-sluice-profile',
   'x-sluice-tags',
+  // The exact response cache (docs/operations/response-cache.md): refresh or bypass it per request.
+  'x-sluice-cache',
+  'cache-control',
   // A browser MCP client (src/mcp): its session and protocol version on every request after the first.
   'mcp-session-id',
   'mcp-protocol-version',
@@ -31,11 +34,12 @@ const ALLOWED_HEADERS = new Set([
 const ALLOWED_HEADER_PREFIX = 'x-stainless-';
 
 /**
- * Response headers a page may read: the request id, the retry hints the SDK obeys, and the MCP
- * session a browser MCP client must send back.
+ * Response headers a page may read: the request id, the response cache's outcome, the retry hints
+ * the SDK obeys, and the MCP session a browser MCP client must send back.
  */
 const EXPOSED_HEADERS = [
   'x-request-id',
+  'x-sluice-cache',
   'mcp-session-id',
   'retry-after',
   'retry-after-ms',

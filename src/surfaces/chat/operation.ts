@@ -44,6 +44,7 @@ export function chatCompletions(choice: StreamChoice, mcp: McpForModels): ModelO
           request,
           streamed,
           deadlineMs: stream.deadline_s * 1000,
+          cacheable: true,
           run: (run) =>
             streamed
               ? streamChat(

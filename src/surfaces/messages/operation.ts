@@ -51,6 +51,7 @@ export function createMessage(beta: string | undefined): ModelOperation {
             request,
             streamed: options.streamed,
             deadlineMs,
+            cacheable: true,
             run: (run) => (options.streamed ? streamMessages(run, request, options) : completeMessages(run, request)),
           };
         },

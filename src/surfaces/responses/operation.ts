@@ -82,6 +82,7 @@ export const createResponse = (choice: StreamChoice, mcp: McpForModels): ModelOp
           request,
           streamed: parsed.stream === true,
           deadlineMs,
+          cacheable: true,
           run: (run) =>
             parsed.stream
               ? streamResponse(run, parsed, request, options, loop && openWithTools(run, request, loop.setup))
