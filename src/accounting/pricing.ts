@@ -30,6 +30,9 @@ const REGISTRY_PROVIDER: Record<string, string> = {
   mistral: 'mistral',
   groq: 'groq',
   openrouter: 'openrouter',
+  azure: 'azure',
+  // The registry's "google" is Vertex AI's price list, Claude included.
+  vertex: 'google',
 };
 
 /** Providers that cost nothing by construction. */

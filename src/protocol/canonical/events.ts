@@ -27,7 +27,8 @@ export type CanonicalEvent =
   | ErrorEvent
   | EndEvent
   | FallbackEvent
-  | VendorEvent;
+  | VendorEvent
+  | ContentFilterEvent;
 
 /** The upstream acknowledged the request. All fields optional: sluice fills its own id and model. */
 export interface StartEvent {
@@ -153,6 +154,15 @@ export interface VendorEvent {
   type: 'vendor';
   data: string;
 }
+
+/**
+ * A content filter's verdicts as the upstream sent them (Azure OpenAI): the prompt's
+ * (`prompt_filter_results`, `choice: null`) or a choice's (`content_filter_results`), passed on
+ * to a client that reads them; they change nothing in the answer itself.
+ */
+export type ContentFilterEvent =
+  | { type: 'content-filter'; choice: null; results: unknown[] }
+  | { type: 'content-filter'; choice: number; results: Record<string, unknown> };
 
 /** Events that carry model output: the first of these is "the first token". */
 export function isOutputEvent(event: CanonicalEvent): boolean {
