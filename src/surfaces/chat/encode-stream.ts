@@ -179,7 +179,9 @@ export class ChatChunkEncoder {
     const state = this.choice(event.choice);
     let frames = '';
     if (state.filter !== undefined) {
-      frames = state.started ? this.filterChunk(event.choice, state) : this.roleChunk(event.choice, state);
+      frames = state.started
+        ? this.filterChunk(event.choice, state)
+        : this.roleChunk(event.choice, state, this.takeFilter(state));
     }
     state.filter = json;
     return state.finished ? frames + this.filterChunk(event.choice, state) : frames;
@@ -327,10 +329,11 @@ export class ChatChunkEncoder {
     return this.roleChunk(0, this.choice(0));
   }
 
-  private roleChunk(choice: number, state: ChoiceState): string {
+  /** `filter`: held verdicts that had no delta of their own (takeFilter's field), else none. */
+  private roleChunk(choice: number, state: ChoiceState, filter = ''): string {
     if (state.started) return '';
     state.started = true;
-    const choiceJson = `{"index":${choice},"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null${this.takeFilter(state)}}`;
+    const choiceJson = `{"index":${choice},"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null${filter}}`;
     return this.frame(choiceJson, this.flatFields({ type: 'content', data: '' }));
   }
 
