@@ -132,7 +132,7 @@ const providerSchema = z.strictObject({
     .boolean()
     .optional()
     .describe(
-      'OpenAI-compatible upstreams that implement /v1/responses themselves: relay /v1/responses to them (events as sent).',
+      'OpenAI-compatible upstreams that implement /v1/responses themselves, and Azure OpenAI (api-version 2025-03-01-preview on, or v1): relay /v1/responses to them (events as sent).',
     ),
   models: z.array(z.string()).optional().describe('Model ids listed by GET /v1/models (and served under bare names).'),
 });

@@ -45,7 +45,12 @@ describe('azure: the deployments API with an api-key', () => {
   const { upstream, gw } = useUpstreamGateway((url) => ({
     config: {
       providers: {
-        azure: { base_url: url, api_key: 'az-key', deployments: { 'gpt-35-turbo': 'chat-prod', 'text-embedding-3-small': 'emb' } },
+        azure: {
+          base_url: url,
+          api_key: 'az-key',
+          responses_api: true,
+          deployments: { 'gpt-35-turbo': 'chat-prod', 'text-embedding-3-small': 'emb' },
+        },
       },
     },
   }));

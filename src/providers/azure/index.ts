@@ -25,6 +25,8 @@ export interface AzureSettings extends AzureApi {
   deployments: Record<string, string>;
   headers: Record<string, string>;
   models: string[];
+  /** Relay /v1/responses to Azure's Responses API (2025-03-01-preview on, or v1); else it is served through chat completions. */
+  responsesApi: boolean;
 }
 
 /**
@@ -76,7 +78,9 @@ export function createAzureProvider(settings: AzureSettings, client: UpstreamCli
   );
   return {
     ...adapter,
-    responses: createResponsesRelay(name, (body, stream) => place('responses', body, stream, false), client, mapError),
+    ...(settings.responsesApi && {
+      responses: createResponsesRelay(name, (body, stream) => place('responses', body, stream, false), client, mapError),
+    }),
     async embed(request, model, ctx) {
       const upstream = await place('embeddings', embeddingsBody(request, model), false, true);
       const { json } = await callEmbeddingsUpstream(name, client, upstream, ctx, mapError);
@@ -115,8 +119,15 @@ function azureSettings(name: string, env: NodeJS.ProcessEnv, fromFile: ProviderC
   return { name, endpoint, apiVersion, apiKey, entra, ...entryLists(fromFile) };
 }
 
-function entryLists(fromFile: ProviderConfig | undefined): Pick<AzureSettings, 'deployments' | 'headers' | 'models'> {
-  return { deployments: fromFile?.deployments ?? {}, headers: fromFile?.headers ?? {}, models: fromFile?.models ?? [] };
+function entryLists(
+  fromFile: ProviderConfig | undefined,
+): Pick<AzureSettings, 'deployments' | 'headers' | 'models' | 'responsesApi'> {
+  return {
+    deployments: fromFile?.deployments ?? {},
+    headers: fromFile?.headers ?? {},
+    models: fromFile?.models ?? [],
+    responsesApi: fromFile?.responses_api === true,
+  };
 }
 
 /**
