@@ -51,7 +51,11 @@ export function checkEvents(events: readonly CanonicalEvent[]): void {
   const calls = new Set<string>();
   events.forEach((e, i) => {
     if (endAt >= 0) fail(i, e, `an event after the end marker (event ${endAt})`);
-    if ('choice' in e && !(Number.isInteger(e.choice) && e.choice >= 0 && e.choice < MAX_CHOICES)) fail(i, e, 'choice index');
+    // A content filter's verdicts on the prompt belong to no choice (choice null).
+    const prompt = e.type === 'content-filter' && e.choice === null;
+    if ('choice' in e && !prompt && !(Number.isInteger(e.choice) && Number(e.choice) >= 0 && Number(e.choice) < MAX_CHOICES)) {
+      fail(i, e, 'choice index');
+    }
     switch (e.type) {
       case 'start':
         if (![e.upstreamId, e.upstreamModel].every((v) => v === undefined || isString(v))) fail(i, e, 'start ids');
@@ -98,6 +102,15 @@ export function checkEvents(events: readonly CanonicalEvent[]): void {
       }
       case 'end':
         endAt = i;
+        break;
+      case 'content-filter':
+        if (
+          e.choice === null
+            ? !Array.isArray(e.results)
+            : typeof e.results !== 'object' || e.results === null || Array.isArray(e.results)
+        ) {
+          fail(i, e, 'content filter results');
+        }
         break;
       default:
         fail(i, e, 'unknown event type');

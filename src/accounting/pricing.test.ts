@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { calcPrice } from '@pydantic/genai-prices';
 import type { Usage } from '../protocol/canonical/usage.ts';
-import { PricingRegistry, roundUsd } from './pricing.ts';
+import { PricingRegistry, providerKinds, roundUsd } from './pricing.ts';
 
 /** Per-million-token prices times token counts, in dollars. */
 const mtok = (tokens: number, dollarsPerMillion: number) => (tokens * dollarsPerMillion) / 1_000_000;
@@ -111,6 +111,22 @@ describe('PricingRegistry', () => {
       assert.equal(cost.source, 'registry');
     });
   }
+
+  it('prices Azure OpenAI and Vertex AI from their registry lists, and a named instance (type: azure / vertex) as its kind', () => {
+    const used = usage({ inputTokens: 1000, outputTokens: 100 });
+    const pricing = new PricingRegistry({}, providerKinds({ 'azure-eu': { type: 'azure' }, 'vertex-eu': { type: 'vertex' }, up: {} }));
+    for (const [provider, model, registryProvider] of [
+      ['azure', 'gpt-4o', 'azure'],
+      ['azure-eu', 'gpt-4o', 'azure'],
+      ['vertex', 'gemini-2.5-flash', 'google'],
+      ['vertex-eu', 'claude-sonnet-4-5@20250929', 'google'],
+    ]) {
+      const registry = calcPrice({ input_tokens: 1000, output_tokens: 100 }, model, { providerId: registryProvider });
+      assert.ok(registry, `the registry prices ${model}`);
+      assert.equal(pricing.cost(provider, model, used).costUsd, roundUsd(registry.total_price), provider);
+    }
+    assert.equal(pricing.cost('up', 'gpt-4o', used).priceKnown, false);
+  });
 
   it('cost_usd carries no float noise (was 0.0036764999999999996): rounded to 1e-10 USD', () => {
     const pricing = new PricingRegistry({ 'qwen/qwen3-max': { input_mtok: 1.2, output_mtok: 6 } });

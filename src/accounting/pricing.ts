@@ -30,7 +30,22 @@ const REGISTRY_PROVIDER: Record<string, string> = {
   mistral: 'mistral',
   groq: 'groq',
   openrouter: 'openrouter',
+  azure: 'azure',
+  // The registry's "google" is Vertex AI's price list, Claude included.
+  vertex: 'google',
 };
+
+/**
+ * The config's entries that are another Azure resource or Vertex project under a name of their own
+ * (`type: azure` / `vertex`): they are priced as the provider they are an instance of.
+ */
+export function providerKinds(providers: Record<string, { type?: string }>): Record<string, string> {
+  const kinds: Record<string, string> = {};
+  for (const [name, entry] of Object.entries(providers)) {
+    if (entry.type === 'azure' || entry.type === 'vertex') kinds[name] = entry.type;
+  }
+  return kinds;
+}
 
 /** Providers that cost nothing by construction. */
 const FREE = new Set(['mock', 'ollama']);
@@ -62,9 +77,12 @@ export function roundUsd(usd: number): number {
 export class PricingRegistry {
   private readonly overrides: Map<string, PriceOverride>;
   private readonly resolved = new Map<string, Provider | null>();
+  /** Providers named in the config that are another instance of a native one (`azure-eu`: `azure`). */
+  private readonly kinds: Map<string, string>;
 
-  constructor(overrides: Record<string, PriceOverride> = {}) {
+  constructor(overrides: Record<string, PriceOverride> = {}, kinds: Record<string, string> = {}) {
     this.overrides = new Map(Object.entries(overrides));
+    this.kinds = new Map(Object.entries(kinds));
   }
 
   cost(provider: string, model: string, usage: Usage, at = new Date()): Cost {
@@ -89,7 +107,7 @@ export class PricingRegistry {
     const key = `${provider}/${model}`;
     const cached = this.resolved.get(key);
     if (cached !== undefined) return cached;
-    const providerId = REGISTRY_PROVIDER[provider];
+    const providerId = REGISTRY_PROVIDER[this.kinds.get(provider) ?? provider];
     let one: Provider | null = null;
     if (providerId) {
       const { calcPrice, findProvider } = genaiPrices();

@@ -18,7 +18,7 @@ export function storableAnswer(events: readonly CanonicalEvent[], cacheLength: b
     if (event.type === 'finish') {
       if (event.reason === 'length' && !cacheLength) return undefined;
       finished.add(event.choice);
-    } else if (isOutputEvent(event) && 'choice' in event) withOutput.add(event.choice);
+    } else if (isOutputEvent(event) && 'choice' in event && event.choice !== null) withOutput.add(event.choice);
     kept.push(event);
   }
   if (finished.size === 0) return undefined;

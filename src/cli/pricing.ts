@@ -1,5 +1,5 @@
 import { loadConfig } from '../config/load-config.ts';
-import { PricingRegistry } from '../accounting/pricing.ts';
+import { PricingRegistry, providerKinds } from '../accounting/pricing.ts';
 
 export interface PricingOptions {
   model: string;
@@ -21,7 +21,7 @@ export function pricing(options: PricingOptions): void {
   }
   const provider = target.slice(0, slash);
   const model = target.slice(slash + 1);
-  const registry = new PricingRegistry(config.pricing);
+  const registry = new PricingRegistry(config.pricing, providerKinds(config.providers));
   const usage = {
     inputTokens: options.input,
     outputTokens: options.output,

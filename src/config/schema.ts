@@ -71,10 +71,10 @@ const isAddressOrBlock = (value: string): boolean => {
 
 const providerSchema = z.strictObject({
   type: z
-    .enum(['openai-compatible'])
+    .enum(['openai-compatible', 'azure', 'vertex'])
     .optional()
     .describe(
-      '`openai-compatible` for a server declared in the config; the built-in presets and native providers infer their own.',
+      '`openai-compatible` for a server declared in the config; `azure` or `vertex` for another Azure OpenAI resource or Vertex AI project under a name of its own. The built-in presets and native providers (`azure`, `vertex` included) infer their own.',
     ),
   api_key: z.string().optional().describe("The provider's key; empty leaves the provider disabled. Wins over the environment."),
   base_url: z
@@ -94,12 +94,45 @@ const providerSchema = z.strictObject({
     .boolean()
     .optional()
     .describe('Drop request parameters the provider cannot honour instead of answering 400 naming them.'),
-  region: z.string().optional().describe('Bedrock: the AWS region (else AWS_REGION, else us-east-1).'),
+  region: z
+    .string()
+    .optional()
+    .describe(
+      'Bedrock: the AWS region (else AWS_REGION, else us-east-1). Vertex: the location (else GOOGLE_CLOUD_LOCATION, else `global`).',
+    ),
+  api_version: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]+$/)
+    .optional()
+    .describe(
+      'Azure OpenAI: the `api-version` of the deployments API (else AZURE_OPENAI_API_VERSION, else 2024-10-21); `v1` calls the v1 API (`{endpoint}/openai/v1/…`) instead.',
+    ),
+  deployments: z
+    .record(z.string(), z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/))
+    .optional()
+    .describe('Azure OpenAI: model name -> deployment name (a model not listed is called under its own name).'),
+  tenant_id: z
+    .string()
+    .optional()
+    .describe('Azure OpenAI: the Microsoft Entra tenant of `client_id` (else AZURE_TENANT_ID): Entra ID instead of an api_key.'),
+  client_id: z.string().optional().describe('Azure OpenAI: the Entra application (client) id (else AZURE_CLIENT_ID).'),
+  client_secret: z.string().optional().describe('Azure OpenAI: the Entra client secret (else AZURE_CLIENT_SECRET).'),
+  token_url: z
+    .url()
+    .optional()
+    .describe('Azure OpenAI: the Entra token endpoint (else https://login.microsoftonline.com/{tenant_id}/oauth2/v2.0/token).'),
+  project: z.string().optional().describe('Vertex: the Google Cloud project id (else GOOGLE_CLOUD_PROJECT).'),
+  credentials_file: z
+    .string()
+    .optional()
+    .describe(
+      'Vertex: a service-account key file (else GOOGLE_APPLICATION_CREDENTIALS); without one, VERTEX_ACCESS_TOKEN is the access token.',
+    ),
   responses_api: z
     .boolean()
     .optional()
     .describe(
-      'OpenAI-compatible upstreams that implement /v1/responses themselves: relay /v1/responses to them (events as sent).',
+      'OpenAI-compatible upstreams that implement /v1/responses themselves, and Azure OpenAI (api-version 2025-03-01-preview on, or v1): relay /v1/responses to them (events as sent).',
     ),
   models: z.array(z.string()).optional().describe('Model ids listed by GET /v1/models (and served under bare names).'),
 });

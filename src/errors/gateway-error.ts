@@ -20,7 +20,7 @@ export type OpenAIErrorType =
  * Every code sluice puts in an error, as one closed list: clients, dashboards and the ledger can
  * switch on it. An upstream's own code and type are never put here; they travel beside it
  * (`upstreamCode`, `upstreamType`), except the few codes clients act on whatever the provider
- * (`context_length_exceeded`, `insufficient_quota`, `rate_limit_exceeded`), which an upstream's
+ * (`context_length_exceeded`, `content_filter`, `insufficient_quota`, `rate_limit_exceeded`), which an upstream's
  * code is mapped to when it says the same thing.
  */
 export const ERROR_CODES = [
@@ -50,6 +50,7 @@ export const ERROR_CODES = [
   'stream_expired',
   'stream_buffer_unavailable',
   'context_length_exceeded',
+  'content_filter',
   // Keys, projects, limits and budgets.
   'missing_api_key',
   'invalid_api_key',

@@ -122,6 +122,8 @@ function statusError(
  */
 const SHARED_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'context_length_exceeded',
+  // Azure OpenAI refusing a prompt its content filter flagged: rewording is the fix, not a retry.
+  'content_filter',
   'insufficient_quota',
   'rate_limit_exceeded',
 ]);

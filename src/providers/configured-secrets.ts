@@ -10,7 +10,7 @@ import { presets } from './openai-compatible/presets.ts';
 export function configuredSecrets(config: Config, env: NodeJS.ProcessEnv): string[] {
   const out: (string | undefined)[] = [config.auth.master_key];
   for (const entry of Object.values(config.providers)) {
-    out.push(entry.api_key, ...Object.values(entry.headers ?? {}));
+    out.push(entry.api_key, entry.client_secret, ...Object.values(entry.headers ?? {}));
   }
   for (const report of Object.values(config.reconcile.providers)) out.push(report.admin_key);
   for (const preset of presets) if (preset.keyEnv) out.push(env[preset.keyEnv]);

@@ -318,6 +318,12 @@ const canonicalEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('usage'), usage: z.object({ inputTokens: count, outputTokens: count }).loose() }),
   z.object({ type: z.literal('error'), error: z.instanceof(GatewayError) }),
   z.object({ type: z.literal('end') }),
+  // A content filter's verdicts: the prompt's (no choice, a list) or a choice's (an object).
+  z.object({
+    type: z.literal('content-filter'),
+    choice: choice.nullable(),
+    results: z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]),
+  }),
 ]);
 
 /** The events up to the first error (the pipeline stops there), each checked. */

@@ -35,6 +35,14 @@ export const modelIdRules = {
     expected: "letters, digits, '.', '_' and '-' (optionally after 'models/' or 'tunedModels/')",
   },
   /**
+   * Vertex AI: `…/publishers/{publisher}/models/{id}:{method}`; Claude's ids carry their version
+   * after `@` (`claude-sonnet-4-5@20250929`).
+   */
+  vertex: {
+    pattern: /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/,
+    expected: "letters, digits, '.', '_', '@' and '-'",
+  },
+  /**
    * Bedrock: `/model/{modelId}/converse`, the id percent-encoded as one segment as the AWS SDKs
    * do. Model and inference-profile ids (`us.anthropic.claude-sonnet-4-20250514-v1:0`) have no
    * `/`; ARNs have (`arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic…`),

@@ -12,5 +12,14 @@ export interface NativeProviderDefinition {
   enableHint: string;
   /** Environment variables it reads credentials from: the redactor removes their values from upstream text. */
   secretEnv: readonly string[];
-  create(env: NodeJS.ProcessEnv, fromFile: ProviderConfig | undefined, client: UpstreamClient): ProviderAdapter | undefined;
+  /**
+   * `name`: the config entry's, for another instance of the provider (`type: azure` under a name
+   * of its own); the definition's name otherwise.
+   */
+  create(
+    env: NodeJS.ProcessEnv,
+    fromFile: ProviderConfig | undefined,
+    client: UpstreamClient,
+    name?: string,
+  ): ProviderAdapter | undefined;
 }

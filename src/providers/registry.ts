@@ -121,6 +121,14 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
   const problems: string[] = [];
   for (const [name, settings] of Object.entries(config.providers)) {
     if (adapters.has(name) || findPreset(name) || nativeProviders.some((n) => n.name === name)) continue;
+    // Another Azure resource or Vertex project, under a name of its own.
+    const native = nativeProviders.find((n) => n.name === settings.type);
+    if (native) {
+      if (keyWrittenEmpty(settings)) continue;
+      const adapter = native.create(env, settings, client, name);
+      if (adapter) adapters.set(name, adapter);
+      continue;
+    }
     if (!settings.base_url) {
       problems.push(`providers.${name}: a server that is not a preset needs base_url (and type: openai-compatible).`);
       continue;

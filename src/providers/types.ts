@@ -38,6 +38,8 @@ export interface ProviderAdapter {
   responses?: ResponsesRelay;
   /** Present when the upstream speaks Anthropic's Messages API itself: POST /v1/messages is relayed to it. */
   messages?: MessagesRelay;
+  /** Which models `messages` relays, where only some speak the Messages API (Claude on Vertex AI); absent: all. */
+  relaysMessages?(model: string): boolean;
   /** The prompt's tokens as the provider counts them, where it has an endpoint for it (Gemini's countTokens). */
   countTokens?(request: CanonicalRequest, model: string, ctx: CallContext): Promise<number>;
   /** POST /v1/embeddings, where the provider has embedding models (absent: the surface answers 400). */

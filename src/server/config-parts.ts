@@ -1,4 +1,4 @@
-import { PricingRegistry } from '../accounting/pricing.ts';
+import { PricingRegistry, providerKinds } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
 import { createProviderRegistry, type ProviderRegistry } from '../providers/registry.ts';
 import type { HealthBook } from '../routing/health.ts';
@@ -25,5 +25,9 @@ export function buildConfigParts(
   health?: HealthBook,
 ): ConfigParts {
   const registry = createProviderRegistry(config, env, client);
-  return { registry, router: createRouter(config, registry, health), pricing: new PricingRegistry(config.pricing) };
+  return {
+    registry,
+    router: createRouter(config, registry, health),
+    pricing: new PricingRegistry(config.pricing, providerKinds(config.providers)),
+  };
 }

@@ -8,12 +8,16 @@ import { targets, type Expected, type Target } from './client-matrix/targets.ts'
 /**
  * The client matrix (issue 13): each client library streams text, calls a tool and reads usage
  * through sluice, against the mock and a recording of each native provider replayed by a fake
- * upstream. A failure's test name says the library, the call and the target.
+ * upstream (Azure OpenAI and Vertex AI replay the OpenAI, Anthropic and Gemini recordings, which is
+ * what their APIs send). A failure's test name says the library, the call and the target.
  */
 describe('client matrix', () => {
   const { upstream, gw } = useUpstreamGateway((url) => ({
-    config: upstreamConfig(url),
+    config: { providers: { ...(upstreamConfig(url).providers as object), vertex: { base_url: url, project: 'matrix' } } },
     env: {
+      AZURE_OPENAI_ENDPOINT: url,
+      AZURE_OPENAI_API_KEY: 'az-matrix',
+      VERTEX_ACCESS_TOKEN: 'ya29.matrix',
       ANTHROPIC_API_KEY: 'sk-ant-matrix',
       ANTHROPIC_BASE_URL: url,
       GEMINI_API_KEY: 'AIza-matrix',

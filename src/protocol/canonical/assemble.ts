@@ -20,6 +20,8 @@ export interface AssembledChoice {
   annotations: UrlCitation[];
   finishReason: FinishReason | null;
   logprobs: { content: TokenLogprob[] | null; refusal: TokenLogprob[] | null };
+  /** The upstream's content filter verdicts on this choice (Azure), the last it sent. */
+  contentFilter: Record<string, unknown> | null;
 }
 
 export interface AssembledMessage {
@@ -27,6 +29,8 @@ export interface AssembledMessage {
   choices: AssembledChoice[];
   usage: Usage | null;
   error: GatewayError | null;
+  /** The upstream's content filter verdicts on the prompt (Azure's `prompt_filter_results`). */
+  promptFilter: unknown[] | null;
 }
 
 function newChoice(index: number): AssembledChoice {
@@ -41,6 +45,7 @@ function newChoice(index: number): AssembledChoice {
     annotations: [],
     finishReason: null,
     logprobs: { content: null, refusal: null },
+    contentFilter: null,
   };
 }
 
@@ -49,7 +54,7 @@ function newChoice(index: number): AssembledChoice {
  * and the tests' "what did the recording say" all come from here.
  */
 export function assemble(events: Iterable<CanonicalEvent>): AssembledMessage {
-  const out: AssembledMessage = { start: null, choices: [], usage: null, error: null };
+  const out: AssembledMessage = { start: null, choices: [], usage: null, error: null, promptFilter: null };
   // Tool calls are joined by their stream index, which need not be dense.
   const callSlots = new Map<string, AssembledToolCall>();
   for (const e of events) {
@@ -88,6 +93,10 @@ export function assemble(events: Iterable<CanonicalEvent>): AssembledMessage {
         break;
       case 'error':
         out.error ??= e.error;
+        break;
+      case 'content-filter':
+        if (e.choice === null) out.promptFilter = e.results;
+        else choiceAt(out, e.choice).contentFilter = e.results;
         break;
     }
   }

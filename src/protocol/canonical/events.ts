@@ -28,7 +28,8 @@ export type CanonicalEvent =
   | EndEvent
   | FallbackEvent
   | VendorEvent
-  | McpEvent;
+  | McpEvent
+  | ContentFilterEvent;
 
 /** The upstream acknowledged the request. All fields optional: sluice fills its own id and model. */
 export interface StartEvent {
@@ -194,6 +195,15 @@ export type McpStep =
    * schemas included): a stream's budget watch holds it to the reservation before the call.
    */
   | { kind: 'next-step'; inputBytes: number };
+
+/**
+ * A content filter's verdicts as the upstream sent them (Azure OpenAI): the prompt's
+ * (`prompt_filter_results`, `choice: null`) or a choice's (`content_filter_results`), passed on
+ * to a client that reads them; they change nothing in the answer itself.
+ */
+export type ContentFilterEvent =
+  | { type: 'content-filter'; choice: null; results: unknown[] }
+  | { type: 'content-filter'; choice: number; results: Record<string, unknown> };
 
 /** Events that carry model output (a call of an MCP tool too): the first of these is "the first token". */
 export function isOutputEvent(event: CanonicalEvent): boolean {

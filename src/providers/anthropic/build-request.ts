@@ -25,7 +25,31 @@ export function buildAnthropicRequest(
   stream: boolean,
   target: AnthropicTarget,
 ): UpstreamRequest {
-  const unsupported = unsupportedParams(target.dropParams);
+  const body = anthropicRequestBody(request, model, stream, target.dropParams);
+  const headers: Record<string, string> = {
+    ...messagesHeaders(stream),
+    'anthropic-version': ANTHROPIC_VERSION,
+    ...target.headers,
+  };
+  if (target.apiKey) headers['x-api-key'] = target.apiKey;
+  return { url: `${target.baseUrl.replace(/\/+$/, '')}/v1/messages`, headers, body: JSON.stringify(body) };
+}
+
+export function messagesHeaders(stream: boolean): Record<string, string> {
+  return { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
+}
+
+/**
+ * The Messages body (the model in it), which Anthropic's API and the platforms that host Claude
+ * (Vertex AI) take alike. Throws a 400 GatewayError for what cannot be sent (unless `dropParams`).
+ */
+export function anthropicRequestBody(
+  request: CanonicalRequest,
+  model: string,
+  stream: boolean,
+  dropParams: boolean,
+): Record<string, unknown> {
+  const unsupported = unsupportedParams(dropParams);
   rejectUnsupported(request, unsupported);
   const { system, messages } = convertMessages(request.messages, unsupported);
   const tokens = planTokens(request, unsupported);
@@ -38,7 +62,7 @@ export function buildAnthropicRequest(
   if (request.stop != null) body.stop_sequences = typeof request.stop === 'string' ? [request.stop] : request.stop;
   const format = anthropicResponseFormat(request, model, thinking, unsupported);
   if (format.output_config) body.output_config = format.output_config;
-  Object.assign(body, convertTools(request, thinking, unsupported, format.answerTool));
+  Object.assign(body, convertTools(request, model, thinking, unsupported, format.answerTool));
   // OpenAI's safety_identifier (not modelled, so in `extra`) names the end user for abuse
   // detection, which is what Anthropic's user_id is for.
   const safety = request.extra?.safety_identifier;
@@ -47,15 +71,7 @@ export function buildAnthropicRequest(
   const tier = serviceTier(request.service_tier, unsupported);
   if (tier) body.service_tier = tier;
   if (stream) body.stream = true;
-
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: stream ? 'text/event-stream' : 'application/json',
-    'anthropic-version': ANTHROPIC_VERSION,
-    ...target.headers,
-  };
-  if (target.apiKey) headers['x-api-key'] = target.apiKey;
-  return { url: `${target.baseUrl.replace(/\/+$/, '')}/v1/messages`, headers, body: JSON.stringify(body) };
+  return body;
 }
 
 /** Parameters the Messages API has no equivalent for, when they would change the answer. */

@@ -26,16 +26,26 @@ describe('anthropic tool conversion', () => {
       }),
     );
     assert.throws(
-      () => convertTools(hosted, false, unsupportedParams(false)),
+      () => convertTools(hosted, 'claude-sonnet-4-5', false, unsupportedParams(false)),
       (err: unknown) => err instanceof GatewayError && err.status === 400 && err.param === 'tools[1]' && /openrouter:web_search/.test(err.message),
     );
-    assert.deepEqual(convertTools(hosted, false, unsupportedParams(true)), {
+    assert.deepEqual(convertTools(hosted, 'claude-sonnet-4-5', false, unsupportedParams(true)), {
       tools: [{ name: 'now', input_schema: { type: 'object', properties: {} } }],
     });
   });
 
+  it("passes a tool's strict: true on as strict tool use where the model has it, and leaves it out for older models", () => {
+    const strict = request({ tools: [{ type: 'function', function: { name: 'now', strict: true, parameters: { type: 'object' } } }] });
+    const strictTool = { name: 'now', input_schema: { type: 'object' }, strict: true };
+    assert.deepEqual(convertTools(strict, 'claude-sonnet-4-5-20250929', false, unsupportedParams(false)).tools, [strictTool]);
+    assert.deepEqual(convertTools(strict, 'claude-opus-4-6', false, unsupportedParams(false)).tools, [strictTool]);
+    assert.deepEqual(convertTools(strict, 'claude-3-7-sonnet-latest', false, unsupportedParams(false)).tools, [
+      { name: 'now', input_schema: { type: 'object' } },
+    ]);
+  });
+
   it('maps definitions, with an empty object schema for a tool without parameters', () => {
-    assert.deepEqual(convertTools(request({}), false, unsupportedParams(false)), {
+    assert.deepEqual(convertTools(request({}), 'claude-sonnet-4-5', false, unsupportedParams(false)), {
       tools: [
         { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } },
         { name: 'now', input_schema: { type: 'object', properties: {} } },
@@ -44,7 +54,7 @@ describe('anthropic tool conversion', () => {
   });
 
   it('maps every tool_choice, with parallel_tool_calls false on the choice', () => {
-    const choice = (extra: Record<string, unknown>) => convertTools(request(extra), false, unsupportedParams(false)).tool_choice;
+    const choice = (extra: Record<string, unknown>) => convertTools(request(extra), 'claude-sonnet-4-5', false, unsupportedParams(false)).tool_choice;
     assert.deepEqual(
       [
         choice({ tool_choice: 'auto' }),
@@ -59,10 +69,16 @@ describe('anthropic tool conversion', () => {
 
   it('cannot force a tool while thinking: 400, or auto with drop_params', () => {
     assert.throws(
-      () => convertTools(request({ tool_choice: { type: 'function', function: { name: 'now' } } }), true, unsupportedParams(false)),
+      () =>
+        convertTools(request({ tool_choice: { type: 'function', function: { name: 'now' } } }), 'claude-sonnet-4-5', true, unsupportedParams(false)),
       (e: unknown) => e instanceof GatewayError && e.param === 'tool_choice',
     );
-    const dropped = convertTools(request({ tool_choice: 'required', parallel_tool_calls: false }), true, unsupportedParams(true));
+    const dropped = convertTools(
+      request({ tool_choice: 'required', parallel_tool_calls: false }),
+      'claude-sonnet-4-5',
+      true,
+      unsupportedParams(true),
+    );
     assert.deepEqual(dropped.tool_choice, { type: 'auto', disable_parallel_tool_use: true });
   });
 });

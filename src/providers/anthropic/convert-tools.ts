@@ -1,11 +1,14 @@
 import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
 import { functionTools } from '../function-tools.ts';
+import { claudeHasNativeJsonSchema } from '../response-format-tool.ts';
 import type { Unsupported } from './unsupported.ts';
 
 export interface AnthropicTool {
   name: string;
   description?: string;
   input_schema: Record<string, unknown>;
+  /** Strict tool use: the call's input follows the schema exactly (the models with structured outputs). */
+  strict?: boolean;
 }
 
 export type AnthropicToolChoice =
@@ -24,19 +27,23 @@ export interface ConvertedTools {
  * Anthropic only allows auto and none ("Extended thinking" > tool use), so a forced choice is
  * unsupported then. Without tools there is nothing to choose from and tool_choice is left out.
  * `answerTool` stands for a JSON response format (response-format.ts): it is forced unless the
- * client forced a tool of its own.
+ * client forced a tool of its own. A tool's `strict: true` is Anthropic's strict tool use on the
+ * models that have structured outputs (Claude 4.5 on); older models have none, and it is left out.
  */
 export function convertTools(
   request: CanonicalRequest,
+  model: string,
   thinking: boolean,
   unsupported: Unsupported,
   answerTool?: AnthropicTool,
 ): ConvertedTools {
   const functions = functionTools(request, 'anthropic', unsupported);
   if (functions.length === 0 && !answerTool) return {};
+  const strictTools = claudeHasNativeJsonSchema(model);
   const tools = functions.map(({ function: f }) => {
     const tool: AnthropicTool = { name: f.name, input_schema: f.parameters ?? { type: 'object', properties: {} } };
     if (f.description !== undefined) tool.description = f.description;
+    if (f.strict === true && strictTools) tool.strict = true;
     return tool;
   });
   const parallel = request.parallel_tool_calls === false ? { disable_parallel_tool_use: true } : {};

@@ -7,7 +7,7 @@ import { type AnthropicTarget, buildAnthropicRequest } from './build-request.ts'
 import { decodeAnthropicResponse } from './decode-response.ts';
 import { createAnthropicStreamDecoder } from './decode-stream.ts';
 import { mapAnthropicError, PROVIDER } from './map-error.ts';
-import { createMessagesRelay } from './relay-messages.ts';
+import { anthropicEndpoint, createMessagesRelay } from './relay-messages.ts';
 import { createBatchApi, joinUrl } from '../batch-api.ts';
 import { ANTHROPIC_VERSION } from './build-request.ts';
 
@@ -42,7 +42,7 @@ export function createAnthropicProvider(target: AnthropicTarget, models: string[
     },
     client,
   );
-  return { ...adapter, reportsInputFirst: true, messages: createMessagesRelay(target, client), batches };
+  return { ...adapter, reportsInputFirst: true, messages: createMessagesRelay(anthropicEndpoint(target), client), batches };
 }
 
 /** Enabled by ANTHROPIC_API_KEY or a `providers.anthropic` config entry (whose fields win). */

@@ -18,11 +18,14 @@ function errorOf(body: unknown): { type?: string; message?: string } {
   return { type: typeof type === 'string' ? type : undefined, message: typeof message === 'string' ? message : undefined };
 }
 
-/** A non-2xx answer: the status decides, the error type becomes the code, the message is kept. */
-export function mapAnthropicError(status: number, headers: IncomingHttpHeaders, text: string): GatewayError {
+/**
+ * A non-2xx answer: the status decides, the error type becomes the code, the message is kept.
+ * `provider`: the platform that hosts Claude, when it is not Anthropic's API (Vertex AI).
+ */
+export function mapAnthropicError(status: number, headers: IncomingHttpHeaders, text: string, provider = PROVIDER): GatewayError {
   const error = parseError(text);
   return upstreamHttpError({
-    provider: PROVIDER,
+    provider,
     status,
     message: error.message ?? text.slice(0, 500),
     upstreamType: error.type,

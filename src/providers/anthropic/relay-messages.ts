@@ -1,72 +1,105 @@
 import { errors } from '../../errors/catalog.ts';
 import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
 import { createSseFramer } from '../../protocol/sse/parse-upstream.ts';
-import type { UpstreamClient } from '../../upstream/http-client.ts';
+import type { UpstreamClient, UpstreamRequest } from '../../upstream/http-client.ts';
+import type { MapError } from '../embed-call.ts';
 import { readText } from '../http-provider.ts';
 import { checkModelId, modelIdRules } from '../model-id.ts';
 import type { MessagesEdge, MessagesRelay, MessagesRelayItem, RelayCallContext, StreamDecoder } from '../types.ts';
-import { ANTHROPIC_VERSION, type AnthropicTarget } from './build-request.ts';
+import { ANTHROPIC_VERSION, type AnthropicTarget, messagesHeaders } from './build-request.ts';
 import { decodeAnthropicResponse } from './decode-response.ts';
 import { createAnthropicFrameDecoder } from './decode-stream.ts';
 import type { AnthropicStreamPayload } from './payload-schema.ts';
 import { mapAnthropicError, PROVIDER } from './map-error.ts';
 
-/**
- * POST /v1/messages (and count_tokens) relayed to Anthropic: the client's body with the upstream
- * model name, and the stream's bytes back as they came, so prompt caching, betas and block types
- * sluice does not know keep working. The frames are still decoded alongside, for accounting.
- */
-export function createMessagesRelay(target: AnthropicTarget, client: UpstreamClient): MessagesRelay {
-  const base = target.baseUrl.replace(/\/+$/, '');
+/** A relayed call: the Messages API's, or its token count. */
+export type MessagesCall = 'messages' | 'count_tokens';
 
-  async function send(path: string, body: Record<string, unknown>, stream: boolean, ctx: RelayCallContext) {
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: stream ? 'text/event-stream' : 'application/json',
-      'anthropic-version': ANTHROPIC_VERSION,
-      ...target.headers,
-      ...ctx.traceHeaders,
-    };
-    // The client's betas join the config's (both are comma-separated lists Anthropic accepts).
-    if (ctx.beta) headers['anthropic-beta'] = headers['anthropic-beta'] ? `${headers['anthropic-beta']},${ctx.beta}` : ctx.beta;
-    if (target.apiKey) headers['x-api-key'] = target.apiKey;
-    const res = await client.send(PROVIDER, { url: `${base}${path}`, headers, body: JSON.stringify(body) }, ctx.signal);
+/**
+ * Where relayed Messages calls go: Anthropic's own API, or a platform that hosts Claude (Vertex
+ * AI). `place` makes the upstream request of a call from its body (the upstream model and, for a
+ * streamed call, `stream: true` in it) and the client's `anthropic-beta` header, if any.
+ */
+export interface MessagesEndpoint {
+  provider: string;
+  place(
+    call: MessagesCall,
+    body: Record<string, unknown>,
+    stream: boolean,
+    beta: string | undefined,
+  ): UpstreamRequest | Promise<UpstreamRequest>;
+  mapError: MapError;
+}
+
+/** Anthropic's API: `{base}/v1/messages` (and `/count_tokens`), with its version and key headers. */
+export function anthropicEndpoint(target: AnthropicTarget): MessagesEndpoint {
+  const base = target.baseUrl.replace(/\/+$/, '');
+  return {
+    provider: PROVIDER,
+    mapError: mapAnthropicError,
+    place(call, body, stream, beta) {
+      const headers = withBeta({ ...messagesHeaders(stream), 'anthropic-version': ANTHROPIC_VERSION, ...target.headers }, beta);
+      if (target.apiKey) headers['x-api-key'] = target.apiKey;
+      const path = call === 'messages' ? '/v1/messages' : '/v1/messages/count_tokens';
+      return { url: `${base}${path}`, headers, body: JSON.stringify(body) };
+    },
+  };
+}
+
+/** The client's betas join the config's (both are comma-separated lists Anthropic accepts). */
+export function withBeta(headers: Record<string, string>, beta: string | undefined): Record<string, string> {
+  if (beta) headers['anthropic-beta'] = headers['anthropic-beta'] ? `${headers['anthropic-beta']},${beta}` : beta;
+  return headers;
+}
+
+/**
+ * POST /v1/messages (and count_tokens) relayed to Anthropic (or Claude on a platform): the
+ * client's body with the upstream model name, and the stream's bytes back as they came, so prompt
+ * caching, betas and block types sluice does not know keep working. The frames are still decoded
+ * alongside, for accounting.
+ */
+export function createMessagesRelay(endpoint: MessagesEndpoint, client: UpstreamClient): MessagesRelay {
+  const { provider } = endpoint;
+
+  async function send(call: MessagesCall, body: Record<string, unknown>, stream: boolean, ctx: RelayCallContext) {
+    const request = await endpoint.place(call, body, stream, ctx.beta);
+    const res = await client.send(provider, { ...request, headers: { ...request.headers, ...ctx.traceHeaders } }, ctx.signal);
     ctx.onResponse?.(res.headers);
     if (res.statusCode < 200 || res.statusCode >= 300) {
-      throw mapAnthropicError(res.statusCode, res.headers, await readText(res.body, PROVIDER, ctx.signal));
+      throw endpoint.mapError(res.statusCode, res.headers, await readText(res.body, provider, ctx.signal));
     }
     return res;
   }
 
   async function json(res: Awaited<ReturnType<typeof send>>, ctx: RelayCallContext): Promise<Record<string, unknown>> {
-    const text = await readText(res.body, PROVIDER, ctx.signal);
+    const text = await readText(res.body, provider, ctx.signal);
     try {
       const value: unknown = JSON.parse(text);
       if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
     } catch {
       // reported below
     }
-    throw errors.malformed(PROVIDER, `response body is not a JSON object: ${text.slice(0, 200)}`);
+    throw errors.malformed(provider, `response body is not a JSON object: ${text.slice(0, 200)}`);
   }
 
   return {
     async stream(body, model, ctx) {
-      checkModelId(PROVIDER, model, modelIdRules.body);
-      const res = await send('/v1/messages', { ...body, model, stream: true }, true, ctx);
+      checkModelId(provider, model, modelIdRules.body);
+      const res = await send('messages', { ...body, model, stream: true }, true, ctx);
       return res.body.decode(createMessagesRelayDecoder());
     },
     async complete(body, model, ctx) {
-      checkModelId(PROVIDER, model, modelIdRules.body);
+      checkModelId(provider, model, modelIdRules.body);
       const { stream: _stream, ...rest } = body;
-      const message = await json(await send('/v1/messages', { ...rest, model }, false, ctx), ctx);
+      const message = await json(await send('messages', { ...rest, model }, false, ctx), ctx);
       return { message, events: accountedEvents(message) };
     },
     async countTokens(body, model, ctx) {
-      checkModelId(PROVIDER, model, modelIdRules.body);
-      const answer = await json(await send('/v1/messages/count_tokens', { ...body, model }, false, ctx), ctx);
+      checkModelId(provider, model, modelIdRules.body);
+      const answer = await json(await send('count_tokens', { ...body, model }, false, ctx), ctx);
       const count = answer.input_tokens;
       if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
-        throw errors.malformed(PROVIDER, 'count_tokens answered without an input_tokens count.');
+        throw errors.malformed(provider, 'count_tokens answered without an input_tokens count.');
       }
       return count;
     },

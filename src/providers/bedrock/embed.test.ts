@@ -26,7 +26,45 @@ describe('Bedrock embeddings request', () => {
     assert.equal(embedFamily('amazon.titan-embed-text-v1'), 'titan-v1');
     assert.equal(embedFamily('us.cohere.embed-v4:0'), 'cohere-v4');
     assert.equal(embedFamily('cohere.embed-multilingual-v3'), 'cohere');
+    assert.equal(embedFamily('amazon.nova-2-multimodal-embeddings-v1:0'), 'nova');
+    assert.equal(embedFamily('us.amazon.nova-2-multimodal-embeddings-v1:0'), 'nova');
     assert.equal(embedFamily('anthropic.claude-3-haiku-20240307-v1:0'), undefined);
+  });
+
+  it('Nova Multimodal Embeddings: one SINGLE_EMBEDDING call per text, dimensions as embeddingDimension', () => {
+    const nova = (text: string, extra: Record<string, unknown> = {}) => ({
+      schemaVersion: 'nova-multimodal-embed-v1',
+      taskType: 'SINGLE_EMBEDDING',
+      singleEmbeddingParams: { embeddingPurpose: 'GENERIC_INDEX', ...extra, text: { truncationMode: 'NONE', value: text } },
+    });
+    assert.deepEqual(bodies('amazon.nova-2-multimodal-embeddings-v1:0', { input: ['a', 'b'], dimensions: 1024 }), [
+      {
+        url: 'https://bedrock-runtime.us-east-1.amazonaws.com/model/amazon.nova-2-multimodal-embeddings-v1%3A0/invoke',
+        body: nova('a', { embeddingDimension: 1024 }),
+      },
+      {
+        url: 'https://bedrock-runtime.us-east-1.amazonaws.com/model/amazon.nova-2-multimodal-embeddings-v1%3A0/invoke',
+        body: nova('b', { embeddingDimension: 1024 }),
+      },
+    ]);
+    assert.deepEqual(bodies('amazon.nova-2-multimodal-embeddings-v1:0', { input: 'a' })[0].body, nova('a'));
+    assert.equal(refusal(() => bodies('amazon.nova-2-multimodal-embeddings-v1:0', { input: 'a', dimensions: 512 })).param, 'dimensions');
+    const dropped = bodies('amazon.nova-2-multimodal-embeddings-v1:0', { input: 'a', dimensions: 512 }, { ...target, dropParams: true });
+    assert.deepEqual(dropped[0].body, nova('a'));
+  });
+
+  it("Nova Multimodal Embeddings: reads each answer's embeddings[0].embedding, the tokens from the header", () => {
+    const answer = (embedding: number[]) => ({
+      json: { embeddings: [{ embeddingType: 'TEXT', embedding }] },
+      headers: { 'x-amzn-bedrock-input-token-count': '3' },
+    });
+    assert.deepEqual(decodeBedrockEmbeddings('amazon.nova-2-multimodal-embeddings-v1:0', [answer([0.5, -1]), answer([0.25, 2])], 2), {
+      embeddings: [
+        [0.5, -1],
+        [0.25, 2],
+      ],
+      inputTokens: 6,
+    });
   });
 
   it('Titan v2: one InvokeModel call per input, dimensions passed', () => {
@@ -63,7 +101,7 @@ describe('Bedrock embeddings request', () => {
     assert.equal(refusal(() => bodies('amazon.titan-embed-text-v2:0', { input: [3, 4] })).param, 'input');
     const notEmbedding = refusal(() => bodies('anthropic.claude-3-haiku-20240307-v1:0', { input: 'a' }));
     assert.equal(notEmbedding.param, 'model');
-    assert.match(notEmbedding.message, /Titan text .* and Cohere/);
+    assert.match(notEmbedding.message, /Titan text .*, Cohere .* and Nova Multimodal Embeddings/);
     assert.deepEqual(bodies('amazon.titan-embed-text-v1', { input: 'a', dimensions: 256 }, { ...target, dropParams: true })[0].body, {
       inputText: 'a',
     });

@@ -11,9 +11,13 @@ import type { BedrockTarget } from './build-request.ts';
  * The embedding model families Bedrock serves through InvokeModel, each with its own body. An id
  * may be a cross-region profile (`us.cohere.embed-v4:0`) or an ARN, so the family is found inside it.
  */
-export type BedrockEmbedFamily = 'titan-v1' | 'titan-v2' | 'cohere' | 'cohere-v4';
+export type BedrockEmbedFamily = 'titan-v1' | 'titan-v2' | 'cohere' | 'cohere-v4' | 'nova';
+
+/** The output sizes Nova Multimodal Embeddings has (`embeddingDimension`). */
+const NOVA_DIMENSIONS: ReadonlySet<number> = new Set([256, 384, 1024, 3072]);
 
 export function embedFamily(model: string): BedrockEmbedFamily | undefined {
+  if (model.includes('amazon.nova-') && model.includes('multimodal-embeddings')) return 'nova';
   if (model.includes('amazon.titan-embed-text-v2')) return 'titan-v2';
   if (model.includes('amazon.titan-embed-text-v1') || model.includes('amazon.titan-embed-g1-text')) return 'titan-v1';
   if (model.includes('cohere.embed-v4')) return 'cohere-v4';
@@ -32,7 +36,7 @@ export function buildBedrockEmbeddings(request: EmbeddingRequest, model: string,
   const family = embedFamily(model);
   if (!family) {
     throw errors.invalidRequest(
-      `bedrock/${model} is not an embedding model sluice can call: Bedrock embeddings work with Titan text (amazon.titan-embed-text-v2:0, v1) and Cohere (cohere.embed-*) models.`,
+      `bedrock/${model} is not an embedding model sluice can call: Bedrock embeddings work with Titan text (amazon.titan-embed-text-v2:0, v1), Cohere (cohere.embed-*) and Nova Multimodal Embeddings (amazon.nova-2-multimodal-embeddings-v1:0, text) models.`,
       'model',
     );
   }
@@ -54,25 +58,55 @@ export function buildBedrockEmbeddings(request: EmbeddingRequest, model: string,
   const firstUnknown = Object.keys(unknown)[0];
   if (firstUnknown !== undefined) refuse(firstUnknown, 'it is not an OpenAI embeddings parameter this model has');
   if (inputType !== undefined && !family.startsWith('cohere')) refuse('input_type', 'only Cohere embedding models take it');
-  const dimensions = request.dimensions;
-  const sized = dimensions !== undefined && (family === 'titan-v2' || family === 'cohere-v4');
-  if (dimensions !== undefined && !sized) refuse('dimensions', 'this model has one output size');
+  const size = outputSize(family, request.dimensions, refuse);
   const call = (body: Record<string, unknown>): UpstreamRequest => ({
     // One path segment whatever the id holds (an ARN's `/` and `:` are percent-encoded, as the AWS SDKs do).
     url: `${target.endpoint.replace(/\/+$/, '')}/model/${encodeURIComponent(model)}/invoke`,
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify(body),
   });
+  if (family === 'nova') return texts.map((text) => call(novaBody(text, size)));
   if (family === 'titan-v1' || family === 'titan-v2') {
-    return texts.map((inputText) => call(sized ? { inputText, dimensions } : { inputText }));
+    return texts.map((inputText) => call(size !== undefined ? { inputText, dimensions: size } : { inputText }));
   }
   const body: Record<string, unknown> = { texts, input_type: inputType ?? 'search_document' };
-  if (sized) body.output_dimension = dimensions;
+  if (size !== undefined) body.output_dimension = size;
   return [call(body)];
 }
 
 /**
- * Titan: `{embedding, inputTextTokenCount}` per call. Cohere: `{embeddings: [[...]]}` (or, with
+ * The output size to ask for: `dimensions` where the family has a choice of it (Titan v2, Cohere
+ * v4, Nova's four sizes); refused otherwise (undefined: dropped under drop_params).
+ */
+function outputSize(family: BedrockEmbedFamily, dimensions: number | undefined, refuse: (param: string, why: string) => void) {
+  if (dimensions === undefined) return undefined;
+  if (family !== 'titan-v2' && family !== 'cohere-v4' && family !== 'nova')
+    refuse('dimensions', 'this model has one output size');
+  else if (family === 'nova' && !NOVA_DIMENSIONS.has(dimensions)) {
+    refuse('dimensions', 'Nova Multimodal Embeddings has 256, 384, 1024 or 3072 dimensions');
+  } else return dimensions;
+  return undefined;
+}
+
+/**
+ * Nova Multimodal Embeddings, text: one synchronous SINGLE_EMBEDDING per input, for indexing
+ * (`GENERIC_INDEX`, what an OpenAI embeddings client asks for). A text past the model's limit is
+ * refused (`truncationMode: NONE`), as OpenAI's embedding models refuse it, never cut silently.
+ */
+function novaBody(text: string, dimensions: number | undefined): Record<string, unknown> {
+  return {
+    schemaVersion: 'nova-multimodal-embed-v1',
+    taskType: 'SINGLE_EMBEDDING',
+    singleEmbeddingParams: {
+      embeddingPurpose: 'GENERIC_INDEX',
+      ...(dimensions !== undefined && { embeddingDimension: dimensions }),
+      text: { truncationMode: 'NONE', value: text },
+    },
+  };
+}
+
+/**
+ * Titan: `{embedding, inputTextTokenCount}` per call. Nova: `{embeddings: [{embeddingType, embedding}]}` per call. Cohere: `{embeddings: [[...]]}` (or, with
  * `embedding_types`, `{embeddings: {float: [[...]]}}`); its token count is only in the
  * `x-amzn-bedrock-input-token-count` header, which InvokeModel sets for every model.
  */
@@ -94,7 +128,12 @@ export function decodeBedrockEmbeddings(
     }
     const list = Array.isArray(body?.embeddings) ? body.embeddings : (body?.embeddings as { float?: unknown } | undefined)?.float;
     if (!Array.isArray(list)) throw errors.malformed('bedrock', `the ${model} response has no embedding or embeddings`);
-    list.forEach((vector, i) => embeddings.push(floatVector('bedrock', vector, `embeddings[${i}]`)));
+    list.forEach((item: unknown, i) => {
+      // Nova's items are objects holding the vector; Cohere's are the vectors.
+      const vector =
+        item !== null && typeof item === 'object' && !Array.isArray(item) ? (item as { embedding?: unknown }).embedding : item;
+      embeddings.push(floatVector('bedrock', vector, `embeddings[${i}]`));
+    });
   }
   if (embeddings.length !== inputs) {
     throw errors.malformed('bedrock', `the ${model} response has ${embeddings.length} vectors for ${inputs} inputs`);

@@ -34,6 +34,36 @@ export function buildGoogleRequest(
   stream: boolean,
   target: GoogleTarget,
 ): UpstreamRequest {
+  const body = geminiRequestBody(request, model, target);
+  const base = target.baseUrl.replace(/\/+$/, '');
+  const root = /\/v1(alpha|beta)?$/.test(base) ? base : `${base}/v1beta`;
+  // A plain model id names `models/{id}`; `models/…` and `tunedModels/…` are used as they are.
+  // The id is checked (model-id.ts) and encoded: it must stay one segment of the URL path.
+  const [collection, id] = checkModelId(target.name, model, modelIdRules.google).split('/', 2);
+  const resource = id === undefined ? `models/${encodeURIComponent(collection)}` : `${collection}/${encodeURIComponent(id)}`;
+  const headers = geminiHeaders(stream);
+  if (target.apiKey) headers['x-goog-api-key'] = target.apiKey;
+  return { url: `${root}/${resource}:${geminiMethod(stream)}`, headers, body: JSON.stringify(body) };
+}
+
+/** The method of a (streamed) generation: Gemini's API and Vertex AI's name them alike. */
+export function geminiMethod(stream: boolean): string {
+  return stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+}
+
+export function geminiHeaders(stream: boolean): Record<string, string> {
+  return { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
+}
+
+/**
+ * The GenerateContent body, which Gemini's API and Vertex AI take alike. Throws a 400 for what
+ * Gemini cannot honour (unless `dropParams`).
+ */
+export function geminiRequestBody(
+  request: CanonicalRequest,
+  model: string,
+  target: Pick<GoogleTarget, 'name' | 'dropParams'>,
+): Record<string, unknown> {
   const policy = paramPolicy(target.name, target.dropParams);
   // logit_bias is a canonical field; the others are not modelled and ride in `extra`.
   const loose: Record<string, unknown> = { ...request.extra, ...request };
@@ -54,20 +84,7 @@ export function buildGoogleRequest(
   const tools = toolsOf(request, policy);
   if (tools) Object.assign(body, tools);
   body.generationConfig = generationConfig(request, model);
-
-  const base = target.baseUrl.replace(/\/+$/, '');
-  const root = /\/v1(alpha|beta)?$/.test(base) ? base : `${base}/v1beta`;
-  // A plain model id names `models/{id}`; `models/…` and `tunedModels/…` are used as they are.
-  // The id is checked (model-id.ts) and encoded: it must stay one segment of the URL path.
-  const [collection, id] = checkModelId(target.name, model, modelIdRules.google).split('/', 2);
-  const resource = id === undefined ? `models/${encodeURIComponent(collection)}` : `${collection}/${encodeURIComponent(id)}`;
-  const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: stream ? 'text/event-stream' : 'application/json',
-  };
-  if (target.apiKey) headers['x-goog-api-key'] = target.apiKey;
-  return { url: `${root}/${resource}:${method}`, headers, body: JSON.stringify(body) };
+  return body;
 }
 
 /**

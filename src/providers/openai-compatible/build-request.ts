@@ -21,19 +21,39 @@ export function buildOpenAICompatibleRequest(
   stream: boolean,
   target: OpenAICompatibleTarget,
 ): UpstreamRequest {
+  const body = chatCompletionsBody(request, model, stream, target.streamOptions);
+  return {
+    url: `${target.baseUrl.replace(/\/+$/, '')}/chat/completions`,
+    headers: openAIHeaders(target, stream),
+    body: JSON.stringify(body),
+  };
+}
+
+/** The Chat Completions body: what every server of the family takes (Azure OpenAI's too, at its own URL). */
+export function chatCompletionsBody(
+  request: CanonicalRequest,
+  model: string,
+  stream: boolean,
+  streamOptions: boolean,
+): Record<string, unknown> {
   const body: Record<string, unknown> = { ...convertRequest(request), model, stream };
-  if (stream && target.streamOptions) {
+  if (stream && streamOptions) {
     // The chat surface keeps the client's stream_options in `extra` (include_obfuscation, ...).
     body.stream_options = { ...(body.stream_options as object | null | undefined), include_usage: true };
   } else {
     delete body.stream_options;
   }
   if (!stream) delete body.stream;
+  return body;
+}
+
+/** The headers of a call to an OpenAI-compatible server: JSON in, SSE or JSON out, the config's extras, the key. */
+export function openAIHeaders(target: OpenAICompatibleTarget, stream: boolean): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: stream ? 'text/event-stream' : 'application/json',
     ...target.headers,
   };
   if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
-  return { url: `${target.baseUrl.replace(/\/+$/, '')}/chat/completions`, headers, body: JSON.stringify(body) };
+  return headers;
 }

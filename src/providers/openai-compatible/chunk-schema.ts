@@ -50,6 +50,8 @@ const choice = z.object({
   message: delta.nullish(),
   finish_reason: str,
   logprobs: z.object({ content: z.array(tokenLogprob).nullish(), refusal: z.array(tokenLogprob).nullish() }).nullish(),
+  /** Azure OpenAI's content filter verdicts on this choice, passed on as sent. */
+  content_filter_results: z.record(z.string(), z.unknown()).nullish(),
 });
 
 /** The usage fields the OpenAI family sends, with each vendor's variants. */
@@ -83,6 +85,8 @@ export const chunkSchema = z.object({
   usage: usageSchema.nullish(),
   /** Groq reports usage here. */
   x_groq: z.object({ usage: usageSchema.nullish() }).nullish(),
+  /** Azure OpenAI's content filter verdicts on the prompt, passed on as sent. */
+  prompt_filter_results: z.array(z.unknown()).nullish(),
   /** OpenRouter's error object inside a chunk; read by stream-error.ts. */
   error: z.unknown().optional(),
 });

@@ -26,6 +26,7 @@ export function commonChunk(raw: unknown): Chunk | undefined {
     for (const choice of choices) if (!commonChoice(choice)) return undefined;
   }
   if (!usageLike(c.usage)) return undefined;
+  if (c.prompt_filter_results != null && !Array.isArray(c.prompt_filter_results)) return undefined;
   if (c.x_groq != null && (!isObject(c.x_groq) || !usageLike((c.x_groq as Record<string, unknown>).usage))) return undefined;
   return raw as Chunk;
 }
@@ -36,6 +37,7 @@ function commonChoice(raw: unknown): boolean {
   const index = c.index;
   if (index != null && !(Number.isSafeInteger(index) && (index as number) >= 0 && (index as number) < MAX_CHOICES)) return false;
   if (!nullishString(c.finish_reason) || c.logprobs != null) return false;
+  if (!nullishObject(c.content_filter_results)) return false;
   return commonDelta(c.delta) && commonDelta(c.message);
 }
 

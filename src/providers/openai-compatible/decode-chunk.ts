@@ -47,7 +47,8 @@ export interface ChunkDecoderOptions {
  * - `reasoning_content` (DeepSeek, xAI, Qwen) and `reasoning` (Ollama, Groq, OpenRouter);
  * - Mistral's typed content arrays with `thinking` parts, and tool calls without `index`;
  * - usage in `x_groq.usage` (Groq), in the last content chunk (Mistral, DeepSeek beta), or alone;
- * - an `error` object inside a chunk (OpenRouter), Azure's empty-`choices` filter chunks;
+ * - an `error` object inside a chunk (OpenRouter); Azure's content filter verdicts (passed on as
+ *   content-filter events), its first chunk's empty `choices`;
  * - several tool calls sent with the same index but different ids (a known upstream bug).
  */
 export class ChunkDecoder {
@@ -97,6 +98,7 @@ export class ChunkDecoder {
         serviceTier: chunk.service_tier ?? null,
       });
     }
+    if (chunk.prompt_filter_results) out.push({ type: 'content-filter', choice: null, results: chunk.prompt_filter_results });
     const choices = chunk.choices;
     if (choices) for (const choice of choices) if (!this.broken) this.decodeChoice(choice, out);
     if (this.broken) return;
@@ -143,6 +145,8 @@ export class ChunkDecoder {
   private decodeChoice(c: ChunkChoice, out: CanonicalEvent[]): void {
     const choice = c.index ?? 0;
     const state = this.state(choice);
+    // Before the delta it judged: the chat surface puts it on the chunk that carries that delta.
+    if (c.content_filter_results) out.push({ type: 'content-filter', choice, results: c.content_filter_results });
     const delta = c.delta ?? c.message;
     if (delta) {
       this.decodeDelta(choice, state, c, delta, out);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodeAll } from '../../../test/helpers/decode.ts';
 import { splitRandomly } from '../../../test/helpers/fake-upstream.ts';
-import { openAIStreamBody } from '../../../test/helpers/fixtures.ts';
+import { openAIPayloads, openAIStreamBody } from '../../../test/helpers/fixtures.ts';
 import {
   type ExpectedMessage,
   expectedFromRecording,
@@ -95,10 +95,20 @@ describe('OpenAI-compatible decoder on every recording', () => {
 });
 
 describe('OpenAI-compatible decoder quirks, pinned on their recordings', () => {
-  it('Azure: the prompt_filter_results chunk with empty choices adds nothing', () => {
-    const events = decodeWhole('openai-chat/azure-gpt35-text-content-filter.sse');
+  it("Azure: the prompt_filter_results chunk with empty choices adds only the prompt's verdicts; each choice's come before its delta", () => {
+    const name = 'openai-chat/azure-gpt35-text-content-filter.sse';
+    const events = decodeWhole(name);
     assert.deepEqual(events[0], { type: 'start', upstreamId: '', upstreamModel: '', systemFingerprint: null, serviceTier: null });
-    assert.equal(events[1]?.type, 'text');
+    const chunks = openAIPayloads(name)
+      .filter((p) => p.data !== '[DONE]')
+      .map((p) => JSON.parse(p.data) as { prompt_filter_results?: unknown[]; choices: { content_filter_results?: object }[] });
+    assert.deepEqual(events[1], { type: 'content-filter', choice: null, results: chunks[0].prompt_filter_results });
+    const verdicts = events.flatMap((e) => (e.type === 'content-filter' && e.choice === 0 ? [e.results] : []));
+    assert.deepEqual(
+      verdicts,
+      chunks.flatMap((c) => c.choices.map((choice) => choice.content_filter_results)),
+    );
+    assert.equal(events.find((e) => e.type !== 'content-filter' && e.type !== 'start')?.type, 'text');
     assert.equal(events.filter((e) => e.type === 'finish').length, 1);
   });
 

@@ -3,7 +3,7 @@ import type { UpstreamRequest } from '../../upstream/http-client.ts';
 import { floatVector, tokenCount } from '../embed-call.ts';
 import type { EmbeddingRequest } from '../../protocol/canonical/embedding-request.ts';
 import type { EmbeddingResult } from '../types.ts';
-import type { OpenAICompatibleTarget } from './build-request.ts';
+import { type OpenAICompatibleTarget, openAIHeaders } from './build-request.ts';
 
 /**
  * `POST {base}/embeddings` with the client's body as sent (its own options included), under the
@@ -14,13 +14,21 @@ export function buildOpenAICompatibleEmbeddings(
   model: string,
   target: OpenAICompatibleTarget,
 ): UpstreamRequest {
+  const body = embeddingsBody(request, model);
+  return {
+    url: `${target.baseUrl.replace(/\/+$/, '')}/embeddings`,
+    headers: openAIHeaders(target, false),
+    body: JSON.stringify(body),
+  };
+}
+
+/** The embeddings body, as OpenAI's API (and Azure OpenAI's, at its own URL) takes it. */
+export function embeddingsBody(request: EmbeddingRequest, model: string): Record<string, unknown> {
   const body: Record<string, unknown> = { ...request.extra, model, input: request.rawInput };
   if (request.encodingFormat === 'base64') body.encoding_format = 'base64';
   if (request.dimensions !== undefined) body.dimensions = request.dimensions;
   if (request.user !== undefined) body.user = request.user;
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...target.headers };
-  if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
-  return { url: `${target.baseUrl.replace(/\/+$/, '')}/embeddings`, headers, body: JSON.stringify(body) };
+  return body;
 }
 
 /**

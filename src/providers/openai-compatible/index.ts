@@ -7,7 +7,7 @@ import { decodeOpenAICompatibleResponse } from './decode-response.ts';
 import { createOpenAICompatibleFrameDecoder } from './decode-stream.ts';
 import { mapOpenAICompatibleError } from './map-error.ts';
 import { createModelList, type ModelListTimings } from './list-models.ts';
-import { createResponsesRelay } from './relay-responses.ts';
+import { createResponsesRelay, responsesAt } from './relay-responses.ts';
 import { buildOpenAICompatibleEmbeddings, decodeOpenAICompatibleEmbeddings } from './embed.ts';
 import { callEmbeddingsUpstream } from '../embed-call.ts';
 import { createBatchApi, joinUrl } from '../batch-api.ts';
@@ -44,7 +44,7 @@ export function createOpenAICompatibleProvider(
     client,
   );
   const listUpstreamModels = createModelList(settings, client, modelListTimings);
-  const responses = settings.responsesApi ? createResponsesRelay(settings.name, settings, client) : undefined;
+  const responses = settings.responsesApi ? createResponsesRelay(settings.name, responsesAt(settings), client) : undefined;
   // POST /v1/embeddings goes to the upstream's own /embeddings.
   const embed: OpenAICompatibleAdapter['embed'] = async (request, model, ctx) => {
     const { json } = await callEmbeddingsUpstream(

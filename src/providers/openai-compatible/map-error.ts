@@ -31,11 +31,16 @@ export function extractErrorMessage(body: unknown): {
   return {};
 }
 
+/**
+ * `explain`: a provider's own reading of the message, given the parsed body and its code (Azure
+ * names what its content filter flagged).
+ */
 export function mapOpenAICompatibleError(
   provider: string,
   status: number,
   headers: IncomingHttpHeaders,
   text: string,
+  explain?: (message: string, code: string | number | null | undefined, body: unknown) => string,
 ): GatewayError {
   let parsed: unknown;
   try {
@@ -44,10 +49,11 @@ export function mapOpenAICompatibleError(
     parsed = undefined;
   }
   const { message, code, type, param } = extractErrorMessage(parsed);
+  const said = message ?? text.slice(0, 500);
   return upstreamHttpError({
     provider,
     status,
-    message: message ?? text.slice(0, 500),
+    message: explain ? explain(said, code, parsed) : said,
     upstreamCode: code,
     upstreamType: type,
     param,

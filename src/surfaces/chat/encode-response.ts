@@ -32,15 +32,18 @@ export function encodeCompletion(message: AssembledMessage, identity: Completion
       }
       if (c.annotations.length > 0) msg.annotations = c.annotations.map(chatAnnotation);
       const hasLogprobs = c.logprobs.content !== null || c.logprobs.refusal !== null;
-      return {
+      const choice: Record<string, unknown> = {
         index: c.index,
         message: msg,
         logprobs: hasLogprobs ? c.logprobs : null,
         finish_reason: c.finishReason ?? 'stop',
       };
+      if (c.contentFilter !== null) choice.content_filter_results = c.contentFilter;
+      return choice;
     }),
     usage: message.usage ? toOpenAIUsage(message.usage) : null,
     service_tier: message.start?.serviceTier ?? null,
     system_fingerprint: message.start?.systemFingerprint ?? null,
+    ...(message.promptFilter !== null && { prompt_filter_results: message.promptFilter }),
   };
 }

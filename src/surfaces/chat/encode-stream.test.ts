@@ -186,3 +186,50 @@ describe('ChatChunkEncoder: MCP calls sluice ran', () => {
     assert.deepEqual(chunks([ran], { stream: STREAM_PROFILES.accounting.chat }), []);
   });
 });
+
+describe('ChatChunkEncoder: content filter verdicts (Azure)', () => {
+  const verdict = (severity: string) => ({ violence: { filtered: severity !== 'safe', severity } });
+  const filter = (choice: number, severity: string): CanonicalEvent => ({ type: 'content-filter', choice, results: verdict(severity) });
+
+  it("puts the prompt's on a chunk with no choices and a choice's on the chunk of the delta that follows", () => {
+    const prompt = [{ prompt_index: 0, content_filter_results: verdict('safe') }];
+    const out = chunks([
+      { type: 'start' },
+      { type: 'content-filter', choice: null, results: prompt },
+      filter(0, 'safe'),
+      { type: 'text', choice: 0, text: 'Hi' },
+      filter(0, 'low'),
+      { type: 'finish', choice: 0, reason: 'stop' },
+    ]);
+    assert.deepEqual(out[0].prompt_filter_results, prompt);
+    assert.deepEqual(out[0].choices, []);
+    assert.deepEqual(
+      out.slice(1).map((c) => [c.choices[0].delta, c.choices[0].finish_reason, c.choices[0].content_filter_results]),
+      [
+        [{ role: 'assistant', content: '' }, null, undefined],
+        [{ content: 'Hi' }, null, verdict('safe')],
+        [{}, 'stop', verdict('low')],
+      ],
+    );
+  });
+
+  it('sends verdicts with no delta of their own on the role chunk, or on an empty delta after the finish', () => {
+    const out = chunks([
+      { type: 'start' },
+      filter(0, 'safe'),
+      filter(0, 'low'),
+      { type: 'text', choice: 0, text: 'Hi' },
+      { type: 'finish', choice: 0, reason: 'content_filter' },
+      filter(0, 'high'),
+    ]);
+    assert.deepEqual(
+      out.map((c) => [c.choices[0].delta, c.choices[0].finish_reason, c.choices[0].content_filter_results]),
+      [
+        [{ role: 'assistant', content: '' }, null, verdict('safe')],
+        [{ content: 'Hi' }, null, verdict('low')],
+        [{}, 'content_filter', undefined],
+        [{}, null, verdict('high')],
+      ],
+    );
+  });
+});

@@ -47,6 +47,11 @@ interface ChoiceState {
    * Made at the first tool call: most streams have none (an empty Map is ~180 bytes a stream).
    */
   toolIndex: Map<number, number> | undefined;
+  /**
+   * The upstream's content filter verdicts (JSON) for the delta that comes next, which carries
+   * them as `content_filter_results`, as Azure's chunk did.
+   */
+  filter: string | undefined;
 }
 
 /**
@@ -135,6 +140,8 @@ export class ChatChunkEncoder {
         return this.options.stream.vendorEvents === 'passthrough' ? this.openTurn() + vendorFrame(event.data) : '';
       case 'mcp':
         return this.mcp(event.step);
+      case 'content-filter':
+        return this.contentFilter(event);
       case 'usage':
       case 'error':
       case 'end':
@@ -173,6 +180,41 @@ export class ChatChunkEncoder {
     if (event.signature) parts.push(`"reasoning_signature":${JSON.stringify(event.signature)}`);
     if (parts.length === 0) return '';
     return this.delta(event.choice, `{${parts.join(',')}}`, 'null', { type: 'reasoning', data: event.text });
+  }
+
+  /**
+   * The prompt's verdicts are a chunk of their own with no choices (as Azure sends them); a
+   * choice's ride on its next chunk. Verdicts already held (no delta came between) go out first,
+   * on the role chunk or on a chunk with an empty delta, as do those that come after the finish.
+   */
+  private contentFilter(event: Extract<CanonicalEvent, { type: 'content-filter' }>): string {
+    const json = JSON.stringify(event.results);
+    if (event.choice === null) {
+      const flat = this.flatFields({ type: 'content', data: '' });
+      return `data: ${this.getPrefix()}${flat}"prompt_filter_results":${json},"choices":[${this.suffix}\n\n`;
+    }
+    const state = this.choice(event.choice);
+    let frames = '';
+    if (state.filter !== undefined) {
+      frames = state.started
+        ? this.filterChunk(event.choice, state)
+        : this.roleChunk(event.choice, state, this.takeFilter(state));
+    }
+    state.filter = json;
+    return state.finished ? frames + this.filterChunk(event.choice, state) : frames;
+  }
+
+  private filterChunk(choice: number, state: ChoiceState): string {
+    const choiceJson = `{"index":${choice},"delta":{},"logprobs":null,"finish_reason":null${this.takeFilter(state)}}`;
+    return this.frame(choiceJson, this.flatFields({ type: 'content', data: '' }));
+  }
+
+  /** The held verdicts of a choice as the field its next chunk carries (`,"content_filter_results":…`), once. */
+  private takeFilter(state: ChoiceState): string {
+    const json = state.filter;
+    if (json === undefined) return '';
+    state.filter = undefined;
+    return `,"content_filter_results":${json}`;
   }
 
   private toolCallStart(event: Extract<CanonicalEvent, { type: 'tool-call-start' }>): string {
@@ -267,7 +309,7 @@ export class ChatChunkEncoder {
       if (!Number.isInteger(index) || index < 0 || index >= MAX_CHOICES) {
         throw new Error(`canonical event with an invalid choice index: ${String(index).slice(0, 40)}`);
       }
-      state = { started: false, finished: false, toolIndex: undefined };
+      state = { started: false, finished: false, toolIndex: undefined, filter: undefined };
       this.choices[index] = state;
     }
     return state;
@@ -276,7 +318,7 @@ export class ChatChunkEncoder {
   /** `reason`: a canonical finish reason, or the accounting profile's `error`. */
   private finishChunk(choice: number, state: ChoiceState, reason: FinishReason | 'error'): string {
     state.finished = true;
-    const choiceJson = `{"index":${choice},"delta":{},"logprobs":null,"finish_reason":"${reason}"}`;
+    const choiceJson = `{"index":${choice},"delta":{},"logprobs":null,"finish_reason":"${reason}"${this.takeFilter(state)}}`;
     if (this.heldFinishes) {
       this.heldFinishes.push(choiceJson);
       return '';
@@ -291,7 +333,7 @@ export class ChatChunkEncoder {
     const state = this.choice(choice);
     if (state.finished) return '';
     const role = this.roleChunk(choice, state);
-    const choiceJson = `{"index":${choice},"delta":${delta},"logprobs":${logprobsJson},"finish_reason":null}`;
+    const choiceJson = `{"index":${choice},"delta":${delta},"logprobs":${logprobsJson},"finish_reason":null${this.takeFilter(state)}}`;
     return `${role}${this.frame(choiceJson, this.flatFields(flat))}`;
   }
 
@@ -304,10 +346,11 @@ export class ChatChunkEncoder {
     return this.roleChunk(0, this.choice(0));
   }
 
-  private roleChunk(choice: number, state: ChoiceState): string {
+  /** `filter`: held verdicts that had no delta of their own (takeFilter's field), else none. */
+  private roleChunk(choice: number, state: ChoiceState, filter = ''): string {
     if (state.started) return '';
     state.started = true;
-    const choiceJson = `{"index":${choice},"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}`;
+    const choiceJson = `{"index":${choice},"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null${filter}}`;
     return this.frame(choiceJson, this.flatFields({ type: 'content', data: '' }));
   }
 

@@ -1,3 +1,4 @@
+import { messagesRelayOf } from '../../providers/messages-relay-of.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { countPromptTokens } from '../../accounting/count-tokens.ts';
 import { errors } from '../../errors/catalog.ts';
@@ -38,7 +39,7 @@ export async function handleCountTokens(
     refuseDisallowed(caller, first.via, first.key);
     const { target } = first;
     const call = { signal, requestId };
-    const relay = target.adapter.messages;
+    const relay = messagesRelayOf(target.adapter, target.model);
     if (relay) {
       const beta = req.headers['anthropic-beta'];
       const count = await relay.countTokens(body as Record<string, unknown>, target.model, {

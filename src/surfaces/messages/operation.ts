@@ -1,3 +1,4 @@
+import { messagesRelayOf } from '../../providers/messages-relay-of.ts';
 import { renderAnthropicError } from '../../protocol/anthropic-errors.ts';
 import { parseMessagesRequest } from './parse-request.ts';
 import { messagesToCanonical } from './to-canonical.ts';
@@ -33,7 +34,7 @@ export function createMessage(beta: string | undefined): ModelOperation {
       return {
         model: parsed.model,
         async prepare(target) {
-          if (target.adapter.messages) {
+          if (messagesRelayOf(target.adapter, target.model)) {
             // What the accountant counts when the upstream reports no usage (everything it can read).
             const request = messagesToCanonical(parsed, { dropParams: true, keepCacheControl: false });
             return {

@@ -1,3 +1,4 @@
+import { messagesRelayOf } from '../../providers/messages-relay-of.ts';
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import type { RunScope } from '../../pipeline/model-operation.ts';
 import { capRelayedOutput } from '../../pipeline/output-cap.ts';
@@ -23,7 +24,7 @@ export async function relayMessages(
   const { accountant, exchange } = run;
   const relay = routedRelay(
     run,
-    (c) => c.target.adapter.messages,
+    (c) => messagesRelayOf(c.target.adapter, c.target.model),
     { beta },
     (event) => accountant.observe(event),
   );

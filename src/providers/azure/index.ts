@@ -1,0 +1,146 @@
+import { ConfigError } from '../../config/config-error.ts';
+import type { ProviderConfig } from '../../config/schema.ts';
+import type { UpstreamClient, UpstreamRequest } from '../../upstream/http-client.ts';
+import { callEmbeddingsUpstream } from '../embed-call.ts';
+import { createHttpProvider } from '../http-provider.ts';
+import type { NativeProviderDefinition } from '../native-provider-definition.ts';
+import { chatCompletionsBody } from '../openai-compatible/build-request.ts';
+import { decodeOpenAICompatibleResponse } from '../openai-compatible/decode-response.ts';
+import { createOpenAICompatibleFrameDecoder } from '../openai-compatible/decode-stream.ts';
+import { decodeOpenAICompatibleEmbeddings, embeddingsBody } from '../openai-compatible/embed.ts';
+import { createResponsesRelay } from '../openai-compatible/relay-responses.ts';
+import { createSseStreamDecoder } from '../sse-decoder.ts';
+import type { ProviderAdapter } from '../types.ts';
+import { createEntraTokenSource, type EntraCredentials } from './entra-token.ts';
+import { mapAzureError } from './map-error.ts';
+import { type AzureApi, azureUrl, DEFAULT_API_VERSION } from './url.ts';
+
+export interface AzureSettings extends AzureApi {
+  name: string;
+  /** Sent as `api-key`; unused when `entra` is set. */
+  apiKey: string | undefined;
+  /** Microsoft Entra ID instead of a key: a bearer token of these client credentials. */
+  entra: EntraCredentials | undefined;
+  /** Model name -> deployment name; a model not listed is its own deployment's name. */
+  deployments: Record<string, string>;
+  headers: Record<string, string>;
+  models: string[];
+  /** Relay /v1/responses to Azure's Responses API (2025-03-01-preview on, or v1); else it is served through chat completions. */
+  responsesApi: boolean;
+}
+
+/**
+ * Azure OpenAI: OpenAI's Chat Completions, Responses and embeddings at Azure's URLs (url.ts), a
+ * model named by its deployment, with a key or an Entra ID token. The bodies, the stream and its
+ * content filter verdicts are OpenAI's (the OpenAI-compatible adapter's code, reused).
+ */
+export function createAzureProvider(settings: AzureSettings, client: UpstreamClient): ProviderAdapter {
+  const { name } = settings;
+  const token = settings.entra ? createEntraTokenSource(name, settings.entra, client) : undefined;
+  const deployment = (model: string) => settings.deployments[model] ?? model;
+  const mapError = (status: number, headers: Parameters<typeof mapAzureError>[2], text: string) =>
+    mapAzureError(name, status, headers, text);
+
+  /** A call of `path`; `perDeployment` false for an operation of the resource (Responses). */
+  async function place(
+    path: string,
+    body: Record<string, unknown>,
+    stream: boolean,
+    perDeployment: boolean,
+  ): Promise<UpstreamRequest> {
+    const target = deployment(String(body.model));
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: stream ? 'text/event-stream' : 'application/json',
+      ...settings.headers,
+    };
+    if (token) headers.authorization = `Bearer ${await token()}`;
+    else if (settings.apiKey) headers['api-key'] = settings.apiKey;
+    return {
+      url: azureUrl(settings, path, perDeployment ? target : undefined),
+      headers,
+      body: JSON.stringify({ ...body, model: target }),
+    };
+  }
+
+  const decodeOptions = { provider: name, splitThinkTags: false };
+  const adapter = createHttpProvider(
+    {
+      name,
+      models: [...new Set([...settings.models, ...Object.keys(settings.deployments)])],
+      buildRequest: (request, model, stream) =>
+        place('chat/completions', chatCompletionsBody(request, model, stream, true), stream, true),
+      createStreamDecoder: () => createSseStreamDecoder(name, createOpenAICompatibleFrameDecoder(decodeOptions)),
+      decodeResponse: (body) => decodeOpenAICompatibleResponse(body, decodeOptions),
+      mapError,
+    },
+    client,
+  );
+  return {
+    ...adapter,
+    ...(settings.responsesApi && {
+      responses: createResponsesRelay(name, (body, stream) => place('responses', body, stream, false), client, mapError),
+    }),
+    async embed(request, model, ctx) {
+      const upstream = await place('embeddings', embeddingsBody(request, model), false, true);
+      const { json } = await callEmbeddingsUpstream(name, client, upstream, ctx, mapError);
+      return decodeOpenAICompatibleEmbeddings(name, json, request.input.length);
+    },
+  };
+}
+
+/** The Entra credentials of an entry (or the environment): all three, none, or a config error naming what is missing. */
+function entraCredentials(name: string, env: NodeJS.ProcessEnv, entry: ProviderConfig | undefined): EntraCredentials | undefined {
+  const tenantId = entry?.tenant_id || env.AZURE_TENANT_ID;
+  const clientId = entry?.client_id || env.AZURE_CLIENT_ID;
+  const clientSecret = entry?.client_secret || env.AZURE_CLIENT_SECRET;
+  if (!tenantId && !clientId && !clientSecret) return undefined;
+  if (!tenantId || !clientId || !clientSecret) {
+    const missing = [!tenantId && 'tenant_id', !clientId && 'client_id', !clientSecret && 'client_secret'].filter(Boolean);
+    throw new ConfigError(
+      `providers.${name}: Entra ID needs tenant_id, client_id and client_secret; ${missing.join(', ')} missing.`,
+    );
+  }
+  return { tenantId, clientId, clientSecret, ...(entry?.token_url && { tokenUrl: entry.token_url }) };
+}
+
+/** An entry's settings, or the environment's; undefined when neither enables the provider. */
+function azureSettings(name: string, env: NodeJS.ProcessEnv, fromFile: ProviderConfig | undefined): AzureSettings | undefined {
+  const endpoint = fromFile?.base_url || env.AZURE_OPENAI_ENDPOINT;
+  const apiKey = fromFile?.api_key || env.AZURE_OPENAI_API_KEY || undefined;
+  const entra = entraCredentials(name, env, fromFile);
+  if (!fromFile && !(endpoint && (apiKey || entra))) return undefined;
+  if (!endpoint) {
+    throw new ConfigError(
+      `providers.${name}: base_url (the resource's endpoint, https://{resource}.openai.azure.com) or AZURE_OPENAI_ENDPOINT is needed.`,
+    );
+  }
+  const apiVersion = fromFile?.api_version || env.AZURE_OPENAI_API_VERSION || DEFAULT_API_VERSION;
+  return { name, endpoint, apiVersion, apiKey, entra, ...entryLists(fromFile) };
+}
+
+function entryLists(
+  fromFile: ProviderConfig | undefined,
+): Pick<AzureSettings, 'deployments' | 'headers' | 'models' | 'responsesApi'> {
+  return {
+    deployments: fromFile?.deployments ?? {},
+    headers: fromFile?.headers ?? {},
+    models: fromFile?.models ?? [],
+    responsesApi: fromFile?.responses_api === true,
+  };
+}
+
+/**
+ * Enabled by AZURE_OPENAI_ENDPOINT with AZURE_OPENAI_API_KEY (or AZURE_TENANT_ID, AZURE_CLIENT_ID
+ * and AZURE_CLIENT_SECRET for Entra ID), or by a config entry (`providers.azure`, or any name with
+ * `type: azure`), whose fields win.
+ */
+export const azureProvider: NativeProviderDefinition = {
+  name: 'azure',
+  enableHint: 'AZURE_OPENAI_ENDPOINT and AZURE_OPENAI_API_KEY',
+  secretEnv: ['AZURE_OPENAI_API_KEY', 'AZURE_CLIENT_SECRET'],
+  create(env, fromFile, client, name = 'azure') {
+    const settings = azureSettings(name, env, fromFile);
+    return settings && createAzureProvider(settings, client);
+  },
+};

@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { azureUrl } from './url.ts';
+
+describe('azureUrl', () => {
+  const deployments = { endpoint: 'https://res.openai.azure.com/', apiVersion: '2024-10-21' };
+  const v1 = { endpoint: 'https://res.openai.azure.com', apiVersion: 'v1' };
+
+  it('puts a deployment operation under its deployment, with the api-version', () => {
+    assert.equal(
+      azureUrl(deployments, 'chat/completions', 'gpt-4o-prod'),
+      'https://res.openai.azure.com/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21',
+    );
+  });
+
+  it("puts a resource operation (no deployment) at the resource's root", () => {
+    assert.equal(azureUrl(deployments, 'responses'), 'https://res.openai.azure.com/openai/responses?api-version=2024-10-21');
+  });
+
+  it('calls the v1 API without an api-version, deployment or not', () => {
+    assert.equal(azureUrl(v1, 'chat/completions', 'gpt-4o-prod'), 'https://res.openai.azure.com/openai/v1/chat/completions');
+    assert.equal(azureUrl(v1, 'files'), 'https://res.openai.azure.com/openai/v1/files');
+  });
+
+  it('keeps a deployment one path segment', () => {
+    assert.equal(
+      azureUrl(deployments, 'embeddings', 'a/../b'),
+      'https://res.openai.azure.com/openai/deployments/a%2F..%2Fb/embeddings?api-version=2024-10-21',
+    );
+  });
+});
