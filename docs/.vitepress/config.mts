@@ -32,6 +32,8 @@ export default defineConfig({
           { text: 'Responses', link: '/api/responses' },
           { text: 'Messages', link: '/api/messages' },
           { text: 'Embeddings', link: '/api/embeddings' },
+          { text: 'Images', link: '/api/images' },
+          { text: 'Audio', link: '/api/audio' },
           { text: 'Request log', link: '/api/request-log' },
           { text: 'MCP gateway', link: '/api/mcp' },
           { text: 'sluice/client', link: '/api/client' },

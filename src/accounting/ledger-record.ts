@@ -13,7 +13,16 @@ export interface LedgerRecord {
   model: string;
   /** What the client named (alias or provider/model). */
   requestedModel: string;
-  surface: 'chat' | 'responses' | 'messages' | 'embeddings' | 'mcp';
+  surface:
+    | 'chat'
+    | 'responses'
+    | 'messages'
+    | 'embeddings'
+    | 'images'
+    | 'audio.transcriptions'
+    | 'audio.translations'
+    | 'audio.speech'
+    | 'mcp';
   streamed: boolean;
   inputTokens: number;
   cachedInputTokens: number;

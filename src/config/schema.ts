@@ -214,6 +214,14 @@ const configObject = z.strictObject({
         .positive()
         .default(20 * 1024 * 1024)
         .describe('The largest request body accepted; larger ones get 413 request_too_large.'),
+      upload_limit_bytes: z
+        .number()
+        .int()
+        .positive()
+        .default(25 * 1024 * 1024)
+        .describe(
+          "The largest multipart upload accepted (/v1/audio/transcriptions, /v1/audio/translations, /v1/images/edits: OpenAI's own limit is 25 MB); larger ones get 413 request_too_large.",
+        ),
       drain_timeout_s: seconds
         .default(30)
         .describe('On SIGTERM or SIGINT: how long open streams may go on before they are ended.'),

@@ -175,6 +175,7 @@ async function admit(
     target,
     request: prepared.request,
     inputTokens: prepared.input?.estimatedTokens,
+    units: prepared.units,
     streamed: prepared.streamed,
   });
   progress.admission = admission;

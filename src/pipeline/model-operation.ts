@@ -2,6 +2,7 @@ import type { Accountant, CountInput } from '../accounting/accountant.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
+import type { MediaUnits } from '../protocol/canonical/usage.ts';
 import type { ResolvedModel } from '../providers/registry.ts';
 import type { AttemptLog } from '../routing/attempts.ts';
 import type { Candidate } from '../routing/plan.ts';
@@ -56,6 +57,8 @@ export interface PreparedRequest {
    * when the provider reports none. Absent: `request`'s messages, counted as a chat prompt.
    */
   input?: { estimatedTokens: number; count: CountInput };
+  /** The media units the request will be billed for, as far as its body tells: what the admission reserves besides tokens. */
+  units?: MediaUnits;
   run(run: RunScope): Promise<GatewayError | null>;
 }
 

@@ -41,6 +41,7 @@ export function redactAdapter(adapter: ProviderAdapter, redact: Redact): Provide
   if (adapter.messages) wrapped.messages = redactMessagesRelay(adapter.messages, redact, clean);
   if (adapter.countTokens) wrapped.countTokens = guard(clean)(adapter.countTokens.bind(adapter));
   if (adapter.embed) wrapped.embed = guard(clean)(adapter.embed.bind(adapter));
+  if (adapter.media) wrapped.media = { send: guard(clean)(adapter.media.send.bind(adapter.media)) };
   return wrapped;
 }
 

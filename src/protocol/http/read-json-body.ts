@@ -5,9 +5,6 @@ import { requireJsonContentType } from './check-content-type.ts';
 /**
  * Reads the body up to `limit` bytes (413 past it) and parses it as JSON (400 if it is not); a body
  * not declared as application/json is refused first (415, see edge/check-content-type.ts).
- * Plain 'data' events rather than `for await`: the request's async iterator costs a few us per
- * request on the hot path, and past the limit the rest of the body is still drained, so the
- * client reads the 413 instead of a reset connection.
  */
 export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   try {
@@ -16,12 +13,29 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
     req.resume();
     throw err;
   }
+  const body = await readBodyBytes(req, limit);
+  const text = body.toString('utf8');
+  if (text.trim() === '') throw errors.invalidJson('the body is empty');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw errors.invalidJson((err as Error).message);
+  }
+}
+
+/**
+ * The body's bytes, up to `limit` (413 past it, declared or sent). Plain 'data' events rather than
+ * `for await`: the request's async iterator costs a few us per request on the hot path, and past
+ * the limit the rest of the body is still drained, so the client reads the 413 instead of a reset
+ * connection.
+ */
+export async function readBodyBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (declared > limit) {
     req.resume();
     throw errors.bodyTooLarge(limit);
   }
-  const body = await new Promise<Buffer>((resolve, reject) => {
+  return new Promise<Buffer>((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;
     let failed = false;
@@ -49,11 +63,4 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
       reject(errors.cancelled('The client closed the connection while sending the request.'));
     });
   });
-  const text = body.toString('utf8');
-  if (text.trim() === '') throw errors.invalidJson('the body is empty');
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw errors.invalidJson((err as Error).message);
-  }
 }

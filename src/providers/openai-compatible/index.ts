@@ -10,6 +10,7 @@ import { createModelList, type ModelListTimings } from './list-models.ts';
 import { createResponsesRelay } from './relay-responses.ts';
 import { buildOpenAICompatibleEmbeddings, decodeOpenAICompatibleEmbeddings } from './embed.ts';
 import { callEmbeddingsUpstream } from '../embed-call.ts';
+import { createMediaApi } from '../media-api.ts';
 
 export interface OpenAICompatibleSettings extends OpenAICompatibleTarget {
   name: string;
@@ -55,5 +56,12 @@ export function createOpenAICompatibleProvider(
     );
     return decodeOpenAICompatibleEmbeddings(settings.name, json, request.input.length);
   };
-  return responses ? { ...adapter, responses, embed, listUpstreamModels } : { ...adapter, embed, listUpstreamModels };
+  // Images and audio go to the upstream's own endpoints under its base URL (/images/generations, ...).
+  const media = createMediaApi(settings.name, client, {
+    urlFor: (path) => `${settings.baseUrl.replace(/\/+$/, '')}/${path}`,
+    headers: { ...settings.headers, ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}) },
+    mapError: (status, headers, text) => mapOpenAICompatibleError(settings.name, status, headers, text),
+  });
+  const served = { ...adapter, embed, media, listUpstreamModels };
+  return responses ? { ...served, responses } : served;
 }

@@ -1,0 +1,47 @@
+import { renderErrorBody } from '../../errors/render.ts';
+import { relayMediaStream, relayWholeMedia } from '../../pipeline/media-relay.ts';
+import { mediaCanonical, textInput } from '../../pipeline/media-request.ts';
+import type { ModelOperation, ParsedRequest } from '../../pipeline/model-operation.ts';
+import type { PipelineContext } from '../../pipeline/context.ts';
+import { formOf, type MultipartBody } from '../../protocol/http/read-multipart-body.ts';
+import type { MediaCall, MediaPath } from '../../providers/types.ts';
+import { type ImagesRequest, parseImageEdit, parseImageGeneration } from './parse-request.ts';
+import { imageEventUsage, imagesUsage } from './usage.ts';
+
+/**
+ * A parsed images request through the lifecycle: reserved as `n` images (and their output tokens),
+ * relayed to the target's own images endpoint, streamed as it came when it asked for `stream`.
+ */
+function imagesRequest(path: MediaPath, request: ImagesRequest, ctx: PipelineContext): ParsedRequest {
+  const body = 'json' in request.body ? request.body : { form: formOf(request.body.form) };
+  const call: MediaCall = { path, body, accept: request.stream ? 'text/event-stream' : 'application/json' };
+  return {
+    model: request.model,
+    ...(request.user !== undefined ? { stickyKey: request.user } : {}),
+    prepare: async () => ({
+      request: mediaCanonical(request.model, request.prompt, { n: request.n, user: request.user }),
+      streamed: request.stream,
+      deadlineMs: ctx.config.stream.deadline_s * 1000,
+      input: textInput(request.prompt),
+      units: { images: request.n },
+      run: (run) =>
+        request.stream
+          ? relayMediaStream(run, call, imageEventUsage)
+          : relayWholeMedia(run, call, (answer) => ({ usage: imagesUsage(answer.json) })),
+    }),
+  };
+}
+
+/** POST /v1/images/generations: OpenAI's images API over every provider that serves it (ledger surface `images`). */
+export const createImages: ModelOperation = {
+  surface: 'images',
+  renderError: renderErrorBody,
+  parse: (body, ctx) => imagesRequest('images/generations', parseImageGeneration(body), ctx),
+};
+
+/** POST /v1/images/edits (multipart: the images and mask as files), the same way. */
+export const editImages: ModelOperation = {
+  surface: 'images',
+  renderError: renderErrorBody,
+  parse: (body, ctx) => imagesRequest('images/edits', parseImageEdit(body as MultipartBody), ctx),
+};
