@@ -1,17 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GatewayError } from '../errors/gateway-error.ts';
+import { refusalOf as refusal } from '../../test/helpers/refusal.ts';
 import { FormFields } from './form-fields.ts';
-
-function refusal(read: () => unknown): GatewayError {
-  try {
-    read();
-  } catch (err) {
-    assert.ok(err instanceof GatewayError);
-    return err;
-  }
-  assert.fail('expected a 400');
-}
 
 const file = new File(['audio'], 'a.wav', { type: 'audio/wav' });
 

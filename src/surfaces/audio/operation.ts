@@ -1,6 +1,6 @@
 import { renderErrorBody } from '../../errors/render.ts';
 import { relayMediaBytes, relayMediaStream, relayWholeMedia, type WholeAnswer } from '../../pipeline/media-relay.ts';
-import { mediaCanonical, textInput } from '../../pipeline/media-request.ts';
+import { mediaParsed } from '../../pipeline/media-request.ts';
 import type { ModelOperation } from '../../pipeline/model-operation.ts';
 import type { RunScope } from '../../pipeline/model-operation.ts';
 import type { Usage } from '../../protocol/canonical/usage.ts';
@@ -36,17 +36,13 @@ function transcriptionOperation(kind: 'transcriptions' | 'translations'): ModelO
         body: { form: formOf(request.form) },
         accept: request.stream ? 'text/event-stream' : 'application/json',
       };
-      return {
+      return mediaParsed(ctx, {
         model: request.model,
-        prepare: async () => ({
-          request: mediaCanonical(request.model, request.prompt),
-          streamed: request.stream,
-          deadlineMs: ctx.config.stream.deadline_s * 1000,
-          input: textInput(request.prompt),
-          run: (run) =>
-            request.stream ? relayMediaStream(run, call, transcriptEventUsage) : relayWholeMedia(run, call, transcriptUsage),
-        }),
-      };
+        text: request.prompt,
+        streamed: request.stream,
+        run: (run) =>
+          request.stream ? relayMediaStream(run, call, transcriptEventUsage) : relayWholeMedia(run, call, transcriptUsage),
+      });
     },
   };
 }
@@ -77,20 +73,16 @@ export const createSpeech: ModelOperation = {
       body: { json: request.json },
       accept: request.sse ? 'text/event-stream' : '*/*',
     };
-    return {
+    return mediaParsed(ctx, {
       model: request.model,
-      prepare: async () => ({
-        request: mediaCanonical(request.model, request.input),
-        streamed: request.sse,
-        deadlineMs: ctx.config.stream.deadline_s * 1000,
-        input: textInput(request.input),
-        units: { characters: characters(request.input) },
-        run: (run) =>
-          request.sse
-            ? relayMediaStream(run, call, speechEventUsage)
-            : relayMediaBytes(run, call, () => spokenUsage(run, request.input)),
-      }),
-    };
+      text: request.input,
+      streamed: request.sse,
+      units: { characters: characters(request.input) },
+      run: (run) =>
+        request.sse
+          ? relayMediaStream(run, call, speechEventUsage)
+          : relayMediaBytes(run, call, () => spokenUsage(run, request.input)),
+    });
   },
 };
 

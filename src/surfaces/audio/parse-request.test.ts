@@ -1,17 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GatewayError } from '../../errors/gateway-error.ts';
+import { refusalOf as refusal } from '../../../test/helpers/refusal.ts';
 import { parseSpeech, parseTranscription } from './parse-request.ts';
-
-function refusal(parse: () => unknown): GatewayError {
-  try {
-    parse();
-  } catch (err) {
-    assert.ok(err instanceof GatewayError);
-    return err;
-  }
-  assert.fail('expected a 400');
-}
 
 const wav = new File(['RIFF'], 'a.wav', { type: 'audio/wav' });
 

@@ -1,6 +1,6 @@
 import { renderErrorBody } from '../../errors/render.ts';
 import { relayMediaStream, relayWholeMedia } from '../../pipeline/media-relay.ts';
-import { mediaCanonical, textInput } from '../../pipeline/media-request.ts';
+import { mediaParsed } from '../../pipeline/media-request.ts';
 import type { ModelOperation, ParsedRequest } from '../../pipeline/model-operation.ts';
 import type { PipelineContext } from '../../pipeline/context.ts';
 import { formOf, type MultipartBody } from '../../protocol/http/read-multipart-body.ts';
@@ -15,21 +15,18 @@ import { imageEventUsage, imagesUsage } from './usage.ts';
 function imagesRequest(path: MediaPath, request: ImagesRequest, ctx: PipelineContext): ParsedRequest {
   const body = 'json' in request.body ? request.body : { form: formOf(request.body.form) };
   const call: MediaCall = { path, body, accept: request.stream ? 'text/event-stream' : 'application/json' };
-  return {
+  return mediaParsed(ctx, {
     model: request.model,
-    ...(request.user !== undefined ? { stickyKey: request.user } : {}),
-    prepare: async () => ({
-      request: mediaCanonical(request.model, request.prompt, { n: request.n, user: request.user }),
-      streamed: request.stream,
-      deadlineMs: ctx.config.stream.deadline_s * 1000,
-      input: textInput(request.prompt),
-      units: { images: request.n },
-      run: (run) =>
-        request.stream
-          ? relayMediaStream(run, call, imageEventUsage)
-          : relayWholeMedia(run, call, (answer) => ({ usage: imagesUsage(answer.json) })),
-    }),
-  };
+    text: request.prompt,
+    streamed: request.stream,
+    n: request.n,
+    ...(request.user !== undefined ? { user: request.user } : {}),
+    units: { images: request.n },
+    run: (run) =>
+      request.stream
+        ? relayMediaStream(run, call, imageEventUsage)
+        : relayWholeMedia(run, call, (answer) => ({ usage: imagesUsage(answer.json) })),
+  });
 }
 
 /** POST /v1/images/generations: OpenAI's images API over every provider that serves it (ledger surface `images`). */
