@@ -127,7 +127,9 @@ describe('POST /v1/audio through the openai SDK', () => {
 
   it('stream: the transcript.text.delta and .done events relayed as SSE, the usage of .done in the ledger', async () => {
     upstream.reply(transcriptionAnswer);
-    const stream = await gw.client.audio.transcriptions.create({ model: 'openai/gpt-4o-mini-transcribe', file: await audioFile(), stream: true });
+    const { data: stream, response } = await gw.client.audio.transcriptions
+      .create({ model: 'openai/gpt-4o-mini-transcribe', file: await audioFile(), stream: true })
+      .withResponse();
     const events: { type: string }[] = [];
     for await (const e of stream) events.push(e);
     assert.deepEqual(
@@ -135,8 +137,7 @@ describe('POST /v1/audio through the openai SDK', () => {
       ['transcript.text.delta', 'transcript.text.delta', 'transcript.text.done'],
     );
     assert.equal(last(upstream).headers.accept, 'text/event-stream');
-    const rows = (await (await fetch(`${gw.url}/v1/requests?limit=1`)).json()) as { data: Record<string, any>[] };
-    const row = rows.data[0];
+    const row = await record(response);
     assert.deepEqual(
       [row.surface, row.streamed, row.outcome, row.usage.input_tokens, row.usage.output_tokens],
       ['audio.transcriptions', true, 'ok', 14, 11],

@@ -122,17 +122,36 @@ describe('POST /v1/images through the openai SDK', () => {
 
   it('stream: partial images and the final one relayed as SSE events, the usage of the final one in the ledger', async () => {
     upstream.reply({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: STREAMED, randomSplit: { seed: 7 } });
-    const stream = await gw.client.images.generate({ model: 'openai/gpt-image-1', prompt: 'a fox', stream: true, partial_images: 1 });
+    const { data: stream, response } = await gw.client.images
+      .generate({ model: 'openai/gpt-image-1', prompt: 'a fox', stream: true, partial_images: 1 })
+      .withResponse();
     const types: string[] = [];
     for await (const e of stream) types.push(e.type);
     assert.deepEqual(types, ['image_generation.partial_image', 'image_generation.completed']);
     assert.equal((last(upstream).json as { stream?: boolean }).stream, true);
     assert.equal(last(upstream).headers.accept, 'text/event-stream');
-    const rows = (await (await fetch(`${gw.url}/v1/requests?limit=1`)).json()) as { data: Record<string, any>[] };
-    const row = rows.data[0];
+    const row = await record(response);
     assert.deepEqual([row.surface, row.streamed, row.outcome], ['images', true, 'ok']);
     assert.deepEqual([row.usage.input_tokens, row.usage.output_tokens], [50, 4160]);
     assert.equal(row.cost_usd, gptImageCost().costUsd);
+  });
+
+  it("a stream the upstream breaks ends with an error event the SDK raises, and the row's failure", async () => {
+    const partial = STREAMED.slice(0, STREAMED.indexOf('event: image_generation.completed'));
+    upstream.reply({ status: 200, headers: { 'content-type': 'text/event-stream' }, pieces: [partial], after: 'reset' });
+    const { data: stream, response } = await gw.client.images
+      .generate({ model: 'openai/gpt-image-1', prompt: 'a fox', stream: true, partial_images: 1 })
+      .withResponse();
+    const types: string[] = [];
+    await assert.rejects(
+      (async () => {
+        for await (const e of stream) types.push(e.type);
+      })(),
+      (err: unknown) => err instanceof OpenAI.APIError,
+    );
+    assert.deepEqual(types, ['image_generation.partial_image']);
+    const row = await record(response);
+    assert.deepEqual([row.surface, row.outcome, row.error.code], ['images', 'error', 'upstream_connection_error']);
   });
 
   it('edits: the multipart upload relayed with its files, under the upstream model name', async () => {
