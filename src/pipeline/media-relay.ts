@@ -31,66 +31,86 @@ export interface MediaUsage {
   text?: string;
 }
 
+/** How a surface reads its API's usage: from a whole answer, and from the events of a stream. */
+export interface MediaReaders {
+  whole: (answer: WholeAnswer) => MediaUsage;
+  /** The usage an event of a stream carries (the one that ends an image or a transcript), else undefined. */
+  event: (type: string, event: Record<string, unknown>) => Usage | undefined;
+}
+
 /**
- * A whole (non-streamed) media answer: read inside the attempt (a body that fails falls back like
- * an error), its usage given to the accountant, and its bytes relayed to the client as they came,
- * under the upstream's Content-Type (JSON, or a transcript as text, SRT or VTT).
+ * A media answer relayed as it came, by what the upstream sent: an event stream (`stream: true`:
+ * partial images, transcript deltas, speech as SSE) is passed on as it arrives; anything else (a
+ * JSON answer, a transcript as text, SRT or VTT, and the answer of a server that ignored
+ * `stream`) is read whole inside the attempt, so that a body that fails falls back like an error,
+ * and sent under the upstream's Content-Type.
  */
-export async function relayWholeMedia(
-  run: RunScope,
-  call: MediaCall,
-  usageOf: (answer: WholeAnswer) => MediaUsage,
-): Promise<GatewayError | null> {
-  const outcome = await routedMedia(run, call, async (res, signal) => {
-    const provider = run.accountant.target.provider;
-    const bytes = await readWhole(res, provider, signal);
-    const contentType = String(res.headers['content-type'] ?? 'application/json');
-    let json: unknown;
-    if (contentType.toLowerCase().includes('json')) {
-      try {
-        json = JSON.parse(bytes.toString('utf8'));
-      } catch {
-        throw errors.malformed(provider, `${call.path} answer is not JSON: ${bytes.subarray(0, 200).toString('utf8')}`);
-      }
-    }
-    return { bytes, contentType, json };
-  });
+export async function relayMedia(run: RunScope, call: MediaCall, readers: MediaReaders): Promise<GatewayError | null> {
+  const provider = run.accountant.target.provider;
+  const outcome = await routedMedia(
+    run,
+    call,
+    async (res, signal): Promise<{ stream: UpstreamResponse } | { whole: WholeAnswer }> =>
+      isEventStream(res) ? { stream: res } : { whole: await readAnswer(res, provider, call, signal) },
+  );
   if (!outcome.ok) return outcome.failure;
+  run.accountant.markAcknowledged();
+  const answer = outcome.value;
+  if ('stream' in answer) return relayEvents(run, answer.stream, readers.event);
+  sendWhole(run, answer.whole, readers.whole);
+  return null;
+}
+
+function isEventStream(res: UpstreamResponse): boolean {
+  return String(res.headers['content-type'] ?? '')
+    .toLowerCase()
+    .startsWith('text/event-stream');
+}
+
+async function readAnswer(res: UpstreamResponse, provider: string, call: MediaCall, signal: AbortSignal): Promise<WholeAnswer> {
+  const bytes = await readWhole(res, provider, signal);
+  const contentType = String(res.headers['content-type'] ?? 'application/json');
+  let json: unknown;
+  if (contentType.toLowerCase().includes('json')) {
+    try {
+      json = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      throw errors.malformed(provider, `${call.path} answer is not JSON: ${bytes.subarray(0, 200).toString('utf8')}`);
+    }
+  }
+  return { bytes, contentType, json };
+}
+
+/** A whole answer: its usage to the accountant, its bytes to the client as they came. */
+function sendWhole(run: RunScope, answer: WholeAnswer, usageOf: MediaReaders['whole']): void {
   const { accountant, exchange } = run;
-  accountant.markAcknowledged();
-  const { usage, text } = usageOf(outcome.value);
+  const { usage, text } = usageOf(answer);
   if (usage) accountant.observe({ type: 'usage', usage });
   else if (text) accountant.observe({ type: 'text', choice: 0, text });
   accountant.observe({ type: 'finish', choice: 0, reason: 'stop' });
   accountant.outputStarted();
   const { res } = exchange;
-  if (!res.headersSent && !res.destroyed) {
-    res.writeHead(200, {
-      'Content-Type': outcome.value.contentType,
-      'Content-Length': outcome.value.bytes.length,
-      'X-Request-ID': exchange.requestId,
-    });
-    res.end(outcome.value.bytes);
-  }
-  return null;
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(200, {
+    'Content-Type': answer.contentType,
+    'Content-Length': answer.bytes.length,
+    'X-Request-ID': exchange.requestId,
+  });
+  res.end(answer.bytes);
 }
 
 /**
- * A streamed media answer (`stream: true`: partial images, transcript deltas, speech as SSE),
- * relayed byte for byte as it arrives. Each event is read for what the accountant needs
- * (`usageOfEvent`: the usage of the event that ends an image or a transcript); an upstream error
- * event ends it as the request's failure; a stream that breaks gets an OpenAI `error` event.
+ * An event stream relayed byte for byte as it arrives. Each event is read for what the accountant
+ * needs (`usageOfEvent`); an upstream error event ends it as the request's failure; a stream
+ * that breaks gets an OpenAI `error` event.
  */
-export async function relayMediaStream(
+async function relayEvents(
   run: RunScope,
-  call: MediaCall,
-  usageOfEvent: (type: string, event: Record<string, unknown>) => Usage | undefined,
+  upstream: UpstreamResponse,
+  usageOfEvent: MediaReaders['event'],
 ): Promise<GatewayError | null> {
-  const outcome = await routedMedia(run, call, (res) => Promise.resolve(res));
-  if (!outcome.ok) return outcome.failure;
   const { accountant, exchange, scope } = run;
   const provider = accountant.target.provider;
-  accountant.markAcknowledged();
   let failure: GatewayError | null = null;
   const usages: Usage[] = [];
   const framer = createSseFramer({
@@ -114,7 +134,7 @@ export async function relayMediaStream(
     'X-Request-ID': exchange.requestId,
     'X-Accel-Buffering': 'no',
   });
-  const broke = await pipeBody(outcome.value, exchange.res, scope.signal, provider, (chunk) => {
+  const broke = await pipeBody(upstream, exchange.res, scope.signal, provider, (chunk) => {
     accountant.outputStarted();
     framer.push(chunk);
   });

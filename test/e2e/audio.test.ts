@@ -145,6 +145,19 @@ describe('POST /v1/audio through the openai SDK', () => {
     assert.equal(row.price_known, true);
   });
 
+  it('a server that ignores `stream` and answers JSON: the answer relayed as it came, its usage recorded', async () => {
+    upstream.reply(json({ text: TEXT, usage: TOKENS_USAGE }));
+    const form = new FormData();
+    form.append('model', 'openai/gpt-4o-transcribe');
+    form.append('file', new File(['fake audio'], 'a.wav', { type: 'audio/wav' }));
+    form.append('stream', 'true');
+    const res = await fetch(`${gw.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: 'Bearer x' }, body: form });
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    assert.deepEqual(((await res.json()) as { text: string }).text, TEXT);
+    const row = await record(res);
+    assert.deepEqual([row.outcome, row.usage.input_tokens, row.usage.output_tokens], ['ok', 14, 11]);
+  });
+
   it('a transcript as text is relayed as text; whisper-1 then reports no duration, so its price is not known', async () => {
     upstream.reply(transcriptionAnswer);
     const res = await gw.client.audio.transcriptions

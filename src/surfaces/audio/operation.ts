@@ -1,5 +1,5 @@
 import { renderErrorBody } from '../../errors/render.ts';
-import { relayMediaBytes, relayMediaStream, relayWholeMedia, type WholeAnswer } from '../../pipeline/media-relay.ts';
+import { relayMedia, relayMediaBytes, type WholeAnswer } from '../../pipeline/media-relay.ts';
 import { mediaParsed } from '../../pipeline/media-request.ts';
 import type { ModelOperation } from '../../pipeline/model-operation.ts';
 import type { RunScope } from '../../pipeline/model-operation.ts';
@@ -40,8 +40,7 @@ function transcriptionOperation(kind: 'transcriptions' | 'translations'): ModelO
         model: request.model,
         text: request.prompt,
         streamed: request.stream,
-        run: (run) =>
-          request.stream ? relayMediaStream(run, call, transcriptEventUsage) : relayWholeMedia(run, call, transcriptUsage),
+        run: (run) => relayMedia(run, call, { whole: transcriptUsage, event: transcriptEventUsage }),
       });
     },
   };
@@ -80,7 +79,7 @@ export const createSpeech: ModelOperation = {
       units: { characters: characters(request.input) },
       run: (run) =>
         request.sse
-          ? relayMediaStream(run, call, speechEventUsage)
+          ? relayMedia(run, call, { whole: () => ({ usage: undefined }), event: speechEventUsage })
           : relayMediaBytes(run, call, () => spokenUsage(run, request.input)),
     });
   },

@@ -1,5 +1,5 @@
 import { renderErrorBody } from '../../errors/render.ts';
-import { relayMediaStream, relayWholeMedia } from '../../pipeline/media-relay.ts';
+import { type MediaReaders, relayMedia } from '../../pipeline/media-relay.ts';
 import { mediaParsed } from '../../pipeline/media-request.ts';
 import type { ModelOperation, ParsedRequest } from '../../pipeline/model-operation.ts';
 import type { PipelineContext } from '../../pipeline/context.ts';
@@ -7,6 +7,9 @@ import { formOf, type MultipartBody } from '../../protocol/http/read-multipart-b
 import type { MediaCall, MediaPath } from '../../providers/types.ts';
 import { type ImagesRequest, parseImageEdit, parseImageGeneration } from './parse-request.ts';
 import { imageEventUsage, imagesUsage } from './usage.ts';
+
+/** An images answer's usage: a whole answer's, or that of a stream's completed events. */
+const readers: MediaReaders = { whole: (answer) => ({ usage: imagesUsage(answer.json) }), event: imageEventUsage };
 
 /**
  * A parsed images request through the lifecycle: reserved as `n` images (and their output tokens),
@@ -22,10 +25,7 @@ function imagesRequest(path: MediaPath, request: ImagesRequest, ctx: PipelineCon
     n: request.n,
     ...(request.user !== undefined ? { user: request.user } : {}),
     units: { images: request.n },
-    run: (run) =>
-      request.stream
-        ? relayMediaStream(run, call, imageEventUsage)
-        : relayWholeMedia(run, call, (answer) => ({ usage: imagesUsage(answer.json) })),
+    run: (run) => relayMedia(run, call, readers),
   });
 }
 
