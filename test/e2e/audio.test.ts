@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import OpenAI, { toFile } from 'openai';
 import { PricingRegistry } from '../../src/accounting/pricing.ts';
 import type { RecordedRequest, UpstreamReply } from '../helpers/fake-upstream.ts';
+import { adminCall, projectWithKey } from '../helpers/admin-client.ts';
 import { requestRecord, useUpstreamGateway } from '../helpers/gateway.ts';
 
 // The wire shapes of OpenAI's Audio API reference: a transcription's JSON with its `usage`
@@ -288,5 +289,31 @@ describe('POST /v1/audio through the openai SDK', () => {
     });
     const row = await requestRecord(gw, id);
     assert.deepEqual([row.surface, row.outcome, row.upstream_status, row.cost_usd], ['audio.speech', 'error', 400, 0]);
+  });
+});
+
+describe("POST /v1/audio under a project's endpoint", () => {
+  const MASTER = 'sk-master-audio';
+  const { upstream, gw } = useUpstreamGateway((url) => ({
+    config: { auth: { master_key: MASTER }, ledger: { flush_interval_ms: 10 } },
+    env: { OPENAI_API_KEY: 'sk-upstream', OPENAI_BASE_URL: `${url}/v1` },
+  }));
+
+  it("an upload with no model means the endpoint's model; the key is checked and the row is the project's", async () => {
+    upstream.reply(transcriptionAnswer);
+    const key = await projectWithKey(gw.url, MASTER, 'proj_audio');
+    const created = await adminCall(gw.url, MASTER, 'POST', '/admin/endpoints', { project: 'proj_audio', name: 'notes', model: 'openai/whisper-1' });
+    assert.equal(created.status, 201, created.text);
+    const form = new FormData();
+    form.append('file', new File(['fake audio'], 'a.wav', { type: 'audio/wav' }));
+    const post = (apiKey: string) =>
+      fetch(`${gw.url}/proj_audio/notes/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form });
+    assert.equal((await post('sk-wrong')).status, 401);
+    const res = await post(key.key as string);
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(((await res.json()) as { text: string }).text, TEXT);
+    assert.equal((await formOf(last(upstream))).get('model'), 'whisper-1');
+    const row = (await adminCall(gw.url, MASTER, 'GET', `/v1/requests/${res.headers.get('x-request-id')}`)).body;
+    assert.deepEqual([row.project_id, row.surface, row.cost_usd], ['proj_audio', 'audio.transcriptions', 0.009]);
   });
 });
