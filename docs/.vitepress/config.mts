@@ -34,6 +34,8 @@ export default defineConfig({
           { text: 'Messages', link: '/api/messages' },
           { text: 'Embeddings', link: '/api/embeddings' },
           { text: 'Files and batches', link: '/api/batches' },
+          { text: 'Images', link: '/api/images' },
+          { text: 'Audio', link: '/api/audio' },
           { text: 'Realtime (design)', link: '/api/realtime' },
           { text: 'Request log', link: '/api/request-log' },
           { text: 'MCP gateway', link: '/api/mcp' },

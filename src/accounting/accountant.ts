@@ -137,6 +137,17 @@ export class Accountant {
     return { keyId: this.init.keyId, projectId: this.init.projectId ?? null };
   }
 
+  /**
+   * The first of an answer that is no text (an image, audio bytes, a transcript sent whole)
+   * reached the client: its time to first output, which text events mark themselves.
+   */
+  outputStarted(): void {
+    if (this.firstOutputAt !== null) return;
+    this.changes++;
+    this.firstOutputAt = this.now();
+    this.reportedBeforeOutput = this.reported;
+  }
+
   /** The upstream answered 2xx (its status, if a later failure does not carry one). */
   markAcknowledged(): void {
     this.acknowledged = true;

@@ -14,7 +14,18 @@ export interface LedgerRecord {
   /** What the client named (alias or provider/model). */
   requestedModel: string;
   /** `files` and `batches`: the Files and Batch APIs relayed (src/surfaces/files, src/surfaces/batches). */
-  surface: 'chat' | 'responses' | 'messages' | 'embeddings' | 'mcp' | 'files' | 'batches';
+  surface:
+    | 'chat'
+    | 'responses'
+    | 'messages'
+    | 'embeddings'
+    | 'images'
+    | 'audio.transcriptions'
+    | 'audio.translations'
+    | 'audio.speech'
+    | 'mcp'
+    | 'files'
+    | 'batches';
   streamed: boolean;
   inputTokens: number;
   cachedInputTokens: number;

@@ -218,4 +218,46 @@ describe('PricingRegistry', () => {
     const predicted = usage({ inputTokens: 100, outputTokens: 80, acceptedPredictionTokens: 50, rejectedPredictionTokens: 20 });
     assert.equal(pricing.cost('openai', 'gpt-4o', predicted).costUsd, pricing.cost('openai', 'gpt-4o', plain).costUsd);
   });
+
+  it("prices an image edit's input image tokens at the registry's image input price", () => {
+    const pricing = new PricingRegistry();
+    const u = usage({ inputTokens: 50, outputTokens: 4160, imageInputTokens: 10 });
+    // gpt-image-1: text input $5, image input $10, output $40 a million tokens.
+    assertDollars(pricing.cost('openai', 'gpt-image-1', u).costUsd, mtok(40, 5) + mtok(10, 10) + mtok(4160, 40), 'gpt-image-1');
+    // More image tokens than input (a broken upstream) are priced as all image input, without throwing.
+    const broken = usage({ inputTokens: 50, outputTokens: 0, imageInputTokens: 2 ** 40 });
+    assertDollars(pricing.cost('openai', 'gpt-image-1', broken).costUsd, mtok(50, 10), 'clamped');
+  });
+
+  it('prices media units: seconds from the registry (whisper-1 by the hour), images and characters from the config', () => {
+    const pricing = new PricingRegistry({
+      'openai/dall-e-3': { input_mtok: 0, output_mtok: 0, per_image: 0.04 },
+      'openai/tts-1': { input_mtok: 0, output_mtok: 0, per_million_characters: 15 },
+      'groq/whisper-large-v3': { input_mtok: 0, output_mtok: 0, per_audio_minute: 0.002 },
+    });
+    const units = (u: Usage['units'], tokens = 0) => usage({ inputTokens: tokens, outputTokens: 0, units: u });
+    assert.deepEqual(
+      [
+        pricing.cost('openai', 'whisper-1', units({ audioSeconds: 90 })).costUsd,
+        pricing.cost('openai', 'whisper-1', units({ audioSeconds: 90 })).priceKnown,
+      ],
+      [0.009, true],
+    );
+    assert.equal(pricing.cost('openai', 'dall-e-3', units({ images: 3 })).costUsd, 0.12);
+    assert.equal(pricing.cost('openai', 'tts-1', units({ characters: 1000 })).costUsd, 0.015);
+    assert.equal(pricing.cost('groq', 'whisper-large-v3', units({ audioSeconds: 30 })).costUsd, 0.001);
+  });
+
+  it('a model billed by units alone without them (a whisper-1 transcript as text) has no known price; one billed by tokens has', () => {
+    const pricing = new PricingRegistry({ 'openai/dall-e-3': { input_mtok: 0, output_mtok: 0, per_image: 0.04 } });
+    const tokens = usage({ inputTokens: 0, outputTokens: 12 });
+    assert.deepEqual([pricing.cost('openai', 'whisper-1', tokens).costUsd, pricing.cost('openai', 'whisper-1', tokens).priceKnown], [0, false]);
+    assert.equal(pricing.cost('openai', 'dall-e-3', usage({ inputTokens: 5, outputTokens: 0 })).priceKnown, false);
+    // A unit without a price of its own is no gap for a model billed by tokens: gpt-image-1's images.
+    const image = pricing.cost('openai', 'gpt-image-1', usage({ inputTokens: 10, outputTokens: 100, units: { images: 1 } }));
+    assert.equal(image.priceKnown, true);
+    assertDollars(image.costUsd, mtok(10, 5) + mtok(100, 40), 'images not billed apart');
+    // A config price of zero tokens and no unit price is the operator saying the model is free.
+    assert.equal(new PricingRegistry({ 'up/free': { input_mtok: 0, output_mtok: 0 } }).cost('up', 'free', tokens).priceKnown, true);
+  });
 });

@@ -1,13 +1,19 @@
 import type { ModelPrice, Provider } from '@pydantic/genai-prices';
-import type { Usage } from '../protocol/canonical/usage.ts';
+import type { MediaUnits, Usage } from '../protocol/canonical/usage.ts';
 import { genaiPrices } from './genai-prices.ts';
 
-/** A price set in the config, per million tokens (overrides or adds to the registry). */
+/** A price set in the config, per million tokens and per media unit (overrides or adds to the registry). */
 export interface PriceOverride {
   input_mtok: number;
   output_mtok: number;
   cache_read_mtok?: number;
   cache_write_mtok?: number;
+  /** USD per image made (dall-e's prices are per image). */
+  per_image?: number;
+  /** USD per minute of audio transcribed or translated (whisper-1's price). */
+  per_audio_minute?: number;
+  /** USD per million characters spoken (tts-1's price). */
+  per_million_characters?: number;
 }
 
 export interface Cost {
@@ -87,16 +93,25 @@ export class PricingRegistry {
 
   cost(provider: string, model: string, usage: Usage, at = new Date()): Cost {
     const override = this.overrides.get(`${provider}/${model}`);
-    if (override)
-      return { costUsd: roundUsd(priceWithOverride(override, usage)), priceKnown: true, source: 'config', price: override };
+    if (override) {
+      const units = priceUnits(usage, unitPricesOf(override), overrideBillsTokens(override));
+      return {
+        costUsd: roundUsd(priceWithOverride(override, usage) + units.usd),
+        priceKnown: units.known,
+        source: 'config',
+        price: override,
+      };
+    }
     if (FREE.has(provider)) return { costUsd: 0, priceKnown: true, source: 'free' };
     const one = this.lookup(provider, model);
     if (!one) return { costUsd: 0, priceKnown: false, source: 'unknown' };
     const result = genaiPrices().calcPrice(toRegistryUsage(usage), model, { provider: one, timestamp: at });
     if (!result) return { costUsd: 0, priceKnown: false, source: 'unknown' };
+    const price = result.model_price as Record<string, unknown>;
+    const units = priceUnits(usage, registryUnitPrices(price), price.input_mtok !== undefined || price.output_mtok !== undefined);
     return {
-      costUsd: roundUsd(result.total_price),
-      priceKnown: true,
+      costUsd: roundUsd(result.total_price + units.usd),
+      priceKnown: units.known,
       source: 'registry',
       price: result.model_price,
       registryModel: result.model.id,
@@ -138,9 +153,61 @@ function toRegistryUsage(usage: Usage): Record<string, number> {
   if (written) out.cache_write_tokens = written;
   const audioIn = Math.min(usage.audioInputTokens ?? 0, usage.inputTokens - cached - written);
   const audioOut = Math.min(usage.audioOutputTokens ?? 0, usage.outputTokens);
+  const imageIn = Math.min(usage.imageInputTokens ?? 0, usage.inputTokens - cached - written - audioIn);
   if (audioIn) out.input_audio_tokens = audioIn;
   if (audioOut) out.output_audio_tokens = audioOut;
+  if (imageIn) out.input_image_tokens = imageIn;
   return out;
+}
+
+/** USD per unit of each media unit a model has a price for. */
+type UnitPrices = { [unit in keyof MediaUnits]?: number };
+
+function unitPricesOf(p: PriceOverride): UnitPrices {
+  return {
+    images: p.per_image,
+    audioSeconds: p.per_audio_minute === undefined ? undefined : p.per_audio_minute / 60,
+    characters: p.per_million_characters === undefined ? undefined : p.per_million_characters / 1_000_000,
+  };
+}
+
+/**
+ * The registry prices audio by the hour (`input_audio_hours`: whisper-1, Groq's and Mistral's
+ * transcription models) in its tables, but its calculator takes no such usage key: the seconds
+ * are priced here, from the same table.
+ */
+function registryUnitPrices(price: Record<string, unknown>): UnitPrices {
+  const hourly = price.input_audio_hours ?? price.audio_hours;
+  return { audioSeconds: typeof hourly === 'number' ? hourly / 3600 : undefined };
+}
+
+/** A configured price bills tokens unless it prices media units alone (a dall-e's `per_image`). */
+function overrideBillsTokens(p: PriceOverride): boolean {
+  const perUnit = p.per_image !== undefined || p.per_audio_minute !== undefined || p.per_million_characters !== undefined;
+  return !perUnit || p.input_mtok > 0 || p.output_mtok > 0;
+}
+
+/**
+ * The price of a usage's media units, and whether the request's price is known. A model billed by
+ * tokens (gpt-image-1, gpt-4o-transcribe) is priced by them, its units adding only what has a
+ * price of its own. A model billed by units alone (dall-e's images, whisper-1's seconds, tts-1's
+ * characters) is priced only when the usage has its units and every one of them has a price: a
+ * whisper-1 transcript in `text` format reports no duration, so its price is not known.
+ */
+function priceUnits(usage: Usage, prices: UnitPrices, billsTokens: boolean): { usd: number; known: boolean } {
+  const units = usage.units ?? {};
+  let usd = 0;
+  let counted = 0;
+  let unpriced = 0;
+  for (const unit of ['images', 'audioSeconds', 'characters'] as const) {
+    const count = units[unit];
+    if (count === undefined || count <= 0) continue;
+    counted++;
+    const price = prices[unit];
+    if (price === undefined) unpriced++;
+    else usd += count * price;
+  }
+  return { usd, known: billsTokens || (counted > 0 && unpriced === 0) };
 }
 
 function priceWithOverride(p: PriceOverride, usage: Usage): number {

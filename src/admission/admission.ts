@@ -3,6 +3,7 @@ import type { RequestHolds } from '../accounting/journal-entries.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
+import type { MediaUnits } from '../protocol/canonical/usage.ts';
 import type { ResolvedModel } from '../providers/registry.ts';
 
 /** Who is calling, as authentication established it. */
@@ -71,6 +72,8 @@ export interface AdmissionRequest {
   request: CanonicalRequest;
   /** The input's estimated tokens when it is not `request`'s chat prompt (embeddings). */
   inputTokens?: number;
+  /** The media units the request will be billed for, as far as its body tells (images asked for, characters to speak). */
+  units?: MediaUnits;
   streamed: boolean;
   /**
    * Answered from the response cache: charged to the per-minute request limits and the in-flight

@@ -26,6 +26,7 @@ const KIND_NAMES: Record<StreamKind, string> = {
   chat: 'chat completions stream',
   responses: 'Responses stream',
   messages: 'Anthropic Messages stream',
+  media: 'images or audio stream',
 };
 
 /**

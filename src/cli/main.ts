@@ -167,14 +167,16 @@ async function runCheck(args: string[]): Promise<void> {
   );
   if (values.help) return console.log(usage.check);
   if (positionals.length !== 1) throw new UsageError('sluice check: name one stream: a file, a URL, or - for stdin.');
-  if (values.kind !== undefined && values.kind !== 'chat' && values.kind !== 'responses' && values.kind !== 'messages') {
-    throw new UsageError(`sluice check: --kind is chat, responses or messages, not "${values.kind}".`);
+  const kinds = ['chat', 'responses', 'messages', 'media'] as const;
+  const kind = kinds.find((one) => one === values.kind);
+  if (values.kind !== undefined && kind === undefined) {
+    throw new UsageError(`sluice check: --kind is chat, responses, messages or media, not "${values.kind}".`);
   }
   const { check } = await import('./check.ts');
   process.exitCode = await check({
     source: positionals[0],
     json: values.json,
-    kind: values.kind,
+    kind,
     data: values.data,
     key: values.key ?? (process.env.SLUICE_API_KEY || undefined),
   });

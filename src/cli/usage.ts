@@ -10,7 +10,7 @@ Usage:
   sluice spend [--group-by project,key,model,tag] [--period hour|day|month] [--from T] [--to T] [--csv]
   sluice audit [--url URL] [--limit N] [--actor A] [--action A] [--target-type T] [--target-id I] [--from T] [--to T] [--json]
   sluice reconcile --provider NAME [--from DAY] [--to DAY] [--url URL] [--json]
-  sluice check <file|url|-> [--json] [--kind chat|responses|messages] [--data body.json] [--key K]
+  sluice check <file|url|-> [--json] [--kind chat|responses|messages|media] [--data body.json] [--key K]
   sluice projects create|list|update|delete ...
   sluice keys create|list|update|disable|enable|revoke|rotate|delete ...
   sluice endpoints create|list|update|delete ...
@@ -112,7 +112,7 @@ The master key (or an admin key) is read from SLUICE_MASTER_KEY (docs/operations
 Exit code: 0 within reconcile.threshold, 1 past it, 2 nothing reconciled (a bad command line, no
 gateway, a report that could not be read).`,
 
-  check: `Usage: sluice check <file|url|-> [--json] [--kind chat|responses|messages] [--data body.json] [--key K]
+  check: `Usage: sluice check <file|url|-> [--json] [--kind chat|responses|messages|media] [--data body.json] [--key K]
 
 Checks a chat-completions or Responses stream (SSE) against the stream contract and prints every
 violation with its frame number: role first, one stable id, tool-call indexes with id and name on
@@ -123,7 +123,7 @@ exactly one terminal event. \`: heartbeat\` comments, \`id:\` lines and x_ vendo
   <url>            fetched with GET, or POSTed the JSON in --data; its answer must be a stream
   --data FILE      POST this request body (it must ask for "stream": true)
   --key K          sent as Authorization: Bearer K (SLUICE_API_KEY)
-  --kind K         chat, responses or messages, instead of telling them apart from the first frames
+  --kind K         chat, responses, messages or media, instead of telling them apart from the first frames
   --json           print {source, kind, frames, conforming, violations: [{frame, rule, message}]}
   -h, --help       this help
 Exit code: 0 conforming, 1 violations found, 2 the stream could not be read (or a bad command line).`,

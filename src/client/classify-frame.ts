@@ -24,8 +24,22 @@ export function classifyFrame(frame: StreamFrame): FrameKind {
   return 'other';
 }
 
-/** The frames after which a stream is whole even if the connection stays open a moment longer. */
+/**
+ * The frames after which a stream is whole even if the connection stays open a moment longer: a
+ * text surface's end, or a media stream's (an image made, a transcript or speech done: the reader
+ * accumulates no text from those streams, it only reads them to their end).
+ */
+const END_EVENTS = new Set([
+  'message_stop',
+  'response.completed',
+  'response.incomplete',
+  'image_generation.completed',
+  'image_edit.completed',
+  'transcript.text.done',
+  'speech.audio.done',
+]);
+
 export function endsStream(frame: StreamFrame): boolean {
   const type = frame.data.type;
-  return type === 'message_stop' || type === 'response.completed' || type === 'response.incomplete';
+  return typeof type === 'string' && END_EVENTS.has(type);
 }

@@ -301,6 +301,14 @@ const configObject = z.strictObject({
         .positive()
         .default(20 * 1024 * 1024)
         .describe('The largest request body accepted; larger ones get 413 request_too_large.'),
+      upload_limit_bytes: z
+        .number()
+        .int()
+        .positive()
+        .default(25 * 1024 * 1024)
+        .describe(
+          "The largest multipart upload accepted (/v1/audio/transcriptions, /v1/audio/translations, /v1/images/edits: OpenAI's own limit is 25 MB); larger ones get 413 request_too_large.",
+        ),
       drain_timeout_s: seconds
         .default(30)
         .describe('On SIGTERM or SIGINT: how long open streams may go on before they are ended.'),
@@ -648,14 +656,31 @@ const configObject = z.strictObject({
     .record(
       z.string().regex(/^[^/]+\/.+$/, 'must be provider/model'),
       z.strictObject({
-        input_mtok: z.number().nonnegative().describe('USD per million input tokens.'),
-        output_mtok: z.number().nonnegative().describe('USD per million output tokens.'),
+        input_mtok: z.number().nonnegative().default(0).describe('USD per million input tokens.'),
+        output_mtok: z.number().nonnegative().default(0).describe('USD per million output tokens.'),
         cache_read_mtok: z.number().nonnegative().optional().describe('USD per million cached input tokens read.'),
         cache_write_mtok: z.number().nonnegative().optional().describe('USD per million input tokens written to the cache.'),
+        per_image: z
+          .number()
+          .nonnegative()
+          .optional()
+          .describe('USD per image made, for image models priced per image (dall-e-3, dall-e-2).'),
+        per_audio_minute: z
+          .number()
+          .nonnegative()
+          .optional()
+          .describe('USD per minute of audio transcribed or translated, for models priced by duration (whisper-1).'),
+        per_million_characters: z
+          .number()
+          .nonnegative()
+          .optional()
+          .describe('USD per million characters of text spoken, for speech models priced by characters (tts-1, tts-1-hd).'),
       }),
     )
     .default({})
-    .describe('Prices per million tokens for `provider/model`, overriding or adding to the registry.'),
+    .describe(
+      'Prices for `provider/model` per million tokens, and per image, audio minute or character for media models, overriding or adding to the registry.',
+    ),
   upstream: z
     .strictObject({
       connect_timeout_s: seconds

@@ -41,12 +41,12 @@ export const errors = {
       type: 'invalid_request_error',
       message: 'The HTTP request could not be parsed.',
     }),
-  unsupportedMediaType: (contentType: string | undefined) =>
+  unsupportedMediaType: (contentType: string | undefined, expected = 'application/json') =>
     new GatewayError({
       code: 'unsupported_media_type',
       status: 415,
       type: 'invalid_request_error',
-      message: `Content-Type must be application/json${contentType ? `, not ${contentType}` : '; the request had none'}.`,
+      message: `Content-Type must be ${expected}${contentType ? `, not ${contentType}` : '; the request had none'}.`,
     }),
   hostNotAllowed: (host: string | undefined) =>
     new GatewayError({

@@ -192,6 +192,7 @@ async function admit(
     target,
     request: prepared.request,
     inputTokens: prepared.input?.estimatedTokens,
+    units: prepared.units,
     streamed: prepared.streamed,
     cached,
   });

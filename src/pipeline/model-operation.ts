@@ -3,6 +3,7 @@ import type { CacheSlot } from '../cache/response-cache.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
+import type { MediaUnits } from '../protocol/canonical/usage.ts';
 import type { ResolvedModel } from '../providers/registry.ts';
 import type { AttemptLog } from '../routing/attempts.ts';
 import type { Candidate } from '../routing/plan.ts';
@@ -62,6 +63,8 @@ export interface PreparedRequest {
    * keeps and replays; a relayed answer (the upstream's own bytes) is not cached.
    */
   cacheable?: boolean;
+  /** The media units the request will be billed for, as far as its body tells: what the admission reserves besides tokens. */
+  units?: MediaUnits;
   run(run: RunScope): Promise<GatewayError | null>;
 }
 

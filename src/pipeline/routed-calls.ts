@@ -1,6 +1,8 @@
+import { errors } from '../errors/catalog.ts';
 import type { CanonicalEvent, FallbackEvent } from '../protocol/canonical/events.ts';
 import type { CanonicalRequest } from '../protocol/canonical/request.ts';
-import type { CallContext, EventBatches } from '../providers/types.ts';
+import type { CallContext, EventBatches, MediaCall } from '../providers/types.ts';
+import type { UpstreamResponse } from '../upstream/http-client.ts';
 import type { AttemptContext } from '../routing/attempt-target.ts';
 import type { Candidate } from '../routing/plan.ts';
 import { routedCall, routedComplete } from '../routing/route-complete.ts';
@@ -137,4 +139,44 @@ export function routedRelay<Item, Whole, Context extends CallContext>(
         return value;
       }),
   };
+}
+
+/**
+ * A media call (images, audio) over the request's candidates that serve one (relayCandidates):
+ * the provider's own endpoint, the body as the client sent it under each target's model name.
+ * `read` takes the 2xx answer inside the attempt, so a whole answer that fails while it is read
+ * falls back too; a stream or audio is handed on unread. A first target without media is a 400
+ * naming `model`. Resolves to what `read` made, or the failure, sent as the surface's HTTP error.
+ */
+export function routedMedia<T>(
+  run: RunScope,
+  call: MediaCall,
+  read: (res: UpstreamResponse, signal: AbortSignal) => Promise<T>,
+): Promise<Outcome<T>> {
+  return callOnce(run.exchange, run.scope, async () => {
+    const { provider, model } = run.target;
+    if (!run.target.adapter.media) {
+      throw errors.invalidRequest(
+        `${provider}/${model} does not offer /v1/${call.path}: sluice relays images and audio to OpenAI-compatible providers only.`,
+        'model',
+      );
+    }
+    const { ctx, relayFor } = relayCandidates(run, (candidate) => candidate.target.adapter.media);
+    run.attempts.candidates = ctx.candidates.length;
+    const { value } = await routedCall(
+      ctx,
+      async (candidate, signal, traceHeaders) => {
+        const res = await relayFor(candidate).send(call, candidate.target.model, {
+          signal,
+          requestId: run.exchange.requestId,
+          onResponse: run.scope.upstreamResponded,
+          traceHeaders,
+        });
+        return read(res, signal);
+      },
+      (event) => run.accountant.observe(event),
+      () => null,
+    );
+    return value;
+  });
 }

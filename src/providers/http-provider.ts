@@ -58,7 +58,7 @@ export function createHttpProvider(spec: HttpProviderSpec, client: UpstreamClien
 }
 
 /** The attempt's trace context goes upstream with the request (outside any request signature, which names its headers). */
-export function withTraceHeaders(request: UpstreamRequest, ctx: CallContext): UpstreamRequest {
+export function withTraceHeaders<R extends Pick<UpstreamRequest, 'headers'>>(request: R, ctx: CallContext): R {
   return ctx.traceHeaders ? { ...request, headers: { ...request.headers, ...ctx.traceHeaders } } : request;
 }
 

@@ -49,6 +49,7 @@ export function redactAdapter(adapter: ProviderAdapter, redact: Redact): Provide
       mapError: (status, headers, text) => redactError(batches.mapError(status, headers, text), redact),
     };
   }
+  if (adapter.media) wrapped.media = { send: guard(clean)(adapter.media.send.bind(adapter.media)) };
   return wrapped;
 }
 

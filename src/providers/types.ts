@@ -5,6 +5,7 @@ import type { CanonicalRequest } from '../protocol/canonical/request.ts';
 import type { SseFrame } from '../protocol/sse/parse-upstream.ts';
 import type { EmbeddingRequest } from '../protocol/canonical/embedding-request.ts';
 import type { BatchApi } from './batch-api.ts';
+import type { UpstreamResponse } from '../upstream/http-client.ts';
 
 export interface CallContext {
   signal: AbortSignal;
@@ -46,6 +47,31 @@ export interface ProviderAdapter {
   embed?(request: EmbeddingRequest, model: string, ctx: CallContext): Promise<EmbeddingResult>;
   /** The upstream's Files and Batch API, or its Message Batches (src/surfaces/files, src/surfaces/batches); absent: none. */
   batches?: BatchApi;
+  /** OpenAI's images and audio endpoints, where the upstream serves them itself (absent: those surfaces answer 400). */
+  media?: MediaApi;
+}
+
+/** The OpenAI paths of the media endpoints, as they follow an OpenAI-compatible base URL. */
+export type MediaPath = 'images/generations' | 'images/edits' | 'audio/transcriptions' | 'audio/translations' | 'audio/speech';
+
+/**
+ * One media call: the client's body as it came (a JSON object, or a multipart form with its
+ * files), which the provider sends under its own model name, and what the client accepts back.
+ */
+export interface MediaCall {
+  path: MediaPath;
+  body: { json: Record<string, unknown> } | { form: FormData };
+  /** `text/event-stream` for a streamed call, else the answer's type (`application/json`; any type for audio). */
+  accept: string;
+}
+
+/**
+ * An upstream's own images and audio API. `send` resolves with the upstream's 2xx response, its
+ * body unread (a JSON answer, an SSE stream, audio bytes), and rejects with the provider's
+ * GatewayError otherwise. The surface reads the body: the provider only knows where to send it.
+ */
+export interface MediaApi {
+  send(call: MediaCall, model: string, ctx: CallContext): Promise<UpstreamResponse>;
 }
 
 /** An OpenAI embeddings request, validated (src/surfaces/embeddings). */

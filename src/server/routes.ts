@@ -9,12 +9,13 @@ import { createResponse } from '../surfaces/responses/operation.ts';
 import type { McpForModels } from '../mcp/run-tool-loop.ts';
 import { createMessage } from '../surfaces/messages/operation.ts';
 import { createEmbeddings } from '../surfaces/embeddings/operation.ts';
+import { createImages, editImages } from '../surfaces/images/operation.ts';
+import { createSpeech, createTranscription, createTranslation } from '../surfaces/audio/operation.ts';
 import { anthropicErrorStatus } from '../protocol/anthropic-errors.ts';
 import { createExchange } from '../pipeline/exchange.ts';
 import { handleModelRequest } from '../pipeline/handle-model-request.ts';
 import type { ModelOperation } from '../pipeline/model-operation.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
-import { readJsonBody } from '../protocol/http/read-json-body.ts';
 import type { Route, RouteCall } from './route-table.ts';
 import {
   DELETE_PROJECT_QUERY,
@@ -58,7 +59,7 @@ import { handleMetrics } from './routes/metrics.ts';
 import { handleReload } from './routes/reload.ts';
 import { handleListReconciliations, handleRunReconciliation, RECONCILIATIONS_QUERY } from './routes/reconciliations.ts';
 import { handleGetRequest, handleListRequests, LIST_REQUESTS_QUERY } from './routes/requests.ts';
-import { endpointModelRoute } from './routes/endpoints.ts';
+import { type BodyReader, endpointModelRoute, readJson, readUpload } from './routes/endpoints.ts';
 import { handleSpend } from './routes/spend.ts';
 import { handleSpendBudgets } from './routes/spend-budgets.ts';
 import { SPEND_QUERY } from './routes/spend-query.ts';
@@ -71,12 +72,15 @@ import { batchRoutes } from './routes/batches.ts';
  * A model endpoint: the HTTP edge hands the exchange and the body reader to the lifecycle.
  * `statusOf`: the error statuses of a surface whose API has its own (exchange.ts).
  */
-function modelRoute(operation: (call: RouteCall) => ModelOperation, statusOf?: (error: GatewayError) => number) {
+function modelRoute(
+  operation: (call: RouteCall) => ModelOperation,
+  statusOf?: (error: GatewayError) => number,
+  read: BodyReader = readJson,
+) {
   return (call: RouteCall) => {
     const op = operation(call);
     const exchange = { ...createExchange(call.res, call.requestId, op.renderError, statusOf), resume: resumable(call) };
-    const readBody = () => readJsonBody(call.req, call.ctx.config.server.body_limit_bytes);
-    return handleModelRequest(exchange, call.req, readBody, op, call.ctx);
+    return handleModelRequest(exchange, call.req, () => read(call), op, call.ctx);
   };
 }
 
@@ -145,6 +149,15 @@ const ready = async ({ res, ctx }: RouteCall) => {
   sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks, ...worker });
 };
 
+/** The media endpoints under `/v1/`, each with its operation and how its body is read. */
+const mediaRoutes: { path: string; operation: ModelOperation; read: BodyReader }[] = [
+  { path: 'images/generations', operation: createImages, read: readJson },
+  { path: 'images/edits', operation: editImages, read: readUpload },
+  { path: 'audio/transcriptions', operation: createTranscription, read: readUpload },
+  { path: 'audio/translations', operation: createTranslation, read: readUpload },
+  { path: 'audio/speech', operation: createSpeech, read: readJson },
+];
+
 /**
  * Every route sluice serves, as data: new surfaces, the admin API and the console add entries
  * here, never branches in the server.
@@ -195,6 +208,17 @@ export const routes: readonly Route[] = [
     auth: 'model',
     handle: endpointModelRoute(() => createEmbeddings),
   },
+  // OpenAI's images and audio APIs, relayed to providers that serve them (docs/api/images.md, docs/api/audio.md);
+  // the uploads (image edits, audio to transcribe) are multipart, within server.upload_limit_bytes.
+  ...mediaRoutes.flatMap(({ path, operation, read }): Route[] => [
+    { method: 'POST', path: `/v1/${path}`, auth: 'model', handle: modelRoute(() => operation, undefined, read) },
+    {
+      method: 'POST',
+      path: `/{project}/{endpoint}/v1/${path}`,
+      auth: 'model',
+      handle: endpointModelRoute(() => operation, undefined, false, read),
+    },
+  ]),
   // The MCP gateway (docs/api/mcp.md): MCP's Streamable HTTP transport, POST, GET and DELETE.
   ...(['POST', 'GET', 'DELETE'] as const).flatMap((method): Route[] => [
     { method, path: '/mcp', auth: 'key', noStore: true, handle: handleMcp },

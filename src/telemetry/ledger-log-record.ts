@@ -1,5 +1,6 @@
 import { type Attributes, type LogRecord, SeverityNumber } from '@opentelemetry/api';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import { genAiOperation } from './genai-operation.ts';
 import { providerName } from './genai-provider.ts';
 
 /** The event name of every exported ledger row (docs/operations/analytics-export.md). */
@@ -12,7 +13,7 @@ export const LEDGER_EVENT = 'sluice.request';
  * for them twice: ledger.store_content and ledger.export.content).
  */
 export function ledgerLogRecord(record: LedgerRecord, content: boolean): LogRecord {
-  const operation = record.surface === 'embeddings' ? 'embeddings' : 'chat';
+  const operation = genAiOperation(record.surface);
   const failed = record.outcome === 'error' || record.outcome === 'interrupted';
   return {
     eventName: LEDGER_EVENT,

@@ -17,6 +17,7 @@ import type { AttemptWatcher } from '../routing/attempts.ts';
 import type { Candidate } from '../routing/plan.ts';
 import { boundedJson } from './bounded-json.ts';
 import { providerName } from './genai-provider.ts';
+import { genAiOperation } from './genai-operation.ts';
 import type { GenAiInput } from './genai-messages.ts';
 import { OutputTranscript } from './output-transcript.ts';
 
@@ -60,7 +61,7 @@ export class RequestTrace implements AttemptWatcher {
     this.maxChars = capture?.maxChars ?? 0;
     // The conventions define no content attribute for embeddings: their input is never recorded.
     this.transcript = capture && surface !== 'embeddings' ? new OutputTranscript(capture.maxChars) : undefined;
-    this.operation = surface === 'embeddings' ? 'embeddings' : 'chat';
+    this.operation = genAiOperation(surface);
     this.span = tracer.startSpan(
       this.operation,
       { kind: SpanKind.SERVER, attributes: { 'gen_ai.operation.name': this.operation, 'sluice.surface': surface } },

@@ -13,6 +13,11 @@ export interface UpstreamRequest {
   bytes?: Uint8Array;
 }
 
+/** A request whose body is bytes: a multipart upload relayed to an upstream's media endpoint. */
+export interface UpstreamUpload extends Omit<UpstreamRequest, 'body'> {
+  body: Uint8Array;
+}
+
 export interface UpstreamResponse {
   statusCode: number;
   headers: IncomingHttpHeaders;
@@ -42,7 +47,7 @@ export class UpstreamClient {
     });
   }
 
-  send(provider: string, req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse> {
+  send(provider: string, req: UpstreamRequest | UpstreamUpload, signal: AbortSignal): Promise<UpstreamResponse> {
     if (signal.aborted) return Promise.reject(upstreamFailure(provider, signal.reason, signal));
     const { origin, path } = this.target(req.url);
     const options = { origin, path, method: req.method ?? 'POST', headers: req.headers, body: req.bytes ?? req.body };

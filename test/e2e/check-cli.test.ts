@@ -135,7 +135,7 @@ describe('sluice check', () => {
         /answered HTTP 401/,
       ],
       [[], /^sluice check: name one stream: a file, a URL, or - for stdin\. See sluice check --help\.$/],
-      [['--kind', 'other', '-'], /^sluice check: --kind is chat, responses or messages, not "other"/],
+      [['--kind', 'other', '-'], /^sluice check: --kind is chat, responses, messages or media, not "other"/],
     ];
     for (const [args, pattern] of cases) {
       const r = await sluiceCheck(args);

@@ -47,10 +47,13 @@ function toolCallAnswer(req: RecordedRequest): UpstreamReply {
     : { headers: { 'content-type': 'application/json' }, body: TOOL_CALL_COMPLETION };
 }
 
-const PATHS: Record<StreamKind, string> = { chat: '/v1/chat/completions', responses: '/v1/responses', messages: '/v1/messages' };
+/** The surfaces the response cache serves (media streams are relayed, never cached). */
+type CachedKind = Exclude<StreamKind, 'media'>;
+
+const PATHS: Record<CachedKind, string> = { chat: '/v1/chat/completions', responses: '/v1/responses', messages: '/v1/messages' };
 
 /** A request on one surface with the given prompt, streamed or not. */
-function bodyFor(kind: StreamKind, prompt: string, stream: boolean): Record<string, unknown> {
+function bodyFor(kind: CachedKind, prompt: string, stream: boolean): Record<string, unknown> {
   if (kind === 'responses') return { model: 'cached', input: prompt, stream };
   if (kind === 'messages') return { model: 'cached', max_tokens: 100, messages: [{ role: 'user', content: prompt }], stream };
   return { model: 'cached', messages: [{ role: 'user', content: prompt }], stream, ...(stream && { stream_options: { include_usage: true } }) };
@@ -63,7 +66,7 @@ interface Answer {
   text: string;
 }
 
-async function send(gw: TestGateway, kind: StreamKind, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+async function send(gw: TestGateway, kind: CachedKind, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   const res = await fetch(`${gw.url}${PATHS[kind]}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...headers },

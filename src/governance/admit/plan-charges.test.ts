@@ -33,8 +33,13 @@ function admission(fields: Partial<AdmissionRequest> = {}, request: Partial<Cano
   };
 }
 
-function settings(prices: TokenPrices = { inputNanos: 1_000, outputNanos: 10_000 }, reserve = 4096): PlanSettings {
-  return { prices: { of: () => prices }, reserveOutputTokens: reserve, defaultHoldMs: 600_000 };
+/** `perImage`: the nano-dollars of one image, for a media model priced per image. */
+function settings(prices: TokenPrices = { inputNanos: 1_000, outputNanos: 10_000 }, reserve = 4096, perImage = 0): PlanSettings {
+  return {
+    prices: { of: () => prices, unitsNanos: (_provider, _model, units) => (units.images ?? 0) * perImage },
+    reserveOutputTokens: reserve,
+    defaultHoldMs: 600_000,
+  };
 }
 
 describe('planCharges', () => {
@@ -130,6 +135,18 @@ describe('planCharges', () => {
     const req = admission({ surface: 'embeddings', inputTokens: 10, caller: caller({ budgets: [{ scope: 'key', period: 'day', limitUsd: 1 }] }) });
     const plan = planCharges(req, undefined, NOW, settings());
     assert.deepEqual([plan.budget?.choices, plan.budget?.want, plan.budget?.min], [0, 10_000, 10_000]);
+  });
+
+  it('a media request priced per unit reserves its units up front, in its minimum too', () => {
+    const budgets = caller({ budgets: [{ scope: 'key', period: 'day', limitUsd: 1 }] });
+    const free = { inputNanos: 0, outputNanos: 0 };
+    const plan = planCharges(
+      admission({ surface: 'images', caller: budgets, units: { images: 3 } }),
+      undefined,
+      NOW,
+      settings(free, 4096, 40_000_000),
+    );
+    assert.deepEqual([plan.budget?.want, plan.budget?.min], [120_000_000, 120_000_001]);
   });
 
   it("holds slots and reservations for the tier's deadline, else the gateway's longest, and a margin", () => {

@@ -1,8 +1,8 @@
 import { estimatePromptTokens } from '../../accounting/count-tokens.ts';
 import type { AdmissionRequest } from '../../admission/admission.ts';
-import { type BudgetAsk, budgetAsk, outputChoices } from '../budgets/budget-ask.ts';
+import { type BudgetAsk, budgetAsk, outputChoices, withUnits } from '../budgets/budget-ask.ts';
 import { type BudgetWindow, budgetWindows } from '../budgets/budget-windows.ts';
-import type { TokenPrices } from '../budgets/request-estimate.ts';
+import type { PriceBook } from '../budgets/request-estimate.ts';
 import type { SlotClaim } from '../limits/concurrency-slots.ts';
 import type { RateCharge } from '../limits/rate-buckets.ts';
 import type { RateLimits, TierPolicy } from '../limits/tier-policy.ts';
@@ -30,7 +30,7 @@ export interface Plan {
 
 /** What a plan reads besides the request and its tier: set once for the gateway's life. */
 export interface PlanSettings {
-  prices: { of(provider: string, model: string): TokenPrices };
+  prices: Pick<PriceBook, 'of' | 'unitsNanos'>;
   /** limits.reserve_output_tokens: the output reserved for a request without its own limit. */
   reserveOutputTokens: number;
   /** How long a request without a tier deadline may run: the longest surface deadline. */
@@ -99,15 +99,15 @@ function chargeScope(
 
 function budgetPlan(req: AdmissionRequest, windows: BudgetWindow[], promptTokens: number, settings: PlanSettings): BudgetPlan {
   const { request, target } = req;
-  return {
-    windows,
-    ...budgetAsk(
-      request,
-      promptTokens,
-      settings.prices.of(target.provider, target.model),
-      settings.reserveOutputTokens,
-      // An embeddings answer is vectors: no output to reserve, nor to need room for.
-      req.surface === 'embeddings' ? 0 : outputChoices(request),
-    ),
-  };
+  const ask = budgetAsk(
+    request,
+    promptTokens,
+    settings.prices.of(target.provider, target.model),
+    settings.reserveOutputTokens,
+    // An embeddings answer is vectors: no output to reserve, nor to need room for.
+    req.surface === 'embeddings' ? 0 : outputChoices(request),
+  );
+  // A media model priced per unit (dall-e's images, tts-1's characters) reserves what it will bill.
+  const units = req.units ? settings.prices.unitsNanos(target.provider, target.model, req.units) : 0;
+  return { windows, ...withUnits(ask, units) };
 }

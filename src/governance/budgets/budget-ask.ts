@@ -71,3 +71,14 @@ export function outputCap(ask: BudgetAsk, granted: number): number | undefined {
   const perChoice = Math.floor(affordable / ask.choices);
   return ask.ownMax !== undefined && ask.ownMax <= perChoice ? undefined : perChoice;
 }
+
+/**
+ * The ask with the price of the request's media units added to what it must pay up front (the
+ * images it asks for, the characters it has spoken: known before it is sent), in its reservation
+ * and its minimum.
+ */
+export function withUnits(ask: BudgetAsk, unitsNanos: number): BudgetAsk {
+  if (unitsNanos <= 0) return ask;
+  const fixed = Math.ceil(unitsNanos);
+  return { ...ask, inputNanos: ask.inputNanos + unitsNanos, want: ask.want + fixed, min: ask.min + fixed };
+}

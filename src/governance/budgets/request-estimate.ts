@@ -1,5 +1,6 @@
 import type { PricingRegistry } from '../../accounting/pricing.ts';
 import type { CanonicalRequest } from '../../protocol/canonical/request.ts';
+import type { MediaUnits } from '../../protocol/canonical/usage.ts';
 import { NANOS_PER_USD } from './budget-windows.ts';
 
 /** Nano-dollars per input and per output token of one model (0 for a free or unpriced one). */
@@ -36,6 +37,13 @@ export class PriceBook {
       this.prices.set(key, prices);
     }
     return prices;
+  }
+
+  /** The nano-dollars of a request's media units (the images it asks for, the characters it has spoken), where the model prices them. */
+  unitsNanos(provider: string, model: string, units: MediaUnits): number {
+    return (
+      this.pricing.cost(provider, model, { inputTokens: 0, outputTokens: 0, units, source: 'estimated' }).costUsd * NANOS_PER_USD
+    );
   }
 }
 

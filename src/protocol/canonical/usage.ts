@@ -13,6 +13,10 @@ export interface Usage {
   /** Audio tokens inside the input and inside the output (OpenAI's audio models): priced apart. */
   audioInputTokens?: number;
   audioOutputTokens?: number;
+  /** Image tokens inside the input (an image edit's input images, GPT Image models): priced apart. */
+  imageInputTokens?: number;
+  /** What a media model bills besides (or instead of) tokens: images made, seconds heard, characters spoken. */
+  units?: MediaUnits;
   /**
    * Predicted Outputs (OpenAI's `prediction`): the predicted tokens the answer kept and those it
    * did not. Both are already inside the output tokens (and billed as output); kept to show how
@@ -24,6 +28,17 @@ export interface Usage {
   source: 'provider' | 'estimated';
   /** The upstream fields that were not token counts (see normalizeTokenCounts): each read as 0. */
   invalid?: string[];
+}
+
+/**
+ * The units of the images and audio endpoints: the images a request made (dall-e's price is per
+ * image), the seconds of audio transcribed (whisper-1's per minute), the characters of text
+ * spoken (tts-1's per million characters). Each absent when not what the request did.
+ */
+export interface MediaUnits {
+  images?: number;
+  audioSeconds?: number;
+  characters?: number;
 }
 
 /**

@@ -3,6 +3,7 @@ import { chatFrameRules } from './chat-frames.ts';
 import { chatToolCallRules } from './chat-tool-calls.ts';
 import { chatUsageRules } from './chat-usage.ts';
 import { detectKind, type StreamKind } from './detect.ts';
+import { mediaFrameRules } from './media-frames.ts';
 import { messagesFrameRules } from './messages-frames.ts';
 import { createSseReader } from './read-sse.ts';
 import { responsesFrameRules } from './responses-frames.ts';
@@ -36,13 +37,15 @@ function rulesFor(kind: StreamKind): RuleFamily[] {
       return [streamRules({ doneRequired: false }), responsesFrameRules(), responsesItemRules(), responsesTerminalRules()];
     case 'messages':
       return [streamRules({ doneRequired: false }), messagesFrameRules()];
+    case 'media':
+      return [streamRules({ doneRequired: false }), mediaFrameRules()];
   }
 }
 
 /**
  * The stream conformance checker behind `sluice check` and the test suite's stream tap: it reads
  * a chat-completions stream (in any stream profile: protocol/stream-profiles.ts), a Responses
- * stream or an Anthropic Messages stream, tells which from its first frames unless `kind` is given, and reports every
+ * stream, an Anthropic Messages stream or an OpenAI media stream (images, transcript, speech), tells which from its first frames unless `kind` is given, and reports every
  * violation of the stream contract with the frame that shows it.
  */
 export function createStreamChecker(options: { kind?: StreamKind } = {}): StreamChecker {

@@ -10,7 +10,7 @@ export interface Frame {
 
 /**
  * The rules, by stable id (printed, and matched by tests and by scripts reading `--json`).
- * `sse/*` and `done/*` hold for every surface; `chat/*`, `responses/*` and `messages/*` for one.
+ * `sse/*` and `done/*` hold for every surface; `chat/*`, `responses/*`, `messages/*` and `media/*` for one.
  */
 export type RuleId =
   | 'sse/syntax'
@@ -38,7 +38,9 @@ export type RuleId =
   | 'messages/event-type'
   | 'messages/start-first'
   | 'messages/blocks'
-  | 'messages/terminal';
+  | 'messages/terminal'
+  | 'media/event-type'
+  | 'media/terminal';
 
 export interface Violation {
   /** The frame that breaks the rule, or null for what only the end of the stream shows. */
@@ -55,7 +57,4 @@ export interface RuleFamily {
   end(report: Report): void;
 }
 
-/** The payload as an object, or undefined when it is something else (callers check the shape they need). */
-export function asObject(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
+export { asObject } from '../as-object.ts';

@@ -5,9 +5,6 @@ import { requireJsonContentType } from './check-content-type.ts';
 /**
  * Reads the body up to `limit` bytes (413 past it) and parses it as JSON (400 if it is not); a body
  * not declared as application/json is refused first (415, see edge/check-content-type.ts).
- * Plain 'data' events rather than `for await`: the request's async iterator costs a few us per
- * request on the hot path, and past the limit the rest of the body is still drained, so the
- * client reads the 413 instead of a reset connection.
  */
 export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   try {
@@ -27,8 +24,10 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
 }
 
 /**
- * The body's bytes up to `limit` (413 past it, the rest drained so the client reads the answer);
- * a client that leaves while sending is `cancelled`.
+ * The body's bytes, up to `limit` (413 past it, declared or sent); a client that leaves while
+ * sending is `cancelled`. Plain 'data' events rather than `for await`: the request's async
+ * iterator costs a few us per request on the hot path, and past the limit the rest of the body is
+ * still drained, so the client reads the 413 instead of a reset connection.
  */
 export async function readBodyBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);

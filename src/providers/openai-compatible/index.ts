@@ -11,6 +11,7 @@ import { createResponsesRelay, responsesAt } from './relay-responses.ts';
 import { buildOpenAICompatibleEmbeddings, decodeOpenAICompatibleEmbeddings } from './embed.ts';
 import { callEmbeddingsUpstream } from '../embed-call.ts';
 import { createBatchApi, joinUrl } from '../batch-api.ts';
+import { createMediaApi } from '../media-api.ts';
 
 export interface OpenAICompatibleSettings extends OpenAICompatibleTarget {
   name: string;
@@ -67,6 +68,12 @@ export function createOpenAICompatibleProvider(
     },
     client,
   );
-  const own = { embed, listUpstreamModels, batches };
+  // Images and audio go to the upstream's own endpoints under its base URL (/images/generations, ...).
+  const media = createMediaApi(settings.name, client, {
+    urlFor: (path) => `${settings.baseUrl.replace(/\/+$/, '')}/${path}`,
+    headers: { ...settings.headers, ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}) },
+    mapError: (status, headers, text) => mapOpenAICompatibleError(settings.name, status, headers, text),
+  });
+  const own = { embed, media, listUpstreamModels, batches };
   return responses ? { ...adapter, responses, ...own } : { ...adapter, ...own };
 }

@@ -6,6 +6,7 @@ import { STREAM_PROFILES } from '../../protocol/stream-profiles.ts';
 import { handleModelRequest } from '../../pipeline/handle-model-request.ts';
 import type { ModelOperation } from '../../pipeline/model-operation.ts';
 import { readJsonBody } from '../../protocol/http/read-json-body.ts';
+import { readMultipartBody } from '../../protocol/http/read-multipart-body.ts';
 import type { RouteCall } from '../route-table.ts';
 import { resumable } from './streams.ts';
 
@@ -21,6 +22,7 @@ export function endpointModelRoute(
   operation: (call: RouteCall, endpoint: Endpoint | undefined) => ModelOperation,
   statusOf?: (error: GatewayError) => number,
   apiPrefix = false,
+  read: BodyReader = readJson,
 ) {
   return async (call: RouteCall) => {
     const { project, endpoint: name } = call.params;
@@ -29,8 +31,16 @@ export function endpointModelRoute(
     const endpoint = apiPrefix && !STREAM_PROFILES[profile].apiPrefix ? undefined : found;
     const op = operation(call, endpoint);
     const exchange = { ...createExchange(call.res, call.requestId, op.renderError, statusOf), resume: resumable(call) };
-    const readBody = async () =>
-      withEndpointModel(await readJsonBody(call.req, call.ctx.config.server.body_limit_bytes), endpoint);
+    const readBody = async () => withEndpointModel(await read(call), endpoint);
     return handleModelRequest(exchange, call.req, readBody, op, endpointContext(call.ctx, project, name, endpoint));
   };
 }
+
+/** How a model route reads its body: JSON (most), or a multipart upload (audio, image edits). */
+export type BodyReader = (call: RouteCall) => Promise<unknown>;
+
+/** A JSON body, within server.body_limit_bytes. */
+export const readJson: BodyReader = (call) => readJsonBody(call.req, call.ctx.config.server.body_limit_bytes);
+
+/** A multipart upload, within server.upload_limit_bytes. */
+export const readUpload: BodyReader = (call) => readMultipartBody(call.req, call.ctx.config.server.upload_limit_bytes);
