@@ -90,12 +90,18 @@ describe(
 
       assert.equal((await onA('DELETE', '/admin/projects/spread-gone?force=true')).status, 200);
       assert.ok((await msUntil(401, () => onB(key.key))) < 1_000);
-      // The ledger keeps the key's and the project's rows.
-      const rows = await adminQuery(schema.url, 'select count(*)::int as n from ledger where key_id = $1 and project_id = $2', [
-        key.id,
-        'spread-gone',
-      ]);
-      assert.ok((rows.rows[0] as { n: number }).n >= 1);
+      // The ledger keeps the key's and the project's rows (written by B's ledger writer in its next batch: polled).
+      const count = async () =>
+        (
+          (await adminQuery(schema.url, 'select count(*)::int as n from ledger where key_id = $1 and project_id = $2', [key.id, 'spread-gone']))
+            .rows[0] as { n: number }
+        ).n;
+      let n = await count();
+      for (let polls = 0; n === 0 && polls < 200; polls++) {
+        await new Promise((r) => setTimeout(r, 50));
+        n = await count();
+      }
+      assert.ok(n >= 1);
     });
   },
 );
