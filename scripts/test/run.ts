@@ -1,6 +1,6 @@
 /**
- * `npm test` after the type check: every test file, in two tiers that run side by side, then the
- * slowest files (docs/contributing/testing.md "How npm test runs").
+ * `npm test`: every test file, in two tiers that run side by side, then the slowest files
+ * (docs/contributing/testing.md "How npm test runs").
  *
  * - In-process: the unit and contract tests beside the code (src/, scripts/, bench/, fuzz/,
  *   test/helpers/) share a process per shard (`--experimental-test-isolation=none`). A process
@@ -12,8 +12,12 @@
  *   processes, keep their isolation, `E2E_CONCURRENCY` at a time.
  *
  * The end-to-end tier's spec output is printed as it runs; each shard's goes to a file, printed
- * whole once every run has ended, so the lines of concurrent processes never interleave. Flags: `--only unit|e2e` runs one tier; any other
- * arguments are globs or files, which replace the defaults (their tier chosen by their path).
+ * whole once every run has ended, so the lines of concurrent processes never interleave.
+ *
+ * Flags: `--typecheck` (npm test's) runs `npm run typecheck` beside the tests rather than before
+ * them: one core's work for a minute or more, while the shards mostly wait. `--only unit|e2e`
+ * runs one tier. Any other arguments are globs or files, which replace the defaults (their tier
+ * chosen by their path).
  */
 import { spawn } from 'node:child_process';
 import { globSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -36,7 +40,10 @@ const UNIT_SHARDS = 4;
 const E2E_CONCURRENCY = Math.max(2, cpus().length);
 const SLOWEST = 15;
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { only: { type: 'string' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { only: { type: 'string' }, typecheck: { type: 'boolean', default: false } },
+});
 const isUnit = (file: string) => !file.startsWith('test/') || file.startsWith('test/helpers/');
 const expand = (globs: string[]) => [...new Set(globs.flatMap((g) => globSync(g)))].sort();
 const chosen = positionals.length > 0 ? expand(positionals) : undefined;
@@ -69,16 +76,33 @@ console.log(
   `npm test: ${unitFiles.length} in-process files in ${Math.min(UNIT_SHARDS, unitFiles.length)} shards, ` +
     `${e2eFiles.length} end-to-end files ${E2E_CONCURRENCY} at a time`,
 );
+const typecheck = values.typecheck ? typeCheck() : undefined;
 const results = await Promise.all(runs.map((run, i) => runOne(run, i)));
+const typed = await typecheck;
 for (const r of results) if (r.spec !== undefined) process.stdout.write(`\n===== ${r.name} =====\n${r.spec}`);
 const timings = results.flatMap((r) => r.timings).sort((a, b) => b.ms - a.ms);
 console.log(`\nslowest files (wall time; in-process files share their shard's process):`);
 for (const { file, ms } of timings.slice(0, SLOWEST))
   console.log(`${(ms / 1000).toFixed(1).padStart(7)} s  ${relative('.', file)}`);
 for (const r of results) console.log(`${r.code === 0 ? 'ok  ' : 'FAIL'} ${r.name}: ${(r.ms / 1000).toFixed(0)} s`);
+if (typed)
+  console.log(
+    `${typed.code === 0 ? 'ok  ' : 'FAIL'} type check: ${(typed.ms / 1000).toFixed(0)} s${typed.code === 0 ? '' : `\n${typed.output}`}`,
+  );
 console.log(`all tests: ${((performance.now() - started) / 1000).toFixed(0)} s wall`);
 rmSync(logs, { recursive: true, force: true });
-process.exitCode = results.every((r) => r.code === 0) ? 0 : 1;
+process.exitCode = results.every((r) => r.code === 0) && (typed?.code ?? 0) === 0 ? 0 : 1;
+
+/** `npm run typecheck` (the sources, then the console's), its output kept for a failure. */
+async function typeCheck(): Promise<{ code: number; ms: number; output: string }> {
+  const begun = performance.now();
+  const child = spawn('npm', ['run', '--silent', 'typecheck'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const code = await new Promise<number>((resolve) => child.once('close', (c) => resolve(c ?? 1)));
+  return { code, ms: performance.now() - begun, output };
+}
 
 async function runOne(run: Run, index: number) {
   const spec = run.live ? 'stdout' : join(logs, `${index}.spec.txt`);
