@@ -14,7 +14,7 @@ export interface BatchProvider {
 }
 
 const API_NAME: Record<BatchApiKind, string> = {
-  openai: 'the Files and Batch API (an OpenAI-compatible provider)',
+  openai: 'the Files and Batch API (an OpenAI-compatible provider or Azure)',
   anthropic: 'Message Batches (Anthropic)',
 };
 

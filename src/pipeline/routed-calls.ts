@@ -157,7 +157,7 @@ export function routedMedia<T>(
     const { provider, model } = run.target;
     if (!run.target.adapter.media) {
       throw errors.invalidRequest(
-        `${provider}/${model} does not offer /v1/${call.path}: sluice relays images and audio to OpenAI-compatible providers only.`,
+        `${provider}/${model} does not offer /v1/${call.path}: sluice relays images and audio to OpenAI-compatible providers and Azure only.`,
         'model',
       );
     }

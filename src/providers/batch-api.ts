@@ -3,6 +3,7 @@ import { errors } from '../errors/catalog.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { UpstreamBody } from '../upstream/upstream-body.ts';
 import { type UpstreamClient, upstreamFailure } from '../upstream/http-client.ts';
+import type { UpstreamHeaders } from './upstream-headers.ts';
 
 /**
  * Which batch API an upstream speaks: `openai` (OpenAI's Files and Batch API, served by
@@ -47,8 +48,8 @@ export interface BatchApiSpec {
   provider: string;
   kind: BatchApiKind;
   url: (path: string, search?: URLSearchParams) => string;
-  /** The upstream's authentication and fixed headers (the key, `anthropic-version`, the config's). */
-  headers: () => Record<string, string>;
+  /** The upstream's authentication and fixed headers (the key or a token, `anthropic-version`, the config's). */
+  headers: UpstreamHeaders;
   mapError: BatchApi['mapError'];
 }
 
@@ -59,7 +60,7 @@ export function createBatchApi(spec: BatchApiSpec, client: UpstreamClient): Batc
     url: spec.url,
     mapError: spec.mapError,
     async send(call, signal, maxBytes) {
-      const headers: Record<string, string> = { accept: 'application/json', ...spec.headers() };
+      const headers: Record<string, string> = { accept: 'application/json', ...(await spec.headers()) };
       if (call.contentType) headers['content-type'] = call.contentType;
       if (call.beta) headers['anthropic-beta'] = call.beta;
       const res = await client.send(

@@ -19,7 +19,7 @@ function fakeClient(status: number, text: string): { client: UpstreamClient; sen
 const target = {
   // An Azure-style scheme: the model in the URL, the key in its own header.
   urlFor: (path: string, model: string) => `https://res.example/openai/deployments/${model}/${path}?api-version=2025-04-01-preview`,
-  headers: { 'api-key': 'k' },
+  headers: () => ({ 'api-key': 'k' }),
   mapError: (status: number, headers: Record<string, string | string[] | undefined>, text: string) =>
     mapOpenAICompatibleError('azure', status, headers, text),
 };
@@ -70,6 +70,22 @@ describe('createMediaApi', () => {
     await assert.rejects(api.send(call, 'tts', ctx), (err: unknown) => err instanceof GatewayError && err.status === 429);
     await assert.rejects(api.send(call, 'bad\u0000id', ctx), (err: unknown) => err instanceof GatewayError && err.status === 400);
     assert.equal(sent.length, 1);
+  });
+
+  it('asks for the headers on each call, waiting for a token that is made per call', async () => {
+    const { client, sent } = fakeClient(200, '{}');
+    let tokens = 0;
+    const api = createMediaApi('azure', client, {
+      ...target,
+      headers: async () => ({ authorization: `Bearer token-${++tokens}` }),
+    });
+    const call = { path: 'images/generations' as const, body: { json: { prompt: 'p' } }, accept: 'application/json' };
+    await api.send(call, 'dalle', ctx);
+    await api.send(call, 'dalle', ctx);
+    assert.deepEqual(
+      sent.map((req) => req.headers.authorization),
+      ['Bearer token-1', 'Bearer token-2'],
+    );
   });
 });
 

@@ -3,16 +3,17 @@ import type { MapError } from './embed-call.ts';
 import { readText, withTraceHeaders } from './http-provider.ts';
 import { checkModelId, modelIdRules } from './model-id.ts';
 import type { MediaApi, MediaCall, MediaPath } from './types.ts';
+import type { UpstreamHeaders } from './upstream-headers.ts';
 
 /**
  * Where and how a provider's media calls go. `urlFor` is the seam a provider with its own URL
  * scheme plugs into: an OpenAI-compatible server appends the path to its base URL, an Azure
- * OpenAI resource would put the model (its deployment) and its `api-version` in the URL.
+ * OpenAI resource puts the model (its deployment) and its `api-version` in the URL.
  */
 export interface MediaTarget {
   urlFor(path: MediaPath, model: string): string;
-  /** Its credentials and fixed headers, on every call. */
-  headers: Record<string, string>;
+  /** Its credentials and fixed headers, asked for on every call. */
+  headers: UpstreamHeaders;
   mapError: MapError;
 }
 
@@ -38,7 +39,7 @@ export function createMediaApi(provider: string, client: UpstreamClient, target:
 
 async function mediaRequest(call: MediaCall, model: string, target: MediaTarget): Promise<UpstreamRequest | UpstreamUpload> {
   const url = target.urlFor(call.path, model);
-  const headers = { ...target.headers, accept: call.accept };
+  const headers = { ...(await target.headers()), accept: call.accept };
   if ('json' in call.body) {
     return {
       url,

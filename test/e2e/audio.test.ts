@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import OpenAI, { toFile } from 'openai';
 import { PricingRegistry } from '../../src/accounting/pricing.ts';
-import type { RecordedRequest, UpstreamReply } from '../helpers/fake-upstream.ts';
+import { type RecordedRequest, recordedForm, type UpstreamReply } from '../helpers/fake-upstream.ts';
 import { adminCall, projectWithKey } from '../helpers/admin-client.ts';
 import { requestRecord, useUpstreamGateway } from '../helpers/gateway.ts';
 
@@ -25,15 +25,6 @@ const json = (body: unknown, status = 200): UpstreamReply => ({
 });
 
 const sse = (events: Record<string, unknown>[]) => events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('');
-
-/** The multipart body the upstream got, parsed back into its fields. */
-function formOf(req: RecordedRequest): Promise<FormData> {
-  return new Request('http://upstream/', {
-    method: 'POST',
-    headers: { 'content-type': String(req.headers['content-type']) },
-    body: req.body,
-  }).formData();
-}
 
 /** The model named in a multipart body (the fake answers as that model would). */
 const formModel = (req: RecordedRequest) => /name="model"\r\n\r\n([^\r]*)/.exec(req.body)?.[1];
@@ -93,7 +84,7 @@ describe('POST /v1/audio through the openai SDK', () => {
     const sent = last(upstream);
     assert.equal(sent.url, '/v1/audio/transcriptions');
     assert.equal(sent.headers.authorization, 'Bearer sk-upstream');
-    const form = await formOf(sent);
+    const form = await recordedForm(sent);
     assert.equal(form.get('model'), 'whisper-1');
     assert.equal(form.get('language'), 'en');
     assert.deepEqual(form.getAll('timestamp_granularities[]'), ['word', 'segment']);
@@ -312,7 +303,7 @@ describe("POST /v1/audio under a project's endpoint", () => {
     const res = await post(key.key as string);
     assert.equal(res.status, 200, await res.clone().text());
     assert.equal(((await res.json()) as { text: string }).text, TEXT);
-    assert.equal((await formOf(last(upstream))).get('model'), 'whisper-1');
+    assert.equal((await recordedForm(last(upstream))).get('model'), 'whisper-1');
     const row = (await adminCall(gw.url, MASTER, 'GET', `/v1/requests/${res.headers.get('x-request-id')}`)).body;
     assert.deepEqual([row.project_id, row.surface, row.cost_usd], ['proj_audio', 'audio.transcriptions', 0.009]);
   });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { APIError } from 'openai';
+import { azureEntraEntry } from '../helpers/azure-entry.ts';
 import { openAIPayloads, openAIStreamBody, readFixture } from '../helpers/fixtures.ts';
 import { parseSse, rawStream, requestRecord, useUpstreamGateway } from '../helpers/gateway.ts';
 
@@ -160,16 +161,7 @@ describe('azure: the v1 API with Microsoft Entra ID', () => {
   const { upstream, gw } = useUpstreamGateway((url) => ({
     config: {
       providers: {
-        'azure-eu': {
-          type: 'azure',
-          base_url: url,
-          api_version: 'v1',
-          tenant_id: 'tenant-1',
-          client_id: 'app-1',
-          client_secret: 'entra-secret',
-          token_url: `${url}/tenant-1/oauth2/v2.0/token`,
-          deployments: { 'gpt-4o': 'gpt4o-eu' },
-        },
+        'azure-eu': azureEntraEntry(url, { 'gpt-4o': 'gpt4o-eu' }),
       },
     },
   }));

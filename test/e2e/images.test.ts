@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import OpenAI, { toFile } from 'openai';
 import { PricingRegistry } from '../../src/accounting/pricing.ts';
-import type { RecordedRequest, UpstreamReply } from '../helpers/fake-upstream.ts';
+import { type RecordedRequest, recordedForm, type UpstreamReply } from '../helpers/fake-upstream.ts';
 import { requestRecord, useUpstreamGateway } from '../helpers/gateway.ts';
 import { speakAsTestCallers } from './limits-support.ts';
 
@@ -51,15 +51,6 @@ const STREAMED = [
     usage: GPT_IMAGE_USAGE,
   }),
 ].join('');
-
-/** The multipart body the upstream got, parsed back into its fields. */
-async function formOf(req: RecordedRequest): Promise<FormData> {
-  return new Request('http://upstream/', {
-    method: 'POST',
-    headers: { 'content-type': String(req.headers['content-type']) },
-    body: req.body,
-  }).formData();
-}
 
 function last(upstream: { requests: RecordedRequest[] }): RecordedRequest {
   const request = upstream.requests.at(-1);
@@ -165,7 +156,7 @@ describe('POST /v1/images through the openai SDK', () => {
     const sent = last(upstream);
     assert.equal(sent.url, '/v1/images/edits');
     assert.match(String(sent.headers['content-type']), /^multipart\/form-data; boundary=/);
-    const form = await formOf(sent);
+    const form = await recordedForm(sent);
     assert.equal(form.get('model'), 'gpt-image-1');
     assert.equal(form.get('prompt'), 'give it a hat');
     assert.equal(form.get('n'), '1');

@@ -198,3 +198,12 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     },
   } as FakeUpstream;
 }
+
+/** The multipart body a fake upstream got (an upload relayed), parsed back into its fields. */
+export function recordedForm(req: RecordedRequest): Promise<FormData> {
+  return new Request('http://upstream/', {
+    method: 'POST',
+    headers: { 'content-type': String(req.headers['content-type']) },
+    body: req.body,
+  }).formData();
+}

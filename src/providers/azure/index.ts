@@ -1,8 +1,10 @@
 import { ConfigError } from '../../config/config-error.ts';
 import type { ProviderConfig } from '../../config/schema.ts';
 import type { UpstreamClient, UpstreamRequest } from '../../upstream/http-client.ts';
+import { createBatchApi } from '../batch-api.ts';
 import { callEmbeddingsUpstream } from '../embed-call.ts';
 import { createHttpProvider } from '../http-provider.ts';
+import { createMediaApi } from '../media-api.ts';
 import type { NativeProviderDefinition } from '../native-provider-definition.ts';
 import { chatCompletionsBody } from '../openai-compatible/build-request.ts';
 import { decodeOpenAICompatibleResponse } from '../openai-compatible/decode-response.ts';
@@ -10,10 +12,11 @@ import { createOpenAICompatibleFrameDecoder } from '../openai-compatible/decode-
 import { decodeOpenAICompatibleEmbeddings, embeddingsBody } from '../openai-compatible/embed.ts';
 import { createResponsesRelay } from '../openai-compatible/relay-responses.ts';
 import { createSseStreamDecoder } from '../sse-decoder.ts';
-import type { ProviderAdapter } from '../types.ts';
+import type { MediaApi, ProviderAdapter } from '../types.ts';
+import type { UpstreamHeaders } from '../upstream-headers.ts';
 import { createEntraTokenSource, type EntraCredentials } from './entra-token.ts';
 import { mapAzureError } from './map-error.ts';
-import { type AzureApi, azureUrl, DEFAULT_API_VERSION } from './url.ts';
+import { type AzureApi, azureResourceUrl, azureUrl, DEFAULT_API_VERSION } from './url.ts';
 
 export interface AzureSettings extends AzureApi {
   name: string;
@@ -30,9 +33,10 @@ export interface AzureSettings extends AzureApi {
 }
 
 /**
- * Azure OpenAI: OpenAI's Chat Completions, Responses and embeddings at Azure's URLs (url.ts), a
- * model named by its deployment, with a key or an Entra ID token. The bodies, the stream and its
- * content filter verdicts are OpenAI's (the OpenAI-compatible adapter's code, reused).
+ * Azure OpenAI: OpenAI's Chat Completions, Responses, embeddings, images, audio, and Files and
+ * Batch API at Azure's URLs (url.ts), a model named by its deployment, with a key or an Entra ID
+ * token. The bodies, the stream and its content filter verdicts are OpenAI's (the
+ * OpenAI-compatible adapter's code, reused).
  */
 export function createAzureProvider(settings: AzureSettings, client: UpstreamClient): ProviderAdapter {
   const { name } = settings;
@@ -40,6 +44,11 @@ export function createAzureProvider(settings: AzureSettings, client: UpstreamCli
   const deployment = (model: string) => settings.deployments[model] ?? model;
   const mapError = (status: number, headers: Parameters<typeof mapAzureError>[2], text: string) =>
     mapAzureError(name, status, headers, text);
+  // The config's headers and the key, made once; with Entra ID, the token of the moment on each call.
+  const keyed = settings.apiKey ? { ...settings.headers, 'api-key': settings.apiKey } : settings.headers;
+  const upstreamHeaders: UpstreamHeaders = token
+    ? async () => ({ ...settings.headers, authorization: `Bearer ${await token()}` })
+    : () => keyed;
 
   /** A call of `path`; `perDeployment` false for an operation of the resource (Responses). */
   async function place(
@@ -49,16 +58,13 @@ export function createAzureProvider(settings: AzureSettings, client: UpstreamCli
     perDeployment: boolean,
   ): Promise<UpstreamRequest> {
     const target = deployment(String(body.model));
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: stream ? 'text/event-stream' : 'application/json',
-      ...settings.headers,
-    };
-    if (token) headers.authorization = `Bearer ${await token()}`;
-    else if (settings.apiKey) headers['api-key'] = settings.apiKey;
     return {
       url: azureUrl(settings, path, perDeployment ? target : undefined),
-      headers,
+      headers: {
+        'content-type': 'application/json',
+        accept: stream ? 'text/event-stream' : 'application/json',
+        ...(await upstreamHeaders()),
+      },
       body: JSON.stringify({ ...body, model: target }),
     };
   }
@@ -76,8 +82,29 @@ export function createAzureProvider(settings: AzureSettings, client: UpstreamCli
     },
     client,
   );
+  // Images and audio at the model's deployment (its name the body's model too, as on the v1 API).
+  const deploymentMedia = createMediaApi(name, client, {
+    urlFor: (path, target) => azureUrl(settings, path, target),
+    headers: upstreamHeaders,
+    mapError,
+  });
+  const media: MediaApi = { send: (call, model, ctx) => deploymentMedia.send(call, deployment(model), ctx) };
+  // Files and batches are the resource's (`{endpoint}/openai/files?api-version=…`); a batch's
+  // JSONL names its deployments itself, and goes as the client wrote it.
+  const batches = createBatchApi(
+    {
+      provider: name,
+      kind: 'openai',
+      url: (path, search) => azureResourceUrl(settings, path, search),
+      headers: upstreamHeaders,
+      mapError,
+    },
+    client,
+  );
   return {
     ...adapter,
+    media,
+    batches,
     ...(settings.responsesApi && {
       responses: createResponsesRelay(name, (body, stream) => place('responses', body, stream, false), client, mapError),
     }),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { azureUrl } from './url.ts';
+import { azureResourceUrl, azureUrl } from './url.ts';
 
 describe('azureUrl', () => {
   const deployments = { endpoint: 'https://res.openai.azure.com/', apiVersion: '2024-10-21' };
@@ -27,5 +27,32 @@ describe('azureUrl', () => {
       azureUrl(deployments, 'embeddings', 'a/../b'),
       'https://res.openai.azure.com/openai/deployments/a%2F..%2Fb/embeddings?api-version=2024-10-21',
     );
+  });
+});
+
+describe('azureResourceUrl', () => {
+  const deployments = { endpoint: 'https://res.openai.azure.com', apiVersion: '2024-10-21' };
+  const v1 = { endpoint: 'https://res.openai.azure.com/', apiVersion: 'v1' };
+
+  it("adds the client's query after the api-version, in one query", () => {
+    assert.equal(
+      azureResourceUrl(deployments, '/batches', new URLSearchParams({ limit: '2', after: 'batch_1' })),
+      'https://res.openai.azure.com/openai/batches?api-version=2024-10-21&limit=2&after=batch_1',
+    );
+  });
+
+  it('starts the query itself on the v1 API, which has no api-version', () => {
+    assert.equal(
+      azureResourceUrl(v1, '/files', new URLSearchParams({ purpose: 'batch' })),
+      'https://res.openai.azure.com/openai/v1/files?purpose=batch',
+    );
+  });
+
+  it('is the bare operation without a query, the id kept as the surface encoded it', () => {
+    assert.equal(
+      azureResourceUrl(deployments, '/files/file-a%2Fb/content', new URLSearchParams()),
+      'https://res.openai.azure.com/openai/files/file-a%2Fb/content?api-version=2024-10-21',
+    );
+    assert.equal(azureResourceUrl(v1, '/batches/batch_1/cancel'), 'https://res.openai.azure.com/openai/v1/batches/batch_1/cancel');
   });
 });

@@ -25,3 +25,15 @@ export function azureUrl(api: AzureApi, path: string, deployment?: string): stri
   if (deployment === undefined) return `${root}/${path}?${version}`;
   return `${root}/deployments/${encodeURIComponent(deployment)}/${path}?${version}`;
 }
+
+/**
+ * The URL of a path of the Files and Batch API (`/files`, `/batches/{id}/cancel`, as the batch
+ * surfaces name them) at the resource, with the client's query (`limit`, `after`, `purpose`)
+ * after the `api-version` azureUrl puts there: one query, joined with `&`.
+ */
+export function azureResourceUrl(api: AzureApi, path: string, search?: URLSearchParams): string {
+  const url = azureUrl(api, path.replace(/^\/+/, ''));
+  const query = search?.toString();
+  if (!query) return url;
+  return `${url}${url.includes('?') ? '&' : '?'}${query}`;
+}

@@ -57,13 +57,17 @@ export function createOpenAICompatibleProvider(
     );
     return decodeOpenAICompatibleEmbeddings(settings.name, json, request.input.length);
   };
+  // The key and the config's headers, made once: every batch and media call sends the same.
+  const upstreamHeaders = settings.apiKey
+    ? { ...settings.headers, authorization: `Bearer ${settings.apiKey}` }
+    : settings.headers;
   // /v1/files and /v1/batches go to the upstream's own, under its base URL (`…/v1/files`).
   const batches = createBatchApi(
     {
       provider: settings.name,
       kind: 'openai',
       url: (path, search) => joinUrl(settings.baseUrl, path, search),
-      headers: () => (settings.apiKey ? { ...settings.headers, authorization: `Bearer ${settings.apiKey}` } : settings.headers),
+      headers: () => upstreamHeaders,
       mapError: (status, headers, text) => mapOpenAICompatibleError(settings.name, status, headers, text),
     },
     client,
@@ -71,7 +75,7 @@ export function createOpenAICompatibleProvider(
   // Images and audio go to the upstream's own endpoints under its base URL (/images/generations, ...).
   const media = createMediaApi(settings.name, client, {
     urlFor: (path) => `${settings.baseUrl.replace(/\/+$/, '')}/${path}`,
-    headers: { ...settings.headers, ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}) },
+    headers: () => upstreamHeaders,
     mapError: (status, headers, text) => mapOpenAICompatibleError(settings.name, status, headers, text),
   });
   const own = { embed, media, listUpstreamModels, batches };
