@@ -29,10 +29,10 @@ function changedBody(fields: readonly FieldSpec[], initial: Draft, draft: Draft)
   return body;
 }
 
-/** The field an error names: the field itself or a part of it (`models[2]`). */
+/** The field an error names: the field itself or a part of it (`models[2]`, `cache.ttl_s`). */
 function fieldNamed(fields: readonly FieldSpec[], param: string | null): string | undefined {
   if (!param) return undefined;
-  return fields.find((f) => param === f.param || param.startsWith(`${f.param}[`))?.param;
+  return fields.find((f) => param === f.param || param.startsWith(`${f.param}[`) || param.startsWith(`${f.param}.`))?.param;
 }
 
 interface Props {

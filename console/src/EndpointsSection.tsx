@@ -6,7 +6,7 @@ import { ENDPOINT_FIELDS, endpointDraft } from './edit-fields.ts';
 import { ProjectName } from './names.tsx';
 
 const path = (e: Endpoint) => `/admin/endpoints/${encodeURIComponent(e.project)}/${encodeURIComponent(e.name)}`;
-const EMPTY = { project: '', name: '', model: '', stream_profile: '', usage: '', error_style: '', vendor_events: '' };
+const EMPTY = { project: '', name: '', model: '', stream_profile: '', usage: '', error_style: '', vendor_events: '', cache: '' };
 
 /** The stream settings that differ from the config's, or "config". */
 function settings(e: Endpoint): string {
@@ -14,7 +14,11 @@ function settings(e: Endpoint): string {
   return set.filter(Boolean).join(', ') || 'the config’s';
 }
 
-/** The projects' endpoints (`/{project}/{endpoint}/v1`): create, edit the model and stream settings, delete. */
+/** Its own response cache, or none (its route's or tier's may still apply). */
+const cacheOf = (e: Endpoint): string =>
+  e.cache ? `${e.cache.ttl_s} s, answers up to ${e.cache.max_bytes} bytes` : 'none of its own';
+
+/** The projects' endpoints (`/{project}/{endpoint}/v1`): create, edit the model, stream settings and cache, delete. */
 export function EndpointsSection({
   projects,
   endpoints,
@@ -87,6 +91,7 @@ export function EndpointsSection({
                 <th scope="col">Project</th>
                 <th scope="col">Model</th>
                 <th scope="col">Stream settings</th>
+                <th scope="col">Response cache</th>
                 <th scope="col">Actions</th>
               </tr>
             </thead>
@@ -99,6 +104,7 @@ export function EndpointsSection({
                   </td>
                   <td>{e.model}</td>
                   <td className="wrap">{settings(e)}</td>
+                  <td className="wrap">{cacheOf(e)}</td>
                   <td>
                     <div className="actions">
                       <button type="button" onClick={() => setEditing(e)} aria-label={`Edit endpoint ${e.base_path}`}>

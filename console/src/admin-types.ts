@@ -34,6 +34,8 @@ export interface Endpoint {
   usage: string | null;
   error_style: string | null;
   vendor_events: string | null;
+  /** Its opt-in to the response cache; null: none of its own. */
+  cache: { ttl_s: number; max_bytes: number } | null;
   base_path: string;
 }
 

@@ -72,12 +72,32 @@ const choices = (values: readonly string[]) => [
   ...values.map((value) => ({ value, text: value })),
 ];
 
+/** A number as typed, else the text itself (for the API to name). */
+const numberOrText = (v: string): number | string => (v !== '' && Number.isFinite(Number(v)) ? Number(v) : v);
+
+/**
+ * An endpoint's response cache as one field, `seconds` or `seconds/max bytes` (the API replaces
+ * the setting whole, so both travel together); empty: off.
+ */
+const cacheSetting = (v: string): Record<string, unknown> | null => {
+  if (v.trim() === '') return null;
+  const [ttl, maxBytes] = v.split('/').map((s) => s.trim());
+  return maxBytes === undefined ? { ttl_s: numberOrText(ttl) } : { ttl_s: numberOrText(ttl), max_bytes: numberOrText(maxBytes) };
+};
+
+const cacheText = (cache: Endpoint['cache']): string => (cache ? `${cache.ttl_s}/${cache.max_bytes}` : '');
+
 export const ENDPOINT_FIELDS: readonly FieldSpec[] = [
   { param: 'model', label: 'Model (an alias or provider/model)', required: true, parse: (v) => v.trim() },
   { param: 'stream_profile', label: 'Stream profile', type: 'select', options: choices(STREAM_PROFILE_NAMES), parse: text },
   { param: 'usage', label: 'Usage chunk', type: 'select', options: choices(['opt_in', 'always']), parse: text },
   { param: 'error_style', label: 'Error style', type: 'select', options: choices(['data', 'event']), parse: text },
   { param: 'vendor_events', label: 'Vendor events', type: 'select', options: choices(['drop', 'passthrough']), parse: text },
+  {
+    param: 'cache',
+    label: 'Response cache: seconds, or seconds/max bytes (empty: off)',
+    parse: cacheSetting,
+  },
 ];
 
 export function endpointDraft(e: Endpoint): Draft {
@@ -87,5 +107,6 @@ export function endpointDraft(e: Endpoint): Draft {
     usage: e.usage ?? '',
     error_style: e.error_style ?? '',
     vendor_events: e.vendor_events ?? '',
+    cache: cacheText(e.cache),
   };
 }

@@ -19,6 +19,18 @@ describe('cachePolicyOf', () => {
     assert.deepEqual(cachePolicyOf(config, null, 'plain'), { ttlMs: 5000, maxBytes: 100 });
   });
 
+  it("takes an endpoint's cache over the tier's, the route's over both", () => {
+    const endpoint = { ttl_s: 30, max_bytes: 2048 };
+    assert.deepEqual(cachePolicyOf(config, 'free', 'plain', endpoint), { ttlMs: 30_000, maxBytes: 2048 });
+    assert.deepEqual(cachePolicyOf(config, 'gold', 'plain', endpoint), { ttlMs: 30_000, maxBytes: 2048 });
+    assert.deepEqual(cachePolicyOf(config, 'free', 'fast', endpoint), { ttlMs: 60_000, maxBytes: 1_048_576 });
+  });
+
+  it("an endpoint without a cache keeps the route's or tier's", () => {
+    assert.deepEqual(cachePolicyOf(config, 'gold', 'plain', null), { ttlMs: 5000, maxBytes: 100 });
+    assert.equal(cachePolicyOf(config, 'free', 'plain', null), undefined);
+  });
+
   it('is off where nothing opted in', () => {
     assert.equal(cachePolicyOf(configSchema.parse({}), null, 'up/a'), undefined);
   });

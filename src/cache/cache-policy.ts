@@ -9,14 +9,25 @@ export interface CachePolicy {
 }
 
 /**
- * The cache a request is under: its route's `cache` (the more specific), else its tier's (the
- * caller's own, else `default_tier`); undefined when neither opted in.
+ * The cache a request is under, the most specific setting first: its route's `cache` (what is
+ * asked: how long that model's answers stay good and how large they may be holds whichever way
+ * the request came), else the endpoint's it came through (where it is asked: one project's base
+ * URL), else its tier's (who asks: the caller's own tier, else `default_tier`, shared by many
+ * projects); undefined when none opted in. An unset setting defers to the next, so an endpoint
+ * or a route can opt in but not opt out of a broader setting.
  */
-export function cachePolicyOf(config: Config, tier: string | null, model: string): CachePolicy | undefined {
+export function cachePolicyOf(
+  config: Config,
+  tier: string | null,
+  model: string,
+  endpoint: CacheConfig | null = null,
+): CachePolicy | undefined {
   const route = Object.hasOwn(config.routes, model) ? config.routes[model].cache : undefined;
   const tierName = tier ?? config.default_tier;
   const own =
-    route ?? (tierName !== undefined && Object.hasOwn(config.tiers, tierName) ? config.tiers[tierName].cache : undefined);
+    route ??
+    endpoint ??
+    (tierName !== undefined && Object.hasOwn(config.tiers, tierName) ? config.tiers[tierName].cache : undefined);
   return own && policyOf(own);
 }
 

@@ -43,7 +43,14 @@ export interface EndpointJson {
   usage: string | null;
   error_style: string | null;
   vendor_events: string | null;
+  cache: EndpointCache | null;
   base_path: string;
+}
+
+/** As sent (max_bytes may be left to its default) and as answered. */
+interface EndpointCache {
+  ttl_s: number;
+  max_bytes?: number;
 }
 
 export interface ListJson<T> {
@@ -79,6 +86,28 @@ export function duration(command: string, flag: string, value: string): number {
   }
   return Number(match[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86_400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
 }
+
+/**
+ * An endpoint's response cache from --cache-ttl and --cache-max-bytes: both left out keeps it,
+ * `--cache-ttl none` turns it off (null). A setting replaces the old one whole, so
+ * --cache-max-bytes comes with --cache-ttl (left out, it is the config's default of 1 MiB).
+ */
+export function cacheSetting(
+  command: string,
+  ttl: string | undefined,
+  maxBytes: string | undefined,
+): EndpointCache | null | undefined {
+  if (ttl === undefined && maxBytes === undefined) return undefined;
+  if (ttl === 'none' && maxBytes === undefined) return null;
+  if (ttl === undefined || ttl === 'none')
+    throw new UsageError(`sluice ${command}: --cache-max-bytes needs --cache-ttl (the cache setting is replaced whole).`);
+  if (maxBytes !== undefined && !/^[1-9]\d{0,14}$/.test(maxBytes))
+    throw new UsageError(`sluice ${command}: --cache-max-bytes must be a whole number of bytes above 0, not "${maxBytes}".`);
+  return { ttl_s: duration(command, 'cache-ttl', ttl), max_bytes: maxBytes === undefined ? undefined : Number(maxBytes) };
+}
+
+/** An endpoint's cache as the list shows it: `300s/1048576B` (how long, the largest answer kept). */
+export const cacheCell = (cache: EndpointCache | null): string | null => cache && `${cache.ttl_s}s/${cache.max_bytes}B`;
 
 export function budgets(
   command: string,

@@ -1,4 +1,5 @@
 import {
+  cacheSetting,
   COMMON,
   call,
   connect,
@@ -16,8 +17,8 @@ import { usage } from './usage.ts';
 /**
  * `sluice keys update|disable|enable|delete`, `projects update|delete`, `endpoints
  * update|delete`: PATCH and DELETE on the admin API. A flag given changes that field, `none`
- * clears it (a tier, models, a budget, an expiry, an endpoint's stream settings), a flag left out
- * keeps it. Each prints one line saying what changed, or the API's JSON with --json.
+ * clears it (a tier, models, a budget, an expiry, an endpoint's stream settings or cache), a
+ * flag left out keeps it. Each prints one line saying what changed, or the API's JSON with --json.
  */
 
 /** `none` clears (null); anything else is the value itself. */
@@ -178,6 +179,8 @@ export async function endpointsUpdate(name: string, args: string[], env: NodeJS.
     usage: { type: 'string' },
     'error-style': { type: 'string' },
     'vendor-events': { type: 'string' },
+    'cache-ttl': { type: 'string' },
+    'cache-max-bytes': { type: 'string' },
   });
   if (values.help) return console.log(usage.endpoints);
   const path = endpointPath(name, values.project, values.name);
@@ -187,6 +190,7 @@ export async function endpointsUpdate(name: string, args: string[], env: NodeJS.
     usage: orNone(values.usage),
     error_style: orNone(values['error-style']),
     vendor_events: orNone(values['vendor-events']),
+    cache: cacheSetting(name, values['cache-ttl'], values['cache-max-bytes']),
   });
   const endpoint = await call<EndpointJson>(connect(values.url, env), 'PATCH', path, body);
   if (values.json) return printJson(endpoint);

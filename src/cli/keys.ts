@@ -1,5 +1,7 @@
 import {
   budgets,
+  cacheCell,
+  cacheSetting,
   call,
   COMMON,
   connect,
@@ -186,6 +188,8 @@ async function endpointsCreate(name: string, args: string[], env: NodeJS.Process
     usage: { type: 'string' },
     'error-style': { type: 'string' },
     'vendor-events': { type: 'string' },
+    'cache-ttl': { type: 'string' },
+    'cache-max-bytes': { type: 'string' },
   });
   if (values.help) return console.log(usage.endpoints);
   for (const flag of ['project', 'name', 'model'] as const) {
@@ -200,6 +204,7 @@ async function endpointsCreate(name: string, args: string[], env: NodeJS.Process
     usage: values.usage,
     error_style: values['error-style'],
     vendor_events: values['vendor-events'],
+    cache: cacheSetting(name, values['cache-ttl'], values['cache-max-bytes']),
   });
   if (values.json) return printJson(endpoint);
   return console.log(`${connection.url}${endpoint.base_path}`);
@@ -212,8 +217,8 @@ async function endpointsList(name: string, args: string[], env: NodeJS.ProcessEn
   const page = await call<ListJson<EndpointJson>>(connect(values.url, env), 'GET', `/admin/endpoints${query}`);
   if (values.json) return printJson(page.data);
   return printTable(
-    ['PROJECT', 'NAME', 'MODEL', 'PROFILE', 'USAGE', 'ERROR STYLE', 'BASE PATH'],
-    page.data.map((e) => [e.project, e.name, e.model, e.stream_profile, e.usage, e.error_style, e.base_path]),
+    ['PROJECT', 'NAME', 'MODEL', 'PROFILE', 'USAGE', 'ERROR STYLE', 'CACHE', 'BASE PATH'],
+    page.data.map((e) => [e.project, e.name, e.model, e.stream_profile, e.usage, e.error_style, cacheCell(e.cache), e.base_path]),
   );
 }
 

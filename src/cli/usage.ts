@@ -179,10 +179,12 @@ The master key (or an admin key) is read from SLUICE_MASTER_KEY.`,
 
   endpoints: `Usage: sluice endpoints create --project P --name N --model M [--profile NAME]
                                [--usage opt_in|always] [--error-style data|event]
-                               [--vendor-events drop|passthrough] [--json]
+                               [--vendor-events drop|passthrough]
+                               [--cache-ttl DURATION [--cache-max-bytes N]] [--json]
        sluice endpoints list [--project P] [--json]
        sluice endpoints update --project P --name N [--model M] [--profile NAME] [--usage U]
-                               [--error-style S] [--vendor-events V] [--json]
+                               [--error-style S] [--vendor-events V]
+                               [--cache-ttl DURATION|none [--cache-max-bytes N]] [--json]
        sluice endpoints delete --project P --name N [--json]
 
 A project's endpoint is served at /{project}/{name}/v1/chat/completions and /responses: a client
@@ -192,6 +194,10 @@ sets its base URL to that /v1 and may send a bare model name (or none) for the e
                    chat-streaming-always-usage, accounting or responses-streaming (docs/streams/
                    profiles.md; default: the config's stream.profile)
   --usage, --error-style, --vendor-events: set apart, they win over the profile's
+  --cache-ttl D    answer identical requests through the endpoint from the response cache for D
+                   (90s, 30m, 12h or seconds; none: off); --cache-max-bytes N: the largest
+                   answer kept (default 1048576). A route's cache wins over it, it over a tier's
+                   (docs/operations/response-cache.md)
   update           changes the fields given; none goes back to the config's (--profile none)
   --url URL        the gateway (SLUICE_URL; default http://127.0.0.1:$PORT, PORT default 8080)
   --json           print the API's JSON

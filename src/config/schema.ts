@@ -144,17 +144,21 @@ const tierBudgetSchema = z.strictObject({
   limit_usd: z.number().positive().describe('The most that may be spent in one period, in USD.'),
 });
 
-/** The exact response cache of a tier or route (docs/operations/response-cache.md): opting in is setting it. */
-const cacheSchema = z
-  .strictObject({
-    ttl_s: z.number().positive().describe('How long a cached answer is served, in seconds.'),
-    max_bytes: z
-      .number()
-      .int()
-      .positive()
-      .default(1_048_576)
-      .describe('The largest answer cached (its stored JSON, in bytes); a larger one is answered but not kept.'),
-  })
+/**
+ * The exact response cache of a tier, route or endpoint (docs/operations/response-cache.md):
+ * opting in is setting it. An endpoint's (an admin-API object) is checked with this same schema.
+ */
+export const cacheSettingSchema = z.strictObject({
+  ttl_s: z.number().positive().describe('How long a cached answer is served, in seconds.'),
+  max_bytes: z
+    .number()
+    .int()
+    .positive()
+    .default(1_048_576)
+    .describe('The largest answer cached (its stored JSON, in bytes); a larger one is answered but not kept.'),
+});
+
+const cacheSchema = cacheSettingSchema
   .optional()
   .describe(
     'Answers to identical requests are served from the response cache for `ttl_s` (docs/operations/response-cache.md). Unset: not cached.',
@@ -535,7 +539,7 @@ const configObject = z.strictObject({
     })
     .prefault({})
     .describe(
-      'Where the exact response cache keeps its answers; a tier or route opts in with its own `cache` (docs/operations/response-cache.md).',
+      'Where the exact response cache keeps its answers; a tier, route or endpoint opts in with its own `cache` (docs/operations/response-cache.md).',
     ),
   store: z
     .strictObject({
@@ -881,6 +885,6 @@ export type Config = z.infer<typeof configSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type TierConfig = z.infer<typeof tierSchema>;
 export type RouteConfig = z.infer<typeof routeSchema>;
-export type CacheConfig = NonNullable<TierConfig['cache']>;
+export type CacheConfig = z.infer<typeof cacheSettingSchema>;
 export type TargetParams = z.infer<typeof targetParamsSchema>;
 export type ReconcileProviderConfig = z.infer<typeof reconcileProviderSchema>;

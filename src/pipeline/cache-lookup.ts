@@ -20,14 +20,14 @@ export interface CacheQuestion {
 
 /**
  * The lifecycle's cache step, between prepare and admit (docs/operations/response-cache.md): a
- * request its tier or route opted in is answered from the cache when it can be (or waits for an
- * identical one in flight), else goes upstream and may keep its answer. The admission is told
+ * request its route, endpoint or tier opted in is answered from the cache when it can be (or
+ * waits for an identical one in flight), else goes upstream and may keep its answer. The admission is told
  * whether it is a hit (which costs nothing); once admitted, the response says which
  * (`x-sluice-cache: hit|miss|bypass`, set by the lifecycle).
  */
 export async function lookUpAnswer(question: CacheQuestion, ctx: PipelineContext): Promise<CacheSlot> {
   const cache = ctx.responseCache;
-  const policy = cachePolicyOf(ctx.config, question.caller.tier, question.model);
+  const policy = cachePolicyOf(ctx.config, question.caller.tier, question.model, ctx.endpointCache);
   if (!cache || !policy) return NOT_CACHED;
   const mode = cacheModeOf(question.headers);
   if (!question.prepared.cacheable || mode === 'bypass') return BYPASS;
@@ -40,7 +40,7 @@ export async function lookUpAnswer(question: CacheQuestion, ctx: PipelineContext
  */
 export async function wouldHit(question: CacheQuestion, ctx: PipelineContext): Promise<boolean> {
   const cache = ctx.responseCache;
-  const policy = cachePolicyOf(ctx.config, question.caller.tier, question.model);
+  const policy = cachePolicyOf(ctx.config, question.caller.tier, question.model, ctx.endpointCache);
   if (!cache || !policy || !question.prepared.cacheable || cacheModeOf(question.headers) !== 'use') return false;
   return cache.wouldHit(keyOf(question));
 }

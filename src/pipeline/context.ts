@@ -1,6 +1,6 @@
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { ResponseCache } from '../cache/response-cache.ts';
-import type { Config } from '../config/schema.ts';
+import type { CacheConfig, Config } from '../config/schema.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Router } from '../routing/router.ts';
 import type { RelayedIdsStore } from '../store/relayed-ids-store.ts';
@@ -40,6 +40,11 @@ export interface PipelineContext {
   observe?: (record: LedgerRecord) => void;
   /** The exact response cache (docs/operations/response-cache.md); absent: nothing is cached. */
   responseCache?: ResponseCache;
+  /**
+   * The response cache setting of the endpoint the request came through (endpoint-context.ts),
+   * between its route's and its tier's (cache-policy.ts); absent on /v1 and for an endpoint without one.
+   */
+  endpointCache?: CacheConfig;
   /** OpenTelemetry traces (docs/operations/observability.md "Traces (OpenTelemetry)"); absent when off, so no span is ever made. */
   tracing?: Tracing;
 }

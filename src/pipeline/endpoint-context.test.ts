@@ -14,6 +14,7 @@ const ENDPOINT: Endpoint = {
   usage: 'always',
   errorStyle: null,
   vendorEvents: null,
+  cache: null,
   createdAt: 0,
 };
 
@@ -47,5 +48,13 @@ describe('endpointContext', () => {
     assert.deepEqual(streamOverrides(ENDPOINT), { usage: 'always' });
     assert.deepEqual(streamOverrides({ ...ENDPOINT, vendorEvents: 'passthrough' }), { usage: 'always', vendor_events: 'passthrough' });
     assert.deepEqual(streamOverrides(undefined), {});
+  });
+
+  it("carries the endpoint's cache setting to the cache step, none where it has none", () => {
+    const cache = { ttl_s: 10, max_bytes: 500 };
+    const ctx = { registry } as PipelineContext;
+    assert.deepEqual(endpointContext(ctx, 'p', 'e', { ...ENDPOINT, cache }).endpointCache, cache);
+    assert.equal(endpointContext(ctx, 'p', 'e', ENDPOINT).endpointCache, undefined);
+    assert.equal(endpointContext(ctx, 'p', 'e', undefined).endpointCache, undefined);
   });
 });

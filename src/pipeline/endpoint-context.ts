@@ -17,6 +17,8 @@ import type { Endpoint } from '../governance/keys/governance-store.ts';
  *   and is echoed back to the client as it sent it (and recorded so in the ledger).
  * - admit: a key's allowed models see the endpoint's model name for such a request, so a key
  *   allowed `fast` may use an endpoint of `fast` whatever bare name its clients send.
+ * - cache: the endpoint's `cache`, if set, opts its requests in (cache-policy.ts orders it
+ *   between the route's and the tier's).
  */
 export function endpointContext<C extends PipelineContext>(
   ctx: C,
@@ -32,6 +34,7 @@ export function endpointContext<C extends PipelineContext>(
       if (!endpoint || (!caller.admin && caller.projectId !== endpoint.projectId)) throw errors.endpointNotFound(project, name);
       return caller;
     },
+    endpointCache: endpoint?.cache ?? undefined,
     registry: endpoint ? withDefaultModel(ctx.registry, endpoint.model, viaEndpoint) : ctx.registry,
     router: endpoint ? withDefaultRoute(ctx.router, endpoint.model, viaEndpoint) : ctx.router,
     admit(request) {

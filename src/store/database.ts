@@ -144,6 +144,8 @@ export interface EndpointsTable {
   usage: string | null;
   error_style: string | null;
   vendor_events: string | null;
+  /** The endpoint's response cache setting as JSON (migration 0027); null: not opted in. */
+  cache: string | null;
   created_at: number;
 }
 

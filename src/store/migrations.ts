@@ -600,6 +600,20 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('ledger').dropColumn('response_cache').execute();
     },
   },
+  /**
+   * An endpoint's opt-in to the response cache (docs/operations/response-cache.md): its cache
+   * object (`{"ttl_s":..,"max_bytes":..}`) as JSON text, null when it did not opt in. One column,
+   * not one per number: the setting is set and cleared whole (no half-set row can exist), and a
+   * field the config's cache object gains needs no migration.
+   */
+  '0027_endpoint_cache': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('endpoints').addColumn('cache', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('endpoints').dropColumn('cache').execute();
+    },
+  },
 };
 
 /**

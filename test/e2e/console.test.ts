@@ -388,10 +388,17 @@ describe('the console in a browser', { skip: existsSync(CHROMIUM) ? false : `no 
     await page.getByRole('button', { name: 'Edit endpoint /edit-proj/chat/v1' }).click();
     const endpointForm = page.getByRole('form', { name: 'Edit endpoint /edit-proj/chat/v1' });
     await endpointForm.getByLabel('Usage chunk').selectOption('always');
+    // A bad cache value is refused beside its field, then fixed.
+    await endpointForm.getByLabel(/^Response cache/).fill('0');
+    await endpointForm.getByRole('button', { name: 'Save' }).click();
+    await endpointForm.getByRole('alert').filter({ hasText: 'cache.ttl_s' }).waitFor();
+    await endpointForm.getByLabel(/^Response cache/).fill('300/4096');
     await endpointForm.getByRole('button', { name: 'Save' }).click();
     const endpointRow = page.getByRole('region', { name: 'Endpoints', exact: true }).getByRole('row').filter({ hasText: '/edit-proj/chat/v1' });
     await endpointRow.getByText('usage always').waitFor();
-    assert.equal((await admin('/admin/endpoints?project=edit-proj')).body.data[0].usage, 'always');
+    await endpointRow.getByText('300 s, answers up to 4096 bytes').waitFor();
+    const saved = (await admin('/admin/endpoints?project=edit-proj')).body.data[0];
+    assert.deepEqual([saved.usage, saved.cache], ['always', { ttl_s: 300, max_bytes: 4096 }]);
     await page.getByRole('button', { name: 'Delete endpoint /edit-proj/chat/v1' }).click();
     await endpointRow.waitFor({ state: 'detached' });
     assert.deepEqual((await admin('/admin/endpoints?project=edit-proj')).body.data, []);

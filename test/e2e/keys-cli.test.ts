@@ -78,7 +78,10 @@ describe('sluice projects | keys | endpoints', () => {
     const created = await sluice(['endpoints', 'create', '--project', 'ends', '--name', 'chat', '--model', 'fast', '--usage', 'always']);
     assert.equal(created.code, 0, created.stderr);
     assert.equal(created.stdout, `${gw.url}/ends/chat/v1\n`);
-    assert.match((await sluice(['endpoints', 'list', '--project', 'ends'])).stdout, /^ends +chat +fast +- +always +- +\/ends\/chat\/v1$/m);
+    assert.match((await sluice(['endpoints', 'list', '--project', 'ends'])).stdout, /^ends +chat +fast +- +always +- +- +\/ends\/chat\/v1$/m);
+    const cached = await sluice(['endpoints', 'create', '--project', 'ends', '--name', 'faq', '--model', 'fast', '--cache-ttl', '5m']);
+    assert.equal(cached.code, 0, cached.stderr);
+    assert.match((await sluice(['endpoints', 'list', '--project', 'ends'])).stdout, /^ends +faq +fast +- +- +- +300s\/1048576B +\/ends\/faq\/v1$/m);
   });
 
   it('updates, disables, enables and deletes a key; updates and deletes a project and an endpoint', async () => {
@@ -113,6 +116,27 @@ describe('sluice projects | keys | endpoints', () => {
     const endpoint = await sluice(['endpoints', 'update', '--project', 'edits', '--name', 'chat', '--model', 'mock/echo', '--usage', 'none']);
     assert.equal(endpoint.stdout, 'Endpoint /edits/chat/v1 updated.\n');
     assert.match((await sluice(['endpoints', 'list', '--project', 'edits'])).stdout, /^edits +chat +mock\/echo +- +- +- /m);
+    const cache = await sluice([
+      'endpoints',
+      'update',
+      '--project',
+      'edits',
+      '--name',
+      'chat',
+      '--cache-ttl',
+      '60',
+      '--cache-max-bytes',
+      '4096',
+      '--json',
+    ]);
+    assert.deepEqual((JSON.parse(cache.stdout) as Record<string, any>).cache, { ttl_s: 60, max_bytes: 4096 });
+    const off = await sluice(['endpoints', 'update', '--project', 'edits', '--name', 'chat', '--cache-ttl', 'none', '--json']);
+    assert.equal((JSON.parse(off.stdout) as Record<string, any>).cache, null);
+    await refused(
+      ['endpoints', 'update', '--project', 'edits', '--name', 'chat', '--cache-max-bytes', '10'],
+      2,
+      /--cache-max-bytes needs --cache-ttl/,
+    );
     assert.equal((await sluice(['endpoints', 'delete', '--project', 'edits', '--name', 'chat'])).stdout, 'Endpoint /edits/chat/v1 deleted.\n');
     assert.match((await sluice(['projects', 'delete', 'edits'])).stdout, /^Project edits deleted; its requests and spend stay/);
     assert.ok(!(await sluice(['projects', 'list'])).stdout.includes('edits'));

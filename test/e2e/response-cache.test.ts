@@ -266,6 +266,93 @@ describe('the response cache across projects', () => {
   });
 });
 
+describe("the response cache of a project's endpoint", () => {
+  const MASTER = 'sk-master-endpoint-cache';
+  const PROJECT = 'cache-ep';
+  let gw: TestGateway;
+  let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
+  let key: string;
+
+  before(async () => {
+    upstream = await startFakeUpstream();
+    gw = await startGateway(cachedConfig(upstream.url, { auth: { master_key: MASTER } }));
+    key = (await projectWithKey(gw.url, MASTER, PROJECT)).key as string;
+  });
+  after(async () => {
+    await gw?.close();
+    await upstream?.close();
+  });
+
+  const admin = (method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown) => adminCall(gw.url, MASTER, method, path, body);
+  /** A chat request as the project's key, through the endpoint (`/{project}/{endpoint}/v1`) or /v1. */
+  async function ask(endpoint: string | null, body: unknown): Promise<Answer> {
+    const path = endpoint === null ? PATHS.chat : `/${PROJECT}/${endpoint}${PATHS.chat}`;
+    const res = await fetch(`${gw.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, cache: res.headers.get('x-sluice-cache'), requestId: res.headers.get('x-request-id') ?? '', text: await res.text() };
+  }
+
+  it('answers the second identical request from the cache through the endpoint only, until a PATCH turns it off', async () => {
+    upstream.reply(toolCallAnswer);
+    const created = await admin('POST', '/admin/endpoints', { project: PROJECT, name: 'faq', model: 'up/gpt-4o-mini', cache: { ttl_s: 60 } });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.body.cache, { ttl_s: 60, max_bytes: 1_048_576 });
+    // The same body both ways: provider/model resolves on the endpoint as on /v1, which no route or tier caches.
+    const body = { ...bodyFor('chat', 'capital of Spain?', false), model: 'up/gpt-4o-mini' };
+    const before = upstream.requests.length;
+    const [miss, hit] = [await ask('faq', body), await ask('faq', body)];
+    assert.deepEqual([miss.status, hit.status], [200, 200]);
+    assert.deepEqual([miss.cache, hit.cache], ['miss', 'hit']);
+    assert.ok(hit.text.includes('get_capital'));
+    assert.equal((await ask(null, body)).cache, 'bypass');
+    // A bare name means the endpoint's model, under the endpoint's cache too.
+    assert.equal((await ask('faq', { ...body, model: 'llama-3.1-8b' })).cache, 'miss');
+    assert.equal(upstream.requests.length - before, 3);
+    assert.equal((await admin('GET', `/v1/requests/${hit.requestId}`)).body.response_cache, 'hit');
+
+    const off = await admin('PATCH', `/admin/endpoints/${PROJECT}/faq`, { cache: null });
+    assert.equal(off.status, 200, off.text);
+    assert.equal(off.body.cache, null);
+    const entry = (await admin('GET', '/admin/audit?limit=1')).body.data[0];
+    assert.equal(entry.action, 'endpoint.update');
+    assert.deepEqual([entry.before, entry.after], [{ cache: { ttl_s: 60, max_bytes: 1_048_576 } }, { cache: null }]);
+    assert.deepEqual([(await ask('faq', body)).cache, (await ask('faq', body)).cache], ['bypass', 'bypass']);
+    assert.equal(upstream.requests.length - before, 5);
+  });
+
+  it("keeps a route's cache over the endpoint's", async () => {
+    upstream.reply(toolCallAnswer);
+    // The endpoint keeps no answer (all are larger than 10 bytes); the route `cached` keeps them.
+    const tiny = { project: PROJECT, name: 'tiny', model: 'up/gpt-4o-mini', cache: { ttl_s: 60, max_bytes: 10 } };
+    assert.equal((await admin('POST', '/admin/endpoints', tiny)).status, 201);
+    const body = bodyFor('chat', 'capital of Portugal?', false);
+    assert.deepEqual([(await ask('tiny', body)).cache, (await ask('tiny', body)).cache], ['miss', 'hit']);
+    const direct = { ...body, model: 'up/gpt-4o-mini' };
+    assert.deepEqual([(await ask('tiny', direct)).cache, (await ask('tiny', direct)).cache], ['miss', 'miss']);
+  });
+
+  it('refuses a bad cache value on create and PATCH with a 400 naming the field', async () => {
+    const refusals: [method: 'POST' | 'PATCH', path: string, body: Record<string, unknown>, param: string][] = [
+      ['POST', '/admin/endpoints', { project: PROJECT, name: 'bad', model: 'up/gpt-4o-mini', cache: { ttl_s: 0 } }, 'cache.ttl_s'],
+      ['POST', '/admin/endpoints', { project: PROJECT, name: 'bad', model: 'up/gpt-4o-mini', cache: null }, 'cache'],
+      ['PATCH', `/admin/endpoints/${PROJECT}/tiny`, { cache: { ttl_s: 5, max_bytes: 1.5 } }, 'cache.max_bytes'],
+      ['PATCH', `/admin/endpoints/${PROJECT}/tiny`, { cache: { max_bytes: 100 } }, 'cache.ttl_s'],
+      ['PATCH', `/admin/endpoints/${PROJECT}/tiny`, { cache: { ttl_s: 5, ttl: 5 } }, 'cache.ttl'],
+      ['PATCH', `/admin/endpoints/${PROJECT}/tiny`, { cache: 60 }, 'cache'],
+    ];
+    for (const [method, path, body, param] of refusals) {
+      const res = await admin(method, path, body);
+      assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
+      assert.equal(res.body.error.param, param, res.text);
+    }
+    const names = (await admin('GET', `/admin/endpoints?project=${PROJECT}`)).body.data.map((e: { name: string }) => e.name);
+    assert.deepEqual(names, ['faq', 'tiny']);
+  });
+});
+
 describe('the response cache and the limits', () => {
   const { upstream, gw } = useUpstreamGateway((url) => ({
     config: cachedConfig(url, {

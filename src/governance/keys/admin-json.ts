@@ -64,6 +64,7 @@ export function endpointJson(e: Endpoint): Record<string, unknown> {
     usage: e.usage,
     error_style: e.errorStyle,
     vendor_events: e.vendorEvents,
+    cache: e.cache,
     /** What a client puts in its SDK's base URL (after the gateway's origin). */
     base_path: `/${e.projectId}/${e.name}/v1`,
     created_at: iso(e.createdAt),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cacheSettingSchema } from '../../config/schema.ts';
 import { STREAM_PROFILE_NAMES } from '../../config/stream-profile-names.ts';
 import { errors } from '../../errors/catalog.ts';
 import { schemaError } from '../../protocol/schema-errors.ts';
@@ -103,6 +104,8 @@ export const createEndpointSchema = z.strictObject({
   usage: z.enum(['opt_in', 'always']).optional(),
   error_style: z.enum(['data', 'event']).optional(),
   vendor_events: z.enum(['drop', 'passthrough']).optional(),
+  /** Its opt-in to the response cache, as a tier's or route's `cache` in the config. */
+  cache: cacheSettingSchema.optional(),
 });
 
 /** PATCH /admin/endpoints/{project}/{endpoint}: what is given changes, null goes back to the config's. */
@@ -112,6 +115,8 @@ export const updateEndpointSchema = z.strictObject({
   usage: z.enum(['opt_in', 'always']).nullable().optional(),
   error_style: z.enum(['data', 'event']).nullable().optional(),
   vendor_events: z.enum(['drop', 'passthrough']).nullable().optional(),
+  /** A new setting replaces the old whole; null: not cached through the endpoint. */
+  cache: cacheSettingSchema.nullable().optional(),
 });
 
 export type CreateProject = z.infer<typeof createProjectSchema>;

@@ -17,10 +17,11 @@ function endpointChanges(input: UpdateEndpoint): EndpointChanges {
   if (input.usage !== undefined) changes.usage = input.usage;
   if (input.error_style !== undefined) changes.errorStyle = input.error_style;
   if (input.vendor_events !== undefined) changes.vendorEvents = input.vendor_events;
+  if (input.cache !== undefined) changes.cache = input.cache;
   return changes;
 }
 
-/** Edits an endpoint (its model, its stream settings): within a second on every instance. */
+/** Edits an endpoint (its model, its stream settings, its cache): within a second on every instance. */
 export async function updateEndpoint(
   deps: ManageDeps,
   project: string,

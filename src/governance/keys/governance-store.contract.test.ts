@@ -168,6 +168,7 @@ function governanceStoreContract(
         usage: null,
         errorStyle: null,
         vendorEvents: null,
+        cache: null,
         createdAt: 1,
       };
       await store.createEndpoint(endpoint);
@@ -199,11 +200,17 @@ function governanceStoreContract(
         usage: 'always' as const,
         errorStyle: null,
         vendorEvents: null,
+        cache: { ttl_s: 60, max_bytes: 4096 },
         createdAt: 1,
       };
       await store.createEndpoint(e);
       assert.equal(await store.updateEndpoint('proj_a', 'chat', { model: 'n', usage: null, errorStyle: 'event' }), true);
       assert.deepEqual(await store.getEndpoint('proj_a', 'chat'), { ...e, model: 'n', usage: null, errorStyle: 'event' });
+      const cache = { ttl_s: 0.5, max_bytes: 100 };
+      assert.equal(await store.updateEndpoint('proj_a', 'chat', { cache }), true);
+      assert.deepEqual((await store.getEndpoint('proj_a', 'chat'))?.cache, cache);
+      assert.equal(await store.updateEndpoint('proj_a', 'chat', { cache: null }), true);
+      assert.equal((await store.getEndpoint('proj_a', 'chat'))?.cache, null);
       assert.equal(await store.updateEndpoint('proj_a', 'nope', { model: 'n' }), false);
       assert.equal(await store.deleteEndpoint('proj_a', 'chat'), true);
       assert.equal(await store.deleteEndpoint('proj_a', 'chat'), false);
@@ -221,16 +228,26 @@ function governanceStoreContract(
         usage: 'always' as const,
         errorStyle: 'event' as const,
         vendorEvents: 'passthrough' as const,
+        cache: { ttl_s: 30, max_bytes: 1_048_576 },
         createdAt: 3,
       };
       assert.equal(await store.createEndpoint(e), true);
       assert.equal(await store.createEndpoint({ ...e, model: 'other/x' }), false);
       assert.equal(
-        await store.createEndpoint({ ...e, projectId: 'proj_b', streamProfile: null, usage: null, errorStyle: null, vendorEvents: null }),
+        await store.createEndpoint({
+          ...e,
+          projectId: 'proj_b',
+          streamProfile: null,
+          usage: null,
+          errorStyle: null,
+          vendorEvents: null,
+          cache: null,
+        }),
         true,
       );
       assert.deepEqual(await store.getEndpoint('proj_a', 'chat'), e);
       assert.equal((await store.getEndpoint('proj_b', 'chat'))?.streamProfile, null);
+      assert.equal((await store.getEndpoint('proj_b', 'chat'))?.cache, null);
       assert.equal(await store.getEndpoint('proj_a', 'nope'), undefined);
       assert.deepEqual(
         (await store.listEndpoints('proj_b')).map((x) => x.projectId),

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { CacheConfig } from '../../config/schema.ts';
 import type { StreamProfileName } from '../../config/stream-profile-names.ts';
 import type { ApiKeysTable, Database, EndpointsTable, ProjectsTable } from '../../store/database.ts';
 
@@ -61,11 +62,15 @@ export interface Endpoint {
   usage: 'opt_in' | 'always' | null;
   errorStyle: 'data' | 'event' | null;
   vendorEvents: 'drop' | 'passthrough' | null;
+  /** Its opt-in to the response cache; null: its route's or tier's, if any (cache-policy.ts). */
+  cache: CacheConfig | null;
   createdAt: number;
 }
 
 /** What PATCH may change of an endpoint (its project and name are its address). */
-export type EndpointChanges = Partial<Pick<Endpoint, 'model' | 'streamProfile' | 'usage' | 'errorStyle' | 'vendorEvents'>>;
+export type EndpointChanges = Partial<
+  Pick<Endpoint, 'model' | 'streamProfile' | 'usage' | 'errorStyle' | 'vendorEvents' | 'cache'>
+>;
 
 /**
  * Projects, their keys and their endpoints, over Kysely on node:sqlite or PostgreSQL (the same
@@ -313,6 +318,7 @@ export class GovernanceStore {
         usage: e.usage,
         error_style: e.errorStyle,
         vendor_events: e.vendorEvents,
+        cache: jsonOrNull(e.cache),
         created_at: e.createdAt,
       })
       .onConflict((oc) => oc.columns(['project_id', 'name']).doNothing())
@@ -340,6 +346,7 @@ export class GovernanceStore {
         usage: changes.usage,
         error_style: changes.errorStyle,
         vendor_events: changes.vendorEvents,
+        cache: changes.cache === undefined ? undefined : jsonOrNull(changes.cache),
       })
       .where('project_id', '=', projectId)
       .where('name', '=', name)
@@ -415,6 +422,7 @@ function endpointOf(row: Selectable<EndpointsTable>): Endpoint {
     usage: row.usage as Endpoint['usage'],
     errorStyle: row.error_style as Endpoint['errorStyle'],
     vendorEvents: row.vendor_events as Endpoint['vendorEvents'],
+    cache: parsedOrNull<CacheConfig>(row.cache),
     createdAt: Number(row.created_at),
   };
 }

@@ -150,6 +150,7 @@ export async function createEndpoint(deps: ManageDeps, input: CreateEndpoint): P
     usage: input.usage ?? null,
     errorStyle: input.error_style ?? null,
     vendorEvents: input.vendor_events ?? null,
+    cache: input.cache ?? null,
     createdAt: nowOf(deps),
   };
   const created = await deps.governance.withStore((store) => store.createEndpoint(endpoint));

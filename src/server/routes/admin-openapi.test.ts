@@ -45,5 +45,16 @@ describe("the admin API's OpenAPI document against the route table", () => {
     assert.ok(JSON.stringify(key.properties.tier).includes('"null"'), JSON.stringify(key.properties.tier));
     assert.deepEqual(body('POST /admin/projects').required, ['name']);
     assert.ok(body('PATCH /admin/endpoints/{project}/{endpoint}').properties.stream_profile);
+    const cache = body('PATCH /admin/endpoints/{project}/{endpoint}').properties.cache;
+    assert.ok(JSON.stringify(cache).includes('"null"') && JSON.stringify(cache).includes('ttl_s'), JSON.stringify(cache));
+    assert.deepEqual(body('POST /admin/endpoints').properties.cache.required, ['ttl_s']);
+  });
+
+  it("an endpoint's answered cache is the config's cache object (both fields, as filled in), or null", () => {
+    const endpoint = (doc as unknown as { components: { schemas: Record<string, any> } }).components.schemas.Endpoint;
+    const [setting, none] = endpoint.properties.cache.anyOf;
+    assert.deepEqual(Object.keys(setting.properties).sort(), ['max_bytes', 'ttl_s']);
+    assert.deepEqual(setting.required.sort(), ['max_bytes', 'ttl_s']);
+    assert.deepEqual(none, { type: 'null' });
   });
 });

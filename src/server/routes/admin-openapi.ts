@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cacheSettingSchema } from '../../config/schema.ts';
 import {
   createEndpointSchema,
   createKeySchema,
@@ -230,6 +231,10 @@ const ANSWERS: Record<string, Record<string, unknown>> = {
       usage: nullableString,
       error_style: nullableString,
       vendor_events: nullableString,
+      cache: {
+        description: 'Its opt-in to the response cache; null: not cached through the endpoint (its route or tier may still be).',
+        anyOf: [jsonSchemaOf(cacheSettingSchema, 'output'), { type: 'null' }],
+      },
       base_path: { type: 'string' },
       created_at: time,
     },
@@ -342,9 +347,14 @@ const errorAnswer = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
+/** A zod schema as the document's JSON Schema: as a body is sent (`input`) or as an answer holds it (`output`). */
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+  return json;
+}
+
 function requestBody(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
-  return { required: true, content: { 'application/json': { schema: json } } };
+  return { required: true, content: { 'application/json': { schema: jsonSchemaOf(schema, 'input') } } };
 }
 
 function operationJson(path: string, op: Operation): Record<string, unknown> {
