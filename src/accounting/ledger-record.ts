@@ -67,6 +67,8 @@ export interface LedgerRecord {
   /** An MCP tool call's arguments and result, as JSON bytes (surface `mcp`); null on model requests. */
   bytesIn?: number | null;
   bytesOut?: number | null;
+  /** The label of the provider key the answer came with (providers.<name>.api_keys); null without a key pool. Never the key. */
+  providerKey?: string | null;
 }
 
 /** One budget window's share of a request's cost (governance/budgets/budget-windows.ts names the window). */

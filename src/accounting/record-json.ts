@@ -60,6 +60,7 @@ export function recordJson(r: LedgerRecord): Record<string, unknown> {
         latency_ms: a.latencyMs,
       })),
     }),
+    provider_key: r.providerKey ?? null,
     // An MCP tool call's sizes (surface `mcp`).
     ...(r.surface === 'mcp' && { bytes_in: r.bytesIn ?? null, bytes_out: r.bytesOut ?? null }),
     prompt: r.prompt,

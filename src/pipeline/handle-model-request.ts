@@ -92,7 +92,7 @@ async function runLifecycle(
   operation: ModelOperation,
   ctx: PipelineContext,
 ): Promise<GatewayError | null> {
-  const { caller, candidates, prepared } = await prepareRequest(progress, exchange, req, readBody, operation, ctx);
+  const { caller, candidates, prepared, affinity } = await prepareRequest(progress, exchange, req, readBody, operation, ctx);
   const target = candidates[0].target;
   const admission = await admit(progress, exchange, caller, operation, target, prepared, ctx);
   progress.accountant = createAccountant(
@@ -108,7 +108,7 @@ async function runLifecycle(
   );
   // Durable mode: from here on a crash leaves the request recorded as interrupted, not lost.
   progress.journaled = journalAdmission(ctx.accounting, progress.accountant, prepared.request, admission, progress.tags);
-  progress.scope = openScope(exchange, admission, prepared, ctx);
+  progress.scope = openScope(exchange, admission, prepared, ctx, affinity);
   progress.overhead.stop(exchange.res);
   return prepared.run({
     exchange,
@@ -135,7 +135,7 @@ async function prepareRequest(
   readBody: () => Promise<unknown>,
   operation: ModelOperation,
   ctx: PipelineContext,
-): Promise<{ caller: Caller; candidates: readonly Candidate[]; prepared: PreparedRequest }> {
+): Promise<{ caller: Caller; candidates: readonly Candidate[]; prepared: PreparedRequest; affinity: string | undefined }> {
   const caller = await ctx.authenticate(req);
   progress.caller = caller;
   // A resumable stream is resumed by its caller's project only (docs/streams/resume.md).
@@ -149,13 +149,21 @@ async function prepareRequest(
   const parsed = operation.parse(untagged, ctx, caller);
   progress.model = parsed.model;
   // Resolve is routing: the targets to try, healthy ones first (src/routing).
-  const candidates = ctx.router.order(ctx.router.plan(parsed.model, parsed.fallbacks), { stickyKey: parsed.stickyKey });
+  // What a sticky route and a provider's key pool stick the request by: the body's, else the session header.
+  const affinity = parsed.stickyKey ?? sessionOf(req);
+  const candidates = ctx.router.order(ctx.router.plan(parsed.model, parsed.fallbacks), { stickyKey: affinity });
   refuseDisallowedFallbacks(caller, candidates);
   progress.attempts.candidates = candidates.length;
   const prepared = await parsed.prepare(candidates[0].target, ctx);
   // Only when the trace captures content (docs/operations/observability.md "Traces (OpenTelemetry)"): built lazily.
   progress.trace?.captureInput(() => prepared.traceInput?.() ?? canonicalInput(prepared.request, operation.surface));
-  return { caller, candidates, prepared };
+  return { caller, candidates, prepared, affinity };
+}
+
+/** `x-sluice-session`: a conversation's id, for clients that send no prompt_cache_key or user. */
+function sessionOf(req: IncomingMessage): string | undefined {
+  const session = req.headers['x-sluice-session'];
+  return typeof session === 'string' && session !== '' ? session.slice(0, 256) : undefined;
 }
 
 /** The admit step; the headers it sets (rate limits) go on the response. */
@@ -183,7 +191,13 @@ async function admit(
 }
 
 /** The request's scope: the caller's tier may set its own deadline and idle timeout, and hold a stream to its budget. */
-function openScope(exchange: Exchange, admission: Admission, prepared: PreparedRequest, ctx: PipelineContext): RequestScope {
+function openScope(
+  exchange: Exchange,
+  admission: Admission,
+  prepared: PreparedRequest,
+  ctx: PipelineContext,
+  affinity: string | undefined,
+): RequestScope {
   return new RequestScope(exchange.res, {
     deadlineMs: admission.deadline?.ms ?? prepared.deadlineMs,
     deadlineError: admission.deadline?.error,
@@ -194,6 +208,7 @@ function openScope(exchange: Exchange, admission: Admission, prepared: PreparedR
     disconnectGraceMs: prepared.streamed ? exchange.resume?.graceMs : undefined,
     scopes: ctx.scopes,
     streamed: prepared.streamed,
+    affinity,
   });
 }
 
@@ -247,6 +262,9 @@ async function recordOutcome(
 function withRunDetails(progress: Progress, settled: LedgerRecord): LedgerRecord {
   let record = settled;
   if (progress.scope?.upstreamRequestId) record = { ...record, upstreamRequestId: progress.scope.upstreamRequestId };
+  // The key of the provider that answered: a route that fell back from a pool to another provider has none.
+  const key = progress.scope?.providerKey;
+  if (key && key.provider === record.provider) record = { ...record, providerKey: key.label };
   const tried = progress.attempts.forRecord();
   if (tried) record = { ...record, attempts: tried };
   if (progress.tags) record = { ...record, tags: progress.tags };

@@ -39,6 +39,7 @@ import { createRequestScreen } from './edge/screen-request.ts';
 import { serverOptions } from './edge/server-limits.ts';
 import { authThrottle } from './edge/throttle-auth.ts';
 import { createReadiness } from './readiness.ts';
+import { keyViews } from './provider-keys.ts';
 import { readinessChecks } from './readiness-checks.ts';
 import { newRequestId } from './request-id.ts';
 import { decodePathParam, indexRoutes, matchRoute } from './route-table.ts';
@@ -94,7 +95,7 @@ export function createGateway(
   });
   const governance = createGovernance(config, log);
   // The providers, routes and prices, with the checks only they can make (a ConfigError listing each problem).
-  const { registry, router, pricing } = buildConfigParts(config, env, client);
+  const { registry, router, pricing } = buildConfigParts(config, env, client, undefined, log);
   const scopes = new Set<RequestScope>();
   let ledger: Ledger | undefined;
   let ledgerExport: LedgerExport | undefined;
@@ -106,6 +107,7 @@ export function createGateway(
           ledger: () => ledger?.writer.stats,
           ledgerExport: () => ledgerExport?.stats,
           mcpServers: () => mcp.hub.status(),
+          providerKeys: () => keyViews(context.registry),
         },
         config.metrics.max_label_values,
       )

@@ -48,6 +48,8 @@ export interface LedgerTable {
   /** An MCP tool call's arguments and result in JSON bytes (migration 0022); null on model requests. */
   bytes_in: number | null;
   bytes_out: number | null;
+  /** The label of the provider key the answer came with (migration 0024); null without a key pool. */
+  provider_key: string | null;
 }
 
 /**

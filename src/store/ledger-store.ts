@@ -335,6 +335,7 @@ function toRow(r: LedgerRecord): LedgerTable {
     tags: r.tags && r.tags.length > 0 ? JSON.stringify(r.tags) : null,
     bytes_in: r.bytesIn ?? null,
     bytes_out: r.bytesOut ?? null,
+    provider_key: r.providerKey ?? null,
   };
 }
 
@@ -381,5 +382,6 @@ function fromRow(row: Selectable<LedgerTable>): LedgerRecord {
     tags: row.tags ? (JSON.parse(row.tags) as string[]) : null,
     bytesIn: nullableCount(row.bytes_in),
     bytesOut: nullableCount(row.bytes_out),
+    providerKey: row.provider_key,
   };
 }

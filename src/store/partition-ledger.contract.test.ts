@@ -86,11 +86,17 @@ function migrationContract(name: string, site: () => Promise<{ opened: OpenedDat
             ['0021_ledger_partitions_content', 'Success'],
             ['0022_ledger_mcp_bytes', 'Success'],
             ['0023_rollups_by_project', 'Success'],
+            ['0024_provider_keys', 'Success'],
           ],
         );
         assert.deepEqual(await totals(db), before);
         assert.equal(before.rows, ROWS + 3);
-        assert.equal(before.ids, before.rows);
+        // 0024 refilled the untagged spend rollups from the ledger (per provider key): the same sums.
+        for (const table of ['spend_hours', 'spend_days']) {
+          const { rows } = await sql<{ n: number | string; input: number | string }>`
+            select sum(requests) as n, sum(input_tokens) as input from ${sql.table(table)}`.execute(db);
+          assert.deepEqual([Number(rows[0].n), Number(rows[0].input)], [before.rows, before.input], table);
+        }
         assert.deepEqual(await contentTotals(db, 'ledger_content'), contentBefore);
 
         if (opened.engine === 'postgres') {

@@ -74,6 +74,7 @@ export function sanitizeRecord(input: LedgerRecord): { record: LedgerRecord; cha
     tags: isTagList(r.tags) && r.tags.length > 0 ? r.tags : null,
     bytesIn: optionalCount(r.bytesIn),
     bytesOut: optionalCount(r.bytesOut),
+    providerKey: nullableText(r.providerKey, TEXT_CAPS.label),
   };
   // Only on records that carry it (not a column: a record read back from the store has none).
   const spend = storableSpend(r.budgetSpend);
@@ -115,6 +116,7 @@ export function setAsideRecord(record: LedgerRecord, reason: string): LedgerReco
     upstreamErrorType: maybe(record.upstreamErrorType ?? null),
     upstreamErrorCode: maybe(record.upstreamErrorCode ?? null),
     billing: record.billing === 'void' ? 'void' : null,
+    providerKey: maybe(record.providerKey ?? null),
     attempts: null,
     prompt: null,
     completion: null,

@@ -78,6 +78,7 @@ function sluiceAttributes(record: LedgerRecord, content: boolean): Attributes {
     ['sluice.upstream_request_id', record.upstreamRequestId],
     ['sluice.billing', record.billing],
     ['sluice.attempts', record.attempts?.length],
+    ['sluice.provider_key', record.providerKey],
   ];
   for (const [name, value] of optional) if (value !== null && value !== undefined) a[name] = value;
   // An array attribute, as OTLP carries it: a collector can group by each tag.

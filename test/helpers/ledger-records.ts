@@ -43,6 +43,7 @@ export function ledgerRecord(overrides: Partial<LedgerRecord> = {}): LedgerRecor
     tags: null,
     bytesIn: null,
     bytesOut: null,
+    providerKey: null,
     ...overrides,
   };
 }
