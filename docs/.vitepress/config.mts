@@ -32,6 +32,7 @@ export default defineConfig({
           { text: 'Responses', link: '/api/responses' },
           { text: 'Messages', link: '/api/messages' },
           { text: 'Embeddings', link: '/api/embeddings' },
+          { text: 'Dry run', link: '/api/dry-run' },
           { text: 'Request log', link: '/api/request-log' },
           { text: 'MCP gateway', link: '/api/mcp' },
           { text: 'sluice/client', link: '/api/client' },

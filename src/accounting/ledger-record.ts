@@ -69,6 +69,8 @@ export interface LedgerRecord {
   bytesOut?: number | null;
   /** The label of the provider key the answer came with (providers.<name>.api_keys); null without a key pool. Never the key. */
   providerKey?: string | null;
+  /** A dry run (`x-sluice-dry-run: 1`): admitted, not sent, nothing spent. */
+  dryRun?: boolean | null;
 }
 
 /** One budget window's share of a request's cost (governance/budgets/budget-windows.ts names the window). */

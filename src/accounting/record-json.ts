@@ -61,6 +61,7 @@ export function recordJson(r: LedgerRecord): Record<string, unknown> {
       })),
     }),
     provider_key: r.providerKey ?? null,
+    ...(r.dryRun && { dry_run: true }),
     // An MCP tool call's sizes (surface `mcp`).
     ...(r.surface === 'mcp' && { bytes_in: r.bytesIn ?? null, bytes_out: r.bytesOut ?? null }),
     prompt: r.prompt,

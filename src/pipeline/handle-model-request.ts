@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Accountant } from '../accounting/accountant.ts';
-import { rejectedRecord } from '../accounting/accountant.ts';
+import { dryRunRecord, rejectedRecord } from '../accounting/accountant.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import { errors } from '../errors/catalog.ts';
 import { logInternalError } from '../errors/log-internal-error.ts';
@@ -13,6 +13,7 @@ import type { ModelOperation, PreparedRequest } from './model-operation.ts';
 import { RequestScope } from './request-scope.ts';
 import { AttemptLog } from '../routing/attempts.ts';
 import { OverheadClock } from './overhead-clock.ts';
+import { dryRunAnswer, isDryRun, wouldCacheAnswer } from './dry-run.ts';
 import { takeTags } from './request-tags.ts';
 import type { Candidate } from '../routing/plan.ts';
 import { createAccountant, finalizeRecord, journalAdmission } from './request-accounting.ts';
@@ -42,6 +43,8 @@ interface Progress {
   /** Durable mode: the request's admission line in the journal, ended with its record. */
   journaled: JournaledRequest;
   failure: GatewayError | null;
+  /** x-sluice-dry-run: admitted (or refused) and answered, never sent; the target it would have gone to once admitted. */
+  dryRun?: { target?: ResolvedModel; streamed: boolean };
 }
 
 /**
@@ -92,9 +95,18 @@ async function runLifecycle(
   operation: ModelOperation,
   ctx: PipelineContext,
 ): Promise<GatewayError | null> {
+  // A dry run is recorded as one however far it gets (a bad body's 400 included).
+  if (isDryRun(req)) progress.dryRun = { streamed: false };
   const { caller, candidates, prepared, affinity } = await prepareRequest(progress, exchange, req, readBody, operation, ctx);
   const target = candidates[0].target;
+  if (progress.dryRun) progress.dryRun.streamed = prepared.streamed;
   const admission = await admit(progress, exchange, caller, operation, target, prepared, ctx);
+  if (progress.dryRun) {
+    progress.dryRun.target = target;
+    progress.overhead.stop(exchange.res);
+    exchange.sendJson(200, dryRunAnswer(exchange.requestId, candidates, wouldCacheAnswer(ctx, prepared), admission.preview));
+    return null;
+  }
   progress.accountant = createAccountant(
     ctx.accounting,
     exchange.requestId,
@@ -184,6 +196,7 @@ async function admit(
     request: prepared.request,
     inputTokens: prepared.input?.estimatedTokens,
     streamed: prepared.streamed,
+    dryRun: progress.dryRun !== undefined,
   });
   progress.admission = admission;
   if (admission.headers) for (const [name, value] of Object.entries(admission.headers)) exchange.res.setHeader(name, value);
@@ -229,17 +242,27 @@ async function recordOutcome(
     progress.trace?.refused(failure);
     return;
   }
+  const dryRunTarget = failure ? undefined : progress.dryRun?.target;
   const settled = progress.accountant
     ? finalizeRecord(ctx.accounting, progress.accountant, failure)
     : Promise.resolve(
-        rejectedRecord(
-          requestId,
-          failure ?? toGatewayError('no failure recorded'),
-          operation.surface,
-          progress.model,
-          progress.startedAt,
-          caller,
-        ),
+        caller && dryRunTarget
+          ? dryRunRecord(
+              requestId,
+              operation.surface,
+              dryRunTarget,
+              progress.dryRun?.streamed ?? false,
+              progress.startedAt,
+              caller,
+            )
+          : rejectedRecord(
+              requestId,
+              failure ?? toGatewayError('no failure recorded'),
+              operation.surface,
+              progress.model,
+              progress.startedAt,
+              caller,
+            ),
       );
   ctx.settling.set(requestId, settled);
   try {
@@ -268,6 +291,7 @@ function withRunDetails(progress: Progress, settled: LedgerRecord): LedgerRecord
   const tried = progress.attempts.forRecord();
   if (tried) record = { ...record, attempts: tried };
   if (progress.tags) record = { ...record, tags: progress.tags };
+  if (progress.dryRun) record = { ...record, dryRun: true };
   return { ...record, overheadMs: progress.overhead.ms };
 }
 

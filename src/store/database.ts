@@ -50,6 +50,8 @@ export interface LedgerTable {
   bytes_out: number | null;
   /** The label of the provider key the answer came with (migration 0024); null without a key pool. */
   provider_key: string | null;
+  /** 1 for a dry run (x-sluice-dry-run, migration 0025); null otherwise. */
+  dry_run: number | null;
 }
 
 /**

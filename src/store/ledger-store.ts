@@ -336,6 +336,7 @@ function toRow(r: LedgerRecord): LedgerTable {
     bytes_in: r.bytesIn ?? null,
     bytes_out: r.bytesOut ?? null,
     provider_key: r.providerKey ?? null,
+    dry_run: r.dryRun ? 1 : null,
   };
 }
 
@@ -383,5 +384,6 @@ function fromRow(row: Selectable<LedgerTable>): LedgerRecord {
     bytesIn: nullableCount(row.bytes_in),
     bytesOut: nullableCount(row.bytes_out),
     providerKey: row.provider_key,
+    dryRun: row.dry_run === null ? null : Boolean(row.dry_run),
   };
 }

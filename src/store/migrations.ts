@@ -527,6 +527,15 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('ledger').dropColumn('provider_key').execute();
     },
   },
+  /** A dry run's row (x-sluice-dry-run: docs/api/dry-run.md) is marked 1; null on every other row. */
+  '0025_ledger_dry_run': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').addColumn('dry_run', 'integer').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').dropColumn('dry_run').execute();
+    },
+  },
 };
 
 /**

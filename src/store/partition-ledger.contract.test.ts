@@ -87,6 +87,7 @@ function migrationContract(name: string, site: () => Promise<{ opened: OpenedDat
             ['0022_ledger_mcp_bytes', 'Success'],
             ['0023_rollups_by_project', 'Success'],
             ['0024_provider_keys', 'Success'],
+            ['0025_ledger_dry_run', 'Success'],
           ],
         );
         assert.deepEqual(await totals(db), before);

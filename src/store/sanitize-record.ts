@@ -75,6 +75,7 @@ export function sanitizeRecord(input: LedgerRecord): { record: LedgerRecord; cha
     bytesIn: optionalCount(r.bytesIn),
     bytesOut: optionalCount(r.bytesOut),
     providerKey: nullableText(r.providerKey, TEXT_CAPS.label),
+    dryRun: r.dryRun === true ? true : null,
   };
   // Only on records that carry it (not a column: a record read back from the store has none).
   const spend = storableSpend(r.budgetSpend);

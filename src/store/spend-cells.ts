@@ -51,6 +51,8 @@ const MAX_TAGS_PER_PERIOD = 100;
 export function summarizeSpend(records: readonly LedgerRecord[], periodMs: number, byTag: boolean): SpendCell[] {
   const periods = new Map<number, { cells: Map<string, SpendCell>; models: Set<string>; tags: Set<string> }>();
   for (const r of records) {
+    // A dry run spends nothing, and is not a request of the report (docs/api/dry-run.md).
+    if (r.dryRun) continue;
     const start = Math.floor(r.createdAt / periodMs) * periodMs;
     let period = periods.get(start);
     if (!period) periods.set(start, (period = { cells: new Map(), models: new Set(), tags: new Set() }));

@@ -83,6 +83,7 @@ function sluiceAttributes(record: LedgerRecord, content: boolean): Attributes {
   for (const [name, value] of optional) if (value !== null && value !== undefined) a[name] = value;
   // An array attribute, as OTLP carries it: a collector can group by each tag.
   if (record.tags && record.tags.length > 0) a['sluice.tags'] = record.tags;
+  if (record.dryRun) a['sluice.dry_run'] = true;
   if (content && record.prompt !== null) a['sluice.prompt'] = record.prompt;
   if (content && record.completion !== null) a['sluice.completion'] = record.completion;
   return a;

@@ -44,6 +44,7 @@ export function ledgerRecord(overrides: Partial<LedgerRecord> = {}): LedgerRecor
     bytesIn: null,
     bytesOut: null,
     providerKey: null,
+    dryRun: null,
     ...overrides,
   };
 }

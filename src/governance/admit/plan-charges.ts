@@ -81,16 +81,18 @@ function chargeScope(plan: Plan, scope: 'key' | 'project', subject: string, limi
 }
 
 function budgetPlan(req: AdmissionRequest, windows: BudgetWindow[], promptTokens: number, settings: PlanSettings): BudgetPlan {
+  return { windows, ...requestAsk(req, promptTokens, settings) };
+}
+
+/** What the request would reserve of a budget, at its target's prices: its prompt and every choice's output allowance. */
+export function requestAsk(req: AdmissionRequest, promptTokens: number, settings: PlanSettings): BudgetAsk {
   const { request, target } = req;
-  return {
-    windows,
-    ...budgetAsk(
-      request,
-      promptTokens,
-      settings.prices.of(target.provider, target.model),
-      settings.reserveOutputTokens,
-      // An embeddings answer is vectors: no output to reserve, nor to need room for.
-      req.surface === 'embeddings' ? 0 : outputChoices(request),
-    ),
-  };
+  return budgetAsk(
+    request,
+    promptTokens,
+    settings.prices.of(target.provider, target.model),
+    settings.reserveOutputTokens,
+    // An embeddings answer is vectors: no output to reserve, nor to need room for.
+    req.surface === 'embeddings' ? 0 : outputChoices(request),
+  );
 }
