@@ -524,6 +524,7 @@ const migrations: Record<string, Migration> = {
         await db.schema.dropTable(table).execute();
         await createSpendTable(db, table, false, 'initial');
       }
+      await backfillSpend(db, 'initial', 'untagged');
       await db.schema.alterTable('ledger').dropColumn('provider_key').execute();
     },
   },
