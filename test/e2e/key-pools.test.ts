@@ -37,6 +37,9 @@ const replies: Record<string, UpstreamReply> = {
   'sk-drained': completion('sk-drained', { 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '30s' }),
 };
 
+/** A spare key's weight: drawn about once in a billion while the first key is usable, so the order sent is certain. */
+const RARELY = 1e-9;
+
 const keyOf = (req: RecordedRequest) => String(req.headers.authorization ?? '').replace(/^Bearer /, '');
 
 describe('provider key pools', () => {
@@ -54,20 +57,20 @@ describe('provider key pools', () => {
           { key: 'sk-light', label: 'light', weight: 1 },
         ]),
         cool: provider([
-          { key: 'sk-limited', label: 'limited', weight: 1000 },
-          { key: 'sk-spare', label: 'spare' },
+          { key: 'sk-limited', label: 'limited' },
+          { key: 'sk-spare', label: 'spare', weight: RARELY },
         ]),
         auth: provider([
-          { key: 'sk-bad', label: 'revoked', weight: 1000 },
-          { key: 'sk-good', label: 'good' },
+          { key: 'sk-bad', label: 'revoked' },
+          { key: 'sk-good', label: 'good', weight: RARELY },
         ]),
         learned: provider([
-          { key: 'sk-drained', label: 'drained', weight: 1000 },
-          { key: 'sk-fresh', label: 'fresh' },
+          { key: 'sk-drained', label: 'drained' },
+          { key: 'sk-fresh', label: 'fresh', weight: RARELY },
         ]),
         capped: provider([
-          { key: 'sk-one', label: 'one', weight: 1000, rpm: 2 },
-          { key: 'sk-two', label: 'two' },
+          { key: 'sk-one', label: 'one', rpm: 2 },
+          { key: 'sk-two', label: 'two', weight: RARELY },
         ]),
         sticky: provider([
           { key: 'sk-s1', label: 's1' },
