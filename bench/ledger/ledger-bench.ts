@@ -84,8 +84,8 @@ export async function ledgerBench(options: LedgerBenchOptions): Promise<LedgerBe
     await unindexLedger(db);
     await generateRows(db, options.rows, now, (done) => log(`generated ${done.toLocaleString('en')} rows`));
     await indexLedger(db);
-    // The spend report's hourly and daily rollups, as migration 0018 fills them from a ledger.
-    await backfillSpend(db as Kysely<unknown>);
+    // The spend report's hourly and daily rollups, as migrations 0018 and 0024 fill them from a ledger.
+    await backfillSpend(db as Kysely<unknown>, 'provider_keys');
     await backfillRollup(db as Kysely<unknown>, 'minutes', now - 48 * 3_600_000);
     await sql`vacuum analyze ledger`.execute(db);
     await sql`analyze spend_days`.execute(db);

@@ -17,6 +17,7 @@ interface SpendGroup {
   key_name?: string | null;
   model?: string;
   tag?: string | null;
+  provider_key?: string | null;
   totals: Sums;
   series: (Sums & { start: string })[];
 }
@@ -46,7 +47,7 @@ interface BurnDown {
 const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#ca8a04', '#db2777'];
 /** Groups drawn one line each; the table lists them all. */
 const CHARTED = COLORS.length;
-const GROUPINGS = ['', 'project', 'key', 'model', 'tag'] as const;
+const GROUPINGS = ['', 'project', 'key', 'model', 'tag', 'provider_key'] as const;
 
 /** A name beside its id ("-" for the master key's requests, or untagged ones). */
 function named(id: string | null | undefined, name: string | null | undefined): string {
@@ -60,6 +61,7 @@ function groupLabel(g: SpendGroup): string {
   if ('key_id' in g) parts.push(named(g.key_id, g.key_name));
   if (g.model !== undefined) parts.push(g.model);
   if ('tag' in g) parts.push(g.tag ?? 'untagged');
+  if ('provider_key' in g) parts.push(g.provider_key ?? 'no key pool');
   return parts.join(' · ');
 }
 

@@ -398,27 +398,61 @@ export function rejectedRecord(
   now = Date.now(),
 ): LedgerRecord {
   return {
-    requestId,
-    createdAt: startedAt,
-    keyId: owner.keyId,
-    projectId: owner.projectId,
+    ...unsentRecord(requestId, surface, startedAt, owner, now),
     provider: '',
     model: '',
     requestedModel,
-    surface,
     streamed: false,
-    ...NO_USAGE,
-    ttftMs: null,
-    latencyMs: now - startedAt,
-    upstreamStatus: null,
     outcome: 'error',
     errorType: error.type,
     errorCode: error.code,
     upstreamErrorType: error.upstreamType ?? null,
     upstreamErrorCode: error.upstreamCode ?? null,
     errorMessage: error.message,
+  };
+}
+
+/** What the record of a request that never reached a provider holds, however it ended: nothing used, no upstream. */
+function unsentRecord(requestId: string, surface: LedgerRecord['surface'], startedAt: number, owner: RecordOwner, now: number) {
+  return {
+    requestId,
+    createdAt: startedAt,
+    keyId: owner.keyId,
+    projectId: owner.projectId,
+    surface,
+    ...NO_USAGE,
+    ttftMs: null,
+    latencyMs: now - startedAt,
+    upstreamStatus: null,
     finishReason: null,
     prompt: null,
     completion: null,
+  };
+}
+
+/**
+ * The record of a dry run that was admitted (x-sluice-dry-run): the target it would have gone to,
+ * nothing used, nothing spent, marked `dryRun` (a refused one is a rejectedRecord, marked the same).
+ */
+export function dryRunRecord(
+  requestId: string,
+  surface: LedgerRecord['surface'],
+  target: { provider: string; model: string; requested: string },
+  streamed: boolean,
+  startedAt: number,
+  owner: RecordOwner,
+  now = Date.now(),
+): LedgerRecord {
+  return {
+    ...unsentRecord(requestId, surface, startedAt, owner, now),
+    provider: target.provider,
+    model: target.model,
+    requestedModel: target.requested,
+    streamed,
+    outcome: 'ok',
+    errorType: null,
+    errorCode: null,
+    errorMessage: null,
+    dryRun: true,
   };
 }

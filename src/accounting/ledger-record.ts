@@ -87,6 +87,10 @@ export interface LedgerRecord {
   responseCache?: 'hit' | 'miss' | 'bypass' | null;
   /** A response-cache hit: what the answer would have cost upstream (costUsd is 0); null otherwise. */
   cacheSavedUsd?: number | null;
+  /** The label of the provider key the answer came with (providers.<name>.api_keys); null without a key pool. Never the key. */
+  providerKey?: string | null;
+  /** A dry run (`x-sluice-dry-run: 1`): admitted, not sent, nothing spent. */
+  dryRun?: boolean | null;
 }
 
 /** One budget window's share of a request's cost (governance/budgets/budget-windows.ts names the window). */

@@ -60,6 +60,8 @@ export function recordJson(r: LedgerRecord): Record<string, unknown> {
         latency_ms: a.latencyMs,
       })),
     }),
+    provider_key: r.providerKey ?? null,
+    ...(r.dryRun && { dry_run: true }),
     // An MCP tool call's sizes (surface `mcp`).
     ...((r.surface === 'mcp' || r.surface === 'files' || r.surface === 'batches') && {
       bytes_in: r.bytesIn ?? null,

@@ -80,6 +80,11 @@ export interface AdmissionRequest {
    * slots, not to the token limits nor the budgets (it costs nothing upstream).
    */
   cached?: boolean;
+  /**
+   * A dry run: the admission is read, never taken (nothing charged, reserved or held); a refusal
+   * is thrown as for any request, else the admission carries the `preview`.
+   */
+  dryRun?: boolean;
 }
 
 /** A request let in; told once how it ended (the place to settle reservations and release slots). */
@@ -115,6 +120,48 @@ export interface Admission {
    * admission amends it (a voided abandoned stream costs 0, a budget stop is named).
    */
   settle(record: LedgerRecord): LedgerRecord | void;
+  /** A dry run's: every limit and budget with what the request would leave of it. */
+  preview?: AdmissionPreview;
+}
+
+/** One per-minute or in-flight limit as a dry run reports it: where it stands, and what this request would leave of it. */
+export interface PreviewLimit {
+  scope: 'key' | 'project';
+  kind: 'requests' | 'tokens' | 'concurrent';
+  limit: number;
+  remaining: number;
+  /** `remaining` less what the request would take (a request, its prompt's tokens, a slot); below 0: refused. */
+  remainingAfter: number;
+  /** Until the bucket is full again (ms; 0 for concurrent). */
+  resetMs: number;
+}
+
+/** One budget window as a dry run reports it: its spend, the request's reservation, and what would remain. */
+export interface PreviewBudget {
+  scope: 'key' | 'project';
+  period: 'day' | 'month';
+  limitUsd: number;
+  spentUsd: number;
+  /** What the request would reserve in this window (its prompt and output allowance, at the target's price). */
+  reservationUsd: number;
+  remainingAfterUsd: number;
+  /** Epoch ms when the period ends. */
+  resetsAt: number;
+}
+
+/**
+ * The admit step's answer to a dry run (x-sluice-dry-run: docs/api/dry-run.md), charging nothing:
+ * every limit and budget of the caller with what the request would leave of it.
+ */
+export interface AdmissionPreview {
+  /** The caller's tier (else the default); null: none. */
+  tier: string | null;
+  /** The prompt's estimated tokens (0 when nothing was charged by tokens). */
+  estimatedInputTokens: number;
+  /** The largest reservation the request would hold in its budgets, in USD (0 without a budget). */
+  reservationUsd: number;
+  limits: PreviewLimit[];
+  budgets: PreviewBudget[];
 }
 
 /** Where the caller stands against its tightest per-minute limit (README: rate_limit_warning). */

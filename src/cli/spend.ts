@@ -14,6 +14,7 @@ export interface SpendOptions {
 interface Sums {
   requests: number;
   input_tokens: number;
+  cached_share: number | null;
   output_tokens: number;
   cost_usd: number;
 }
@@ -34,11 +35,18 @@ function describe(group: Record<string, unknown>): string {
   if ('key_id' in group) parts.push(`key ${named(group.key_id, group.key_name)}`);
   if ('model' in group) parts.push(String(group.model));
   if ('tag' in group) parts.push(`tag ${group.tag === null ? '-' : String(group.tag)}`);
+  if ('provider_key' in group) parts.push(`provider key ${group.provider_key === null ? '-' : String(group.provider_key)}`);
   return parts.join('  ');
 }
 
 const line = (what: string, s: Sums) =>
-  [what, `${s.requests} req`, `${s.input_tokens}->${s.output_tokens} tok`, `$${s.cost_usd.toFixed(6)}`].join('  ');
+  [
+    what,
+    `${s.requests} req`,
+    `${s.input_tokens}->${s.output_tokens} tok`,
+    ...(s.cached_share === null ? [] : [`${(s.cached_share * 100).toFixed(1)}% cached`]),
+    `$${s.cost_usd.toFixed(6)}`,
+  ].join('  ');
 
 /**
  * `sluice spend`: a running gateway's spend report (GET /v1/spend), costliest group first and the

@@ -7,7 +7,7 @@ Usage:
   sluice config check [FILE]
   sluice pricing <provider/model|alias> [--input N] [--output N] [--cached N] [--config FILE]
   sluice logs [--follow] [--url URL] [--limit N] [--model M] [--provider P] [--outcome ok|error|cancelled]
-  sluice spend [--group-by project,key,model,tag] [--period hour|day|month] [--from T] [--to T] [--csv]
+  sluice spend [--group-by project,key,model,tag,provider_key] [--period hour|day|month] [--from T] [--to T] [--csv]
   sluice audit [--url URL] [--limit N] [--actor A] [--action A] [--target-type T] [--target-id I] [--from T] [--to T] [--json]
   sluice reconcile --provider NAME [--from DAY] [--to DAY] [--url URL] [--json]
   sluice check <file|url|-> [--json] [--kind chat|responses|messages|media] [--data body.json] [--key K]
@@ -72,7 +72,7 @@ The gateway's master key is read from SLUICE_MASTER_KEY.`,
 
 Prints a running gateway's spend (GET /v1/spend, from its hourly and daily rollups): one line per
 group, costliest first, then the total.
-  --group-by G     project, key, model and/or tag, comma-separated (default: the total only)
+  --group-by G     project, key, model, tag and/or provider_key, comma-separated (default: the total only)
   --period P       hour, day (default) or month (UTC)
   --from T         from this time: ISO 8601 or epoch ms (default: 24 hours, 30 days or 12 months back)
   --to T           up to this time (default: now)

@@ -33,8 +33,8 @@ describe('loadConfig', () => {
   it('names an unknown key with its path and the file, and suggests the close known key', () => {
     const top = refusal('server:\n  prot: 9000\n');
     assert.equal(top.message, `${top.file}: unknown key server.prot (did you mean server.port?)`);
-    const provider = refusal('providers:\n  groq:\n    api_keys: x\n');
-    assert.equal(provider.message, `${provider.file}: unknown key providers.groq.api_keys (did you mean providers.groq.api_key?)`);
+    const provider = refusal('providers:\n  groq:\n    base_ulr: x\n');
+    assert.equal(provider.message, `${provider.file}: unknown key providers.groq.base_ulr (did you mean providers.groq.base_url?)`);
     const alias = refusal('model_list:\n  - model_name: fast\n    modle: groq/llama\n');
     assert.match(alias.message, /unknown key model_list\[0\]\.modle \(did you mean model_list\[0\]\.model\?\)/);
     const price = refusal('pricing:\n  a/b: { input_mtok: 1, output_mtok: 2, cache_read: 1 }\n');
@@ -67,6 +67,18 @@ describe('loadConfig', () => {
       loadConfig({ file: configFile('server:\n  headers_timeout_s: 30\n  request_timeout_s: 0\n'), env: {} }).server.headers_timeout_s,
       30,
     );
+  });
+
+  it('refuses a key pool beside api_key, or with one label twice, naming the key', () => {
+    const both = refusal('providers:\n  groq:\n    api_key: a\n    api_keys: [{ key: b, label: one }]\n');
+    assert.equal(both.message, `${both.file}: providers.groq.api_keys: is set beside api_key: use one or the other`);
+    const twice = refusal('providers:\n  groq:\n    api_keys: [{ key: a, label: one }, { key: b, label: one }]\n');
+    assert.equal(twice.message, `${twice.file}: providers.groq.api_keys[1].label: 'one' names two keys`);
+    const pool = loadConfig({
+      file: configFile('providers:\n  groq:\n    api_keys: [{ key: a, label: one, rpm: 10 }]\n'),
+      env: {},
+    }).providers.groq.api_keys;
+    assert.deepEqual(pool, [{ key: 'a', label: 'one', weight: 1, rpm: 10 }]);
   });
 
   it('names the key and the file for a value of the wrong type', () => {

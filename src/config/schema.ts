@@ -69,6 +69,28 @@ const isAddressOrBlock = (value: string): boolean => {
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 };
 
+/** One key of a provider's pool (docs/providers.md "Key pools"). */
+const poolKeySchema = z.strictObject({
+  key: z.string().describe('The secret (`${OPENAI_KEY_2}`); one that resolves empty is left out of the pool.'),
+  label: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be a name of letters, digits, _ . - (at most 64)')
+    .describe('Its name in the ledger, the spend report, /metrics, /readyz and the log (never the key itself).'),
+  weight: z.number().positive().default(1).describe('Its share of the requests among the keys usable at the time.'),
+  rpm: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Requests a minute sluice sends with it (besides what the upstream says).'),
+  tpm: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Tokens a minute (input plus output, as the answers report them) sluice sends with it.'),
+});
+
 const providerSchema = z.strictObject({
   type: z
     .enum(['openai-compatible', 'azure', 'vertex'])
@@ -77,6 +99,13 @@ const providerSchema = z.strictObject({
       '`openai-compatible` for a server declared in the config; `azure` or `vertex` for another Azure OpenAI resource or Vertex AI project under a name of its own. The built-in presets and native providers (`azure`, `vertex` included) infer their own.',
     ),
   api_key: z.string().optional().describe("The provider's key; empty leaves the provider disabled. Wins over the environment."),
+  api_keys: z
+    .array(poolKeySchema)
+    .min(1)
+    .optional()
+    .describe(
+      'A pool of keys in place of api_key: chosen by weight within their limits, a 429 cools one down, a 401/403 takes it out (docs/providers.md).',
+    ),
   base_url: z
     .url()
     .optional()
@@ -285,7 +314,10 @@ const routeSchema = z.strictObject({
     )
     .min(1)
     .describe('One or more targets, tried (ordered) or picked (weighted) in this order.'),
-  sticky: z.boolean().default(false).describe('Requests with the same prompt_cache_key (or user) go to the same healthy target.'),
+  sticky: z
+    .boolean()
+    .default(false)
+    .describe('Requests with the same prompt_cache_key (or user, or x-sluice-session) go to the same healthy target.'),
   cache: cacheSchema,
 });
 
@@ -874,6 +906,22 @@ export const configSchema = configObject.superRefine((config, ctx) => {
       message: `names no tier of tiers (${names.length ? names.join(', ') : 'none is defined'})`,
     });
   }
+  for (const [name, provider] of Object.entries(config.providers)) {
+    if (provider.api_keys === undefined) continue;
+    if (provider.api_key !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['providers', name, 'api_keys'],
+        message: 'is set beside api_key: use one or the other',
+      });
+    }
+    const labels = provider.api_keys.map((k) => k.label);
+    for (const [i, label] of labels.entries()) {
+      if (labels.indexOf(label) !== i) {
+        ctx.addIssue({ code: 'custom', path: ['providers', name, 'api_keys', i, 'label'], message: `'${label}' names two keys` });
+      }
+    }
+  }
   for (const name of Object.keys(config.routes)) {
     if (config.model_list.some((m) => m.model_name === name)) {
       ctx.addIssue({ code: 'custom', path: ['routes', name], message: 'is also a model_list alias: a name means one thing' });
@@ -883,6 +931,7 @@ export const configSchema = configObject.superRefine((config, ctx) => {
 
 export type Config = z.infer<typeof configSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
+export type PoolKeyConfig = z.infer<typeof poolKeySchema>;
 export type TierConfig = z.infer<typeof tierSchema>;
 export type RouteConfig = z.infer<typeof routeSchema>;
 export type CacheConfig = z.infer<typeof cacheSettingSchema>;

@@ -5,6 +5,7 @@ import type { PricingRegistry } from '../accounting/pricing.ts';
 import type { Config } from '../config/schema.ts';
 import { errors } from '../errors/catalog.ts';
 import type { Admission, AdmissionRequest, Admit, Caller } from '../admission/admission.ts';
+import { estimatePromptTokens } from '../accounting/count-tokens.ts';
 import type { Database } from '../store/database.ts';
 import { type BudgetBook, MemoryBudgetBook } from './budgets/budget-book.ts';
 import { BudgetGuard } from './budgets/budget-guard.ts';
@@ -24,7 +25,8 @@ import type { Bookkeeping, Books, LocalBooks } from './admit/books.ts';
 import { type Checked, checkSomewhere } from './admit/check-charges.ts';
 import { holdsOf } from './admit/journal-holds.ts';
 import { limitHeaders, limitWarning } from './admit/limit-standing.ts';
-import { type Plan, type PlanSettings, planCharges } from './admit/plan-charges.ts';
+import { type Plan, type PlanSettings, planCharges, requestAsk } from './admit/plan-charges.ts';
+import { previewOf } from './admit/preview.ts';
 import { refuseIfOver } from './admit/refusal.ts';
 import { type Admitted, settleAdmission, settleInterrupted } from './admit/settle.ts';
 import { tierTimes } from './admit/tier-times.ts';
@@ -188,9 +190,40 @@ export class LimitsAndBudgets {
 
   readonly admit: Admit = (req) => {
     const tier = this.tiers.of(req.caller);
+    if (req.dryRun) return this.dryRun(req, tier);
     if (!tier && req.caller.budgets.length === 0) return NOTHING_TO_SETTLE;
     return this.admitGoverned(req, tier);
   };
+
+  /**
+   * A dry run's admission (docs/api/dry-run.md): the same plan as a request's, with each limit
+   * and budget read as the console's usage page reads them, so nothing is charged, no slot taken
+   * and nothing reserved. The refusal the request would get is thrown; else the admission carries
+   * the preview. Redis away: this instance's own books, as a fail_open tier is held to.
+   */
+  private async dryRun(req: AdmissionRequest, tier: TierPolicy | undefined): Promise<Admission> {
+    const now = this.now();
+    const plan = planCharges(req, tier, now, this.planSettings);
+    const promptTokens = plan.promptTokens || (req.inputTokens ?? estimatePromptTokens(req.request));
+    const reservationNanos = (plan.budget ?? requestAsk(req, promptTokens, this.planSettings)).want;
+    const windows = plan.budget?.windows ?? [];
+    const read = async (books: Books) =>
+      Promise.all([
+        plan.charges.length > 0 ? books.rates.peek(plan.charges, now) : [],
+        plan.claims.length > 0 ? books.slots.inUse(plan.claims.map((c) => c.subject)) : [],
+      ]);
+    const link = this.link;
+    const shared = link?.available() ? this.shared() : undefined;
+    const [[rates, inUse], spent] = await Promise.all([
+      link && shared ? link.run(() => read(shared)).catch(() => read(this.local)) : read(this.local),
+      // What this instance knows of each window's spend: the store's, and its own not yet written.
+      Promise.all(windows.map(async (w) => this.spend.spent(w))),
+    ]);
+    const standing = { rates, inUse, spentNanos: new Map(windows.map((w, i) => [w.id, spent[i]])) };
+    const { preview, refusal } = previewOf(plan, tier?.name ?? null, standing, { promptTokens, reservationNanos }, now);
+    if (refusal) throw refusal;
+    return { preview, settle: () => {} };
+  }
 
   private async admitGoverned(req: AdmissionRequest, tier: TierPolicy | undefined): Promise<Admission> {
     const { requestId } = req;

@@ -6,7 +6,7 @@ import { ResponseCache } from '../cache/response-cache.ts';
 import { configSchema } from '../config/schema.ts';
 import type { Candidate } from '../routing/plan.ts';
 import type { PipelineContext } from './context.ts';
-import { type CacheQuestion, lookUpAnswer, wouldHit } from './cache-lookup.ts';
+import { type CacheQuestion, cacheVerdict, lookUpAnswer } from './cache-lookup.ts';
 import type { PreparedRequest } from './model-operation.ts';
 
 const config = configSchema.parse({ routes: { faq: { targets: [{ model: 'up/m' }], cache: { ttl_s: 60 } } } });
@@ -35,20 +35,21 @@ function question(overrides: Partial<CacheQuestion> = {}): CacheQuestion {
   };
 }
 
-describe('lookUpAnswer and wouldHit', () => {
+describe('lookUpAnswer and cacheVerdict', () => {
   it('answers from the cache once an answer is kept, and a dry run sees it first', async () => {
     const ctx = context();
-    assert.equal(await wouldHit(question(), ctx), false);
+    assert.equal(await cacheVerdict(question(), ctx), 'miss');
     const miss = await lookUpAnswer(question(), ctx);
     assert.equal(miss.outcome, 'miss');
     // An identical request in flight would be answered by this one.
-    assert.equal(await wouldHit(question(), ctx), true);
+    assert.equal(await cacheVerdict(question(), ctx), 'hit');
     miss.keep?.([
       { type: 'text', choice: 0, text: 'Hello' },
       { type: 'finish', choice: 0, reason: 'stop' },
     ]);
     miss.settle(true);
-    assert.equal(await wouldHit(question(), ctx), true);
+    assert.equal(await cacheVerdict(question(), ctx), 'hit');
+    assert.equal(await cacheVerdict(question({ headers: { 'x-sluice-cache': 'refresh' } }), ctx), 'miss');
     assert.equal((await lookUpAnswer(question(), ctx)).outcome, 'hit');
     // The dry runs were counted as neither hits nor misses: only the lookups were.
     assert.equal(ctx.responseCache?.stats.hits, 1);
@@ -58,12 +59,13 @@ describe('lookUpAnswer and wouldHit', () => {
     const ctx = context();
     const notOptedIn = await lookUpAnswer(question({ model: 'up/m' }), ctx);
     assert.deepEqual([notOptedIn.outcome, notOptedIn.optedIn], ['bypass', false]);
+    assert.equal(await cacheVerdict(question({ model: 'up/m' }), ctx), 'off');
     const relayed = question({ prepared: { ...question().prepared, cacheable: false } });
     const asked = question({ headers: { 'cache-control': 'no-store' } });
     for (const q of [relayed, asked]) {
       const slot = await lookUpAnswer(q, ctx);
       assert.deepEqual([slot.outcome, slot.optedIn], ['bypass', true]);
-      assert.equal(await wouldHit(q, ctx), false);
+      assert.equal(await cacheVerdict(q, ctx), 'bypass');
     }
   });
 });

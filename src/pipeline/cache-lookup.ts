@@ -36,13 +36,17 @@ export async function lookUpAnswer(question: CacheQuestion, ctx: PipelineContext
 
 /**
  * Whether the cache would answer this request now, from a kept answer or an identical request in
- * flight: a dry run's question. Reads nothing but the cache, counts nothing, waits for nothing.
+ * flight: a dry run's question (docs/api/dry-run.md). `off`: nothing opted the request in;
+ * `bypass`: a relayed answer, or the client asked not to use the cache; `miss` on a refresh too.
+ * Reads nothing but the cache, counts nothing, waits for nothing.
  */
-export async function wouldHit(question: CacheQuestion, ctx: PipelineContext): Promise<boolean> {
+export async function cacheVerdict(question: CacheQuestion, ctx: PipelineContext): Promise<'off' | 'bypass' | 'hit' | 'miss'> {
   const cache = ctx.responseCache;
   const policy = cachePolicyOf(ctx.config, question.caller.tier, question.model, ctx.endpointCache);
-  if (!cache || !policy || !question.prepared.cacheable || cacheModeOf(question.headers) !== 'use') return false;
-  return cache.wouldHit(keyOf(question));
+  if (!cache || !policy) return 'off';
+  const mode = cacheModeOf(question.headers);
+  if (!question.prepared.cacheable || mode === 'bypass') return 'bypass';
+  return mode === 'use' && (await cache.wouldHit(keyOf(question))) ? 'hit' : 'miss';
 }
 
 /** The cache key of a prepared request (cache-key.ts). */

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Accountant } from '../accounting/accountant.ts';
-import { rejectedRecord } from '../accounting/accountant.ts';
+import { dryRunRecord, rejectedRecord } from '../accounting/accountant.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import { errors } from '../errors/catalog.ts';
 import { logInternalError } from '../errors/log-internal-error.ts';
@@ -8,13 +8,14 @@ import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import { findTooDeep, MAX_JSON_DEPTH } from '../protocol/http/json-depth.ts';
 import type { Admission, Caller } from '../admission/admission.ts';
 import type { CacheSlot } from '../cache/response-cache.ts';
-import { lookUpAnswer } from './cache-lookup.ts';
+import { cacheVerdict, lookUpAnswer } from './cache-lookup.ts';
 import type { PipelineContext } from './context.ts';
 import type { Exchange } from './exchange.ts';
 import type { ModelOperation, PreparedRequest } from './model-operation.ts';
 import { RequestScope } from './request-scope.ts';
 import { AttemptLog } from '../routing/attempts.ts';
 import { OverheadClock } from './overhead-clock.ts';
+import { dryRunAnswer, isDryRun } from './dry-run.ts';
 import { takeTags } from './request-tags.ts';
 import type { Candidate } from '../routing/plan.ts';
 import { createAccountant, finalizeRecord, journalAdmission } from './request-accounting.ts';
@@ -46,6 +47,8 @@ interface Progress {
   /** Durable mode: the request's admission line in the journal, ended with its record. */
   journaled: JournaledRequest;
   failure: GatewayError | null;
+  /** x-sluice-dry-run: admitted (or refused) and answered, never sent; the target it would have gone to once admitted. */
+  dryRun?: { target?: ResolvedModel; streamed: boolean };
 }
 
 /**
@@ -102,9 +105,21 @@ async function runLifecycle(
   operation: ModelOperation,
   ctx: PipelineContext,
 ): Promise<GatewayError | null> {
-  const { caller, candidates, prepared } = await prepareRequest(progress, exchange, req, readBody, operation, ctx);
+  // A dry run is recorded as one however far it gets (a bad body's 400 included).
+  if (isDryRun(req)) progress.dryRun = { streamed: false };
+  const { caller, candidates, prepared, affinity } = await prepareRequest(progress, exchange, req, readBody, operation, ctx);
   const target = candidates[0].target;
   const question = { caller, surface: operation.surface, model: progress.model, candidates, prepared, headers: req.headers };
+  if (progress.dryRun) {
+    // Asked, never taken: a dry run neither takes a kept answer nor waits on an identical request.
+    progress.dryRun.streamed = prepared.streamed;
+    const verdict = await cacheVerdict(question, ctx);
+    const admission = await admit(progress, exchange, caller, operation, target, prepared, verdict === 'hit', ctx);
+    progress.dryRun.target = target;
+    progress.overhead.stop(exchange.res);
+    exchange.sendJson(200, dryRunAnswer(exchange.requestId, candidates, verdict, admission.preview));
+    return null;
+  }
   const cache = (progress.cache = await progress.overhead.excluding(lookUpAnswer(question, ctx)));
   const admission = await admit(progress, exchange, caller, operation, target, prepared, cache.outcome === 'hit', ctx);
   // Said once admitted: a refused request was answered neither from the cache nor upstream.
@@ -123,7 +138,7 @@ async function runLifecycle(
   );
   // Durable mode: from here on a crash leaves the request recorded as interrupted, not lost.
   progress.journaled = journalAdmission(ctx.accounting, progress.accountant, prepared.request, admission, progress.tags);
-  progress.scope = openScope(exchange, admission, prepared, ctx);
+  progress.scope = openScope(exchange, admission, prepared, ctx, affinity);
   progress.overhead.stop(exchange.res);
   return prepared.run({
     exchange,
@@ -151,7 +166,7 @@ async function prepareRequest(
   readBody: () => Promise<unknown>,
   operation: ModelOperation,
   ctx: PipelineContext,
-): Promise<{ caller: Caller; candidates: readonly Candidate[]; prepared: PreparedRequest }> {
+): Promise<{ caller: Caller; candidates: readonly Candidate[]; prepared: PreparedRequest; affinity: string | undefined }> {
   const caller = await ctx.authenticate(req);
   progress.caller = caller;
   // A resumable stream is resumed by its caller's project only (docs/streams/resume.md).
@@ -165,13 +180,21 @@ async function prepareRequest(
   const parsed = operation.parse(untagged, ctx, caller);
   progress.model = parsed.model;
   // Resolve is routing: the targets to try, healthy ones first (src/routing).
-  const candidates = ctx.router.order(ctx.router.plan(parsed.model, parsed.fallbacks), { stickyKey: parsed.stickyKey });
+  // What a sticky route and a provider's key pool stick the request by: the body's, else the session header.
+  const affinity = parsed.stickyKey ?? sessionOf(req);
+  const candidates = ctx.router.order(ctx.router.plan(parsed.model, parsed.fallbacks), { stickyKey: affinity });
   refuseDisallowedFallbacks(caller, candidates);
   progress.attempts.candidates = candidates.length;
   const prepared = await parsed.prepare(candidates[0].target, ctx);
   // Only when the trace captures content (docs/operations/observability.md "Traces (OpenTelemetry)"): built lazily.
   progress.trace?.captureInput(() => prepared.traceInput?.() ?? canonicalInput(prepared.request, operation.surface));
-  return { caller, candidates, prepared };
+  return { caller, candidates, prepared, affinity };
+}
+
+/** `x-sluice-session`: a conversation's id, for clients that send no prompt_cache_key or user. */
+function sessionOf(req: IncomingMessage): string | undefined {
+  const session = req.headers['x-sluice-session'];
+  return typeof session === 'string' && session !== '' ? session.slice(0, 256) : undefined;
 }
 
 /** The admit step; the headers it sets (rate limits) go on the response. */
@@ -195,6 +218,7 @@ async function admit(
     units: prepared.units,
     streamed: prepared.streamed,
     cached,
+    dryRun: progress.dryRun !== undefined,
   });
   progress.admission = admission;
   if (admission.headers) for (const [name, value] of Object.entries(admission.headers)) exchange.res.setHeader(name, value);
@@ -202,7 +226,13 @@ async function admit(
 }
 
 /** The request's scope: the caller's tier may set its own deadline and idle timeout, and hold a stream to its budget. */
-function openScope(exchange: Exchange, admission: Admission, prepared: PreparedRequest, ctx: PipelineContext): RequestScope {
+function openScope(
+  exchange: Exchange,
+  admission: Admission,
+  prepared: PreparedRequest,
+  ctx: PipelineContext,
+  affinity: string | undefined,
+): RequestScope {
   return new RequestScope(exchange.res, {
     deadlineMs: admission.deadline?.ms ?? prepared.deadlineMs,
     deadlineError: admission.deadline?.error,
@@ -213,6 +243,7 @@ function openScope(exchange: Exchange, admission: Admission, prepared: PreparedR
     disconnectGraceMs: prepared.streamed ? exchange.resume?.graceMs : undefined,
     scopes: ctx.scopes,
     streamed: prepared.streamed,
+    affinity,
   });
 }
 
@@ -233,17 +264,27 @@ async function recordOutcome(
     progress.trace?.refused(failure);
     return undefined;
   }
+  const dryRunTarget = failure ? undefined : progress.dryRun?.target;
   const settled = progress.accountant
     ? finalizeRecord(ctx.accounting, progress.accountant, failure)
     : Promise.resolve(
-        rejectedRecord(
-          requestId,
-          failure ?? toGatewayError('no failure recorded'),
-          operation.surface,
-          progress.model,
-          progress.startedAt,
-          caller,
-        ),
+        caller && dryRunTarget
+          ? dryRunRecord(
+              requestId,
+              operation.surface,
+              dryRunTarget,
+              progress.dryRun?.streamed ?? false,
+              progress.startedAt,
+              caller,
+            )
+          : rejectedRecord(
+              requestId,
+              failure ?? toGatewayError('no failure recorded'),
+              operation.surface,
+              progress.model,
+              progress.startedAt,
+              caller,
+            ),
       );
   ctx.settling.set(requestId, settled);
   try {
@@ -267,10 +308,14 @@ async function recordOutcome(
 function withRunDetails(progress: Progress, settled: LedgerRecord): LedgerRecord {
   let record = settled;
   if (progress.scope?.upstreamRequestId) record = { ...record, upstreamRequestId: progress.scope.upstreamRequestId };
+  // The key of the provider that answered: a route that fell back from a pool to another provider has none.
+  const key = progress.scope?.providerKey;
+  if (key && key.provider === record.provider) record = { ...record, providerKey: key.label };
   const tried = progress.attempts.forRecord();
   if (tried) record = { ...record, attempts: tried };
   if (progress.tags) record = { ...record, tags: progress.tags };
   if (progress.cache?.optedIn) record = { ...record, responseCache: progress.cache.outcome };
+  if (progress.dryRun) record = { ...record, dryRun: true };
   return { ...record, overheadMs: progress.overhead.ms };
 }
 

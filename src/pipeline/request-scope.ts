@@ -26,6 +26,8 @@ export interface RequestScopeOptions {
   scopes: Set<RequestScope>;
   /** The response is a stream (the open-streams gauge counts these). */
   streamed?: boolean;
+  /** What a provider's key pool sticks a request to its key by (prompt_cache_key, user, x-sluice-session). */
+  affinity?: string;
 }
 
 /**
@@ -41,6 +43,10 @@ export class RequestScope {
   readonly streamed: boolean;
   /** The upstream's own request id (x-request-id, request-id, x-amzn-requestid), for support tickets. */
   upstreamRequestId: string | undefined;
+  /** prompt_cache_key, user or x-sluice-session: the same one goes out with the same provider key. */
+  readonly affinity: string | undefined;
+  /** The provider key (a key pool's label) the last try went out with, and its provider; the ledger keeps it. */
+  providerKey: { provider: string; label: string } | undefined;
   /**
    * `drain` only: the client closed the connection before its response ended. Nothing was aborted;
    * the stream reads on to the upstream's end, and this is the request's failure.
@@ -61,6 +67,7 @@ export class RequestScope {
     this.idleTimeoutMs = options.idleTimeoutMs;
     this.watch = options.watch;
     this.streamed = options.streamed ?? false;
+    this.affinity = options.affinity;
     this.drains = options.onDisconnect === 'drain';
     this.graceMs = options.disconnectGraceMs ?? 0;
     if (options.deadlineMs > 0) {
@@ -94,6 +101,10 @@ export class RequestScope {
     if (typeof id !== 'string' || !/^[\x21-\x7e]{1,256}$/.test(id)) return;
     this.upstreamRequestId = id;
     if (!this.res.headersSent) this.res.setHeader('x-upstream-request-id', id);
+  };
+
+  readonly providerKeyChosen = (provider: string, label: string): void => {
+    this.providerKey = { provider, label };
   };
 
   private onClose = (): void => {

@@ -11,6 +11,15 @@ import { requestFor } from '../routing/target-request.ts';
 import { callOnce, type Outcome } from './call-once.ts';
 import type { RunScope } from './model-operation.ts';
 
+/**
+ * What every upstream call of the request is told beside its signal: where the upstream's headers
+ * go (its request id), and for a provider's key pool the request's affinity and where the key's
+ * label goes (the ledger's provider_key).
+ */
+export function keyContext(run: RunScope): Pick<CallContext, 'onResponse' | 'affinity' | 'onProviderKey'> {
+  return { onResponse: run.scope.upstreamResponded, affinity: run.scope.affinity, onProviderKey: run.scope.providerKeyChosen };
+}
+
 function attemptContext(run: RunScope): AttemptContext {
   return { candidates: run.candidates, health: run.ctx.router.health, log: run.attempts, signal: run.scope.signal };
 }
@@ -48,8 +57,8 @@ function openUpstream(run: RunScope, request: CanonicalRequest): (signal: AbortS
       candidate.target.adapter.stream(requestFor(request, candidate), candidate.target.model, {
         signal,
         requestId,
-        onResponse: run.scope.upstreamResponded,
         traceHeaders,
+        ...keyContext(run),
       }),
     (event) => run.accountant.observe(event),
   );
@@ -65,8 +74,8 @@ export function completeRouted(run: RunScope, request: CanonicalRequest): () => 
         candidate.target.adapter.complete(requestFor(request, candidate), candidate.target.model, {
           signal,
           requestId,
-          onResponse: run.scope.upstreamResponded,
           traceHeaders,
+          ...keyContext(run),
         }),
       (event) => run.accountant.observe(event),
     );
@@ -115,7 +124,7 @@ export function routedRelay<Item, Whole, Context extends CallContext>(
   const { ctx, relayFor } = relayCandidates(run, relayOf);
   run.attempts.candidates = ctx.candidates.length;
   const call = (signal: AbortSignal, traceHeaders: Record<string, string> | undefined) =>
-    ({ signal, requestId: run.exchange.requestId, onResponse: run.scope.upstreamResponded, traceHeaders, ...extra }) as Context;
+    ({ signal, requestId: run.exchange.requestId, traceHeaders, ...keyContext(run), ...extra }) as Context;
   return {
     /** The `open` of runStream; `reading` says when an attempt answered or failed. */
     stream: (bodyFor: (candidate: Candidate) => Record<string, unknown>, reading: StreamReading<Item>) =>

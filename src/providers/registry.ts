@@ -4,6 +4,8 @@ import { errors } from '../errors/catalog.ts';
 import { createRedactor, type Redact } from '../errors/redact.ts';
 import type { UpstreamClient } from '../upstream/http-client.ts';
 import { configuredSecrets } from './configured-secrets.ts';
+import { buildPooled, liveKeys } from './key-pool/build-pool.ts';
+import type { KeyPool } from './key-pool/key-pool.ts';
 import { createMockProvider } from './mock/index.ts';
 import { nativeProviders } from './native-providers.ts';
 import { createOpenAICompatibleProvider, type OpenAICompatibleSettings } from './openai-compatible/index.ts';
@@ -45,6 +47,8 @@ export interface ProviderRegistry {
    * already pass their errors through it; it is here for whatever else logs upstream text.
    */
   redact: Redact;
+  /** The key pools of the providers configured with `api_keys`, by provider. */
+  keyPools(): ReadonlyMap<string, KeyPool>;
 }
 
 /**
@@ -55,7 +59,7 @@ export interface ProviderRegistry {
  * the environment).
  */
 function keyWrittenEmpty(entry: ProviderConfig | undefined): boolean {
-  return entry?.api_key === '';
+  return entry?.api_key === '' || (entry?.api_keys !== undefined && liveKeys(entry).length === 0);
 }
 
 /**
@@ -96,13 +100,39 @@ function openAICompatibleSettings(
   };
 }
 
-export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, client: UpstreamClient): ProviderRegistry {
+/**
+ * `log`: where a key taken out of its pool is told (the structured log's warnings).
+ */
+export function createProviderRegistry(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  client: UpstreamClient,
+  log: (line: string) => void = (line) => console.warn(line),
+): ProviderRegistry {
   const adapters = new Map<string, ProviderAdapter>();
   adapters.set('mock', createMockProvider());
+  const pools = new Map<string, KeyPool>();
+  /**
+   * The provider's adapter made by `build` with its api_key, or with each key of its `api_keys`
+   * (one adapter over the pool). `build(undefined)`: the key from the environment, or none.
+   */
+  const withKeys = <A extends ProviderAdapter>(
+    name: string,
+    build: (apiKey: string | undefined) => A | undefined,
+  ): A | undefined => {
+    const keys = liveKeys(config.providers[name]);
+    if (keys.length === 0) return build(undefined);
+    const pooled = buildPooled(name, keys, build, log);
+    if (pooled) pools.set(name, pooled.pool);
+    return pooled?.adapter;
+  };
   /** OpenAI-compatible upstreams list their models themselves. */
   const upstreamLists = new Map<string, () => Promise<string[]>>();
   const addOpenAICompatible = (settings: OpenAICompatibleSettings) => {
-    const adapter = createOpenAICompatibleProvider(settings, client);
+    const adapter = withKeys(settings.name, (apiKey) =>
+      createOpenAICompatibleProvider(apiKey === undefined ? settings : { ...settings, apiKey }, client),
+    );
+    if (!adapter) return;
     adapters.set(settings.name, adapter);
     upstreamLists.set(settings.name, adapter.listUpstreamModels);
   };
@@ -114,7 +144,10 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
 
   for (const native of nativeProviders) {
     if (keyWrittenEmpty(config.providers[native.name])) continue;
-    const adapter = native.create(env, config.providers[native.name], client);
+    const entry = config.providers[native.name];
+    const adapter = withKeys(native.name, (apiKey) =>
+      native.create(env, apiKey === undefined ? entry : { ...entry, api_key: apiKey }, client),
+    );
     if (adapter) adapters.set(native.name, adapter);
   }
 
@@ -186,6 +219,7 @@ export function createProviderRegistry(config: Config, env: NodeJS.ProcessEnv, c
       for (const [name, adapter] of adapters) if (adapter.batches?.kind === kind) found.push({ name, api: adapter.batches });
       return found;
     },
+    keyPools: () => pools,
     async models() {
       const lists = await Promise.all(
         [...adapters].map(async ([name, adapter]) => {

@@ -14,6 +14,10 @@ export interface CallContext {
   onResponse?: (headers: IncomingHttpHeaders) => void;
   /** The upstream attempt's trace context (`traceparent`), sent with the upstream request; absent when tracing is off. */
   traceHeaders?: Record<string, string>;
+  /** prompt_cache_key, user or session: a provider with a key pool sends the same affinity with the same key. */
+  affinity?: string;
+  /** A provider with a key pool names the key (its label) each try goes out with. */
+  onProviderKey?: (provider: string, label: string) => void;
 }
 
 /** Canonical events, batched per upstream read (a batch may be empty: it still proves activity). */

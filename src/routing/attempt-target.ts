@@ -3,7 +3,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { AttemptLog } from './attempts.ts';
 import type { HealthBook } from './health.ts';
 import type { Candidate } from './plan.ts';
-import { retryAfterMs } from './retry-after.ts';
+import { retryAfterMs } from '../upstream/retry-after.ts';
 
 /** What every attempt loop (streamed or not) shares: the candidates in order, and where outcomes go. */
 export interface AttemptContext {

@@ -1,3 +1,4 @@
+import { rendezvous } from '../providers/key-pool/sticky-hash.ts';
 import type { HealthBook } from './health.ts';
 import type { Candidate, RoutePlan } from './plan.ts';
 
@@ -24,7 +25,12 @@ export function orderCandidates(plan: RoutePlan, health: HealthBook, options: Or
   const rest = plan.primary.filter((c) => !health.available(c.key));
   let first: Candidate | undefined;
   if (plan.sticky && options.stickyKey !== undefined && healthy.length > 1) {
-    first = rendezvous(healthy, options.stickyKey);
+    first = rendezvous(
+      healthy,
+      options.stickyKey,
+      (c) => c.key,
+      (c) => c.weight,
+    );
   } else if (plan.strategy === 'weighted' && healthy.length > 1) {
     first = twoChoices(healthy, health, random);
   }
@@ -53,30 +59,4 @@ function twoChoices(candidates: readonly Candidate[], health: HealthBook, random
     random,
   );
   return health.score(b.key) < health.score(a.key) ? b : a;
-}
-
-/** Highest random weight: each (key, target) pair hashes to a score; the weight scales it. */
-function rendezvous(candidates: readonly Candidate[], key: string): Candidate {
-  let best = candidates[0];
-  let bestScore = -Infinity;
-  for (const c of candidates) {
-    // -w / ln(u) is the weighted form: a target of twice the weight wins twice as many keys.
-    const u = (fnv1a(`${key}\u0000${c.key}`) + 0.5) / 2 ** 32;
-    const score = -c.weight / Math.log(u);
-    if (score > bestScore) {
-      bestScore = score;
-      best = c;
-    }
-  }
-  return best;
-}
-
-/** FNV-1a, 32 bits: stable across processes and versions, which is all stickiness needs. */
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash;
 }

@@ -41,6 +41,7 @@ import { createRequestScreen } from './edge/screen-request.ts';
 import { serverOptions } from './edge/server-limits.ts';
 import { authThrottle } from './edge/throttle-auth.ts';
 import { createReadiness } from './readiness.ts';
+import { keyViews } from './provider-keys.ts';
 import { readinessChecks } from './readiness-checks.ts';
 import { newRequestId } from './request-id.ts';
 import { BatchObjectsStore } from '../store/batch-objects-store.ts';
@@ -98,7 +99,7 @@ export function createGateway(
   });
   const governance = createGovernance(config, log);
   // The providers, routes and prices, with the checks only they can make (a ConfigError listing each problem).
-  const { registry, router, pricing } = buildConfigParts(config, env, client);
+  const { registry, router, pricing } = buildConfigParts(config, env, client, undefined, log);
   const scopes = new Set<RequestScope>();
   let ledger: Ledger | undefined;
   let ledgerExport: LedgerExport | undefined;
@@ -113,6 +114,7 @@ export function createGateway(
           mcpServers: () => mcp.status(),
           reconciliations: () => reconciler.gauges(),
           responseCache: () => responseCache.stats,
+          providerKeys: () => keyViews(context.registry),
         },
         config.metrics.max_label_values,
       )

@@ -7,7 +7,7 @@ import { type ReadinessDeps, readinessChecks } from './readiness-checks.ts';
 function deps(config: Record<string, unknown>, providers: string[], extra: Partial<ReadinessDeps> = {}): ReadinessDeps {
   return {
     config: configSchema.parse(config),
-    registry: { providers: () => providers },
+    registry: { providers: () => providers, keyPools: () => new Map() },
     database: () => undefined,
     pingRedis: undefined,
     mcp: () => ({}),

@@ -3,11 +3,12 @@ import type { Config } from '../config/schema.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import { classifyStoreError } from '../store/classify-store-error.ts';
 import type { Database } from '../store/database.ts';
+import { keyViews } from './provider-keys.ts';
 import { NotReady, type ReadinessCheck } from './readiness.ts';
 
 export interface ReadinessDeps {
   config: Config;
-  registry: Pick<ProviderRegistry, 'providers'>;
+  registry: Pick<ProviderRegistry, 'providers' | 'keyPools'>;
   /** The store once it is open (it may open late: start-up retries it in the background). */
   database: () => Kysely<Database> | undefined;
   /** LimitsAndBudgets.pingRedis: undefined when no limit goes through Redis. */
@@ -18,7 +19,33 @@ export interface ReadinessDeps {
 
 /** What GET /readyz checks: the store, Redis and the providers (docs/operations/kubernetes.md). */
 export function readinessChecks(deps: ReadinessDeps): Record<string, ReadinessCheck> {
-  return { store: storeCheck(deps), redis: redisCheck(deps), providers: providersCheck(deps), mcp: mcpCheck(deps) };
+  return {
+    store: storeCheck(deps),
+    redis: redisCheck(deps),
+    providers: providersCheck(deps),
+    provider_keys: providerKeysCheck(deps),
+    mcp: mcpCheck(deps),
+  };
+}
+
+/**
+ * The keys of the providers' key pools (providers.<name>.api_keys): not required, as the other
+ * keys (and the other targets) still answer; reported `down`, naming each key an upstream refused
+ * (401/403) and took out, so that an operator sees it. Its states by provider and label otherwise.
+ */
+function providerKeysCheck({ registry }: ReadinessDeps): ReadinessCheck {
+  if (registry.keyPools().size === 0) return { required: false, probe: undefined };
+  return {
+    required: false,
+    async probe() {
+      const views = keyViews(registry);
+      const removed = views.filter((k) => k.removed).map((k) => `${k.provider}/${k.label} (${k.removed?.status})`);
+      if (removed.length > 0) throw new NotReady(`removed after the upstream refused them: ${removed.join(', ')}`);
+      const keys: Record<string, Record<string, string>> = {};
+      for (const k of views) (keys[k.provider] ??= {})[k.label] = k.state;
+      return { keys };
+    },
+  };
 }
 
 /**

@@ -54,7 +54,7 @@ export function reloadContext(
     plan = planReload(running.config, source.load(), fixed);
     const refused = source.refuse?.(plan.config) ?? [];
     if (refused.length > 0) throw new ConfigError(refused.join(' '), refused);
-    const parts = buildConfigParts(plan.config, deps.env, deps.client, running.router.health);
+    const parts = buildConfigParts(plan.config, deps.env, deps.client, running.router.health, (line) => deps.logger.warn(line));
     context = {
       ...running,
       config: plan.config,

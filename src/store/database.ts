@@ -52,6 +52,10 @@ export interface LedgerTable {
   response_cache: string | null;
   /** A response-cache hit's cost had it gone upstream, USD (migration 0026). */
   cache_saved_usd: number | null;
+  /** The label of the provider key the answer came with (migration 0028); null without a key pool. */
+  provider_key: string | null;
+  /** 1 for a dry run (x-sluice-dry-run, migration 0029); null otherwise. */
+  dry_run: number | null;
 }
 
 /**

@@ -333,10 +333,21 @@ function toRow(r: LedgerRecord): LedgerTable {
     attempts: r.attempts ? JSON.stringify(r.attempts) : null,
     overhead_ms: r.overheadMs ?? null,
     tags: r.tags && r.tags.length > 0 ? JSON.stringify(r.tags) : null,
+    ...laterColumns(r),
+  };
+}
+
+/** The columns later migrations added (0022 on), which older records leave unset: null. */
+function laterColumns(
+  r: LedgerRecord,
+): Pick<LedgerTable, 'bytes_in' | 'bytes_out' | 'response_cache' | 'cache_saved_usd' | 'provider_key' | 'dry_run'> {
+  return {
     bytes_in: r.bytesIn ?? null,
     bytes_out: r.bytesOut ?? null,
     response_cache: r.responseCache ?? null,
     cache_saved_usd: r.cacheSavedUsd ?? null,
+    provider_key: r.providerKey ?? null,
+    dry_run: r.dryRun ? 1 : null,
   };
 }
 
@@ -385,5 +396,7 @@ function fromRow(row: Selectable<LedgerTable>): LedgerRecord {
     bytesOut: nullableCount(row.bytes_out),
     responseCache: row.response_cache as LedgerRecord['responseCache'],
     cacheSavedUsd: row.cache_saved_usd === null ? null : Number(row.cache_saved_usd),
+    providerKey: row.provider_key,
+    dryRun: row.dry_run === null ? null : Boolean(row.dry_run),
   };
 }

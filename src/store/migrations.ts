@@ -4,7 +4,7 @@ import { engineOf } from './engine-of.ts';
 import { partitionLedgerDown, partitionLedgerUp } from './partition-ledger.ts';
 import { rollupProjectsDown, rollupProjectsUp } from './rollup-projects-migration.ts';
 import { backfillRollup, HISTOGRAM_COLUMNS, MINUTES_KEPT_MS } from './rollup-tables.ts';
-import { backfillSpend, dimensionsOf, SPEND_ROLLUPS } from './spend-tables.ts';
+import { backfillSpend, createSpendTable, SPEND_ROLLUPS } from './spend-tables.ts';
 
 /**
  * Migrations in code, in order; Kysely's Migrator records which ran (in both engines). Column
@@ -397,29 +397,10 @@ const migrations: Record<string, Migration> = {
     async up(db: Kysely<unknown>) {
       await db.schema.alterTable('ledger').addColumn('tags', 'text').execute();
       for (const { table, tagTable } of Object.values(SPEND_ROLLUPS)) {
-        for (const [name, byTag] of [
-          [table, false],
-          [tagTable, true],
-        ] as const) {
-          let create = db.schema
-            .createTable(name)
-            .addColumn('period_start', 'bigint', (c) => c.notNull())
-            .addColumn('project_id', 'text', (c) => c.notNull())
-            .addColumn('key_id', 'text', (c) => c.notNull())
-            .addColumn('provider', 'text', (c) => c.notNull())
-            .addColumn('model', 'text', (c) => c.notNull());
-          if (byTag) create = create.addColumn('tag', 'text', (c) => c.notNull());
-          await create
-            .addColumn('requests', 'bigint', (c) => c.notNull())
-            .addColumn('errors', 'bigint', (c) => c.notNull())
-            .addColumn('input_tokens', 'bigint', (c) => c.notNull())
-            .addColumn('output_tokens', 'bigint', (c) => c.notNull())
-            .addColumn('cost_usd', 'double precision', (c) => c.notNull())
-            .addPrimaryKeyConstraint(`${name}_pk`, dimensionsOf(byTag) as never)
-            .execute();
-        }
+        await createSpendTable(db, table, false, 'initial');
+        await createSpendTable(db, tagTable, true, 'initial');
       }
-      await backfillSpend(db);
+      await backfillSpend(db, 'initial');
     },
     async down(db: Kysely<unknown>) {
       for (const { table, tagTable } of Object.values(SPEND_ROLLUPS)) {
@@ -612,6 +593,44 @@ const migrations: Record<string, Migration> = {
     },
     async down(db: Kysely<unknown>) {
       await db.schema.alterTable('endpoints').dropColumn('cache').execute();
+    },
+  },
+  /**
+   * The label of the provider key a request went out with (providers.<name>.api_keys; never the
+   * key): null on older rows.
+   */
+  '0028_provider_keys': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').addColumn('provider_key', 'text').execute();
+      // The spend report's untagged rollups take the provider key into their primary key (a new
+      // table, refilled from the ledger, as 0018 filled it) and every rollup the cached tokens.
+      for (const { table, tagTable } of Object.values(SPEND_ROLLUPS)) {
+        await db.schema.dropTable(table).execute();
+        await createSpendTable(db, table, false, 'provider_keys');
+        await db.schema
+          .alterTable(tagTable)
+          .addColumn('cached_input_tokens', 'bigint', (c) => c.notNull().defaultTo(0))
+          .execute();
+      }
+      await backfillSpend(db, 'provider_keys', 'untagged');
+    },
+    async down(db: Kysely<unknown>) {
+      for (const { table, tagTable } of Object.values(SPEND_ROLLUPS)) {
+        await db.schema.alterTable(tagTable).dropColumn('cached_input_tokens').execute();
+        await db.schema.dropTable(table).execute();
+        await createSpendTable(db, table, false, 'initial');
+      }
+      await backfillSpend(db, 'initial', 'untagged');
+      await db.schema.alterTable('ledger').dropColumn('provider_key').execute();
+    },
+  },
+  /** A dry run's row (x-sluice-dry-run: docs/api/dry-run.md) is marked 1; null on every other row. */
+  '0029_ledger_dry_run': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').addColumn('dry_run', 'integer').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('ledger').dropColumn('dry_run').execute();
     },
   },
 };

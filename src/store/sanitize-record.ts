@@ -76,6 +76,8 @@ export function sanitizeRecord(input: LedgerRecord): { record: LedgerRecord; cha
     bytesOut: optionalCount(r.bytesOut),
     responseCache: CACHE_OUTCOMES.find((o) => o === r.responseCache) ?? null,
     cacheSavedUsd: r.cacheSavedUsd === null || r.cacheSavedUsd === undefined ? null : storableCost(r.cacheSavedUsd),
+    providerKey: nullableText(r.providerKey, TEXT_CAPS.label),
+    dryRun: r.dryRun === true ? true : null,
   };
   // Only on records that carry it (not a column: a record read back from the store has none).
   const spend = storableSpend(r.budgetSpend);
@@ -117,6 +119,7 @@ export function setAsideRecord(record: LedgerRecord, reason: string): LedgerReco
     upstreamErrorType: maybe(record.upstreamErrorType ?? null),
     upstreamErrorCode: maybe(record.upstreamErrorCode ?? null),
     billing: record.billing === 'void' ? 'void' : null,
+    providerKey: maybe(record.providerKey ?? null),
     attempts: null,
     prompt: null,
     completion: null,

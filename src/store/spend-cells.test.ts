@@ -24,6 +24,11 @@ describe('summarizeSpend', () => {
     );
   });
 
+  it('leaves dry runs out: they spend nothing', () => {
+    const dry = ledgerRecord({ requestId: 'd', createdAt: T0 + 3, projectId: 'p', keyId: 'k', dryRun: true });
+    assert.deepEqual(summarizeSpend([...records, dry], HOUR, false), summarizeSpend(records, HOUR, false));
+  });
+
   it("counts a request in each of its tags' cells, an untagged one in ''", () => {
     const cells = summarizeSpend(records, HOUR, true);
     assert.deepEqual(

@@ -2,9 +2,10 @@ import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import { FAILED } from './rollup-cells.ts';
 
 /**
- * One period (an hour, a day) of one project/key/model's requests, and for the tag rollups of one
- * tag: what the spend report (GET /v1/spend) sums. The request log's absent project or key (the
- * master key) is '' here, so it can be part of a primary key.
+ * One period (an hour, a day) of one project/key/model/provider key's requests, and for the tag
+ * rollups of one project/key/model and tag: what the spend report (GET /v1/spend) sums. The
+ * request log's absent project or key (the master key), or provider key (no key pool), is '' here,
+ * so it can be part of a primary key.
  */
 export interface SpendCell {
   /** Epoch ms of the period's start (UTC). */
@@ -15,12 +16,19 @@ export interface SpendCell {
   model: string;
   /** Only in the tag rollups: the tag, or '' for an untagged request. */
   tag?: string;
+  /** Only in the untagged rollups: the label of the provider key (providers.<name>.api_keys), or ''. */
+  providerKey?: string;
   requests: number;
   errors: number;
   inputTokens: number;
+  /** Of the input tokens, those read from the provider's prompt cache. */
+  cachedInputTokens: number;
   outputTokens: number;
   costUsd: number;
 }
+
+/** The sums of a cell (and of a report's group) that counts nothing yet. */
+export const noSpend = () => ({ requests: 0, errors: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, costUsd: 0 });
 
 /** What a tag cell is named when a batch's period has more distinct tags than its bound (no tag can be: tag-rules.ts). */
 export const OTHER_TAG = '(other)';
@@ -34,7 +42,8 @@ const MAX_MODELS = 50;
 const MAX_TAGS_PER_PERIOD = 100;
 
 /**
- * Records summed per period and project/key/model: with `byTag`, also per tag, a record counted
+ * Records summed per period and project/key/model: without `byTag` also per provider key, with
+ * `byTag` per tag instead, a record counted
  * in each of its tags' cells (and an untagged one in tag ''), so a tag rollup's cells overlap and
  * are never summed across tags for a total (the untagged rollup is). Ordered by every dimension,
  * so concurrent upserts of the same rows take their locks in one order (no deadlock on PostgreSQL).
@@ -42,6 +51,8 @@ const MAX_TAGS_PER_PERIOD = 100;
 export function summarizeSpend(records: readonly LedgerRecord[], periodMs: number, byTag: boolean): SpendCell[] {
   const periods = new Map<number, { cells: Map<string, SpendCell>; models: Set<string>; tags: Set<string> }>();
   for (const r of records) {
+    // A dry run spends nothing, and is not a request of the report (docs/api/dry-run.md).
+    if (r.dryRun) continue;
     const start = Math.floor(r.createdAt / periodMs) * periodMs;
     let period = periods.get(start);
     if (!period) periods.set(start, (period = { cells: new Map(), models: new Set(), tags: new Set() }));
@@ -53,10 +64,20 @@ export function summarizeSpend(records: readonly LedgerRecord[], periodMs: numbe
     }
     const tags = byTag ? tagsOf(r, period.tags) : [undefined];
     for (const tag of tags) {
-      const cell = cellFor(period.cells, { start, projectId: r.projectId ?? '', keyId: r.keyId ?? '', provider, model, tag });
+      const providerKey = byTag ? undefined : (r.providerKey ?? '');
+      const cell = cellFor(period.cells, {
+        start,
+        projectId: r.projectId ?? '',
+        keyId: r.keyId ?? '',
+        provider,
+        model,
+        tag,
+        providerKey,
+      });
       cell.requests++;
       if (FAILED.has(r.outcome)) cell.errors++;
       cell.inputTokens += r.inputTokens;
+      cell.cachedInputTokens += r.cachedInputTokens;
       cell.outputTokens += r.outputTokens;
       cell.costUsd += r.costUsd;
     }
@@ -79,14 +100,15 @@ function tagsOf(r: LedgerRecord, seen: Set<string>): string[] {
   return [...tags];
 }
 
-type Dimensions = Pick<SpendCell, 'start' | 'projectId' | 'keyId' | 'provider' | 'model' | 'tag'>;
+type Dimensions = Pick<SpendCell, 'start' | 'projectId' | 'keyId' | 'provider' | 'model' | 'tag' | 'providerKey'>;
 
 function cellFor(cells: Map<string, SpendCell>, d: Dimensions): SpendCell {
-  const id = [d.projectId, d.keyId, d.provider, d.model, d.tag ?? ''].join('\0');
+  const id = [d.projectId, d.keyId, d.provider, d.model, d.tag ?? '', d.providerKey ?? ''].join('\0');
   let cell = cells.get(id);
   if (!cell) {
-    cell = { ...d, requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+    cell = { ...d, ...noSpend() };
     if (d.tag === undefined) delete cell.tag;
+    if (d.providerKey === undefined) delete cell.providerKey;
     cells.set(id, cell);
   }
   return cell;
@@ -101,6 +123,7 @@ export function compareCells(a: SpendCell, b: SpendCell): number {
     compare(a.keyId, b.keyId) ||
     compare(a.provider, b.provider) ||
     compare(a.model, b.model) ||
-    compare(a.tag ?? '', b.tag ?? '')
+    compare(a.tag ?? '', b.tag ?? '') ||
+    compare(a.providerKey ?? '', b.providerKey ?? '')
   );
 }

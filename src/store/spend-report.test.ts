@@ -13,6 +13,7 @@ const cell = (start: number, fields: Partial<SpendCell>): SpendCell => ({
   requests: 1,
   errors: 0,
   inputTokens: 10,
+  cachedInputTokens: 0,
   outputTokens: 5,
   costUsd: 0.5,
   ...fields,

@@ -1,7 +1,7 @@
-import type { SpendCell } from './spend-cells.ts';
+import { noSpend, type SpendCell } from './spend-cells.ts';
 import type { SpendFilter } from './spend-tables.ts';
 
-export const SPEND_GROUPS = ['project', 'key', 'model', 'tag'] as const;
+export const SPEND_GROUPS = ['project', 'key', 'model', 'tag', 'provider_key'] as const;
 export type SpendGroupBy = (typeof SPEND_GROUPS)[number];
 export const REPORT_PERIODS = ['hour', 'day', 'month'] as const;
 export type ReportPeriod = (typeof REPORT_PERIODS)[number];
@@ -10,11 +10,16 @@ export interface SpendSums {
   requests: number;
   errors: number;
   inputTokens: number;
+  /** Of the input tokens, those read from the provider's prompt cache. */
+  cachedInputTokens: number;
   outputTokens: number;
   costUsd: number;
 }
 
-/** One group's dimensions: only those grouped by are set ('' is the master key's, or untagged). */
+/**
+ * One group's dimensions: only those grouped by are set ('' is the master key's, untagged, or no
+ * key pool). A provider key is `provider/label`: labels are a provider's own.
+ */
 export type GroupKey = Partial<Record<SpendGroupBy, string>>;
 
 export interface SpendGroup {
@@ -58,12 +63,11 @@ export function periodsOf(period: ReportPeriod, from: number, to: number): numbe
   return starts;
 }
 
-export const emptySums = (): SpendSums => ({ requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 });
-
 function add(into: SpendSums, c: SpendSums): void {
   into.requests += c.requests;
   into.errors += c.errors;
   into.inputTokens += c.inputTokens;
+  into.cachedInputTokens += c.cachedInputTokens;
   into.outputTokens += c.outputTokens;
   into.costUsd += c.costUsd;
 }
@@ -74,6 +78,7 @@ function keyOf(c: SpendCell, groupBy: readonly SpendGroupBy[]): GroupKey {
     if (g === 'project') key.project = c.projectId;
     else if (g === 'key') key.key = c.keyId;
     else if (g === 'model') key.model = `${c.provider}/${c.model}`;
+    else if (g === 'provider_key') key.provider_key = c.providerKey ? `${c.provider}/${c.providerKey}` : '';
     else key.tag = c.tag ?? '';
   }
   return key;
@@ -92,8 +97,8 @@ export function buildReport(
   period: ReportPeriod,
   periods: readonly number[],
 ): SpendReport {
-  const totals = emptySums();
-  const perPeriod = new Map(periods.map((start) => [start, emptySums()]));
+  const totals = noSpend();
+  const perPeriod = new Map(periods.map((start) => [start, noSpend()]));
   for (const c of totalCells) {
     add(totals, c);
     const sums = perPeriod.get(periodStart(period, c.start));
@@ -104,11 +109,11 @@ export function buildReport(
     const key = keyOf(c, groupBy);
     const id = JSON.stringify(key);
     let group = groups.get(id);
-    if (!group) groups.set(id, (group = { key, sums: emptySums(), series: new Map() }));
+    if (!group) groups.set(id, (group = { key, sums: noSpend(), series: new Map() }));
     add(group.sums, c);
     const start = periodStart(period, c.start);
     let sums = group.series.get(start);
-    if (!sums) group.series.set(start, (sums = emptySums()));
+    if (!sums) group.series.set(start, (sums = noSpend()));
     add(sums, c);
   }
   return {

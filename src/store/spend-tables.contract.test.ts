@@ -42,6 +42,8 @@ function generated(count: number): LedgerRecord[] {
       provider: pick(['openai', 'anthropic']),
       model: pick(['small', 'large', 'mid']),
       inputTokens: Math.floor(next() * 5000),
+      cachedInputTokens: Math.floor(next() * 1000),
+      providerKey: pick(['team-a', 'team-b', null]),
       outputTokens: Math.floor(next() * 2000),
       // Sub-cent costs with many digits: the sums must still agree to the cent.
       costUsd: Math.round(next() * 0.2 * 1e9) / 1e9,
@@ -61,14 +63,16 @@ interface Row {
   provider: string;
   model: string;
   tags: string | null;
+  provider_key: string | null;
   cost_usd: number;
   input_tokens: number;
+  cached_input_tokens: number;
   output_tokens: number;
 }
 
 /** The ledger's own sums per group and period, from its rows as stored (each tag of a row counts it). */
 function ledgerSums(rows: readonly Row[], groupBy: readonly SpendGroupBy[], period: ReportPeriod) {
-  const sums = new Map<string, { requests: number; cost: number; input: number; output: number }>();
+  const sums = new Map<string, { requests: number; cost: number; input: number; cached: number; output: number }>();
   for (const r of rows) {
     const tags: (string | null)[] = groupBy.includes('tag') ? (r.tags ? (JSON.parse(r.tags) as string[]) : [null]) : [null];
     for (const tag of tags) {
@@ -78,12 +82,14 @@ function ledgerSums(rows: readonly Row[], groupBy: readonly SpendGroupBy[], peri
         if (g === 'key') key.key = r.key_id ?? '';
         if (g === 'model') key.model = `${r.provider}/${r.model}`;
         if (g === 'tag') key.tag = tag ?? '';
+        if (g === 'provider_key') key.provider_key = r.provider_key ? `${r.provider}/${r.provider_key}` : '';
       }
       const id = `${periodStart(period, Number(r.created_at))} ${JSON.stringify(key)}`;
-      const s = sums.get(id) ?? { requests: 0, cost: 0, input: 0, output: 0 };
+      const s = sums.get(id) ?? { requests: 0, cost: 0, input: 0, cached: 0, output: 0 };
       s.requests++;
       s.cost += Number(r.cost_usd);
       s.input += Number(r.input_tokens);
+      s.cached += Number(r.cached_input_tokens);
       s.output += Number(r.output_tokens);
       sums.set(id, s);
     }
@@ -102,7 +108,9 @@ function spendContract(name: string, location: () => Promise<StoreLocation>, ski
       // In batches of a writer's size, out of time order, as requests end.
       for (let i = 0; i < RECORDS.length; i += 250) await ledger.insert(RECORDS.slice(i, i + 250));
       rows = (
-        await sql<Row>`select created_at, project_id, key_id, provider, model, tags, cost_usd, input_tokens, output_tokens from ledger`.execute(db.db)
+        await sql<Row>`select created_at, project_id, key_id, provider, model, tags, provider_key, cost_usd, input_tokens, cached_input_tokens, output_tokens from ledger`.execute(
+          db.db,
+        )
       ).rows;
     });
     after(() => db.close());
@@ -111,7 +119,15 @@ function spendContract(name: string, location: () => Promise<StoreLocation>, ski
     const whole = { from: periodStart('month', T0), to: Date.UTC(2026, 3, 1) };
 
     for (const period of ['hour', 'day', 'month'] as const) {
-      for (const groupBy of [[], ['project'], ['project', 'key', 'model'], ['tag'], ['project', 'tag']] as SpendGroupBy[][]) {
+      for (const groupBy of [
+        [],
+        ['project'],
+        ['project', 'key', 'model'],
+        ['tag'],
+        ['project', 'tag'],
+        ['provider_key'],
+        ['model', 'provider_key'],
+      ] as SpendGroupBy[][]) {
         it(`by ${period}, grouped by ${groupBy.join(',') || 'nothing'}`, async () => {
           const filter = period === 'hour' ? { from: T0, to: T0 + SPAN + HOUR } : whole;
           const report = await readReport(read, { groupBy, period, filter });
@@ -119,7 +135,7 @@ function spendContract(name: string, location: () => Promise<StoreLocation>, ski
           assert.equal(report.totals.requests, Number(total.n));
           assert.equal(cents(report.totals.costUsd), cents(Number(total.cost)));
           const expected = ledgerSums(rows, groupBy, period);
-          const actual = new Map<string, { requests: number; cost: number; input: number; output: number }>();
+          const actual = new Map<string, { requests: number; cost: number; input: number; cached: number; output: number }>();
           const entries =
             groupBy.length === 0
               ? report.series.filter((p) => p.sums.requests > 0).map((p) => ({ key: {}, p }))
@@ -129,6 +145,7 @@ function spendContract(name: string, location: () => Promise<StoreLocation>, ski
               requests: p.sums.requests,
               cost: p.sums.costUsd,
               input: p.sums.inputTokens,
+              cached: p.sums.cachedInputTokens,
               output: p.sums.outputTokens,
             });
           }

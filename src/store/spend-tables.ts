@@ -3,11 +3,12 @@ import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { Database } from './database.ts';
 import { engineOf } from './engine-of.ts';
 import { FAILED } from './rollup-cells.ts';
-import { type SpendCell, summarizeSpend } from './spend-cells.ts';
+import { noSpend, type SpendCell, summarizeSpend } from './spend-cells.ts';
 
 /**
  * The spend report's rollups of the ledger (migration 0018), per hour and per day (UTC), per
- * project, key and provider/model: `spend_hours` and `spend_days` count each request once;
+ * project, key and provider/model: `spend_hours` and `spend_days` count each request once, per
+ * provider key too (migration 0028: the label of providers.<name>.api_keys, '' without a pool);
  * `spend_tag_hours` and `spend_tag_days` count it once in each of its tags (an untagged one in
  * tag ''), so group-by-tag reads them and every total reads the untagged ones. Written in each
  * ledger batch's transaction from the rows it stored, as the console's rollups are
@@ -20,9 +21,15 @@ export const SPEND_ROLLUPS = {
 export type SpendPeriod = keyof typeof SPEND_ROLLUPS;
 
 export const SPEND_DIMENSIONS = ['period_start', 'project_id', 'key_id', 'provider', 'model'] as const;
-export const SPEND_SUMS = ['requests', 'errors', 'input_tokens', 'output_tokens', 'cost_usd'] as const;
+export const SPEND_SUMS = ['requests', 'errors', 'input_tokens', 'cached_input_tokens', 'output_tokens', 'cost_usd'] as const;
 
-/** Cells per upsert: at most 11 values a row, well under both engines' bound-parameter limits. */
+/**
+ * The tables' columns as a migration made them: 0018's (`initial`) had neither the provider key
+ * nor the cached tokens; 0024 (`provider_keys`) added both.
+ */
+type SpendShape = 'initial' | 'provider_keys';
+
+/** Cells per upsert: at most 12 values a row, well under both engines' bound-parameter limits. */
 const UPSERT_CHUNK = 200;
 
 type SpendRow = Record<string, number | string>;
@@ -77,14 +84,38 @@ const EMPTY_CELL: SpendCell = {
   provider: '',
   model: '',
   tag: '',
-  requests: 0,
-  errors: 0,
-  inputTokens: 0,
-  outputTokens: 0,
-  costUsd: 0,
+  providerKey: '',
+  ...noSpend(),
 };
 
-export const dimensionsOf = (byTag: boolean): string[] => (byTag ? [...SPEND_DIMENSIONS, 'tag'] : [...SPEND_DIMENSIONS]);
+/** A table's primary key: a tag table's has the tag, an untagged one's (since 0024) the provider key. */
+export function dimensionsOf(byTag: boolean, shape: SpendShape = 'provider_keys'): string[] {
+  if (byTag) return [...SPEND_DIMENSIONS, 'tag'];
+  return shape === 'initial' ? [...SPEND_DIMENSIONS] : [...SPEND_DIMENSIONS, 'provider_key'];
+}
+
+/** Creates one of the four tables in a migration's shape. */
+export async function createSpendTable(db: Kysely<unknown>, name: string, byTag: boolean, shape: SpendShape): Promise<void> {
+  let create = db.schema
+    .createTable(name)
+    .addColumn('period_start', 'bigint', (c) => c.notNull())
+    .addColumn('project_id', 'text', (c) => c.notNull())
+    .addColumn('key_id', 'text', (c) => c.notNull())
+    .addColumn('provider', 'text', (c) => c.notNull())
+    .addColumn('model', 'text', (c) => c.notNull());
+  if (byTag) create = create.addColumn('tag', 'text', (c) => c.notNull());
+  else if (shape === 'provider_keys') create = create.addColumn('provider_key', 'text', (c) => c.notNull());
+  create = create
+    .addColumn('requests', 'bigint', (c) => c.notNull())
+    .addColumn('errors', 'bigint', (c) => c.notNull())
+    .addColumn('input_tokens', 'bigint', (c) => c.notNull());
+  if (shape === 'provider_keys') create = create.addColumn('cached_input_tokens', 'bigint', (c) => c.notNull().defaultTo(0));
+  await create
+    .addColumn('output_tokens', 'bigint', (c) => c.notNull())
+    .addColumn('cost_usd', 'double precision', (c) => c.notNull())
+    .addPrimaryKeyConstraint(`${name}_pk`, dimensionsOf(byTag, shape) as never)
+    .execute();
+}
 
 /** What a read of the rollups is narrowed to. Times are epoch ms: [from, to). */
 export interface SpendFilter {
@@ -132,10 +163,12 @@ export async function readSpend(db: Kysely<Database>, period: SpendPeriod, byTag
 }
 
 /**
- * Fills the four tables from the ledger (migration 0018, on an upgraded store): the same sums as
- * addSpendRollups, with every row untagged (the ledger had no tags before).
+ * Fills the tables from the ledger in a migration's shape, the same sums as addSpendRollups with
+ * every row untagged (the ledger had no tags when 0018 filled them): all four, or the untagged
+ * two (0024 refills those alone, the tag tables keep their rows).
  */
-export async function backfillSpend(db: Kysely<unknown>): Promise<void> {
+export async function backfillSpend(db: Kysely<unknown>, shape: SpendShape, tables: 'all' | 'untagged' = 'all'): Promise<void> {
+  const keyed = shape === 'provider_keys';
   for (const period of ['hours', 'days'] as const) {
     const { table, tagTable, periodMs } = SPEND_ROLLUPS[period];
     const start = sql`cast(created_at / ${sql.lit(periodMs)} as bigint) * ${sql.lit(periodMs)}`;
@@ -143,17 +176,28 @@ export async function backfillSpend(db: Kysely<unknown>): Promise<void> {
       sql`count(*)`,
       sql`sum(case when outcome in (${sql.join([...FAILED].map((o) => sql.lit(o)))}) then 1 else 0 end)`,
       sql`sum(input_tokens)`,
+      ...(keyed ? [sql`sum(cached_input_tokens)`] : []),
       sql`sum(output_tokens)`,
       sql`sum(cost_usd)`,
     ];
-    for (const byTag of [false, true]) {
-      const columns = [...dimensionsOf(byTag), ...SPEND_SUMS].map((c) => sql.ref(c));
+    const sumColumns = keyed ? SPEND_SUMS : SPEND_SUMS.filter((c) => c !== 'cached_input_tokens');
+    for (const byTag of tables === 'all' ? [false, true] : [false]) {
+      const columns = [...dimensionsOf(byTag, shape), ...sumColumns].map((c) => sql.ref(c));
+      const providerKey = !byTag && keyed ? [sql`coalesce(provider_key, '')`] : [];
       const tag = byTag ? [sql.lit('')] : [];
+      const groups = [
+        start,
+        sql`coalesce(project_id, '')`,
+        sql`coalesce(key_id, '')`,
+        sql.ref('provider'),
+        sql.ref('model'),
+        ...providerKey,
+      ];
       await sql`
         insert into ${sql.table(byTag ? tagTable : table)} (${sql.join(columns)})
-        select ${sql.join([start, sql`coalesce(project_id, '')`, sql`coalesce(key_id, '')`, sql.ref('provider'), sql.ref('model'), ...tag, ...sums])}
+        select ${sql.join([...groups, ...tag, ...sums])}
         from ledger
-        group by ${start}, coalesce(project_id, ''), coalesce(key_id, ''), provider, model
+        group by ${sql.join(groups)}
       `.execute(db);
     }
   }
@@ -166,10 +210,11 @@ function rowOf(c: SpendCell, byTag: boolean): SpendRow {
     key_id: c.keyId,
     provider: c.provider,
     model: c.model,
-    ...(byTag ? { tag: c.tag ?? '' } : {}),
+    ...(byTag ? { tag: c.tag ?? '' } : { provider_key: c.providerKey ?? '' }),
     requests: c.requests,
     errors: c.errors,
     input_tokens: c.inputTokens,
+    cached_input_tokens: c.cachedInputTokens,
     output_tokens: c.outputTokens,
     cost_usd: c.costUsd,
   };
@@ -183,10 +228,11 @@ function cellOf(row: SpendRow, byTag: boolean): SpendCell {
     keyId: String(row.key_id),
     provider: String(row.provider),
     model: String(row.model),
-    ...(byTag ? { tag: String(row.tag) } : {}),
+    ...(byTag ? { tag: String(row.tag) } : { providerKey: String(row.provider_key) }),
     requests: n('requests'),
     errors: n('errors'),
     inputTokens: n('input_tokens'),
+    cachedInputTokens: n('cached_input_tokens'),
     outputTokens: n('output_tokens'),
     costUsd: n('cost_usd'),
   };

@@ -82,10 +82,12 @@ function sluiceAttributes(record: LedgerRecord, content: boolean): Attributes {
     // The exact response cache (not the provider's prompt cache: gen_ai's cache tokens).
     ['sluice.response_cache', record.responseCache],
     ['sluice.cache_saved_usd', record.cacheSavedUsd],
+    ['sluice.provider_key', record.providerKey],
   ];
   for (const [name, value] of optional) if (value !== null && value !== undefined) a[name] = value;
   // An array attribute, as OTLP carries it: a collector can group by each tag.
   if (record.tags && record.tags.length > 0) a['sluice.tags'] = record.tags;
+  if (record.dryRun) a['sluice.dry_run'] = true;
   if (content && record.prompt !== null) a['sluice.prompt'] = record.prompt;
   if (content && record.completion !== null) a['sluice.completion'] = record.completion;
   return a;

@@ -19,6 +19,8 @@ export interface MetricsSources {
   reconciliations?: () => readonly ReconcileGauge[];
   /** The exact response cache's counters since start (src/cache). */
   responseCache?: () => { hits: number; misses: number; bytes: number; evictions: number };
+  /** Every key of every provider's key pool (providers.<name>.api_keys), by label, with its state. */
+  providerKeys?: () => { provider: string; label: string; state: string }[];
 }
 
 /** A provider's latest reconciliation, as its gauges show it. */
@@ -34,6 +36,8 @@ export interface ReconcileGauge {
   /** Day and model lines the ledger priced at 0 that the provider billed. */
   zeroPriced: number;
 }
+
+const KEY_STATES = ['available', 'cooling', 'limited', 'removed'] as const;
 
 /** What the limits tell of Redis going away (governance/admit.ts), counted here. */
 export interface RedisEvents {
@@ -229,6 +233,21 @@ export class GatewayMetrics {
         registers,
         collect() {
           for (const [server, status] of Object.entries(mcpServers())) up.set({ server }, status.state === 'up' ? 1 : 0);
+        },
+      });
+    }
+    const providerKeys = sources.providerKeys;
+    if (providerKeys) {
+      const keyState = new Gauge({
+        name: 'sluice_provider_key_state',
+        help: 'Each key of a provider key pool, by label: 1 for its state now (available, cooling after a 429, limited by its rate limits, removed after a 401/403), 0 for the others.',
+        labelNames: ['provider', 'key', 'state'],
+        registers,
+        collect() {
+          keyState.reset();
+          for (const { provider, label, state } of providerKeys()) {
+            for (const s of KEY_STATES) keyState.set({ provider, key: label, state: s }, s === state ? 1 : 0);
+          }
         },
       });
     }

@@ -215,6 +215,7 @@ describe('accounting: one ledger record per ending', () => {
       completion: null,
       project_id: null,
       upstream_request_id: null,
+      provider_key: null,
       billing: null,
       tags: [],
     });
@@ -270,6 +271,7 @@ describe('accounting: one ledger record per ending', () => {
       completion: null,
       project_id: null,
       upstream_request_id: null,
+      provider_key: null,
       billing: null,
       tags: [],
     });
@@ -318,6 +320,7 @@ describe('accounting: one ledger record per ending', () => {
       completion: null,
       project_id: null,
       upstream_request_id: null,
+      provider_key: null,
       billing: null,
       tags: [],
     });

@@ -66,6 +66,7 @@ describe('GET /readyz on PostgreSQL and Redis', { skip: noPostgres || noRedis },
         store: { state: 'ok', engine: 'postgres' },
         redis: { state: 'ok' },
         providers: { state: 'ok', enabled: ['mock'] },
+        provider_keys: { state: 'off' },
         mcp: { state: 'off' },
       },
     });
@@ -113,6 +114,7 @@ describe('GET /readyz without a usable provider', () => {
       store: { state: 'ok', engine: 'sqlite' },
       redis: { state: 'off' },
       providers: { state: 'down', required: true, reason: 'no provider enabled (the mock counts only when providers names it)' },
+      provider_keys: { state: 'off' },
       mcp: { state: 'off' },
     });
   });

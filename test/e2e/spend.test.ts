@@ -107,7 +107,7 @@ describe('tags and spend reports through the API', () => {
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/csv/);
     const lines = (await res.text()).trimEnd().split('\r\n');
-    assert.equal(lines[0], 'period_start,model,tag,requests,errors,input_tokens,output_tokens,cost_usd');
+    assert.equal(lines[0], 'period_start,model,tag,requests,errors,input_tokens,cached_input_tokens,cached_share,output_tokens,cost_usd');
     assert.ok(
       lines.some((l) => /^\d{4}-\d\d-\d\dT00:00:00\.000Z,mock\/echo,search,3,/.test(l)),
       lines.join('\n'),
@@ -144,7 +144,10 @@ describe('tags and spend reports through the API', () => {
     const csv = await sluice(['spend', '--url', gw.url, '--csv', '--group-by', 'project'], { SLUICE_MASTER_KEY: keyB.key });
     assert.equal(csv.code, 0, csv.stderr);
     const rows = csv.stdout.trimEnd().split('\r\n');
-    assert.equal(rows[0], 'period_start,project_id,project_name,requests,errors,input_tokens,output_tokens,cost_usd');
+    assert.equal(
+      rows[0],
+      'period_start,project_id,project_name,requests,errors,input_tokens,cached_input_tokens,cached_share,output_tokens,cost_usd',
+    );
     assert.ok(rows.slice(1).every((r) => r.split(',')[1] === 'team-b'));
     const bad = await sluice(['spend', '--url', gw.url, '--period', 'week'], { SLUICE_MASTER_KEY: MASTER });
     assert.equal(bad.code, 1);

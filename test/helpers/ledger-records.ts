@@ -45,6 +45,8 @@ export function ledgerRecord(overrides: Partial<LedgerRecord> = {}): LedgerRecor
     bytesOut: null,
     responseCache: null,
     cacheSavedUsd: null,
+    providerKey: null,
+    dryRun: null,
     ...overrides,
   };
 }

@@ -98,6 +98,15 @@ function chargeScope(
 }
 
 function budgetPlan(req: AdmissionRequest, windows: BudgetWindow[], promptTokens: number, settings: PlanSettings): BudgetPlan {
+  return { windows, ...requestAsk(req, promptTokens, settings) };
+}
+
+/**
+ * What the request would reserve of a budget, at its target's prices: its prompt, every choice's
+ * output allowance, and for a media model priced per unit (dall-e's images, tts-1's characters)
+ * what it will bill.
+ */
+export function requestAsk(req: AdmissionRequest, promptTokens: number, settings: PlanSettings): BudgetAsk {
   const { request, target } = req;
   const ask = budgetAsk(
     request,
@@ -107,7 +116,6 @@ function budgetPlan(req: AdmissionRequest, windows: BudgetWindow[], promptTokens
     // An embeddings answer is vectors: no output to reserve, nor to need room for.
     req.surface === 'embeddings' ? 0 : outputChoices(request),
   );
-  // A media model priced per unit (dall-e's images, tts-1's characters) reserves what it will bill.
   const units = req.units ? settings.prices.unitsNanos(target.provider, target.model, req.units) : 0;
-  return { windows, ...withUnits(ask, units) };
+  return withUnits(ask, units);
 }

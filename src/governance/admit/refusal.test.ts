@@ -3,41 +3,11 @@ import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { type BudgetWindow, toNanos } from '../budgets/budget-windows.ts';
 import type { Checked } from './check-charges.ts';
-import type { Plan } from './plan-charges.ts';
 import { refuseIfOver } from './refusal.ts';
+import { day, END, NOW, plan } from '../../../test/helpers/admission-plans.ts';
 
-const NOW = Date.UTC(2026, 10, 24, 12);
-const END = Date.UTC(2026, 10, 25);
-const day: BudgetWindow = {
-  id: 'key:k1:day:2026-11-24',
-  subject: 'key:k1',
-  period: 'day',
-  start: END - 86_400_000,
-  end: END,
-  limitNanos: toNanos(1),
-};
 const month: BudgetWindow = { ...day, id: 'project:p1:month:2026-11', subject: 'project:p1', period: 'month', limitNanos: toNanos(20) };
 
-const plan: Plan = {
-  charges: [
-    { subject: 'key:k1', kind: 'requests', limit: 5, points: 1 },
-    { subject: 'project:p1', kind: 'tokens', limit: 1_000, points: 420 },
-  ],
-  scopes: ['key', 'project'],
-  claims: [{ subject: 'project:p1', limit: 2 }],
-  budget: {
-    windows: [day],
-    inputNanos: 0,
-    outputNanosPerToken: 0,
-    choices: 1,
-    want: toNanos(0.2),
-    min: toNanos(0.1),
-    stepNanos: 1,
-    ownMax: undefined,
-  },
-  holdMs: 60_000,
-  promptTokens: 30,
-};
 const limitHeaders = { 'x-ratelimit-limit-requests': '5' };
 const fits: Checked = {
   rates: { ok: true, states: [] },

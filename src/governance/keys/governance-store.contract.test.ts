@@ -269,8 +269,15 @@ function governanceStoreContract(
         (await ledger.list({ projectId: 'proj_a' })).data.map((r) => r.requestId),
         ['r1'],
       );
+      // On PostgreSQL a row shows in write order once every older transaction on the server has
+      // ended, and other tests share the server: wait (bounded) for it.
+      let inOrder = await ledger.listInWriteOrder({ projectId: 'proj_b' });
+      for (let i = 0; inOrder.data.length === 0 && i < 600; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        inOrder = await ledger.listInWriteOrder({ projectId: 'proj_b' });
+      }
       assert.deepEqual(
-        (await ledger.listInWriteOrder({ projectId: 'proj_b' })).data.map((r) => r.requestId),
+        inOrder.data.map((r) => r.requestId),
         ['r2'],
       );
       assert.equal((await ledger.list({})).data.length, 3);

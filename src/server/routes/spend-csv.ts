@@ -1,7 +1,15 @@
 import type { SpendGroupBy, SpendReport } from '../../store/spend-report.ts';
-import { groupColumns, type SpendNames } from './spend-json.ts';
+import { cachedShare, groupColumns, type SpendNames } from './spend-json.ts';
 
-const SUM_COLUMNS = ['requests', 'errors', 'input_tokens', 'output_tokens', 'cost_usd'] as const;
+const SUM_COLUMNS = [
+  'requests',
+  'errors',
+  'input_tokens',
+  'cached_input_tokens',
+  'cached_share',
+  'output_tokens',
+  'cost_usd',
+] as const;
 
 /** The columns of each dimension grouped by (names beside ids). */
 const GROUP_COLUMNS: Record<SpendGroupBy, string[]> = {
@@ -9,6 +17,7 @@ const GROUP_COLUMNS: Record<SpendGroupBy, string[]> = {
   key: ['key_id', 'key_name'],
   model: ['model'],
   tag: ['tag'],
+  provider_key: ['provider_key'],
 };
 
 /**
@@ -18,7 +27,8 @@ const GROUP_COLUMNS: Record<SpendGroupBy, string[]> = {
 export function spendCsv(report: SpendReport, groupBy: readonly SpendGroupBy[], names: SpendNames): string {
   const header = ['period_start', ...groupBy.flatMap((g) => GROUP_COLUMNS[g]), ...SUM_COLUMNS];
   const lines = [header.map(field).join(',')];
-  const sums = (s: SpendReport['totals']) => [s.requests, s.errors, s.inputTokens, s.outputTokens, s.costUsd].map(String);
+  const sums = (s: SpendReport['totals']) =>
+    [s.requests, s.errors, s.inputTokens, s.cachedInputTokens, cachedShare(s) ?? '', s.outputTokens, s.costUsd].map(String);
   if (groupBy.length === 0) {
     for (const p of report.series) lines.push([new Date(p.start).toISOString(), ...sums(p.sums)].map(field).join(','));
   }

@@ -7,14 +7,22 @@ export interface SpendNames {
   keys: Map<string, string | null>;
 }
 
-export function sumsJson(s: SpendSums): Record<string, number> {
+/** The sums as the API names them, with the share of input tokens the provider's prompt cache answered (null: no input). */
+export function sumsJson(s: SpendSums): Record<string, number | null> {
   return {
     requests: s.requests,
     errors: s.errors,
     input_tokens: s.inputTokens,
+    cached_input_tokens: s.cachedInputTokens,
+    cached_share: cachedShare(s),
     output_tokens: s.outputTokens,
     cost_usd: s.costUsd,
   };
+}
+
+/** Cached input tokens over input tokens, to 4 decimals; null without input. */
+export function cachedShare(s: SpendSums): number | null {
+  return s.inputTokens > 0 ? Math.round((s.cachedInputTokens / s.inputTokens) * 10_000) / 10_000 : null;
 }
 
 const iso = (t: number) => new Date(t).toISOString();
@@ -50,5 +58,6 @@ export function groupColumns(key: SpendReport['groups'][number]['key'], names: S
   }
   if (key.model !== undefined) out.model = key.model;
   if (key.tag !== undefined) out.tag = id(key.tag);
+  if (key.provider_key !== undefined) out.provider_key = id(key.provider_key);
   return out;
 }

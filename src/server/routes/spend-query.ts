@@ -26,15 +26,10 @@ export const MAX_PERIODS: Record<ReportPeriod, number> = { hour: 24 * 31, day: 4
 /** The range without `from`: the last day in hours, 30 days, 12 months. */
 const DEFAULT_PERIODS: Record<ReportPeriod, number> = { hour: 24, day: 30, month: 12 };
 
-/** Every parameter checked, so a bad one is a 400 naming it. `accept`: the Accept header (text/csv asks for CSV). */
-export function parseSpendQuery(search: URLSearchParams, accept: string | undefined, now: number): SpendQuery {
-  const text = (k: string) => {
-    const v = search.get(k) ?? undefined;
-    if (v?.includes('\0')) throw errors.invalidRequest(`${k} contains a NUL byte.`, k);
-    return v;
-  };
+/** `group_by`'s dimensions, each once; a 400 naming it for an unknown one or one that does not go with `tag`. */
+function parseGroupBy(value: string | undefined, tag: string | undefined): SpendGroupBy[] {
   const groupBy: SpendGroupBy[] = [];
-  for (const g of (text('group_by') ?? '').split(',')) {
+  for (const g of (value ?? '').split(',')) {
     const name = g.trim();
     if (name === '') continue;
     if (!(SPEND_GROUPS as readonly string[]).includes(name)) {
@@ -45,6 +40,22 @@ export function parseSpendQuery(search: URLSearchParams, accept: string | undefi
     }
     if (!groupBy.includes(name as SpendGroupBy)) groupBy.push(name as SpendGroupBy);
   }
+  // The tag rollups are not per provider key (spend-tables.ts): a request has one key but may have many tags.
+  if (groupBy.includes('provider_key') && (groupBy.includes('tag') || tag !== undefined)) {
+    throw errors.invalidRequest('group_by provider_key does not go with group_by tag or a tag filter.', 'group_by');
+  }
+  return groupBy;
+}
+
+/** Every parameter checked, so a bad one is a 400 naming it. `accept`: the Accept header (text/csv asks for CSV). */
+export function parseSpendQuery(search: URLSearchParams, accept: string | undefined, now: number): SpendQuery {
+  const text = (k: string) => {
+    const v = search.get(k) ?? undefined;
+    if (v?.includes('\0')) throw errors.invalidRequest(`${k} contains a NUL byte.`, k);
+    return v;
+  };
+  const tag = text('tag');
+  const groupBy = parseGroupBy(text('group_by'), tag);
   const period = text('period') ?? 'day';
   if (!(REPORT_PERIODS as readonly string[]).includes(period)) {
     throw errors.invalidRequest(`period must be ${REPORT_PERIODS.join(', ')}.`, 'period');
@@ -72,6 +83,6 @@ export function parseSpendQuery(search: URLSearchParams, accept: string | undefi
     groupBy,
     period: p,
     format,
-    filter: { from, to, projectId: text('project_id'), keyId: text('key_id'), model: text('model'), tag: text('tag') },
+    filter: { from, to, projectId: text('project_id'), keyId: text('key_id'), model: text('model'), tag },
   };
 }

@@ -5,6 +5,7 @@ import type { CanonicalEvent } from '../../protocol/canonical/events.ts';
 import type { EmbeddingResult } from '../../providers/types.ts';
 import { routedComplete } from '../../routing/route-complete.ts';
 import { callOnce } from '../../pipeline/call-once.ts';
+import { keyContext } from '../../pipeline/routed-calls.ts';
 import type { RunScope } from '../../pipeline/model-operation.ts';
 import { encodeEmbeddings } from './encode-response.ts';
 
@@ -27,8 +28,8 @@ export async function completeEmbeddings(run: RunScope, request: EmbeddingReques
         answer = await adapter.embed(request, model, {
           signal,
           requestId: exchange.requestId,
-          onResponse: run.scope.upstreamResponded,
           traceHeaders,
+          ...keyContext(run),
         });
         const events: CanonicalEvent[] = [{ type: 'start' }];
         if (answer.inputTokens !== undefined) {

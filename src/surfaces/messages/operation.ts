@@ -33,6 +33,8 @@ export function createMessage(beta: string | undefined): ModelOperation {
       const deadlineMs = ctx.config.stream.deadline_s * 1000;
       return {
         model: parsed.model,
+        // Anthropic's `user` (a sticky route's and a key pool's affinity, as chat's `user` is).
+        stickyKey: parsed.metadata?.user_id || undefined,
         async prepare(target) {
           if (messagesRelayOf(target.adapter, target.model)) {
             // What the accountant counts when the upstream reports no usage (everything it can read).
