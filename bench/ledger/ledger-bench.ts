@@ -191,7 +191,8 @@ async function timeQueries(db: Kysely<Database>, runs: number, now: number): Pro
     [
       'spend by project per day, 30 days',
       async () =>
-        (await readReport((period, byTag, filter) => store.spend(period, byTag, filter), spendByProjectPerDay)).groups.length,
+        (await readReport((period, byTag, filter, keep) => store.spend(period, byTag, filter, keep), spendByProjectPerDay)).groups
+          .length,
     ],
     // GET /console/api/stats?minutes=1440: its read of the minute rollups, summed by the store.
     ['per-minute charts, 24 hours', async () => (await readCharts(db, 'minutes', now - 24 * 3_600_000)).series.length],

@@ -7,7 +7,7 @@ import { engineOf } from './engine-of.ts';
 import { attachContent, insertContent } from './ledger-content.ts';
 import { addRollups } from './rollup-tables.ts';
 import type { SpendCell } from './spend-cells.ts';
-import { addSpendRollups, readSpend, type SpendFilter, type SpendPeriod } from './spend-tables.ts';
+import { addSpendRollups, readSpend, type SpendDimension, type SpendFilter, type SpendPeriod } from './spend-tables.ts';
 import { type LedgerSelect, type WriteOrder, writeOrderOf } from './write-order.ts';
 
 export interface LedgerQuery {
@@ -202,8 +202,8 @@ export class LedgerStore {
   }
 
   /** The spend rollups' cells (spend-tables.ts): what GET /v1/spend sums, never the ledger's rows. */
-  spend(period: SpendPeriod, byTag: boolean, filter: SpendFilter): Promise<SpendCell[]> {
-    return readSpend(this.db, period, byTag, filter);
+  spend(period: SpendPeriod, byTag: boolean, filter: SpendFilter, keep: readonly SpendDimension[]): Promise<SpendCell[]> {
+    return readSpend(this.db, period, byTag, filter, keep);
   }
 
   /** Oldest first in the order records were written (their requests' end order), after `after`. */

@@ -129,8 +129,13 @@ export function buildReport(
   };
 }
 
-/** Reads one rollup's cells (store/spend-tables.ts readSpend, through the ledger store). */
-export type SpendReader = (rollup: 'hours' | 'days', byTag: boolean, filter: SpendFilter) => Promise<SpendCell[]>;
+/** Reads one rollup's cells, summed over every dimension but `keep` (store/spend-tables.ts readSpend, through the ledger store). */
+export type SpendReader = (
+  rollup: 'hours' | 'days',
+  byTag: boolean,
+  filter: SpendFilter,
+  keep: readonly SpendGroupBy[],
+) => Promise<SpendCell[]>;
 
 /**
  * The report of a filtered view: hours for `hour`, days for `day` and `month`. Totals count each
@@ -144,9 +149,10 @@ export async function readReport(
   const rollup = q.period === 'hour' ? 'hours' : 'days';
   const totalsByTag = q.filter.tag !== undefined;
   const groupsByTag = q.groupBy.includes('tag') && !totalsByTag;
+  // The totals' cells are the groups' too unless the groups are tags: each read keeps what its cells are grouped by.
   const [totalCells, tagCells] = await Promise.all([
-    read(rollup, totalsByTag, q.filter),
-    groupsByTag ? read(rollup, true, q.filter) : undefined,
+    read(rollup, totalsByTag, q.filter, groupsByTag ? q.groupBy.filter((g) => g !== 'tag') : q.groupBy),
+    groupsByTag ? read(rollup, true, q.filter, q.groupBy) : undefined,
   ]);
   return buildReport(totalCells, tagCells ?? totalCells, q.groupBy, q.period, periodsOf(q.period, q.filter.from, q.filter.to));
 }

@@ -115,7 +115,8 @@ function spendContract(name: string, location: () => Promise<StoreLocation>, ski
     });
     after(() => db.close());
 
-    const read = (period: 'hours' | 'days', byTag: boolean, filter: Parameters<LedgerStore['spend']>[2]) => ledger.spend(period, byTag, filter);
+    const read = (period: 'hours' | 'days', byTag: boolean, filter: Parameters<LedgerStore['spend']>[2], keep: readonly SpendGroupBy[]) =>
+      ledger.spend(period, byTag, filter, keep);
     const whole = { from: periodStart('month', T0), to: Date.UTC(2026, 3, 1) };
 
     for (const period of ['hour', 'day', 'month'] as const) {

@@ -22,7 +22,7 @@ export async function handleSpend({ req, res, ctx, search, requestId, caller }: 
   // Records still buffered belong in the answer (a report right after a burst of requests), as in the request log.
   await flushBriefly(ctx, ctx.config.store.query_timeout_ms / 2);
   const [report, names] = await Promise.all([
-    readReport((rollup, byTag, filter) => readStore(ctx, store.spend(rollup, byTag, filter)), query),
+    readReport((rollup, byTag, filter, keep) => readStore(ctx, store.spend(rollup, byTag, filter, keep)), query),
     namesOf(ctx, caller),
   ]);
   const headers = { 'X-Request-ID': requestId, 'Cache-Control': 'no-store' };
