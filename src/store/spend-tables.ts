@@ -1,4 +1,4 @@
-import { CompiledQuery, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { Database } from './database.ts';
 import { engineOf } from './engine-of.ts';
