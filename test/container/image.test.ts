@@ -114,6 +114,7 @@ describe('the container image', { skip }, () => {
         redis: { state: 'ok' },
         providers: { state: 'ok', enabled: ['mock'] },
         mcp: { state: 'off' },
+        provider_keys: { state: 'off' },
       },
     });
     assert.equal(res.status, 200);

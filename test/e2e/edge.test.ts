@@ -312,7 +312,7 @@ describe('CORS', () => {
       assert.equal(res.status, 200);
       assert.equal(res.headers['content-type'], 'text/event-stream');
       assert.equal(res.headers['access-control-allow-origin'], APP);
-      assert.match(String(res.headers['access-control-expose-headers']), /^x-request-id, mcp-session-id, retry-after\b/);
+      assert.match(String(res.headers['access-control-expose-headers']), /^x-request-id, x-sluice-cache, mcp-session-id, retry-after\b/);
       assert.equal(res.headers.vary, 'Origin');
       assert.ok(res.headers['x-request-id']);
       assert.equal(parseSse(res.body).frames.at(-1)?.data, '[DONE]');
