@@ -13,7 +13,7 @@ import type { RealtimeConnection } from '../../providers/types.ts';
 import type { ResolvedModel } from '../../providers/registry.ts';
 import { chooseProtocol, keyFromProtocols, upstreamProtocols } from './client-key.ts';
 import { RelaySession } from './relay-session.ts';
-import { writeRow } from './write-row.ts';
+import { writeRow } from '../../pipeline/write-row.ts';
 
 /** One `GET /v1/realtime` upgrade, as the server hands it over. */
 export interface RealtimeUpgrade {

@@ -7,7 +7,7 @@ import type { GatewayError } from '../../errors/gateway-error.ts';
 import type { AccountingDeps } from '../../pipeline/request-accounting.ts';
 import type { ResolvedModel } from '../../providers/registry.ts';
 import { type ClosedBy, isNormalClose, sessionRecord } from './session-record.ts';
-import { writeRow } from './write-row.ts';
+import { writeRow } from '../../pipeline/write-row.ts';
 import { addResponse, NO_SESSION_USAGE, responseCreateId, responseDoneUsage, type SessionUsage } from './session-usage.ts';
 
 /** What a session needs beside its two sockets. */

@@ -27,14 +27,8 @@ export const NO_SESSION_USAGE: SessionUsage = Object.freeze({
  * not one reads 0).
  */
 export function responseDoneUsage(frame: Buffer): Usage | undefined {
-  if (frame.indexOf('response.done') === -1) return undefined;
-  let event: unknown;
-  try {
-    event = JSON.parse(frame.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (!isObject(event) || event.type !== 'response.done') return undefined;
+  const event = eventOfType(frame, 'response.done');
+  if (!event) return undefined;
   const usage = isObject(event.response) && isObject(event.response.usage) ? event.response.usage : {};
   const input = isObject(usage.input_token_details) ? usage.input_token_details : {};
   const output = isObject(usage.output_token_details) ? usage.output_token_details : {};
@@ -72,15 +66,21 @@ export function addResponse(session: SessionUsage, usage: Usage): SessionUsage {
  * undefined: what a session whose budget is spent refuses instead of forwarding.
  */
 export function responseCreateId(frame: Buffer): string | null | undefined {
-  if (frame.indexOf('response.create') === -1) return undefined;
+  const event = eventOfType(frame, 'response.create');
+  if (!event) return undefined;
+  return typeof event.event_id === 'string' ? event.event_id : null;
+}
+
+/** The frame's event if its `type` is `type`; parsed only when its bytes hold the name at all. */
+function eventOfType(frame: Buffer, type: string): Record<string, unknown> | undefined {
+  if (frame.indexOf(type) === -1) return undefined;
   let event: unknown;
   try {
     event = JSON.parse(frame.toString('utf8'));
   } catch {
     return undefined;
   }
-  if (!isObject(event) || event.type !== 'response.create') return undefined;
-  return typeof event.event_id === 'string' ? event.event_id : null;
+  return isObject(event) && event.type === type ? event : undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

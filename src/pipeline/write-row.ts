@@ -1,17 +1,17 @@
-import type { LedgerRecord } from '../../accounting/ledger-record.ts';
-import type { Admission } from '../../admission/admission.ts';
-import type { AccountingDeps } from '../../pipeline/request-accounting.ts';
+import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import type { Admission } from '../admission/admission.ts';
+import type { AccountingDeps } from './request-accounting.ts';
 
-/** Where a session's row goes: the ledger, and metrics and the log line. */
+/** Where a row goes: the ledger, and metrics and the log line. */
 export interface RowSink {
   accounting: Pick<AccountingDeps, 'ledger' | 'log'>;
   observe?: (record: LedgerRecord) => void;
 }
 
 /**
- * A session's one row: its admission settled with it first (the slot given back, the budget
- * charged the real cost, which may amend the row), then written and observed, whatever the
- * settlement did.
+ * The one row of a request that runs outside the model lifecycle (a Files or Batch API call, a
+ * Realtime session): its admission settled with it first (the slot given back, the budget charged
+ * the real cost, which may amend the row), then written and observed, whatever the settlement did.
  */
 export function writeRow(sink: RowSink, admission: Admission | undefined, row: LedgerRecord): void {
   let record = row;
