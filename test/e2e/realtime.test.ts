@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { type FakeRealtimeUpstream, startFakeRealtimeUpstream } from '../helpers/realtime-upstream.ts';
@@ -151,6 +152,36 @@ describe('GET /v1/realtime: the relay, the key, the row', () => {
     assert.equal(mock.body.error.param, 'model');
     const unknown = await refused(gw, { authorization: `Bearer ${MASTER}` }, '/v1/nothing');
     assert.equal(unknown.status, 404);
+  });
+
+  it('a handshake ws cannot accept is a 400, and the upstream opened for it is closed', async () => {
+    const before = upstream.connections.length;
+    const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(`${gw.url}/v1/realtime?model=up/gpt-realtime`, {
+        headers: {
+          connection: 'Upgrade',
+          upgrade: 'websocket',
+          authorization: `Bearer ${MASTER}`,
+          'sec-websocket-version': '13',
+          'sec-websocket-key': 'not a key',
+        },
+      });
+      req.on('response', (r) => {
+        let text = '';
+        r.on('data', (c: Buffer) => (text += String(c)));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(res.status, 400);
+    assert.match(res.text, /handshake was refused/);
+    const opened = upstream.connections.slice(before);
+    assert.equal(opened.length, 1, 'the upstream was opened before the handshake was checked');
+    for (let waited = 0; opened.some((c) => c.socket.readyState !== c.socket.CLOSED) && waited < 5_000; waited += 20) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(opened.every((c) => c.socket.readyState === c.socket.CLOSED));
   });
 
   it("the session's row sums two responses' usage and cost when the client closes", async () => {

@@ -78,21 +78,48 @@ export async function openRealtimeSession(upgrade: RealtimeUpgrade): Promise<voi
     const upstream = await connect(await api.connection(target.model), req, ctx, target.provider, (status) => {
       upstreamStatus = status;
     });
-    if (socket.destroyed) {
-      upstream.terminate();
-      throw errors.cancelled('The client left before the Realtime session opened.');
-    }
     const deps = { requestId, caller, target, admission, accounting: ctx.accounting, observe: ctx.observe, startedAt };
-    // The handshake's answer names the session's ledger row, as every response's X-Request-ID does
-    // (handleUpgrade emits `headers` synchronously, so this one is the session's own).
-    upgrade.server.once('headers', (headers: string[]) => headers.push(`X-Request-ID: ${requestId}`));
-    upgrade.server.handleUpgrade(req, socket, upgrade.head, (client) => upgrade.opened(new RelaySession(client, upstream, deps)));
+    const refusal = accept(upgrade, (client) => upgrade.opened(new RelaySession(client, upstream, deps)));
+    if (refusal) {
+      upstream.on('error', () => {});
+      upstream.terminate();
+      throw refusal;
+    }
   } catch (err) {
     const error = toGatewayError(err);
     if (error.code === 'internal_error') logInternalError(ctx.accounting.log, requestId, err);
     refuseUpgrade(socket, error, requestId);
     recordRefusal(ctx, { requestId, caller, target, admission, upstreamStatus, startedAt, model: upgrade.model ?? '' }, error);
   }
+}
+
+/**
+ * Accepts the client's handshake, or returns why it cannot be: the client left meanwhile, or its
+ * handshake is not a valid WebSocket one (ws's check, which would otherwise answer by itself and
+ * leave the upstream open). ws completes the handshake synchronously (no verifyClient), so the
+ * listeners below are this upgrade's own.
+ */
+function accept(upgrade: RealtimeUpgrade, opened: (client: WebSocket) => void): GatewayError | undefined {
+  const { server, req, socket, requestId } = upgrade;
+  if (socket.destroyed) return errors.cancelled('The client left before the Realtime session opened.');
+  let invalid: Error | undefined;
+  let accepted = false;
+  const onInvalid = (err: Error) => (invalid = err);
+  // The handshake's answer names the session's ledger row, as every response's X-Request-ID does.
+  const onHeaders = (headers: string[]) => headers.push(`X-Request-ID: ${requestId}`);
+  server.once('wsClientError', onInvalid);
+  server.once('headers', onHeaders);
+  try {
+    server.handleUpgrade(req, socket, upgrade.head, (client) => {
+      accepted = true;
+      opened(client);
+    });
+  } finally {
+    server.off('wsClientError', onInvalid);
+    server.off('headers', onHeaders);
+  }
+  if (accepted) return undefined;
+  return errors.invalidRequest(`The WebSocket handshake was refused: ${invalid?.message ?? 'not a valid upgrade'}.`);
 }
 
 /**
