@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
+import { adminCall, projectWithKey } from '../helpers/admin-client.ts';
 import { type FakeRealtimeUpstream, startFakeRealtimeUpstream } from '../helpers/realtime-upstream.ts';
 import { startGateway, type TestGateway, upstreamConfig } from '../helpers/gateway.ts';
 import { speakAsTestCallers } from './limits-support.ts';
@@ -207,6 +208,23 @@ describe('GET /v1/realtime: the relay, the key, the row', () => {
     assert.equal(record.audioOutputTokens, 5);
     assert.equal(record.provider, 'up');
     assert.equal(record.model, 'gpt-realtime');
+  });
+
+  it("a project's endpoint serves its model without a `model`, to its project's keys only", async () => {
+    const key = await projectWithKey(gw.url, MASTER, 'proj_rt');
+    const other = await projectWithKey(gw.url, MASTER, 'proj_rt_other');
+    const created = await adminCall(gw.url, MASTER, 'POST', '/admin/endpoints', { project: 'proj_rt', name: 'voice', model: 'up/gpt-realtime' });
+    assert.equal(created.status, 201);
+    const client = await connect(gw, { authorization: `Bearer ${key.key}` }, '/proj_rt/voice/v1/realtime');
+    await client.next('session.created');
+    assert.equal(upstream.connections.at(-1)!.url, '/v1/realtime?model=gpt-realtime');
+    await respond(client);
+    client.socket.close(1000);
+    const record = await row(client.requestId);
+    assert.equal(record.projectId, 'proj_rt');
+    assert.equal(record.outcome, 'ok');
+    const elsewhere = await refused(gw, { authorization: `Bearer ${other.key}` }, '/proj_rt/voice/v1/realtime');
+    assert.equal(elsewhere.status, 404);
   });
 
   it('the upstream closing ends the client session and writes the row', async () => {
