@@ -35,6 +35,9 @@ export function acceptRealtime(server: Server, context: () => GatewayContext): R
     void session.ended.then(() => sessions.delete(session));
   };
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // node:http leaves an upgraded socket without its error handler: a client that resets the
+    // connection while its upgrade is checked must not crash the process.
+    socket.on('error', () => {});
     const requestId = newRequestId();
     void upgrade(req, socket, head, requestId, context(), wss, opened).catch((err: unknown) =>
       refuseUpgrade(socket, toGatewayError(err), requestId),
@@ -70,7 +73,6 @@ async function upgrade(
   if (url.pathname === '/v1/realtime') return openRealtimeSession({ ...session, ctx });
   const match = ENDPOINT_PATH.exec(url.pathname);
   if (!match) {
-    socket.on('error', () => {});
     return refuseUpgrade(socket, errors.routeNotFound(req.method ?? 'GET', url.pathname), requestId);
   }
   const project = decodePathParam(match[1], 'project');

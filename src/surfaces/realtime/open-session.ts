@@ -46,8 +46,6 @@ export function realtimeServer(): WebSocketServer {
 export async function openRealtimeSession(upgrade: RealtimeUpgrade): Promise<void> {
   const { req, socket, requestId, ctx } = upgrade;
   const startedAt = Date.now();
-  // A client that resets the connection while it waits must not crash the process.
-  socket.on('error', () => {});
   let caller: Caller | undefined;
   let target: ResolvedModel | undefined;
   let admission: Admission | undefined;
