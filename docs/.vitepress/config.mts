@@ -37,7 +37,7 @@ export default defineConfig({
           { text: 'Images', link: '/api/images' },
           { text: 'Audio', link: '/api/audio' },
           { text: 'Dry run', link: '/api/dry-run' },
-          { text: 'Realtime (design)', link: '/api/realtime' },
+          { text: 'Realtime', link: '/api/realtime' },
           { text: 'Request log', link: '/api/request-log' },
           { text: 'MCP gateway', link: '/api/mcp' },
           { text: 'sluice/client', link: '/api/client' },

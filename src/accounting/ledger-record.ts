@@ -13,7 +13,10 @@ export interface LedgerRecord {
   model: string;
   /** What the client named (alias or provider/model). */
   requestedModel: string;
-  /** `files` and `batches`: the Files and Batch APIs relayed (src/surfaces/files, src/surfaces/batches). */
+  /**
+   * `files` and `batches`: the Files and Batch APIs relayed (src/surfaces/files, src/surfaces/batches);
+   * `realtime`: one row per Realtime WebSocket session, its responses' usage summed (src/surfaces/realtime).
+   */
   surface:
     | 'chat'
     | 'responses'
@@ -25,7 +28,8 @@ export interface LedgerRecord {
     | 'audio.speech'
     | 'mcp'
     | 'files'
-    | 'batches';
+    | 'batches'
+    | 'realtime';
   streamed: boolean;
   inputTokens: number;
   cachedInputTokens: number;

@@ -106,6 +106,11 @@ export interface Admission {
    */
   watch?: (outputBytes: number) => boolean | Promise<boolean>;
   /**
+   * A Realtime session's: asked after each priced response with the session's cost so far (USD);
+   * true when its budget cannot pay for more (the session's next response is refused).
+   */
+  watchCost?: (costUsd: number) => boolean | Promise<boolean>;
+  /**
    * A non-streamed request's output limit (max_completion_tokens, max_output_tokens) lowered to
    * what its budget reservation pays for: an answer that cannot be cut must fit the budget.
    */

@@ -242,6 +242,7 @@ export class LimitsAndBudgets {
       ...tierTimes(tier),
       warning: limitWarning(plan, checked.rates),
       watch: guard?.watch,
+      watchCost: guard && ((costUsd: number) => guard.watchCost(toNanos(costUsd))),
       maxOutputTokens,
       holds: holdsOf(plan, checked),
       settle: (record) => settleAdmission(admitted, record, this.keeping),

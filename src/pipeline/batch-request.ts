@@ -5,6 +5,7 @@ import { type GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import { logInternalError } from '../errors/log-internal-error.ts';
 import type { PipelineContext } from './context.ts';
 import { createExchange, type Exchange } from './exchange.ts';
+import { writeRow } from './write-row.ts';
 
 /** One endpoint of the Files and Batch APIs: its ledger surface and operation, and its error shape. */
 export interface BatchEndpoint {
@@ -83,17 +84,7 @@ export async function runBatchRequest(
     ctx.accounting.rejections?.count(endpoint.surface, failure?.code ?? 'internal_error');
     return;
   }
-  let record = batchRequestRecord(requestId, caller, endpoint, provider, startedAt, facts, failure);
-  try {
-    record = admission?.settle(record) ?? record;
-  } finally {
-    try {
-      ctx.accounting.ledger?.write(record);
-    } catch (err) {
-      ctx.accounting.log(`ledger: could not queue the record of ${requestId}: ${(err as Error).message}`);
-    }
-    ctx.observe?.(record);
-  }
+  writeRow(ctx, admission, batchRequestRecord(requestId, caller, endpoint, provider, startedAt, facts, failure));
 }
 
 /** The row of a Files or Batch API request: no tokens, no cost; the object's id as the requested model. */

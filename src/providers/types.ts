@@ -53,6 +53,23 @@ export interface ProviderAdapter {
   batches?: BatchApi;
   /** OpenAI's images and audio endpoints, where the upstream serves them itself (absent: those surfaces answer 400). */
   media?: MediaApi;
+  /** OpenAI's Realtime API over a WebSocket, where the upstream serves it (absent: GET /v1/realtime answers 400). */
+  realtime?: RealtimeApi;
+}
+
+/** Where an upstream's Realtime WebSocket is, and the headers (its credentials) it is opened with. */
+export interface RealtimeConnection {
+  /** A `ws:` or `wss:` URL with the upstream's model in it. */
+  url: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * An upstream's own Realtime API (src/surfaces/realtime opens and relays the socket): the provider
+ * only knows where it is and with which key, never the client's.
+ */
+export interface RealtimeApi {
+  connection(model: string): Promise<RealtimeConnection>;
 }
 
 /** The OpenAI paths of the media endpoints, as they follow an OpenAI-compatible base URL. */

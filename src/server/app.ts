@@ -41,6 +41,7 @@ import { createRequestScreen } from './edge/screen-request.ts';
 import { serverOptions } from './edge/server-limits.ts';
 import { authThrottle } from './edge/throttle-auth.ts';
 import { createReadiness } from './readiness.ts';
+import { acceptRealtime } from './realtime-upgrade.ts';
 import { keyViews } from './provider-keys.ts';
 import { readinessChecks } from './readiness-checks.ts';
 import { newRequestId } from './request-id.ts';
@@ -336,6 +337,8 @@ export function createGateway(
     });
   }
   server.on('clientError', answerClientError);
+  // GET /v1/realtime: WebSocket upgrades (docs/api/realtime.md), with the context of the moment.
+  const realtime = acceptRealtime(server, () => context);
 
   return {
     server,
@@ -387,10 +390,12 @@ export function createGateway(
       reconciler.stop();
       server.closeIdleConnections();
       const deadline = Date.now() + drainMs;
-      while (context.scopes.size > 0 && Date.now() < deadline) {
+      while ((context.scopes.size > 0 || realtime.open > 0) && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, deadline - Date.now()))));
       }
       for (const scope of context.scopes) scope.abort(errors.shuttingDown());
+      // Realtime sessions still open are closed (1001), their rows written before the ledger closes.
+      await realtime.close();
       // Resumes served from another instance's stream would hold their connections open.
       const streamsClosed = context.streams?.close();
       // Ended streams close their keep-alive sockets once idle. Connections that have not sent a

@@ -62,4 +62,12 @@ describe('budget guard', () => {
     const g = guard(failing, 1_000);
     assert.equal(await g.watch(400), true);
   });
+
+  it("holds a session's real cost to the same reservation (Realtime)", async () => {
+    const g = guard(book([400]), 1_000);
+    assert.equal(g.watchCost(700), false); // within 80%: no extension asked
+    assert.equal(await g.watchCost(1_300), false); // grows to 1400 and fits
+    assert.equal(await g.watchCost(1_500), true); // past what the book would give
+    assert.equal(g.stopped, true);
+  });
 });

@@ -48,13 +48,18 @@ export class BudgetGuard {
   }
 
   /** True: the output so far has spent this stream's share of the budget; end it now. */
-  readonly watch = (outputBytes: number): boolean | Promise<boolean> => {
-    const cost = this.init.inputNanos + Math.ceil(outputBytes / 4) * this.init.outputNanosPerToken;
+  readonly watch = (outputBytes: number): boolean | Promise<boolean> =>
+    this.judge(this.init.inputNanos + Math.ceil(outputBytes / 4) * this.init.outputNanosPerToken);
+
+  /** True: a session's real cost so far (nano-dollars; a Realtime session's priced responses) is past what it may spend. */
+  readonly watchCost = (costNanos: number): boolean | Promise<boolean> => this.judge(costNanos);
+
+  private judge(cost: number): boolean | Promise<boolean> {
     if (this.exhausted || cost <= this.reserved * EXTEND_AT) return this.verdict(cost);
     this.extending ??= this.extend();
     if (cost <= this.reserved) return false;
     return this.extending.then(() => this.verdict(cost));
-  };
+  }
 
   private verdict(cost: number): boolean {
     if (cost > this.reserved) this.stopped = true;

@@ -5,6 +5,7 @@ import { createBatchApi } from '../batch-api.ts';
 import { callEmbeddingsUpstream } from '../embed-call.ts';
 import { createHttpProvider } from '../http-provider.ts';
 import { createMediaApi } from '../media-api.ts';
+import { realtimeUrl } from '../realtime-url.ts';
 import type { NativeProviderDefinition } from '../native-provider-definition.ts';
 import { chatCompletionsBody } from '../openai-compatible/build-request.ts';
 import { decodeOpenAICompatibleResponse } from '../openai-compatible/decode-response.ts';
@@ -101,10 +102,19 @@ export function createAzureProvider(settings: AzureSettings, client: UpstreamCli
     },
     client,
   );
+  // The Realtime API through the v1 API (`{endpoint}/openai/v1/realtime?model={deployment}`), whatever
+  // api-version the other calls use: the deployments form's Realtime URL is a preview's.
+  const realtime: ProviderAdapter['realtime'] = {
+    connection: async (model) => ({
+      url: realtimeUrl(`${settings.endpoint.replace(/\/+$/, '')}/openai/v1`, deployment(model)),
+      headers: await upstreamHeaders(),
+    }),
+  };
   return {
     ...adapter,
     media,
     batches,
+    realtime,
     ...(settings.responsesApi && {
       responses: createResponsesRelay(name, (body, stream) => place('responses', body, stream, false), client, mapError),
     }),

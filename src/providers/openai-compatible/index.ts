@@ -12,6 +12,7 @@ import { buildOpenAICompatibleEmbeddings, decodeOpenAICompatibleEmbeddings } fro
 import { callEmbeddingsUpstream } from '../embed-call.ts';
 import { createBatchApi, joinUrl } from '../batch-api.ts';
 import { createMediaApi } from '../media-api.ts';
+import { realtimeUrl } from '../realtime-url.ts';
 
 export interface OpenAICompatibleSettings extends OpenAICompatibleTarget {
   name: string;
@@ -78,6 +79,10 @@ export function createOpenAICompatibleProvider(
     headers: () => upstreamHeaders,
     mapError: (status, headers, text) => mapOpenAICompatibleError(settings.name, status, headers, text),
   });
-  const own = { embed, media, listUpstreamModels, batches };
+  // GET /v1/realtime opens the upstream's own WebSocket under its base URL, with the provider's key.
+  const realtime: OpenAICompatibleAdapter['realtime'] = {
+    connection: async (model) => ({ url: realtimeUrl(settings.baseUrl, model), headers: upstreamHeaders }),
+  };
+  const own = { embed, media, realtime, listUpstreamModels, batches };
   return responses ? { ...adapter, responses, ...own } : { ...adapter, ...own };
 }
