@@ -78,6 +78,7 @@ const FILTERS: { name: string; query: LedgerQuery; indexes: RegExp }[] = [
   { name: 'provider', query: { provider: 'groq' }, indexes: /ledger_provider/ },
   { name: 'model (provider/model)', query: { model: 'groq/llama-3.1-8b' }, indexes: /ledger_requested_model/ },
   { name: 'model (alias)', query: { model: 'coder' }, indexes: /ledger_requested_model/ },
+  { name: 'a key and a model', query: { keyId: keyName(0), model: 'openai/gpt-4o-mini' }, indexes: /ledger_key/ },
 ];
 
 async function cursorOf(store: LedgerStore, query: LedgerQuery): Promise<string> {
@@ -143,6 +144,14 @@ describe('request log query plans: SQLite (no statistics: the same plans at any 
     assert.match(text, /MERGE \(UNION\)/, text);
   });
 
+  it("lists a key's rows of a model by the key's model indexes (migration 0030), each in order", async () => {
+    const text = (await db.plans((s) => s.list({ keyId: keyName(0), model: 'openai/gpt-4o-mini' }))).join('\n');
+    for (const index of ['ledger_key_requested_model', 'ledger_key_model']) {
+      assert.match(text, new RegExp(`SEARCH ledger USING INDEX ${index} \\(key_id=\\? AND`), text);
+    }
+    assertOrderedByIndex([text]);
+  });
+
   for (const { name, query, indexes } of FILTERS) {
     it(`follows the write order by ${name}: a window of rowids first, then (page not full) its index`, async () => {
       // A page larger than the window holds of each (rarer than 10%) filter: both queries run; the
@@ -199,6 +208,12 @@ describe('request log query plans: PostgreSQL (statistics of 20,000 analyzed row
       for (const q of [query, { ...query, ...RANGE }]) plans.push(...(await db.plans((s) => s.listInWriteOrder(q))));
       for (const plan of plans) assert.doesNotMatch(withoutEmptyPartitions(plan), /Seq Scan/, plan);
     }
+  });
+
+  it("lists a key's rows of a model by the key's model indexes (migration 0030)", async () => {
+    const text = (await db.plans((s) => s.list({ keyId: keyName(0), model: 'openai/gpt-4o-mini' }))).join('\n');
+    assert.match(text, /key_id_requested_model_created_at|ledger_key_requested_model/, text);
+    assert.match(text, /Index Cond: \(\(key_id = .*\) AND \(requested_model = /, text);
   });
 
   it('reads a rare key and the rare errors by their own indexes, not the created_at index with a filter', async () => {

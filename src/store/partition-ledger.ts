@@ -63,7 +63,11 @@ const COPIED_COLUMNS = LEDGER_COLUMNS_SQL.split(',')
   .map((line) => line.trim().split(' ')[0])
   .join(', ');
 
-/** The ledger's indexes (migrations 0001-0014), the same on the partitioned table: each partition gets its own. */
+/**
+ * The ledger's indexes (migrations 0001-0014, and 0030's two), the same on the partitioned table:
+ * each partition gets its own. A store that runs 0021 after this list grew builds 0030's indexes
+ * there, and 0030 finds them built.
+ */
 const LEDGER_INDEXES: [string, string][] = [
   ['ledger_created_at', 'created_at, request_id'],
   ['ledger_model', 'model, created_at'],
@@ -73,6 +77,8 @@ const LEDGER_INDEXES: [string, string][] = [
   ['ledger_project', 'project_id, created_at'],
   ['ledger_key', 'key_id, created_at, request_id'],
   ['ledger_outcome', 'outcome, created_at, request_id'],
+  ['ledger_key_model', 'key_id, model, created_at, request_id'],
+  ['ledger_key_requested_model', 'key_id, requested_model, created_at, request_id'],
 ];
 
 const CONTENT_COLUMNS_SQL = `
