@@ -3,7 +3,7 @@ import type { Caller } from '../admission/admission.ts';
 import { errors } from '../errors/catalog.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { BatchAnswer, BatchApi, BatchApiKind, BatchCall } from '../providers/batch-api.ts';
-import { type BatchStep, upstreamRequestIdOf } from './batch-request.ts';
+import { type BatchEndpoint, type BatchStep, runBatchRequest, upstreamRequestIdOf } from './batch-request.ts';
 import type { BatchObject, BatchObjectKind, BatchObjectsStore } from '../store/batch-objects-store.ts';
 import type { PipelineContext } from './context.ts';
 
@@ -116,6 +116,23 @@ export function recordCreated(
 ): Promise<void> {
   step.note({ objectId: created.id });
   return store.record({ ...created, projectId: step.caller.projectId, keyId: step.caller.keyId, requestId: step.requestId });
+}
+
+/**
+ * GET /v1/files or GET /v1/batches: the OpenAI-compatible upstream's page of `path`, cut to the
+ * caller's project's objects of `objectKind`, answered as it came otherwise.
+ */
+export function listOwnObjects(
+  call: { req: IncomingMessage; res: ServerResponse; requestId: string; ctx: PipelineContext; search: URLSearchParams },
+  endpoint: BatchEndpoint,
+  path: string,
+  objectKind: BatchObjectKind,
+): Promise<void> {
+  return runBatchRequest(call.req, call.res, call.requestId, call.ctx, endpoint, async (step) => {
+    const request = { method: 'GET' as const, path, search: call.search };
+    const list = await ownListPage(step, call.ctx, call.req, 'openai', request, objectKind);
+    step.exchange.sendJson(list.status, list.page);
+  });
 }
 
 /** A list page from the provider chosen for the request (chooseBatchProvider), cut to the caller's project's objects. */

@@ -8,7 +8,7 @@ import {
   callBatchApi,
   ownedObject,
   reachOwnObject,
-  ownListPage,
+  listOwnObjects,
   recordCreated,
   providerOf,
   sendAnswer,
@@ -105,17 +105,7 @@ export function cancelBatch(call: BatchesCall): Promise<void> {
 
 /** GET /v1/batches: the upstream's page, cut to the caller's project's batches. */
 export function listBatches(call: BatchesCall): Promise<void> {
-  return runBatchRequest(call.req, call.res, call.requestId, call.ctx, endpoint('batches.list'), async (step) => {
-    const list = await ownListPage(
-      step,
-      call.ctx,
-      call.req,
-      'openai',
-      { method: 'GET', path: '/batches', search: call.search },
-      'batch',
-    );
-    step.exchange.sendJson(list.status, list.page);
-  });
+  return listOwnObjects(call, endpoint('batches.list'), '/batches', 'batch');
 }
 
 function onOwnBatch(

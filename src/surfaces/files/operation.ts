@@ -7,7 +7,7 @@ import {
   batchStore,
   chooseBatchProvider,
   reachOwnObject,
-  ownListPage,
+  listOwnObjects,
   recordCreated,
   sendAnswer,
 } from '../../pipeline/batch-objects.ts';
@@ -58,17 +58,7 @@ export function uploadFile(call: FilesCall): Promise<void> {
 
 /** GET /v1/files: the upstream's page, cut to the caller's project's files. */
 export function listFiles(call: FilesCall): Promise<void> {
-  return runBatchRequest(call.req, call.res, call.requestId, call.ctx, endpoint('files.list'), async (step) => {
-    const list = await ownListPage(
-      step,
-      call.ctx,
-      call.req,
-      'openai',
-      { method: 'GET', path: '/files', search: call.search },
-      'file',
-    );
-    step.exchange.sendJson(list.status, list.page);
-  });
+  return listOwnObjects(call, endpoint('files.list'), '/files', 'file');
 }
 
 /** GET /v1/files/{file_id}. */
