@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { api, type AuditEntry, type AuditPage } from './api.ts';
+import { DataTable } from './DataTable.tsx';
 
 interface Filters {
   actor: string;
@@ -111,34 +112,23 @@ export function Audit() {
           {error}
         </p>
       )}
-      <div className="table-wrap" role="region" aria-label="Audit entries" tabIndex={0}>
-        <table className="log">
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Actor</th>
-              <th scope="col">Action</th>
-              <th scope="col">Target</th>
-              <th scope="col">Changes</th>
-              <th scope="col">Client</th>
-              <th scope="col">Request</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((e) => (
-              <tr key={e.id} className={e.error_code ? 'error' : undefined}>
-                <td>{new Date(e.created_at).toLocaleString()}</td>
-                <td>{actorOf(e)}</td>
-                <td>{e.action}</td>
-                <td>{e.target.id === null ? e.target.type : `${e.target.type} ${e.target.id}`}</td>
-                <td className="changes">{changesOf(e)}</td>
-                <td>{e.client_address ?? '–'}</td>
-                <td>{e.request_id}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Audit entries"
+        className="log"
+        columns={['Time', 'Actor', 'Action', 'Target', 'Changes', 'Client', 'Request']}
+      >
+        {rows.map((e) => (
+          <tr key={e.id} className={e.error_code ? 'error' : undefined}>
+            <td>{new Date(e.created_at).toLocaleString()}</td>
+            <td>{actorOf(e)}</td>
+            <td>{e.action}</td>
+            <td>{e.target.id === null ? e.target.type : `${e.target.type} ${e.target.id}`}</td>
+            <td className="changes">{changesOf(e)}</td>
+            <td>{e.client_address ?? '–'}</td>
+            <td>{e.request_id}</td>
+          </tr>
+        ))}
+      </DataTable>
       {rows.length === 0 && !error && <p>No entries.</p>}
       {next && (
         <button type="button" onClick={() => void older()}>

@@ -4,6 +4,7 @@ import type { Endpoint, PageActions, Project } from './admin-types.ts';
 import { EditForm, type FieldSpec } from './EditForm.tsx';
 import { ENDPOINT_FIELDS, endpointDraft } from './edit-fields.ts';
 import { ProjectName } from './names.tsx';
+import { DataTable } from './DataTable.tsx';
 
 const path = (e: Endpoint) => `/admin/endpoints/${encodeURIComponent(e.project)}/${encodeURIComponent(e.name)}`;
 const EMPTY = { project: '', name: '', model: '', stream_profile: '', usage: '', error_style: '', vendor_events: '', cache: '' };
@@ -83,43 +84,29 @@ export function EndpointsSection({
       {endpoints.length === 0 ? (
         <p className="note">No endpoints yet.</p>
       ) : (
-        <div className="table-wrap" role="region" aria-label="Endpoints" tabIndex={0}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Base path</th>
-                <th scope="col">Project</th>
-                <th scope="col">Model</th>
-                <th scope="col">Stream settings</th>
-                <th scope="col">Response cache</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {endpoints.map((e) => (
-                <tr key={e.base_path}>
-                  <td>{e.base_path}</td>
-                  <td>
-                    <ProjectName id={e.project} />
-                  </td>
-                  <td>{e.model}</td>
-                  <td className="wrap">{settings(e)}</td>
-                  <td className="wrap">{cacheOf(e)}</td>
-                  <td>
-                    <div className="actions">
-                      <button type="button" onClick={() => setEditing(e)} aria-label={`Edit endpoint ${e.base_path}`}>
-                        Edit
-                      </button>
-                      <button type="button" onClick={() => remove(e)} aria-label={`Delete endpoint ${e.base_path}`}>
-                        Delete
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label="Endpoints" columns={['Base path', 'Project', 'Model', 'Stream settings', 'Response cache', 'Actions']}>
+          {endpoints.map((e) => (
+            <tr key={e.base_path}>
+              <td>{e.base_path}</td>
+              <td>
+                <ProjectName id={e.project} />
+              </td>
+              <td>{e.model}</td>
+              <td className="wrap">{settings(e)}</td>
+              <td className="wrap">{cacheOf(e)}</td>
+              <td>
+                <div className="actions">
+                  <button type="button" onClick={() => setEditing(e)} aria-label={`Edit endpoint ${e.base_path}`}>
+                    Edit
+                  </button>
+                  <button type="button" onClick={() => remove(e)} aria-label={`Delete endpoint ${e.base_path}`}>
+                    Delete
+                  </button>
+                </div>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

@@ -6,6 +6,7 @@ import { KEY_FIELDS, keyDraft } from './edit-fields.ts';
 import { LimitsFields, limitsBody, NO_LIMITS } from './LimitsFields.tsx';
 import { ProjectName } from './names.tsx';
 import { BudgetsCell, LimitsCell, StatusCell, type UsageReport } from './usage-cells.tsx';
+import { DataTable } from './DataTable.tsx';
 
 const path = (k: Key) => `/admin/keys/${encodeURIComponent(k.id)}`;
 const nameOf = (k: Key) => k.name ?? k.prefix;
@@ -129,51 +130,47 @@ export function KeysSection({
           onCancel={() => setEditing(undefined)}
         />
       )}
-      <div className="table-wrap" role="region" aria-label="Keys" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Name</th>
-              <th scope="col">Project</th>
-              <th scope="col">Status</th>
-              <th scope="col">Tier</th>
-              <th scope="col">Limits, in use now</th>
-              <th scope="col">Budgets, spent</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((k) => (
-              <tr key={k.id}>
-                <td>{k.prefix}</td>
-                <td>{k.name ?? '–'}</td>
-                <td>
-                  <ProjectName id={k.project} />
-                </td>
-                <td>
-                  <StatusCell status={k.status} usage={usage?.keys[k.id]} />
-                  {k.admin && ', admin'}
-                </td>
-                <td>{usage?.keys[k.id]?.tier ?? k.tier ?? '–'}</td>
-                <td className="wrap">
-                  <LimitsCell usage={usage?.keys[k.id]} />
-                </td>
-                <td className="wrap">
-                  <BudgetsCell usage={usage?.keys[k.id]} configured={k.budgets} />
-                </td>
-                <td>{shortTime(k.expires_at, 'never')}</td>
-                <td>{shortTime(k.last_used_at, 'never')}</td>
-                <td>
-                  <KeyActions k={k} edit={() => setEditing(k)} page={page} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Keys"
+        columns={[
+          'Key',
+          'Name',
+          'Project',
+          'Status',
+          'Tier',
+          'Limits, in use now',
+          'Budgets, spent',
+          'Expires',
+          'Last used',
+          'Actions',
+        ]}
+      >
+        {keys.map((k) => (
+          <tr key={k.id}>
+            <td>{k.prefix}</td>
+            <td>{k.name ?? '–'}</td>
+            <td>
+              <ProjectName id={k.project} />
+            </td>
+            <td>
+              <StatusCell status={k.status} usage={usage?.keys[k.id]} />
+              {k.admin && ', admin'}
+            </td>
+            <td>{usage?.keys[k.id]?.tier ?? k.tier ?? '–'}</td>
+            <td className="wrap">
+              <LimitsCell usage={usage?.keys[k.id]} />
+            </td>
+            <td className="wrap">
+              <BudgetsCell usage={usage?.keys[k.id]} configured={k.budgets} />
+            </td>
+            <td>{shortTime(k.expires_at, 'never')}</td>
+            <td>{shortTime(k.last_used_at, 'never')}</td>
+            <td>
+              <KeyActions k={k} edit={() => setEditing(k)} page={page} />
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </>
   );
 }

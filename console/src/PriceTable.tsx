@@ -1,4 +1,5 @@
 import { formatUsd, type PriceUsed } from './api.ts';
+import { DataTable } from './DataTable.tsx';
 
 /** The price fields by what they charge, in the registry's and the config's names. */
 const FIELDS: Record<string, string> = {
@@ -51,24 +52,14 @@ export function PriceTable({ price }: { price: PriceUsed }) {
         .
       </p>
       {rows.length > 0 && (
-        <div className="table-wrap" role="region" aria-label="Price used" tabIndex={0}>
-          <table className="price">
-            <thead>
-              <tr>
-                <th scope="col">Charged for</th>
-                <th scope="col">USD</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map(([field, value]) => (
-                <tr key={field}>
-                  <th scope="row">{FIELDS[field] ?? field.replaceAll('_', ' ')}</th>
-                  <td className="wrap">{priceText(value)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label="Price used" className="price" columns={['Charged for', 'USD']}>
+          {rows.map(([field, value]) => (
+            <tr key={field}>
+              <th scope="row">{FIELDS[field] ?? field.replaceAll('_', ' ')}</th>
+              <td className="wrap">{priceText(value)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

@@ -5,6 +5,7 @@ import { EditForm } from './EditForm.tsx';
 import { PROJECT_FIELDS, projectDraft } from './edit-fields.ts';
 import { LimitsFields, limitsBody, NO_LIMITS } from './LimitsFields.tsx';
 import { BudgetsCell, LimitsCell, StatusCell, type UsageReport } from './usage-cells.tsx';
+import { DataTable } from './DataTable.tsx';
 
 const path = (p: Project) => `/admin/projects/${encodeURIComponent(p.id)}`;
 
@@ -96,49 +97,37 @@ export function ProjectsSection({
           onCancel={() => setEditing(undefined)}
         />
       )}
-      <div className="table-wrap" role="region" aria-label="Projects" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Id</th>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col">Tier</th>
-              <th scope="col">Project limits, in use now</th>
-              <th scope="col">Budgets, spent</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {projects.map((p) => (
-              <tr key={p.id}>
-                <td>{p.id}</td>
-                <td>{p.name}</td>
-                <td>
-                  <StatusCell status="active" usage={usage?.projects[p.id]} />
-                </td>
-                <td>{usage?.projects[p.id]?.tier ?? p.tier ?? '–'}</td>
-                <td className="wrap">
-                  <LimitsCell usage={usage?.projects[p.id]} />
-                </td>
-                <td className="wrap">
-                  <BudgetsCell usage={usage?.projects[p.id]} configured={p.budgets} />
-                </td>
-                <td>
-                  <div className="actions">
-                    <button type="button" onClick={() => setEditing(p)} aria-label={`Edit project ${p.name}`}>
-                      Edit
-                    </button>
-                    <button type="button" onClick={() => remove(p, false)} aria-label={`Delete project ${p.name}`}>
-                      Delete
-                    </button>
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Projects"
+        columns={['Id', 'Name', 'Status', 'Tier', 'Project limits, in use now', 'Budgets, spent', 'Actions']}
+      >
+        {projects.map((p) => (
+          <tr key={p.id}>
+            <td>{p.id}</td>
+            <td>{p.name}</td>
+            <td>
+              <StatusCell status="active" usage={usage?.projects[p.id]} />
+            </td>
+            <td>{usage?.projects[p.id]?.tier ?? p.tier ?? '–'}</td>
+            <td className="wrap">
+              <LimitsCell usage={usage?.projects[p.id]} />
+            </td>
+            <td className="wrap">
+              <BudgetsCell usage={usage?.projects[p.id]} configured={p.budgets} />
+            </td>
+            <td>
+              <div className="actions">
+                <button type="button" onClick={() => setEditing(p)} aria-label={`Edit project ${p.name}`}>
+                  Edit
+                </button>
+                <button type="button" onClick={() => remove(p, false)} aria-label={`Delete project ${p.name}`}>
+                  Delete
+                </button>
+              </div>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </>
   );
 }

@@ -1,5 +1,6 @@
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { api, formatUsd, postJson, type Reconciliation } from './api.ts';
+import { DataTable } from './DataTable.tsx';
 
 const pct = (r: number) => `${(r * 100).toFixed(2)}%`;
 const yesterday = () => new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
@@ -23,48 +24,45 @@ function RunDetail({ run }: { run: Reconciliation }) {
       {run.notes.map((n) => (
         <p key={n}>{n}</p>
       ))}
-      <div className="table-wrap" role="region" aria-label={`Lines of ${run.id}`} tabIndex={0}>
-        <table className="log">
-          <thead>
-            <tr>
-              <th scope="col">Day</th>
-              <th scope="col">Model</th>
-              <th scope="col">Requests</th>
-              <th scope="col">Input (ledger / report)</th>
-              <th scope="col">Cached</th>
-              <th scope="col">Output</th>
-              <th scope="col">Cost (ledger / report)</th>
-              <th scope="col">Drift</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {run.lines.map((l) => (
-              <tr key={`${l.day} ${l.model}`} className={l.over ? 'error' : undefined}>
-                <td>{l.day}</td>
-                <td>{l.keys.length > 0 ? `${l.model} (${l.keys.join(', ')})` : l.model}</td>
-                <td>{l.ledger.requests}</td>
-                <td>
-                  {l.ledger.input} / {l.report.input}
-                </td>
-                <td>
-                  {l.ledger.cached} / {l.report.cached}
-                </td>
-                <td>
-                  {l.ledger.output} / {l.report.output}
-                </td>
-                <td>
-                  {formatUsd(l.ledger.cost)} / {formatUsd(l.report.cost)}
-                </td>
-                <td>
-                  {formatUsd(l.drift.cost)} ({pct(l.relative.cost)})
-                </td>
-                <td>{l.status.replaceAll('_', ' ')}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label={`Lines of ${run.id}`}
+        className="log"
+        columns={[
+          'Day',
+          'Model',
+          'Requests',
+          'Input (ledger / report)',
+          'Cached',
+          'Output',
+          'Cost (ledger / report)',
+          'Drift',
+          'Status',
+        ]}
+      >
+        {run.lines.map((l) => (
+          <tr key={`${l.day} ${l.model}`} className={l.over ? 'error' : undefined}>
+            <td>{l.day}</td>
+            <td>{l.keys.length > 0 ? `${l.model} (${l.keys.join(', ')})` : l.model}</td>
+            <td>{l.ledger.requests}</td>
+            <td>
+              {l.ledger.input} / {l.report.input}
+            </td>
+            <td>
+              {l.ledger.cached} / {l.report.cached}
+            </td>
+            <td>
+              {l.ledger.output} / {l.report.output}
+            </td>
+            <td>
+              {formatUsd(l.ledger.cost)} / {formatUsd(l.report.cost)}
+            </td>
+            <td>
+              {formatUsd(l.drift.cost)} ({pct(l.relative.cost)})
+            </td>
+            <td>{l.status.replaceAll('_', ' ')}</td>
+          </tr>
+        ))}
+      </DataTable>
     </div>
   );
 }
@@ -131,40 +129,28 @@ export function Reconcile() {
           {error}
         </p>
       )}
-      <div className="table-wrap" role="region" aria-label="Reconciliations" tabIndex={0}>
-        <table className="log">
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Provider</th>
-              <th scope="col">Days</th>
-              <th scope="col">Trigger</th>
-              <th scope="col">Status</th>
-              <th scope="col">Cost (ledger / report)</th>
-              <th scope="col">Drift</th>
-              <th scope="col">Lines</th>
-            </tr>
-          </thead>
-          <tbody>
-            {runs.map((r) => (
-              <tr key={r.id} className={r.status === 'ok' ? undefined : 'error'}>
-                <td>{new Date(r.created_at).toLocaleString()}</td>
-                <td>{r.provider}</td>
-                <td>{r.from === r.to ? r.from : `${r.from} to ${r.to}`}</td>
-                <td>{r.trigger}</td>
-                <td>{r.status}</td>
-                <td>{r.totals ? `${formatUsd(r.totals.ledger.cost)} / ${formatUsd(r.totals.report.cost)}` : '–'}</td>
-                <td>{r.totals ? `${formatUsd(r.totals.drift.cost)} (${pct(r.totals.relative.cost)})` : '–'}</td>
-                <td>
-                  <button type="button" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? undefined : r.id)}>
-                    {open === r.id ? 'Hide' : 'Show'} {r.provider} {r.from}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Reconciliations"
+        className="log"
+        columns={['Time', 'Provider', 'Days', 'Trigger', 'Status', 'Cost (ledger / report)', 'Drift', 'Lines']}
+      >
+        {runs.map((r) => (
+          <tr key={r.id} className={r.status === 'ok' ? undefined : 'error'}>
+            <td>{new Date(r.created_at).toLocaleString()}</td>
+            <td>{r.provider}</td>
+            <td>{r.from === r.to ? r.from : `${r.from} to ${r.to}`}</td>
+            <td>{r.trigger}</td>
+            <td>{r.status}</td>
+            <td>{r.totals ? `${formatUsd(r.totals.ledger.cost)} / ${formatUsd(r.totals.report.cost)}` : '–'}</td>
+            <td>{r.totals ? `${formatUsd(r.totals.drift.cost)} (${pct(r.totals.relative.cost)})` : '–'}</td>
+            <td>
+              <button type="button" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? undefined : r.id)}>
+                {open === r.id ? 'Hide' : 'Show'} {r.provider} {r.from}
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       {runs.length === 0 && !error && <p>No reconciliations yet.</p>}
       {runs
         .filter((r) => r.id === open)

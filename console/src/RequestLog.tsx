@@ -3,6 +3,7 @@ import { api, formatMs, formatUsd, type RequestPage, type RequestRecord } from '
 import { modelLabel } from './model-label.ts';
 import { KeyName, ProjectName } from './names.tsx';
 import { requestHref } from './route.ts';
+import { DataTable } from './DataTable.tsx';
 
 interface Filters {
   model: string;
@@ -148,51 +149,38 @@ export function RequestLog() {
           {error}
         </p>
       )}
-      <div className="table-wrap" role="region" aria-label="Requests" tabIndex={0}>
-        <table className="log">
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Request</th>
-              <th scope="col">Model</th>
-              <th scope="col">Key / project</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Tokens in → out</th>
-              <th scope="col">Cost</th>
-              <th scope="col">TTFT</th>
-              <th scope="col">Latency</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.request_id} className={r.outcome}>
-                <td>{new Date(r.created_at).toLocaleTimeString()}</td>
-                <td>
-                  <a href={requestHref(r.request_id)}>{r.request_id}</a>
-                </td>
-                <ModelCell record={r} />
-                <td>
-                  <KeyName id={r.key_id} />
-                  {r.key_id && (
-                    <>
-                      {' / '}
-                      <ProjectName id={r.project_id} />
-                    </>
-                  )}
-                </td>
-                <td>{r.outcome === 'ok' ? 'ok' : `${r.outcome}${r.error ? `: ${r.error.code}` : ''}`}</td>
-                <td>
-                  {r.usage.input_tokens} → {r.usage.output_tokens}
-                  {r.usage.estimated ? ' (est.)' : ''}
-                </td>
-                <td>{r.price_known ? formatUsd(r.cost_usd) : 'unpriced'}</td>
-                <td>{formatMs(r.ttft_ms)}</td>
-                <td>{formatMs(r.latency_ms)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Requests"
+        className="log"
+        columns={['Time', 'Request', 'Model', 'Key / project', 'Outcome', 'Tokens in → out', 'Cost', 'TTFT', 'Latency']}
+      >
+        {rows.map((r) => (
+          <tr key={r.request_id} className={r.outcome}>
+            <td>{new Date(r.created_at).toLocaleTimeString()}</td>
+            <td>
+              <a href={requestHref(r.request_id)}>{r.request_id}</a>
+            </td>
+            <ModelCell record={r} />
+            <td>
+              <KeyName id={r.key_id} />
+              {r.key_id && (
+                <>
+                  {' / '}
+                  <ProjectName id={r.project_id} />
+                </>
+              )}
+            </td>
+            <td>{r.outcome === 'ok' ? 'ok' : `${r.outcome}${r.error ? `: ${r.error.code}` : ''}`}</td>
+            <td>
+              {r.usage.input_tokens} → {r.usage.output_tokens}
+              {r.usage.estimated ? ' (est.)' : ''}
+            </td>
+            <td>{r.price_known ? formatUsd(r.cost_usd) : 'unpriced'}</td>
+            <td>{formatMs(r.ttft_ms)}</td>
+            <td>{formatMs(r.latency_ms)}</td>
+          </tr>
+        ))}
+      </DataTable>
       {rows.length === 0 && !error && <p>No requests yet.</p>}
       {next && (
         <button type="button" onClick={() => void older()}>

@@ -3,6 +3,7 @@ import { api, formatMs, formatUsd, type PriceUsed, type RequestRecord } from './
 import { servedModel } from './model-label.ts';
 import { KeyName, ProjectName } from './names.tsx';
 import { PriceTable } from './PriceTable.tsx';
+import { DataTable } from './DataTable.tsx';
 
 function responseCacheText(outcome: string, savedUsd: number | null | undefined): string {
   if (outcome === 'hit') return `hit: answered from the cache, ${formatUsd(savedUsd ?? 0)} saved`;
@@ -98,34 +99,20 @@ export function RequestView({ id, storeContent }: { id: string; storeContent: bo
       {r.attempts && r.attempts.length > 0 && (
         <>
           <h2>Attempts</h2>
-          <div className="table-wrap" role="region" aria-label="Attempts" tabIndex={0}>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">#</th>
-                  <th scope="col">Target</th>
-                  <th scope="col">Upstream status</th>
-                  <th scope="col">Error</th>
-                  <th scope="col">Fallback reason</th>
-                  <th scope="col">Latency</th>
-                </tr>
-              </thead>
-              <tbody>
-                {r.attempts.map((a, i) => (
-                  <tr key={i}>
-                    <td>{i + 1}</td>
-                    <td>
-                      {a.provider}/{a.model}
-                    </td>
-                    <td>{a.status ?? '–'}</td>
-                    <td>{a.error_code ?? '–'}</td>
-                    <td>{a.fallback_reason ?? '–'}</td>
-                    <td>{formatMs(a.latency_ms)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable label="Attempts" columns={['#', 'Target', 'Upstream status', 'Error', 'Fallback reason', 'Latency']}>
+            {r.attempts.map((a, i) => (
+              <tr key={i}>
+                <td>{i + 1}</td>
+                <td>
+                  {a.provider}/{a.model}
+                </td>
+                <td>{a.status ?? '–'}</td>
+                <td>{a.error_code ?? '–'}</td>
+                <td>{a.fallback_reason ?? '–'}</td>
+                <td>{formatMs(a.latency_ms)}</td>
+              </tr>
+            ))}
+          </DataTable>
         </>
       )}
       <h2>Bodies</h2>

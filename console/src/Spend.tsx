@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import uPlot, { type AlignedData, type Options } from 'uplot';
 import { api, formatUsd } from './api.ts';
+import { DataTable } from './DataTable.tsx';
 
 /** GET /v1/spend's answer (docs/governance/spend.md). */
 interface Sums {
@@ -104,49 +105,35 @@ function CostChart({ report }: { report: SpendReport }) {
 function BurnDowns({ budgets }: { budgets: BurnDown[] }) {
   if (budgets.length === 0) return <p className="note">No key or project has a budget.</p>;
   return (
-    <div className="table-wrap" role="region" aria-label="Budgets" tabIndex={0}>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Budget of</th>
-            <th scope="col">Window</th>
-            <th scope="col">Spent / limit</th>
-            <th scope="col">Used</th>
-            <th scope="col">At this pace</th>
-            <th scope="col">Resets</th>
-          </tr>
-        </thead>
-        <tbody>
-          {budgets.map((b) => (
-            <tr key={`${b.scope}:${b.id}:${b.period}`}>
-              <td>
-                {b.scope} {named(b.id, b.name)}
-              </td>
-              <td>{b.period}</td>
-              <td>
-                {formatUsd(b.spent_usd)} / {formatUsd(b.limit_usd)}
-              </td>
-              <td>
-                <meter
-                  aria-label={`${b.scope} ${b.id} ${b.period} budget used`}
-                  min={0}
-                  max={b.limit_usd}
-                  low={b.limit_usd * b.elapsed}
-                  high={b.limit_usd * 0.9}
-                  value={b.spent_usd}
-                >
-                  {Math.round((b.spent_usd / b.limit_usd) * 100)}%
-                </meter>
-              </td>
-              <td className={b.projected_usd !== null && b.projected_usd > b.limit_usd ? 'error' : undefined}>
-                {b.projected_usd === null ? '–' : formatUsd(b.projected_usd)}
-              </td>
-              <td>{new Date(b.resets_at).toLocaleString()}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable label="Budgets" columns={['Budget of', 'Window', 'Spent / limit', 'Used', 'At this pace', 'Resets']}>
+      {budgets.map((b) => (
+        <tr key={`${b.scope}:${b.id}:${b.period}`}>
+          <td>
+            {b.scope} {named(b.id, b.name)}
+          </td>
+          <td>{b.period}</td>
+          <td>
+            {formatUsd(b.spent_usd)} / {formatUsd(b.limit_usd)}
+          </td>
+          <td>
+            <meter
+              aria-label={`${b.scope} ${b.id} ${b.period} budget used`}
+              min={0}
+              max={b.limit_usd}
+              low={b.limit_usd * b.elapsed}
+              high={b.limit_usd * 0.9}
+              value={b.spent_usd}
+            >
+              {Math.round((b.spent_usd / b.limit_usd) * 100)}%
+            </meter>
+          </td>
+          <td className={b.projected_usd !== null && b.projected_usd > b.limit_usd ? 'error' : undefined}>
+            {b.projected_usd === null ? '–' : formatUsd(b.projected_usd)}
+          </td>
+          <td>{new Date(b.resets_at).toLocaleString()}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
@@ -236,30 +223,18 @@ export function Spend() {
             <CostChart report={report} />
           </div>
           {report.groups.length > 0 && (
-            <div className="table-wrap" role="region" aria-label="Spend by group" tabIndex={0}>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{groupBy}</th>
-                    <th scope="col">Requests</th>
-                    <th scope="col">Tokens in / out</th>
-                    <th scope="col">Cost</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {report.groups.map((g) => (
-                    <tr key={groupLabel(g)}>
-                      <td>{groupLabel(g)}</td>
-                      <td>{g.totals.requests}</td>
-                      <td>
-                        {g.totals.input_tokens} / {g.totals.output_tokens}
-                      </td>
-                      <td>{formatUsd(g.totals.cost_usd)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable label="Spend by group" columns={[groupBy, 'Requests', 'Tokens in / out', 'Cost']}>
+              {report.groups.map((g) => (
+                <tr key={groupLabel(g)}>
+                  <td>{groupLabel(g)}</td>
+                  <td>{g.totals.requests}</td>
+                  <td>
+                    {g.totals.input_tokens} / {g.totals.output_tokens}
+                  </td>
+                  <td>{formatUsd(g.totals.cost_usd)}</td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </>
       )}
