@@ -20,12 +20,17 @@ describe('the retention cutoffs', () => {
   it('give each rollup table the days of its resolution', () => {
     assert.deepEqual(cutoffsOf({ rollupDays: { minute: 2, hour: 400, day: 3650 } }, now).rollups, [
       { table: 'ledger_minutes', column: 'minute', cutoff: now - 2 * DAY },
+      { table: 'ledger_minutes_all', column: 'minute', cutoff: now - 2 * DAY },
       { table: 'ledger_hours', column: 'hour', cutoff: now - 400 * DAY },
       { table: 'spend_hours', column: 'period_start', cutoff: now - 400 * DAY },
       { table: 'spend_tag_hours', column: 'period_start', cutoff: now - 400 * DAY },
       { table: 'spend_days', column: 'period_start', cutoff: now - 3650 * DAY },
       { table: 'spend_tag_days', column: 'period_start', cutoff: now - 3650 * DAY },
+      { table: 'spend_project_days', column: 'period_start', cutoff: now - 3650 * DAY },
     ]);
-    assert.deepEqual(cutoffsOf({ rollupDays: { minute: 2 } }, now).rollups, [{ table: 'ledger_minutes', column: 'minute', cutoff: now - 2 * DAY }]);
+    assert.deepEqual(cutoffsOf({ rollupDays: { minute: 2 } }, now).rollups, [
+      { table: 'ledger_minutes', column: 'minute', cutoff: now - 2 * DAY },
+      { table: 'ledger_minutes_all', column: 'minute', cutoff: now - 2 * DAY },
+    ]);
   });
 });

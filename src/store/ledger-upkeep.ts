@@ -8,8 +8,8 @@ import {
   ensurePartitions,
   type PartitionedTable,
 } from './ledger-partitions.ts';
-import { ROLLUPS } from './rollup-tables.ts';
-import { SPEND_ROLLUPS } from './spend-tables.ts';
+import { MINUTES_ACROSS_PROJECTS, ROLLUPS } from './rollup-tables.ts';
+import { SPEND_PROJECT_DAYS, SPEND_ROLLUPS } from './spend-tables.ts';
 
 export type RollupResolution = 'minute' | 'hour' | 'day';
 
@@ -28,9 +28,13 @@ export interface RollupTable {
   resolution: RollupResolution;
 }
 
-/** Every rollup table: the charts' (per minute and hour) and the spend report's (per hour and day, with and without tags). */
+/**
+ * Every rollup table: the charts' (per minute, by project and across them, and per hour) and the
+ * spend report's (per hour and day, with and without tags, and per day by project alone).
+ */
 const ROLLUP_TABLES: readonly RollupTable[] = [
   { table: ROLLUPS.minutes.table, column: ROLLUPS.minutes.column, resolution: 'minute' },
+  { table: MINUTES_ACROSS_PROJECTS.table, column: MINUTES_ACROSS_PROJECTS.column, resolution: 'minute' },
   { table: ROLLUPS.hours.table, column: ROLLUPS.hours.column, resolution: 'hour' },
   ...(['hours', 'days'] as const).flatMap((period) =>
     [SPEND_ROLLUPS[period].table, SPEND_ROLLUPS[period].tagTable].map((table) => ({
@@ -39,6 +43,7 @@ const ROLLUP_TABLES: readonly RollupTable[] = [
       resolution: period === 'hours' ? ('hour' as const) : ('day' as const),
     })),
   ),
+  { table: SPEND_PROJECT_DAYS.table, column: 'period_start', resolution: 'day' },
 ];
 
 export interface UpkeepReport {

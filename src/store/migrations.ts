@@ -3,8 +3,22 @@ import type { Migration, MigrationProvider } from 'kysely/migration';
 import { engineOf } from './engine-of.ts';
 import { partitionLedgerDown, partitionLedgerUp } from './partition-ledger.ts';
 import { rollupProjectsDown, rollupProjectsUp } from './rollup-projects-migration.ts';
-import { backfillRollup, HISTOGRAM_COLUMNS, MINUTES_KEPT_MS } from './rollup-tables.ts';
-import { backfillSpend, createSpendTable, SPEND_ROLLUPS } from './spend-tables.ts';
+import {
+  backfillRollup,
+  createMinutesAcrossProjects,
+  fillMinutesAcrossProjects,
+  HISTOGRAM_COLUMNS,
+  MINUTES_ACROSS_PROJECTS,
+  MINUTES_KEPT_MS,
+} from './rollup-tables.ts';
+import {
+  backfillSpend,
+  createSpendProjectTable,
+  createSpendTable,
+  fillSpendProjectDays,
+  SPEND_PROJECT_DAYS,
+  SPEND_ROLLUPS,
+} from './spend-tables.ts';
 
 /**
  * Migrations in code, in order; Kysely's Migrator records which ran (in both engines). Column
@@ -658,6 +672,32 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropIndex('ledger_key_model').ifExists().execute();
     },
   },
+  /**
+   * The spend report's rollup per day, project and provider/model (spend-tables.ts), for the
+   * reports that need no key: filled from spend_days, summed over its keys and provider keys.
+   */
+  '0031_spend_project_days': {
+    async up(db: Kysely<unknown>) {
+      await createSpendProjectTable(db);
+      await fillSpendProjectDays(db);
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable(SPEND_PROJECT_DAYS.table).execute();
+    },
+  },
+  /**
+   * The console's per-minute rollup across projects (rollup-tables.ts), for the charts of every
+   * project: filled from ledger_minutes, summed over its projects.
+   */
+  '0032_ledger_minutes_all': {
+    async up(db: Kysely<unknown>) {
+      await createMinutesAcrossProjects(db);
+      await fillMinutesAcrossProjects(db);
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable(MINUTES_ACROSS_PROJECTS.table).execute();
+    },
+  },
 };
 
 /**
@@ -686,6 +726,8 @@ export const SLUICE_TABLES = [
   'reconciliations',
   'reconcile_locks',
   'batch_objects',
+  'spend_project_days',
+  'ledger_minutes_all',
 ] as const;
 
 export const migrationProvider: MigrationProvider = {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
-import { emptyHistogram, quantileOf, summarize } from './rollup-cells.ts';
+import { acrossProjects, emptyHistogram, quantileOf, summarize } from './rollup-cells.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -113,6 +113,46 @@ describe('rollups of a batch', () => {
       cells.filter((c) => c.provider === 'other').map((c) => [c.projectId, c.requests]),
       [['proj_b', 6]],
     );
+  });
+
+  it('sums the cells over their projects per period and provider/model, every count and bucket kept, in lock order', () => {
+    const records = [
+      record({ projectId: 'proj_b', ttftMs: 5, latencyMs: 30 }),
+      record({ projectId: 'proj_a', outcome: 'error', costUsd: 0.25, inputTokens: 3 }),
+      record({ projectId: null, ttftMs: null }),
+      record({ projectId: 'proj_a', model: 'slow', createdAt: T0 + MINUTE }),
+      record({ projectId: 'proj_b', provider: 'alpha', createdAt: T0 + MINUTE }),
+    ];
+    const cells = summarize(records, MINUTE);
+    const summed = acrossProjects(cells);
+    // The same as the batch summarized with no projects at all.
+    assert.deepEqual(
+      summed,
+      summarize(
+        records.map((r) => ({ ...r, projectId: null })),
+        MINUTE,
+      ),
+    );
+    assert.deepEqual(
+      summed.map((c) => [c.start, c.provider, c.model, c.requests]),
+      [
+        [T0, 'mock', 'echo', 3],
+        [T0 + MINUTE, 'alpha', 'echo', 1],
+        [T0 + MINUTE, 'mock', 'slow', 1],
+      ],
+    );
+    // The per-project cells are left as they were.
+    assert.deepEqual(cells, summarize(records, MINUTE));
+  });
+
+  it("keeps each project's other in the sum: the requests add up, whatever the pairs bound folded", () => {
+    const records = Array.from({ length: 120 }, (_, i) => record({ projectId: `proj_${Math.floor(i / 60)}`, model: `m${i % 60}` }));
+    const summed = acrossProjects(summarize(records, MINUTE));
+    assert.equal(
+      summed.reduce((a, c) => a + c.requests, 0),
+      120,
+    );
+    assert.equal(summed.find((c) => c.provider === 'other')?.requests, 20);
   });
 
   it("reads a quantile as its bucket's upper bound", () => {

@@ -85,6 +85,31 @@ export function summarize(records: readonly LedgerRecord[], periodMs: number): R
     );
 }
 
+/**
+ * Cells summed over their projects, per period and provider/model (projectId NO_PROJECT): what the
+ * minute rollup across projects adds. Summed from the per-project cells, `other` included, so the
+ * two grains hold the same sums; ordered as summarize's, for the same lock order.
+ */
+export function acrossProjects(cells: readonly RollupCell[]): RollupCell[] {
+  const summed = new Map<string, RollupCell>();
+  for (const c of cells) {
+    const id = `${c.start}\0${c.provider}\0${c.model}`;
+    const into = summed.get(id);
+    if (!into) {
+      summed.set(id, { ...c, projectId: NO_PROJECT, ttft: [...c.ttft], latency: [...c.latency] });
+      continue;
+    }
+    into.requests += c.requests;
+    into.errors += c.errors;
+    into.inputTokens += c.inputTokens;
+    into.outputTokens += c.outputTokens;
+    into.costUsd += c.costUsd;
+    c.ttft.forEach((n, i) => (into.ttft[i] += n));
+    c.latency.forEach((n, i) => (into.latency[i] += n));
+  }
+  return [...summed.values()].sort((a, b) => a.start - b.start || compare(a.provider, b.provider) || compare(a.model, b.model));
+}
+
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Zero counts for every bucket, the one past the last bound included. */

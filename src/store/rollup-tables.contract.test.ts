@@ -11,9 +11,18 @@ import { LedgerStore } from './ledger-store.ts';
 import { LedgerWriter } from './ledger-writer.ts';
 import { migrateStore, openDatabase } from './open-database.ts';
 import type { OpenedDatabase, StoreLocation } from './store-location.ts';
-import { type RollupCell, summarize } from './rollup-cells.ts';
+import { acrossProjects, type RollupCell, summarize } from './rollup-cells.ts';
 import { upkeepLedger } from './ledger-upkeep.ts';
-import { addRollups, MINUTES_KEPT_MS, ROLLUPS, type RollupPeriod, readCharts, readRollups } from './rollup-tables.ts';
+import {
+  addRollups,
+  MINUTES_ACROSS_PROJECTS,
+  MINUTES_KEPT_MS,
+  ROLLUPS,
+  type RollupPeriod,
+  readCharts,
+  readRollups,
+  SUMMED,
+} from './rollup-tables.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -35,6 +44,35 @@ const MIX: LedgerRecord[] = [
   rec('m-pa', { projectId: 'proj_a', createdAt: T0 + 5 * MINUTE + 1 }),
   rec('m-pb', { projectId: 'proj_b', ttftMs: 30, createdAt: T0 + 5 * MINUTE + 2 }),
 ];
+
+/** A seeded generator: the same rows on every run and engine. */
+function random(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return s / 2_147_483_648;
+  };
+}
+
+/** Records over 90 minutes, four projects (and none), three providers by four models, every bucket's range. */
+function randomRecords(count: number, seed: number): LedgerRecord[] {
+  const next = random(seed);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)];
+  return Array.from({ length: count }, (_, i) =>
+    rec(`rand-${seed}-${i}`, {
+      createdAt: T0 + Math.floor(next() * 90 * MINUTE),
+      projectId: pick(['proj_a', 'proj_b', 'proj_c', 'proj_d', null]),
+      provider: pick(['mock', 'alpha', 'beta']),
+      model: pick(['echo', 'slow', 'big', 'tiny']),
+      inputTokens: Math.floor(next() * 5_000),
+      outputTokens: Math.floor(next() * 2_000),
+      costUsd: Math.floor(next() * 64) / 64,
+      outcome: pick(['ok', 'ok', 'ok', 'error', 'interrupted', 'cancelled']),
+      ttftMs: next() < 0.2 ? null : Math.floor(next() * 150_000),
+      latencyMs: Math.floor(next() * 200_000),
+    }),
+  );
+}
 
 function rollupContract(name: string, location: () => Promise<StoreLocation>, { skip = false as string | false, oneWriterPerProcess = false } = {}) {
   describe(`ledger rollups, written with the rows they count: ${name}`, { skip }, () => {
@@ -121,6 +159,51 @@ function rollupContract(name: string, location: () => Promise<StoreLocation>, { 
       }
     });
 
+    /** ledger_minutes_all's rows, and ledger_minutes' summed over their projects by the store, as numbers in key order. */
+    async function bothGrains() {
+      const keys = 'minute, provider, model';
+      const columns = SUMMED.join(', ');
+      const sums = SUMMED.map((c) => `sum(${c}) as ${c}`).join(', ');
+      const rows = async (text: string) =>
+        (await sql.raw<Record<string, number | string>>(text).execute(db.db)).rows.map((row) =>
+          Object.fromEntries(Object.entries(row).map(([k, v]) => [k, k === 'provider' || k === 'model' ? v : Number(v)])),
+        );
+      return {
+        across: await rows(`select ${keys}, ${columns} from ${MINUTES_ACROSS_PROJECTS.table} order by ${keys}`),
+        summed: await rows(`select ${keys}, ${sums} from ${ROLLUPS.minutes.table} group by ${keys} order by ${keys}`),
+      };
+    }
+
+    it('writes the per-project minutes summed over projects beside them: the same sums, batch by batch, on random rows', async () => {
+      const records = randomRecords(1_200, 7);
+      for (let i = 0; i < records.length; i += 150) await ledger.insert(records.slice(i, i + 150));
+      // A retried batch (its commit not heard of) adds to neither.
+      await ledger.insert(records.slice(300, 450));
+      const { across, summed } = await bothGrains();
+      assert.ok(across.length > 0);
+      assert.deepEqual(across, summed);
+      assert.equal(
+        across.reduce((a, r) => a + Number(r.requests), 0),
+        records.length,
+      );
+      // The charts of every project (the table across projects) and of every project named (the per-project table) agree.
+      const everyProject = ['proj_a', 'proj_b', 'proj_c', 'proj_d', ''];
+      const bySeries = (a: { start: number; provider: string; model: string }, b: typeof a) =>
+        a.start - b.start || a.provider.localeCompare(b.provider) || a.model.localeCompare(b.model);
+      const all = await readCharts(db.db, 'minutes', 0);
+      const named = await readCharts(db.db, 'minutes', 0, everyProject);
+      assert.deepEqual(all.series.sort(bySeries), named.series.sort(bySeries));
+      assert.deepEqual(
+        all.histograms.sort((a, b) => a.start - b.start),
+        named.histograms.sort((a, b) => a.start - b.start),
+      );
+      assert.equal(all.histograms.length, new Set(summarize(records, MINUTE).map((c) => c.start)).size);
+      assert.deepEqual(
+        all.series.map((c) => c.requests),
+        acrossProjects(summarize(records, MINUTE)).map((c) => c.requests),
+      );
+    });
+
     it('counts a request id once, from the record stored, when a batch holds it twice', async () => {
       const first = rec('dup', { costUsd: 0.5 });
       const second = rec('dup', { costUsd: 2, model: 'slow' });
@@ -199,15 +282,36 @@ function rollupContract(name: string, location: () => Promise<StoreLocation>, { 
       await db.db.transaction().execute((trx) => addRollups(trx, oldRecords, old + 3 * HOUR));
       assert.equal((await read('minutes')).length, 4);
       // ...kept while their retention lasts, deleted by the upkeep after it.
+      assert.equal((await bothGrains()).across.length, 4);
       assert.equal((await upkeepLedger(db.db, { rollupDays: { minute: 3 } }, now)).deleted, 0);
-      assert.equal((await upkeepLedger(db.db, { rollupDays: { minute: 2 } }, now)).deleted, 4);
+      // Four rows of each grain: per project and across projects.
+      assert.equal((await upkeepLedger(db.db, { rollupDays: { minute: 2 } }, now)).deleted, 8);
       assert.deepEqual(await read('minutes'), []);
+      assert.deepEqual((await bothGrains()).across, []);
       assert.deepEqual(await read('hours'), expected(oldRecords, 'hours'));
       // A record that old arriving now (a journal replayed after a long stop) counts in its hour only.
       const replayed = rec('old-replayed', { createdAt: old + 10 * MINUTE });
       await ledger.insert([replayed, MIX[0]]);
       assert.deepEqual(await read('minutes'), expected([MIX[0]], 'minutes'));
       assert.deepEqual(await read('hours'), expected([...oldRecords, replayed, MIX[0]], 'hours'));
+      const { across, summed } = await bothGrains();
+      assert.deepEqual(across, summed);
+    });
+
+    it('fills the minutes across projects from the per-project ones when migrating a store that has them (0032)', async () => {
+      await ledger.insert(randomRecords(400, 11));
+      await migrateStore(db, '0031_spend_project_days');
+      // Per-minute rows the ledger's batches did not write as they are: the fill sums what the table holds.
+      await sql`update ledger_minutes set requests = requests * 3, cost_usd = cost_usd * 3, latency_0 = latency_0 + 1`.execute(db.db);
+      const up = await migrateStore(db);
+      assert.ok(up.results?.some((r) => r.migrationName === '0032_ledger_minutes_all'));
+      const { across, summed } = await bothGrains();
+      assert.ok(across.length > 0);
+      assert.deepEqual(across, summed);
+      assert.equal(
+        across.reduce((a, r) => a + Number(r.requests), 0),
+        3 * 400,
+      );
     });
 
     it('fills the rollups from the ledger when migrating a store that has rows (an upgrade)', async () => {

@@ -2,7 +2,15 @@ import { CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { Database } from './database.ts';
 import { engineOf } from './engine-of.ts';
-import { BUCKET_BOUNDS_MS, emptyHistogram, FAILED, NO_PROJECT, type RollupCell, summarize } from './rollup-cells.ts';
+import {
+  acrossProjects,
+  BUCKET_BOUNDS_MS,
+  emptyHistogram,
+  FAILED,
+  NO_PROJECT,
+  type RollupCell,
+  summarize,
+} from './rollup-cells.ts';
 
 /**
  * The console's rollups of the ledger: per minute (ledger_minutes, migration 0012) and per hour
@@ -15,6 +23,27 @@ export const ROLLUPS = {
   hours: { table: 'ledger_hours', column: 'hour', periodMs: 3_600_000 },
 } as const;
 export type RollupPeriod = keyof typeof ROLLUPS;
+
+/**
+ * The per-minute rollup across projects (migration 0032): ledger_minutes' cells summed over their
+ * projects, written in the same batch. An owner's or admin's day of charts read ledger_minutes'
+ * ~111k cells a day (100 projects, 12 models) and summed them by minute: 250 ms at 10 M rows
+ * (docs/benchmarks/ledger.md); this holds a day in 17k. A member's charts keep the per-project table.
+ */
+export const MINUTES_ACROSS_PROJECTS = { table: 'ledger_minutes_all', column: 'minute' } as const;
+
+/** Where a batch's cells go: a rollup table, the column of its period, and whether the project is in its key. */
+interface RollupTarget {
+  table: string;
+  column: string;
+  byProject: boolean;
+}
+const TARGETS = {
+  minutes: { ...ROLLUPS.minutes, byProject: true },
+  hours: { ...ROLLUPS.hours, byProject: true },
+  minutesAll: { ...MINUTES_ACROSS_PROJECTS, byProject: false },
+} as const satisfies Record<string, RollupTarget>;
+type TargetName = keyof typeof TARGETS;
 
 /**
  * Per-minute rows are kept 48 hours by default (ledger.retention.rollups_days.minute, applied by
@@ -61,23 +90,25 @@ const EMPTY_CELL: RollupCell = {
 };
 
 /**
- * Adds stored records to both tables, inside the caller's transaction (the batch's). Records
+ * Adds stored records to the three tables, inside the caller's transaction (the batch's). Records
  * whose minute is past MINUTES_KEPT_MS (replayed from a journal after a long stop) go to the
- * hours only: their minute row would be pruned anyway.
+ * hours only: their minute row would be pruned anyway. The minutes across projects are the
+ * per-project minutes summed (acrossProjects), so both grains hold the same sums.
  */
 export async function addRollups(trx: Kysely<Database>, stored: readonly LedgerRecord[], now: number): Promise<void> {
   if (stored.length === 0) return;
   const minutes = summarize(stored, ROLLUPS.minutes.periodMs).filter((c) => c.start >= now - MINUTES_KEPT_MS);
   await upsert(trx, 'minutes', minutes);
+  await upsert(trx, 'minutesAll', acrossProjects(minutes));
   await upsert(trx, 'hours', summarize(stored, ROLLUPS.hours.periodMs));
 }
 
-async function upsert(trx: Kysely<Database>, period: RollupPeriod, cells: readonly RollupCell[]): Promise<void> {
-  const { column } = ROLLUPS[period];
+async function upsert(trx: Kysely<Database>, target: TargetName, cells: readonly RollupCell[]): Promise<void> {
+  const { column, byProject } = TARGETS[target];
   for (let i = 0; i < cells.length; i += UPSERT_CHUNK) {
     const chunk = cells.slice(i, i + UPSERT_CHUNK);
-    const params = chunk.flatMap((c) => Object.values(rowOf(column, c)));
-    await trx.executeQuery(CompiledQuery.raw(upsertSqlFor(trx, period, chunk.length), params));
+    const params = chunk.flatMap((c) => Object.values(rowOf(column, c, byProject)));
+    await trx.executeQuery(CompiledQuery.raw(upsertSqlFor(trx, target, chunk.length), params));
   }
 }
 
@@ -88,19 +119,21 @@ async function upsert(trx: Kysely<Database>, period: RollupPeriod, cells: readon
  */
 const upsertSql = new Map<string, string>();
 
-function upsertSqlFor(trx: Kysely<Database>, period: RollupPeriod, count: number): string {
-  const key = `${engineOf(trx)}:${period}:${count}`;
+function upsertSqlFor(trx: Kysely<Database>, target: TargetName, count: number): string {
+  const key = `${engineOf(trx)}:${target}:${count}`;
   let text = upsertSql.get(key);
   if (text === undefined) {
-    const { table, column } = ROLLUPS[period];
-    const placeholder = Object.fromEntries(Object.keys(rowOf(column, EMPTY_CELL)).map((c) => [c, 0]));
+    const { table, column, byProject } = TARGETS[target];
+    const placeholder = Object.fromEntries(Object.keys(rowOf(column, EMPTY_CELL, byProject)).map((c) => [c, 0]));
     const update = Object.fromEntries(
       SUMMED.map((c) => [c, sql<number>`${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`]),
     );
     const { sql: compiled, parameters } = (trx as unknown as Kysely<RollupDatabase>)
       .insertInto(table)
       .values(Array.from({ length: count }, () => placeholder))
-      .onConflict((oc) => oc.columns([column, 'project_id', 'provider', 'model']).doUpdateSet(update))
+      .onConflict((oc) =>
+        oc.columns(byProject ? [column, 'project_id', 'provider', 'model'] : [column, 'provider', 'model']).doUpdateSet(update),
+      )
       .compile();
     if (parameters.length !== count * Object.keys(placeholder).length)
       throw new Error('rollup upsert: every value must be a bound parameter');
@@ -161,17 +194,22 @@ export async function readCharts(
   projects?: readonly string[],
 ): Promise<{ series: SeriesCell[]; histograms: HistogramCell[] }> {
   if (projects?.length === 0) return { series: [], histograms: [] };
-  const { table, column } = ROLLUPS[period];
+  // Every project's minutes: the cells already summed over projects (a sixth as many at 10 M rows),
+  // one per minute and provider/model, so the series are its rows as they are: summing them anew
+  // (as numeric, per group of one) was most of the series query's time.
+  const acrossProjects = period === 'minutes' && !projects;
+  const { table, column } = acrossProjects ? MINUTES_ACROSS_PROJECTS : ROLLUPS[period];
   const start = sql.ref(column);
   const where = projects ? sql`${start} >= ${since} and project_id in (${sql.join(projects)})` : sql`${start} >= ${since}`;
-  const sum = (c: string) => sql`sum(${sql.ref(c)})`;
+  const sum = (c: string) => (acrossProjects ? sql.ref(c) : sql`sum(${sql.ref(c)})`);
+  const sumHistogram = (c: string) => sql`sum(${sql.ref(c)})`;
   const [series, histograms] = await Promise.all([
     sql<Record<string, number | string>>`
       select ${start} as start, provider, model, ${sum('requests')} as requests, ${sum('errors')} as errors,
         ${sum('input_tokens')} + ${sum('output_tokens')} as tokens, ${sum('cost_usd')} as cost_usd
-      from ${sql.table(table)} where ${where} group by ${start}, provider, model`.execute(db),
+      from ${sql.table(table)} where ${where} ${acrossProjects ? sql`` : sql`group by ${start}, provider, model`}`.execute(db),
     sql<Record<string, number | string>>`
-      select ${start} as start, ${sql.join([...HISTOGRAM_COLUMNS.map(ttftColumn), ...HISTOGRAM_COLUMNS.map(latencyColumn)].map((c) => sql`${sum(c)} as ${sql.ref(c)}`))}
+      select ${start} as start, ${sql.join([...HISTOGRAM_COLUMNS.map(ttftColumn), ...HISTOGRAM_COLUMNS.map(latencyColumn)].map((c) => sql`${sumHistogram(c)} as ${sql.ref(c)}`))}
       from ${sql.table(table)} where ${where} group by ${start}`.execute(db),
   ]);
   return {
@@ -232,6 +270,34 @@ export async function backfillRollup(
   `.execute(db);
 }
 
+/** Creates ledger_minutes_all (migration 0032): ledger_minutes' columns without the project. */
+export async function createMinutesAcrossProjects(db: Kysely<unknown>): Promise<void> {
+  const { table, column } = MINUTES_ACROSS_PROJECTS;
+  let create = db.schema
+    .createTable(table)
+    .addColumn(column, 'bigint', (c) => c.notNull())
+    .addColumn('provider', 'text', (c) => c.notNull())
+    .addColumn('model', 'text', (c) => c.notNull());
+  for (const c of SUMMED) create = create.addColumn(c, c === 'cost_usd' ? 'double precision' : 'bigint', (b) => b.notNull());
+  await create.addPrimaryKeyConstraint(`${table}_pk`, [column, 'provider', 'model']).execute();
+}
+
+/**
+ * Fills the minute rollup across projects from ledger_minutes, its cells summed over their
+ * projects (migration 0032 on an upgraded store, and the ledger bench after its backfill): the
+ * same sums the batches add.
+ */
+export async function fillMinutesAcrossProjects(db: Kysely<unknown>): Promise<void> {
+  const { table, column } = MINUTES_ACROSS_PROJECTS;
+  const keys = [sql.ref(column), sql.ref('provider'), sql.ref('model')];
+  await sql`
+    insert into ${sql.table(table)} (${sql.join([...keys, ...SUMMED.map((c) => sql.ref(c))])})
+    select ${sql.join([...keys, ...SUMMED.map((c) => sql`sum(${sql.ref(c)})`)])}
+    from ${sql.table(ROLLUPS.minutes.table)}
+    group by ${sql.join(keys)}
+  `.execute(db);
+}
+
 /** Whether `ms` falls in bucket i (bucketOf's rule: the first bound it does not exceed); false for null. */
 function bucketTest(ms: RawBuilder<unknown>, i: number): RawBuilder<unknown> {
   const upper = BUCKET_BOUNDS_MS[i];
@@ -241,10 +307,10 @@ function bucketTest(ms: RawBuilder<unknown>, i: number): RawBuilder<unknown> {
   return sql`${ms} > ${sql.lit(lower)} and ${ms} <= ${sql.lit(upper)}`;
 }
 
-function rowOf(column: string, c: RollupCell): RollupRow {
+function rowOf(column: string, c: RollupCell, byProject: boolean): RollupRow {
   const row: RollupRow = {
     [column]: c.start,
-    project_id: c.projectId,
+    ...(byProject ? { project_id: c.projectId } : {}),
     provider: c.provider,
     model: c.model,
     requests: c.requests,

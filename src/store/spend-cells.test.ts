@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ledgerRecord } from '../../test/helpers/ledger-records.ts';
-import { OTHER_TAG, summarizeSpend } from './spend-cells.ts';
+import { acrossKeys, OTHER_TAG, summarizeSpend } from './spend-cells.ts';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 28, 10);
@@ -56,6 +56,32 @@ describe('summarizeSpend', () => {
     assert.equal(
       models.reduce((a, c) => a + c.requests, 0),
       130,
+    );
+  });
+
+  it('sums the untagged cells over keys and provider keys, per period, project and provider/model', () => {
+    const mixed = [
+      ...records,
+      ledgerRecord({ requestId: 'd', createdAt: T0 + 3, projectId: 'p', keyId: 'k2', providerKey: 'team-a', costUsd: 0.125, cachedInputTokens: 4 }),
+      ledgerRecord({ requestId: 'e', createdAt: T0 + 4, projectId: 'p', keyId: 'k', model: 'other-model', costUsd: 2 }),
+    ];
+    const cells = acrossKeys(summarizeSpend(mixed, HOUR, false));
+    assert.deepEqual(
+      cells.map((c) => [c.start, c.projectId, c.keyId, c.providerKey, c.model, c.requests, c.errors, c.cachedInputTokens, c.costUsd]),
+      [
+        [T0, 'p', '', '', 'gpt-4o-mini', 3, 1, 4, 0.875],
+        [T0, 'p', '', '', 'other-model', 1, 0, 0, 2],
+        [T0 + HOUR, '', '', '', 'gpt-4o-mini', 1, 0, 0, 1],
+      ],
+    );
+    // What the batch gives with no keys nor provider keys at all.
+    assert.deepEqual(
+      cells,
+      summarizeSpend(
+        mixed.map((r) => ({ ...r, keyId: null, providerKey: null })),
+        HOUR,
+        false,
+      ),
     );
   });
 });

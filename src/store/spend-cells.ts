@@ -100,6 +100,39 @@ function tagsOf(r: LedgerRecord, seen: Set<string>): string[] {
   return [...tags];
 }
 
+/**
+ * Untagged cells summed over their keys and provider keys, per period, project and
+ * provider/model (keyId and providerKey ''): what the spend rollup per project adds. Summed from
+ * summarizeSpend's cells, `other/other` included, so both grains hold the same sums; in
+ * compareCells' order, for the same lock order.
+ */
+export function acrossKeys(cells: readonly SpendCell[]): SpendCell[] {
+  const summed = new Map<string, SpendCell>();
+  for (const c of cells) {
+    const id = [c.start, c.projectId, c.provider, c.model].join('\0');
+    let into = summed.get(id);
+    if (!into) {
+      into = {
+        start: c.start,
+        projectId: c.projectId,
+        keyId: '',
+        provider: c.provider,
+        model: c.model,
+        providerKey: '',
+        ...noSpend(),
+      };
+      summed.set(id, into);
+    }
+    into.requests += c.requests;
+    into.errors += c.errors;
+    into.inputTokens += c.inputTokens;
+    into.cachedInputTokens += c.cachedInputTokens;
+    into.outputTokens += c.outputTokens;
+    into.costUsd += c.costUsd;
+  }
+  return [...summed.values()].sort(compareCells);
+}
+
 type Dimensions = Pick<SpendCell, 'start' | 'projectId' | 'keyId' | 'provider' | 'model' | 'tag' | 'providerKey'>;
 
 function cellFor(cells: Map<string, SpendCell>, d: Dimensions): SpendCell {

@@ -7,9 +7,12 @@ import { sql } from 'kysely';
 import { createTestSchema, noPostgres, type TestSchema } from '../../test/helpers/postgres.ts';
 import { ledgerRecord } from '../../test/helpers/ledger-records.ts';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
+import { upkeepLedger } from './ledger-upkeep.ts';
 import { LedgerStore } from './ledger-store.ts';
-import { openDatabase } from './open-database.ts';
+import { migrateStore, openDatabase } from './open-database.ts';
 import { periodStart, type ReportPeriod, readReport, type SpendGroupBy } from './spend-report.ts';
+import type { SpendCell } from './spend-cells.ts';
+import { SPEND_PROJECT_DAYS, SPEND_ROLLUPS, SPEND_SUMS } from './spend-tables.ts';
 import type { OpenedDatabase, StoreLocation } from './store-location.ts';
 
 const HOUR = 3_600_000;
@@ -171,6 +174,92 @@ function spendContract(name: string, location: () => Promise<StoreLocation>, ski
       await ledger.insert(RECORDS.slice(0, 500));
       const report = await readReport(read, { groupBy: [], period: 'month', filter: whole });
       assert.equal(report.totals.requests, RECORDS.length);
+      const { byProject, summed } = await bothGrains();
+      assert.deepEqual(byProject, summed);
+    });
+
+    /** spend_project_days' rows, and spend_days' summed over keys and provider keys by the store, as numbers in key order. */
+    async function bothGrains() {
+      const keys = 'period_start, project_id, provider, model';
+      const rows = async (text: string) =>
+        (await sql.raw<Record<string, number | string>>(text).execute(db.db)).rows.map((row) =>
+          Object.fromEntries(
+            Object.entries(row).map(([k, v]) => [k, k === 'cost_usd' ? cents(Number(v)) : typeof v === 'string' && !/^\d+$/.test(v) ? v : Number(v)]),
+          ),
+        );
+      return {
+        byProject: await rows(`select ${keys}, ${SPEND_SUMS.join(', ')} from ${SPEND_PROJECT_DAYS.table} order by ${keys}`),
+        summed: await rows(
+          `select ${keys}, ${SPEND_SUMS.map((c) => `sum(${c}) as ${c}`).join(', ')} from ${SPEND_ROLLUPS.days.table} group by ${keys} order by ${keys}`,
+        ),
+      };
+    }
+
+    it("writes each batch's days summed over keys and provider keys beside them: the same sums", async () => {
+      const { byProject, summed } = await bothGrains();
+      assert.ok(byProject.length > 0);
+      assert.deepEqual(byProject, summed);
+    });
+
+    it('reads the same cells from the days by project as from the days by key, for every read that needs no key', async () => {
+      // What the days by key give, summed over the key here: the path every read took before spend_project_days.
+      const overKeys = (cells: readonly SpendCell[]) => {
+        const sums = new Map<string, SpendCell>();
+        for (const c of cells) {
+          const id = [c.start, c.projectId, c.provider, c.model].join(' ');
+          const into = sums.get(id) ?? { ...c, keyId: '', requests: 0, errors: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, costUsd: 0 };
+          into.requests += c.requests;
+          into.errors += c.errors;
+          into.inputTokens += c.inputTokens;
+          into.cachedInputTokens += c.cachedInputTokens;
+          into.outputTokens += c.outputTokens;
+          into.costUsd += c.costUsd;
+          sums.set(id, into);
+        }
+        return normal([...sums.values()]);
+      };
+      const normal = (cells: readonly SpendCell[]) =>
+        cells
+          .map((c) => ({ ...c, costUsd: Math.round(c.costUsd * 1e9) }))
+          .sort((a, b) => a.start - b.start || `${a.projectId} ${a.provider} ${a.model}`.localeCompare(`${b.projectId} ${b.provider} ${b.model}`));
+      const next = random(7);
+      const filters = [
+        whole,
+        { from: Date.UTC(2026, 1, 3), to: Date.UTC(2026, 1, 17) },
+        { ...whole, projectId: 'beta' },
+        { ...whole, projectIds: ['alpha', 'gamma'] },
+        { ...whole, model: 'openai/large' },
+        { ...whole, model: 'small' },
+      ];
+      for (const filter of filters) {
+        for (const keep of [[], ['project'], ['model'], ['project', 'model']] as SpendGroupBy[][]) {
+          // A random period of the filter's range, so the cuts fall anywhere.
+          const from = filter.from + Math.floor(next() * 10) * 86_400_000;
+          const f = { ...filter, from };
+          const read = await ledger.spend('days', false, f, keep);
+          const viaKeys = await ledger.spend('days', false, f, [...keep, 'key']);
+          assert.ok(read.every((c) => c.keyId === '' && c.providerKey === ''));
+          assert.deepEqual(normal(read), overKeys(viaKeys), `${JSON.stringify(f)} ${keep.join(',')}`);
+        }
+      }
+    });
+
+    it('fills the days by project from the days by key when migrating a store that has them (0031)', async () => {
+      await migrateStore(db, '0030_ledger_key_model');
+      const up = await migrateStore(db);
+      assert.ok(up.results?.some((r) => r.migrationName === '0031_spend_project_days'));
+      const { byProject, summed } = await bothGrains();
+      assert.ok(byProject.length > 0);
+      assert.deepEqual(byProject, summed);
+    });
+
+    it('drops the days by project with the other days past ledger.retention (last: it empties them)', async () => {
+      const before = (await bothGrains()).byProject.length;
+      assert.ok(before > 0);
+      // T0 is in January 2026: a day past its retention a year and a half later.
+      const report = await upkeepLedger(db.db, { rollupDays: { day: 30 } }, Date.UTC(2027, 6, 1));
+      assert.ok(report.deleted >= before);
+      assert.deepEqual(await bothGrains(), { byProject: [], summed: [] });
     });
   });
 }

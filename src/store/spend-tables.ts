@@ -3,7 +3,7 @@ import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { Database } from './database.ts';
 import { engineOf } from './engine-of.ts';
 import { FAILED } from './rollup-cells.ts';
-import { noSpend, type SpendCell, summarizeSpend } from './spend-cells.ts';
+import { acrossKeys, noSpend, type SpendCell, summarizeSpend } from './spend-cells.ts';
 
 /**
  * The spend report's rollups of the ledger (migration 0018), per hour and per day (UTC), per
@@ -20,6 +20,19 @@ export const SPEND_ROLLUPS = {
 } as const;
 export type SpendPeriod = keyof typeof SPEND_ROLLUPS;
 
+/**
+ * The spend rollup per day, project and provider/model (migration 0031): spend_days' cells summed
+ * over their keys and provider keys, written in the same batch. The report by day or month that
+ * neither filters nor groups by key or provider key reads it: a month by project summed
+ * spend_days' 735k cells (2,000 keys, 12 models) in ~220 ms at 10 M rows, here ~36k
+ * (docs/benchmarks/ledger.md). Tags, keys and provider keys keep the other tables.
+ */
+export const SPEND_PROJECT_DAYS = { table: 'spend_project_days' } as const;
+const PROJECT_DIMENSIONS = ['period_start', 'project_id', 'provider', 'model'];
+
+/** What a table's cells are kept apart by: every dimension and the provider key, every dimension and the tag, or the project and model only. */
+type SpendGrain = 'untagged' | 'tagged' | 'project';
+
 export const SPEND_DIMENSIONS = ['period_start', 'project_id', 'key_id', 'provider', 'model'] as const;
 export const SPEND_SUMS = ['requests', 'errors', 'input_tokens', 'cached_input_tokens', 'output_tokens', 'cost_usd'] as const;
 
@@ -35,39 +48,43 @@ const UPSERT_CHUNK = 200;
 type SpendRow = Record<string, number | string>;
 type SpendDatabase = Record<string, SpendRow>;
 
-/** Adds stored records to the four tables, inside the caller's transaction (the batch's). */
+/** Adds stored records to the five tables, inside the caller's transaction (the batch's). */
 export async function addSpendRollups(trx: Kysely<Database>, stored: readonly LedgerRecord[]): Promise<void> {
   if (stored.length === 0) return;
   for (const period of ['hours', 'days'] as const) {
     const { table, tagTable, periodMs } = SPEND_ROLLUPS[period];
-    await upsert(trx, table, summarizeSpend(stored, periodMs, false), false);
-    await upsert(trx, tagTable, summarizeSpend(stored, periodMs, true), true);
+    const untagged = summarizeSpend(stored, periodMs, false);
+    await upsert(trx, table, untagged, 'untagged');
+    if (period === 'days') await upsert(trx, SPEND_PROJECT_DAYS.table, acrossKeys(untagged), 'project');
+    await upsert(trx, tagTable, summarizeSpend(stored, periodMs, true), 'tagged');
   }
 }
 
-async function upsert(trx: Kysely<Database>, table: string, cells: readonly SpendCell[], byTag: boolean): Promise<void> {
+async function upsert(trx: Kysely<Database>, table: string, cells: readonly SpendCell[], grain: SpendGrain): Promise<void> {
   for (let i = 0; i < cells.length; i += UPSERT_CHUNK) {
     const chunk = cells.slice(i, i + UPSERT_CHUNK);
-    const params = chunk.flatMap((c) => Object.values(rowOf(c, byTag)));
-    await trx.executeQuery(CompiledQuery.raw(upsertSqlFor(trx, table, byTag, chunk.length), params));
+    const params = chunk.flatMap((c) => Object.values(rowOf(c, grain)));
+    await trx.executeQuery(CompiledQuery.raw(upsertSqlFor(trx, table, grain, chunk.length), params));
   }
 }
 
 /** Upsert text per engine, table and row count, compiled once (as the console's rollups' is). */
 const upsertSql = new Map<string, string>();
 
-function upsertSqlFor(trx: Kysely<Database>, table: string, byTag: boolean, count: number): string {
+function upsertSqlFor(trx: Kysely<Database>, table: string, grain: SpendGrain, count: number): string {
   const key = `${engineOf(trx)}:${table}:${count}`;
   let text = upsertSql.get(key);
   if (text === undefined) {
-    const placeholder = Object.fromEntries(Object.keys(rowOf(EMPTY_CELL, byTag)).map((c) => [c, 0]));
+    const placeholder = Object.fromEntries(Object.keys(rowOf(EMPTY_CELL, grain)).map((c) => [c, 0]));
     const update = Object.fromEntries(
       SPEND_SUMS.map((c) => [c, sql<number>`${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`]),
     );
     const { sql: compiled, parameters } = (trx as unknown as Kysely<SpendDatabase>)
       .insertInto(table)
       .values(Array.from({ length: count }, () => placeholder))
-      .onConflict((oc) => oc.columns(dimensionsOf(byTag)).doUpdateSet(update))
+      .onConflict((oc) =>
+        oc.columns(grain === 'project' ? PROJECT_DIMENSIONS : dimensionsOf(grain === 'tagged')).doUpdateSet(update),
+      )
       .compile();
     if (parameters.length !== count * Object.keys(placeholder).length)
       throw new Error('spend upsert: every value must be a bound parameter');
@@ -92,6 +109,30 @@ const EMPTY_CELL: SpendCell = {
 export function dimensionsOf(byTag: boolean, shape: SpendShape = 'provider_keys'): string[] {
   if (byTag) return [...SPEND_DIMENSIONS, 'tag'];
   return shape === 'initial' ? [...SPEND_DIMENSIONS] : [...SPEND_DIMENSIONS, 'provider_key'];
+}
+
+/** Creates spend_project_days (migration 0031): the untagged tables' columns without the key and the provider key. */
+export async function createSpendProjectTable(db: Kysely<unknown>): Promise<void> {
+  const { table } = SPEND_PROJECT_DAYS;
+  let create = db.schema.createTable(table);
+  for (const c of PROJECT_DIMENSIONS) create = create.addColumn(c, c === 'period_start' ? 'bigint' : 'text', (b) => b.notNull());
+  for (const c of SPEND_SUMS) create = create.addColumn(c, c === 'cost_usd' ? 'double precision' : 'bigint', (b) => b.notNull());
+  await create.addPrimaryKeyConstraint(`${table}_pk`, PROJECT_DIMENSIONS as never).execute();
+}
+
+/**
+ * Fills spend_project_days from spend_days, its cells summed over keys and provider keys
+ * (migration 0031 on an upgraded store, and the ledger bench after its backfill): the same sums
+ * the batches add.
+ */
+export async function fillSpendProjectDays(db: Kysely<unknown>): Promise<void> {
+  const keys = PROJECT_DIMENSIONS.map((c) => sql.ref(c));
+  await sql`
+    insert into ${sql.table(SPEND_PROJECT_DAYS.table)} (${sql.join([...keys, ...SPEND_SUMS.map((c) => sql.ref(c))])})
+    select ${sql.join([...keys, ...SPEND_SUMS.map((c) => sql`sum(${sql.ref(c)})`)])}
+    from ${sql.table(SPEND_ROLLUPS.days.table)}
+    group by ${sql.join(keys)}
+  `.execute(db);
 }
 
 /** Creates one of the four tables in a migration's shape. */
@@ -137,9 +178,10 @@ export type SpendDimension = 'project' | 'key' | 'model' | 'tag' | 'provider_key
 /**
  * The cells of the periods starting in [from, to): a range read of the primary key, narrowed by
  * the filter, summed by the store over every dimension not in `keep` (read as ''). `byTag` reads
- * the tag rollup (every tag's cells, or the filter's tag's). Summed here, not by the report: the
- * report of a month by project read every (day, project, key, provider/model) cell, which at 10 M
- * ledger rows took 1.8 s at p50 (npm run bench:ledger, docs/benchmarks/ledger.md).
+ * the tag rollup (every tag's cells, or the filter's tag's); days that need no key nor provider
+ * key read spend_project_days, the same sums in a twentieth of the cells. Summed here, not by the
+ * report: the report of a month by project read every (day, project, key, provider/model) cell,
+ * which at 10 M ledger rows took 1.8 s at p50 (npm run bench:ledger, docs/benchmarks/ledger.md).
  */
 export async function readSpend(
   db: Kysely<Database>,
@@ -150,6 +192,7 @@ export async function readSpend(
 ): Promise<SpendCell[]> {
   const { table, tagTable } = SPEND_ROLLUPS[period];
   const kept = new Set(keep);
+  const byProject = period === 'days' && !byTag && f.keyId === undefined && !kept.has('key') && !kept.has('provider_key');
   const dimensions: [column: string, kept: boolean][] = [
     ['project_id', kept.has('project')],
     ['key_id', kept.has('key')],
@@ -158,7 +201,7 @@ export async function readSpend(
     byTag ? ['tag', kept.has('tag')] : ['provider_key', kept.has('provider_key')],
   ];
   let query = (db as unknown as Kysely<SpendDatabase>)
-    .selectFrom(byTag ? tagTable : table)
+    .selectFrom(byProject ? SPEND_PROJECT_DAYS.table : byTag ? tagTable : table)
     .select([
       sql.ref<number>('period_start').as('period_start'),
       ...dimensions.map(([column, isKept]) => (isKept ? sql.ref<string>(column) : sql<string>`''`).as(column)),
@@ -228,14 +271,14 @@ export async function backfillSpend(db: Kysely<unknown>, shape: SpendShape, tabl
   }
 }
 
-function rowOf(c: SpendCell, byTag: boolean): SpendRow {
+function rowOf(c: SpendCell, grain: SpendGrain): SpendRow {
   return {
     period_start: c.start,
     project_id: c.projectId,
-    key_id: c.keyId,
+    ...(grain === 'project' ? {} : { key_id: c.keyId }),
     provider: c.provider,
     model: c.model,
-    ...(byTag ? { tag: c.tag ?? '' } : { provider_key: c.providerKey ?? '' }),
+    ...(grain === 'tagged' ? { tag: c.tag ?? '' } : grain === 'untagged' ? { provider_key: c.providerKey ?? '' } : {}),
     requests: c.requests,
     errors: c.errors,
     input_tokens: c.inputTokens,
