@@ -91,7 +91,7 @@ export async function ledgerBench(options: LedgerBenchOptions): Promise<LedgerBe
     await backfillRollup(db as Kysely<unknown>, 'minutes', now - 48 * 3_600_000);
     await fillMinutesAcrossProjects(db as Kysely<unknown>);
     await sql`vacuum analyze ledger`.execute(db);
-    for (const table of ['spend_days', 'spend_project_days', 'ledger_minutes', 'ledger_minutes_all'])
+    for (const table of ['spend_days', 'spend_project_days', 'ledger_minutes', 'ledger_minutes_all', 'ledger_minute_histograms'])
       await sql`analyze ${sql.table(table)}`.execute(db);
     const generateS = (performance.now() - started) / 1000;
     log(`generated in ${generateS.toFixed(1)} s`);

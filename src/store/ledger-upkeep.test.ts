@@ -21,6 +21,7 @@ describe('the retention cutoffs', () => {
     assert.deepEqual(cutoffsOf({ rollupDays: { minute: 2, hour: 400, day: 3650 } }, now).rollups, [
       { table: 'ledger_minutes', column: 'minute', cutoff: now - 2 * DAY },
       { table: 'ledger_minutes_all', column: 'minute', cutoff: now - 2 * DAY },
+      { table: 'ledger_minute_histograms', column: 'minute', cutoff: now - 2 * DAY },
       { table: 'ledger_hours', column: 'hour', cutoff: now - 400 * DAY },
       { table: 'spend_hours', column: 'period_start', cutoff: now - 400 * DAY },
       { table: 'spend_tag_hours', column: 'period_start', cutoff: now - 400 * DAY },
@@ -31,6 +32,7 @@ describe('the retention cutoffs', () => {
     assert.deepEqual(cutoffsOf({ rollupDays: { minute: 2 } }, now).rollups, [
       { table: 'ledger_minutes', column: 'minute', cutoff: now - 2 * DAY },
       { table: 'ledger_minutes_all', column: 'minute', cutoff: now - 2 * DAY },
+      { table: 'ledger_minute_histograms', column: 'minute', cutoff: now - 2 * DAY },
     ]);
   });
 });

@@ -8,7 +8,7 @@ import {
   ensurePartitions,
   type PartitionedTable,
 } from './ledger-partitions.ts';
-import { MINUTES_ACROSS_PROJECTS, ROLLUPS } from './rollup-tables.ts';
+import { MINUTE_HISTOGRAMS, MINUTES_ACROSS_PROJECTS, ROLLUPS } from './rollup-tables.ts';
 import { SPEND_PROJECT_DAYS, SPEND_ROLLUPS } from './spend-tables.ts';
 
 export type RollupResolution = 'minute' | 'hour' | 'day';
@@ -35,6 +35,7 @@ export interface RollupTable {
 const ROLLUP_TABLES: readonly RollupTable[] = [
   { table: ROLLUPS.minutes.table, column: ROLLUPS.minutes.column, resolution: 'minute' },
   { table: MINUTES_ACROSS_PROJECTS.table, column: MINUTES_ACROSS_PROJECTS.column, resolution: 'minute' },
+  { table: MINUTE_HISTOGRAMS.table, column: MINUTE_HISTOGRAMS.column, resolution: 'minute' },
   { table: ROLLUPS.hours.table, column: ROLLUPS.hours.column, resolution: 'hour' },
   ...(['hours', 'days'] as const).flatMap((period) =>
     [SPEND_ROLLUPS[period].table, SPEND_ROLLUPS[period].tagTable].map((table) => ({

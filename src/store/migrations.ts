@@ -6,9 +6,9 @@ import { rollupProjectsDown, rollupProjectsUp } from './rollup-projects-migratio
 import {
   backfillRollup,
   createMinutesAcrossProjects,
+  dropMinutesAcrossProjects,
   fillMinutesAcrossProjects,
   HISTOGRAM_COLUMNS,
-  MINUTES_ACROSS_PROJECTS,
   MINUTES_KEPT_MS,
 } from './rollup-tables.ts';
 import {
@@ -686,8 +686,9 @@ const migrations: Record<string, Migration> = {
     },
   },
   /**
-   * The console's per-minute rollup across projects (rollup-tables.ts), for the charts of every
-   * project: filled from ledger_minutes, summed over its projects.
+   * The console's per-minute rollups across projects (rollup-tables.ts), for the charts of every
+   * project: the series per minute and provider/model (ledger_minutes_all) and the histograms per
+   * minute (ledger_minute_histograms), filled from ledger_minutes, summed over its projects.
    */
   '0032_ledger_minutes_all': {
     async up(db: Kysely<unknown>) {
@@ -695,7 +696,7 @@ const migrations: Record<string, Migration> = {
       await fillMinutesAcrossProjects(db);
     },
     async down(db: Kysely<unknown>) {
-      await db.schema.dropTable(MINUTES_ACROSS_PROJECTS.table).execute();
+      await dropMinutesAcrossProjects(db);
     },
   },
 };
@@ -728,6 +729,7 @@ export const SLUICE_TABLES = [
   'batch_objects',
   'spend_project_days',
   'ledger_minutes_all',
+  'ledger_minute_histograms',
 ] as const;
 
 export const migrationProvider: MigrationProvider = {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
-import { acrossProjects, emptyHistogram, quantileOf, summarize } from './rollup-cells.ts';
+import { acrossModels, acrossProjects, emptyHistogram, quantileOf, summarize } from './rollup-cells.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -143,6 +143,31 @@ describe('rollups of a batch', () => {
     );
     // The per-project cells are left as they were.
     assert.deepEqual(cells, summarize(records, MINUTE));
+  });
+
+  it('sums the cells over their models per period for the histograms: every bucket of every project and model, in lock order', () => {
+    const records = [
+      record({ projectId: 'proj_b', ttftMs: 5, latencyMs: 30 }),
+      record({ projectId: 'proj_a', model: 'slow', ttftMs: 5, latencyMs: 600 }),
+      record({ projectId: null, provider: 'alpha', ttftMs: null, latencyMs: 30 }),
+      record({ projectId: 'proj_a', createdAt: T0 + MINUTE, latencyMs: 200_000 }),
+    ];
+    const perMinute = acrossModels(acrossProjects(summarize(records, MINUTE)));
+    // The same as the batch summarized with one project and one model.
+    assert.deepEqual(
+      perMinute,
+      summarize(
+        records.map((r) => ({ ...r, projectId: null, provider: '', model: '' })),
+        MINUTE,
+      ),
+    );
+    assert.deepEqual(
+      perMinute.map((c) => [c.start, c.requests, c.ttft[0], c.latency[2], c.latency[6], c.latency.at(-1)]),
+      [
+        [T0, 3, 2, 2, 1, 0],
+        [T0 + MINUTE, 1, 0, 0, 0, 1],
+      ],
+    );
   });
 
   it("keeps each project's other in the sum: the requests add up, whatever the pairs bound folded", () => {

@@ -91,12 +91,29 @@ export function summarize(records: readonly LedgerRecord[], periodMs: number): R
  * two grains hold the same sums; ordered as summarize's, for the same lock order.
  */
 export function acrossProjects(cells: readonly RollupCell[]): RollupCell[] {
+  return summedAs(cells, (c) => ({ projectId: NO_PROJECT, provider: c.provider, model: c.model }));
+}
+
+/**
+ * Cells summed over their projects and models, per period (projectId, provider and model empty):
+ * what the minute histograms across projects add. Ordered by period, for the same lock order.
+ */
+export function acrossModels(cells: readonly RollupCell[]): RollupCell[] {
+  return summedAs(cells, () => ({ projectId: NO_PROJECT, provider: '', model: '' }));
+}
+
+/** Cells summed per period and the key `keyOf` gives them, in summarize's order. */
+function summedAs(
+  cells: readonly RollupCell[],
+  keyOf: (c: RollupCell) => Pick<RollupCell, 'projectId' | 'provider' | 'model'>,
+): RollupCell[] {
   const summed = new Map<string, RollupCell>();
   for (const c of cells) {
-    const id = `${c.start}\0${c.provider}\0${c.model}`;
+    const key = keyOf(c);
+    const id = `${c.start}\0${key.projectId}\0${key.provider}\0${key.model}`;
     const into = summed.get(id);
     if (!into) {
-      summed.set(id, { ...c, projectId: NO_PROJECT, ttft: [...c.ttft], latency: [...c.latency] });
+      summed.set(id, { ...c, ...key, ttft: [...c.ttft], latency: [...c.latency] });
       continue;
     }
     into.requests += c.requests;

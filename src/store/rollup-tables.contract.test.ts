@@ -15,6 +15,8 @@ import { acrossProjects, type RollupCell, summarize } from './rollup-cells.ts';
 import { upkeepLedger } from './ledger-upkeep.ts';
 import {
   addRollups,
+  HISTOGRAM_SUMMED,
+  MINUTE_HISTOGRAMS,
   MINUTES_ACROSS_PROJECTS,
   MINUTES_KEPT_MS,
   ROLLUPS,
@@ -159,19 +161,28 @@ function rollupContract(name: string, location: () => Promise<StoreLocation>, { 
       }
     });
 
-    /** ledger_minutes_all's rows, and ledger_minutes' summed over their projects by the store, as numbers in key order. */
+    /**
+     * The tables across projects' rows, and ledger_minutes' summed over their projects (and over
+     * their models for the histograms) by the store, as numbers in key order.
+     */
     async function bothGrains() {
-      const keys = 'minute, provider, model';
-      const columns = SUMMED.join(', ');
-      const sums = SUMMED.map((c) => `sum(${c}) as ${c}`).join(', ');
       const rows = async (text: string) =>
         (await sql.raw<Record<string, number | string>>(text).execute(db.db)).rows.map((row) =>
           Object.fromEntries(Object.entries(row).map(([k, v]) => [k, k === 'provider' || k === 'model' ? v : Number(v)])),
         );
-      return {
-        across: await rows(`select ${keys}, ${columns} from ${MINUTES_ACROSS_PROJECTS.table} order by ${keys}`),
-        summed: await rows(`select ${keys}, ${sums} from ${ROLLUPS.minutes.table} group by ${keys} order by ${keys}`),
-      };
+      const grains = async (table: string, keys: string, columns: readonly string[]) => ({
+        across: await rows(`select ${keys}, ${columns.join(', ')} from ${table} order by ${keys}`),
+        summed: await rows(
+          `select ${keys}, ${columns.map((c) => `sum(${c}) as ${c}`).join(', ')} from ${ROLLUPS.minutes.table} group by ${keys} order by ${keys}`,
+        ),
+      });
+      const series = await grains(
+        MINUTES_ACROSS_PROJECTS.table,
+        'minute, provider, model',
+        SUMMED.filter((c) => !HISTOGRAM_SUMMED.includes(c)),
+      );
+      const histograms = await grains(MINUTE_HISTOGRAMS.table, 'minute', HISTOGRAM_SUMMED);
+      return { ...series, histograms: histograms.across, summedHistograms: histograms.summed };
     }
 
     it('writes the per-project minutes summed over projects beside them: the same sums, batch by batch, on random rows', async () => {
@@ -179,11 +190,17 @@ function rollupContract(name: string, location: () => Promise<StoreLocation>, { 
       for (let i = 0; i < records.length; i += 150) await ledger.insert(records.slice(i, i + 150));
       // A retried batch (its commit not heard of) adds to neither.
       await ledger.insert(records.slice(300, 450));
-      const { across, summed } = await bothGrains();
+      const { across, summed, histograms, summedHistograms } = await bothGrains();
       assert.ok(across.length > 0);
       assert.deepEqual(across, summed);
+      assert.equal(histograms.length, new Set(records.map((r) => Math.floor(r.createdAt / MINUTE))).size);
+      assert.deepEqual(histograms, summedHistograms);
       assert.equal(
         across.reduce((a, r) => a + Number(r.requests), 0),
+        records.length,
+      );
+      assert.equal(
+        histograms.reduce((a, r) => a + HISTOGRAM_SUMMED.filter((c) => c.startsWith('latency_')).reduce((b, c) => b + Number(r[c]), 0), 0),
         records.length,
       );
       // The charts of every project (the table across projects) and of every project named (the per-project table) agree.
@@ -283,19 +300,22 @@ function rollupContract(name: string, location: () => Promise<StoreLocation>, { 
       assert.equal((await read('minutes')).length, 4);
       // ...kept while their retention lasts, deleted by the upkeep after it.
       assert.equal((await bothGrains()).across.length, 4);
+      assert.equal((await bothGrains()).histograms.length, 4);
       assert.equal((await upkeepLedger(db.db, { rollupDays: { minute: 3 } }, now)).deleted, 0);
-      // Four rows of each grain: per project and across projects.
-      assert.equal((await upkeepLedger(db.db, { rollupDays: { minute: 2 } }, now)).deleted, 8);
+      // Four rows of each table: per project, across projects, and their histograms.
+      assert.equal((await upkeepLedger(db.db, { rollupDays: { minute: 2 } }, now)).deleted, 12);
       assert.deepEqual(await read('minutes'), []);
       assert.deepEqual((await bothGrains()).across, []);
+      assert.deepEqual((await bothGrains()).histograms, []);
       assert.deepEqual(await read('hours'), expected(oldRecords, 'hours'));
       // A record that old arriving now (a journal replayed after a long stop) counts in its hour only.
       const replayed = rec('old-replayed', { createdAt: old + 10 * MINUTE });
       await ledger.insert([replayed, MIX[0]]);
       assert.deepEqual(await read('minutes'), expected([MIX[0]], 'minutes'));
       assert.deepEqual(await read('hours'), expected([...oldRecords, replayed, MIX[0]], 'hours'));
-      const { across, summed } = await bothGrains();
+      const { across, summed, histograms, summedHistograms } = await bothGrains();
       assert.deepEqual(across, summed);
+      assert.deepEqual(histograms, summedHistograms);
     });
 
     it('fills the minutes across projects from the per-project ones when migrating a store that has them (0032)', async () => {
@@ -305,9 +325,11 @@ function rollupContract(name: string, location: () => Promise<StoreLocation>, { 
       await sql`update ledger_minutes set requests = requests * 3, cost_usd = cost_usd * 3, latency_0 = latency_0 + 1`.execute(db.db);
       const up = await migrateStore(db);
       assert.ok(up.results?.some((r) => r.migrationName === '0032_ledger_minutes_all'));
-      const { across, summed } = await bothGrains();
+      const { across, summed, histograms, summedHistograms } = await bothGrains();
       assert.ok(across.length > 0);
       assert.deepEqual(across, summed);
+      assert.ok(histograms.length > 0);
+      assert.deepEqual(histograms, summedHistograms);
       assert.equal(
         across.reduce((a, r) => a + Number(r.requests), 0),
         3 * 400,

@@ -1,11 +1,11 @@
-import { CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely';
+import { CompiledQuery, type CreateTableBuilder, type Kysely, type QueryResult, type RawBuilder, sql } from 'kysely';
 import type { LedgerRecord } from '../accounting/ledger-record.ts';
 import type { Database } from './database.ts';
 import { engineOf } from './engine-of.ts';
 import {
+  acrossModels,
   acrossProjects,
   BUCKET_BOUNDS_MS,
-  emptyHistogram,
   FAILED,
   NO_PROJECT,
   type RollupCell,
@@ -25,25 +25,16 @@ export const ROLLUPS = {
 export type RollupPeriod = keyof typeof ROLLUPS;
 
 /**
- * The per-minute rollup across projects (migration 0032): ledger_minutes' cells summed over their
- * projects, written in the same batch. An owner's or admin's day of charts read ledger_minutes'
- * ~111k cells a day (100 projects, 12 models) and summed them by minute: 250 ms at 10 M rows
- * (docs/benchmarks/ledger.md); this holds a day in 17k. A member's charts keep the per-project table.
+ * The per-minute rollups across projects (migration 0032), ledger_minutes' cells summed over
+ * their projects and written in the same batch, for an owner's or admin's charts (a member's keep
+ * the per-project table). Summing ledger_minutes' ~111k cells a day (100 projects, 12 models) took
+ * 250 ms at 10 M rows (docs/benchmarks/ledger.md). The series (per minute and provider/model,
+ * 17k rows a day) and the histograms (per minute only, 1,440 rows a day) are two narrow tables
+ * read as they are: one table holding both, 37 columns wide, made the series read carry the
+ * histograms' 28 columns and the histograms read sum 17k rows back into 1,440.
  */
 export const MINUTES_ACROSS_PROJECTS = { table: 'ledger_minutes_all', column: 'minute' } as const;
-
-/** Where a batch's cells go: a rollup table, the column of its period, and whether the project is in its key. */
-interface RollupTarget {
-  table: string;
-  column: string;
-  byProject: boolean;
-}
-const TARGETS = {
-  minutes: { ...ROLLUPS.minutes, byProject: true },
-  hours: { ...ROLLUPS.hours, byProject: true },
-  minutesAll: { ...MINUTES_ACROSS_PROJECTS, byProject: false },
-} as const satisfies Record<string, RollupTarget>;
-type TargetName = keyof typeof TARGETS;
+export const MINUTE_HISTOGRAMS = { table: 'ledger_minute_histograms', column: 'minute' } as const;
 
 /**
  * Per-minute rows are kept 48 hours by default (ledger.retention.rollups_days.minute, applied by
@@ -58,56 +49,56 @@ export const MINUTES_KEPT_MS = 48 * 3_600_000;
 export const HISTOGRAM_COLUMNS = Array.from({ length: BUCKET_BOUNDS_MS.length + 1 }, (_, i) => i);
 const ttftColumn = (i: number) => `ttft_${i}`;
 const latencyColumn = (i: number) => `latency_${i}`;
-/** The columns a period's row sums (every one but its key). */
-export const SUMMED = [
-  'requests',
-  'errors',
-  'input_tokens',
-  'output_tokens',
-  'cost_usd',
-  ...HISTOGRAM_COLUMNS.map(ttftColumn),
-  ...HISTOGRAM_COLUMNS.map(latencyColumn),
-];
+/** The series' columns: what a row of ledger_minutes_all sums. */
+const SERIES_SUMMED = ['requests', 'errors', 'input_tokens', 'output_tokens', 'cost_usd'];
+const TTFT_COLUMNS = HISTOGRAM_COLUMNS.map(ttftColumn);
+const LATENCY_COLUMNS = HISTOGRAM_COLUMNS.map(latencyColumn);
+/** The histograms' columns: what a row of ledger_minute_histograms sums. */
+export const HISTOGRAM_SUMMED = [...TTFT_COLUMNS, ...LATENCY_COLUMNS];
+/** The columns a per-project period's row sums (every one but its key). */
+export const SUMMED = [...SERIES_SUMMED, ...HISTOGRAM_SUMMED];
 
-/** Cells per upsert: 37 values a row, well under both engines' bound-parameter limits. */
+/** Where a batch's cells go: a rollup table, its key (the period's column first) and the columns it sums. */
+interface RollupTarget {
+  table: string;
+  keys: readonly string[];
+  summed: readonly string[];
+}
+const TARGETS = {
+  minutes: { table: ROLLUPS.minutes.table, keys: ['minute', 'project_id', 'provider', 'model'], summed: SUMMED },
+  hours: { table: ROLLUPS.hours.table, keys: ['hour', 'project_id', 'provider', 'model'], summed: SUMMED },
+  minutesAll: { table: MINUTES_ACROSS_PROJECTS.table, keys: ['minute', 'provider', 'model'], summed: SERIES_SUMMED },
+  minuteHistograms: { table: MINUTE_HISTOGRAMS.table, keys: ['minute'], summed: HISTOGRAM_SUMMED },
+} as const satisfies Record<string, RollupTarget>;
+type TargetName = keyof typeof TARGETS;
+
+/** Cells per upsert: at most 37 values a row, well under both engines' bound-parameter limits. */
 const UPSERT_CHUNK = 100;
 
 type RollupRow = Record<string, number | string>;
 type RollupDatabase = Record<string, RollupRow>;
-/** What the upsert text is compiled from (its values are never sent). */
-const EMPTY_CELL: RollupCell = {
-  start: 0,
-  projectId: NO_PROJECT,
-  provider: '',
-  model: '',
-  requests: 0,
-  errors: 0,
-  inputTokens: 0,
-  outputTokens: 0,
-  costUsd: 0,
-  ttft: emptyHistogram(),
-  latency: emptyHistogram(),
-};
-
 /**
- * Adds stored records to the three tables, inside the caller's transaction (the batch's). Records
+ * Adds stored records to the four tables, inside the caller's transaction (the batch's). Records
  * whose minute is past MINUTES_KEPT_MS (replayed from a journal after a long stop) go to the
  * hours only: their minute row would be pruned anyway. The minutes across projects are the
- * per-project minutes summed (acrossProjects), so both grains hold the same sums.
+ * per-project minutes summed (acrossProjects, then acrossModels for the histograms), so both
+ * grains hold the same sums.
  */
 export async function addRollups(trx: Kysely<Database>, stored: readonly LedgerRecord[], now: number): Promise<void> {
   if (stored.length === 0) return;
   const minutes = summarize(stored, ROLLUPS.minutes.periodMs).filter((c) => c.start >= now - MINUTES_KEPT_MS);
   await upsert(trx, 'minutes', minutes);
-  await upsert(trx, 'minutesAll', acrossProjects(minutes));
+  const minutesAll = acrossProjects(minutes);
+  await upsert(trx, 'minutesAll', minutesAll);
+  await upsert(trx, 'minuteHistograms', acrossModels(minutesAll));
   await upsert(trx, 'hours', summarize(stored, ROLLUPS.hours.periodMs));
 }
 
 async function upsert(trx: Kysely<Database>, target: TargetName, cells: readonly RollupCell[]): Promise<void> {
-  const { column, byProject } = TARGETS[target];
+  const { keys, summed } = TARGETS[target];
   for (let i = 0; i < cells.length; i += UPSERT_CHUNK) {
     const chunk = cells.slice(i, i + UPSERT_CHUNK);
-    const params = chunk.flatMap((c) => Object.values(rowOf(column, c, byProject)));
+    const params = chunk.flatMap((c) => valuesOf(c, keys, summed));
     await trx.executeQuery(CompiledQuery.raw(upsertSqlFor(trx, target, chunk.length), params));
   }
 }
@@ -123,17 +114,15 @@ function upsertSqlFor(trx: Kysely<Database>, target: TargetName, count: number):
   const key = `${engineOf(trx)}:${target}:${count}`;
   let text = upsertSql.get(key);
   if (text === undefined) {
-    const { table, column, byProject } = TARGETS[target];
-    const placeholder = Object.fromEntries(Object.keys(rowOf(column, EMPTY_CELL, byProject)).map((c) => [c, 0]));
+    const { table, keys, summed } = TARGETS[target];
+    const placeholder = Object.fromEntries([...keys, ...summed].map((c) => [c, 0]));
     const update = Object.fromEntries(
-      SUMMED.map((c) => [c, sql<number>`${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`]),
+      summed.map((c) => [c, sql<number>`${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`]),
     );
     const { sql: compiled, parameters } = (trx as unknown as Kysely<RollupDatabase>)
       .insertInto(table)
       .values(Array.from({ length: count }, () => placeholder))
-      .onConflict((oc) =>
-        oc.columns(byProject ? [column, 'project_id', 'provider', 'model'] : [column, 'provider', 'model']).doUpdateSet(update),
-      )
+      .onConflict((oc) => oc.columns([...keys]).doUpdateSet(update))
       .compile();
     if (parameters.length !== count * Object.keys(placeholder).length)
       throw new Error('rollup upsert: every value must be a bound parameter');
@@ -194,24 +183,10 @@ export async function readCharts(
   projects?: readonly string[],
 ): Promise<{ series: SeriesCell[]; histograms: HistogramCell[] }> {
   if (projects?.length === 0) return { series: [], histograms: [] };
-  // Every project's minutes: the cells already summed over projects (a sixth as many at 10 M rows),
-  // one per minute and provider/model, so the series are its rows as they are: summing them anew
-  // (as numeric, per group of one) was most of the series query's time.
-  const acrossProjects = period === 'minutes' && !projects;
-  const { table, column } = acrossProjects ? MINUTES_ACROSS_PROJECTS : ROLLUPS[period];
-  const start = sql.ref(column);
-  const where = projects ? sql`${start} >= ${since} and project_id in (${sql.join(projects)})` : sql`${start} >= ${since}`;
-  const sum = (c: string) => (acrossProjects ? sql.ref(c) : sql`sum(${sql.ref(c)})`);
-  const sumHistogram = (c: string) => sql`sum(${sql.ref(c)})`;
-  const [series, histograms] = await Promise.all([
-    sql<Record<string, number | string>>`
-      select ${start} as start, provider, model, ${sum('requests')} as requests, ${sum('errors')} as errors,
-        ${sum('input_tokens')} + ${sum('output_tokens')} as tokens, ${sum('cost_usd')} as cost_usd
-      from ${sql.table(table)} where ${where} ${acrossProjects ? sql`` : sql`group by ${start}, provider, model`}`.execute(db),
-    sql<Record<string, number | string>>`
-      select ${start} as start, ${sql.join([...HISTOGRAM_COLUMNS.map(ttftColumn), ...HISTOGRAM_COLUMNS.map(latencyColumn)].map((c) => sql`${sumHistogram(c)} as ${sql.ref(c)}`))}
-      from ${sql.table(table)} where ${where} group by ${start}`.execute(db),
-  ]);
+  const [series, histograms] =
+    period === 'minutes' && !projects
+      ? await readAcrossProjects(db, since)
+      : await readSummed(db, ROLLUPS[period].table, ROLLUPS[period].column, since, projects);
   return {
     series: series.rows.map((row) => ({
       start: Number(row.start),
@@ -224,10 +199,51 @@ export async function readCharts(
     })),
     histograms: histograms.rows.map((row) => ({
       start: Number(row.start),
-      ttft: HISTOGRAM_COLUMNS.map((i) => Number(row[ttftColumn(i)])),
-      latency: HISTOGRAM_COLUMNS.map((i) => Number(row[latencyColumn(i)])),
+      ttft: TTFT_COLUMNS.map((c) => Number(row[c])),
+      latency: LATENCY_COLUMNS.map((c) => Number(row[c])),
     })),
   };
+}
+
+type ChartRows = [QueryResult<Record<string, number | string>>, QueryResult<Record<string, number | string>>];
+
+/**
+ * Every project's minutes: the rows of the two tables across projects as they are, one range read
+ * of each primary key, no GROUP BY. Their counts are bigint columns (numbers from the pool's
+ * parser, open-postgres.ts) and their cost a double, as the per-project sums read it.
+ */
+function readAcrossProjects(db: Kysely<Database>, since: number): Promise<ChartRows> {
+  const start = sql.ref(MINUTES_ACROSS_PROJECTS.column);
+  return Promise.all([
+    sql<Record<string, number | string>>`
+      select ${start} as start, provider, model, requests, errors, input_tokens + output_tokens as tokens, cost_usd
+      from ${sql.table(MINUTES_ACROSS_PROJECTS.table)} where ${start} >= ${since}`.execute(db),
+    sql<Record<string, number | string>>`
+      select ${start} as start, ${sql.join(HISTOGRAM_SUMMED.map((c) => sql.ref(c)))}
+      from ${sql.table(MINUTE_HISTOGRAMS.table)} where ${start} >= ${since}`.execute(db),
+  ]);
+}
+
+/** A per-project table's periods, summed over its projects (every one, or `projects` only). */
+function readSummed(
+  db: Kysely<Database>,
+  table: string,
+  column: string,
+  since: number,
+  projects?: readonly string[],
+): Promise<ChartRows> {
+  const start = sql.ref(column);
+  const where = projects ? sql`${start} >= ${since} and project_id in (${sql.join(projects)})` : sql`${start} >= ${since}`;
+  const sum = (c: string) => sql`sum(${sql.ref(c)})`;
+  return Promise.all([
+    sql<Record<string, number | string>>`
+      select ${start} as start, provider, model, ${sum('requests')} as requests, ${sum('errors')} as errors,
+        ${sum('input_tokens')} + ${sum('output_tokens')} as tokens, ${sum('cost_usd')} as cost_usd
+      from ${sql.table(table)} where ${where} group by ${start}, provider, model`.execute(db),
+    sql<Record<string, number | string>>`
+      select ${start} as start, ${sql.join(HISTOGRAM_SUMMED.map((c) => sql`${sum(c)} as ${sql.ref(c)}`))}
+      from ${sql.table(table)} where ${where} group by ${start}`.execute(db),
+  ]);
 }
 
 /**
@@ -270,32 +286,40 @@ export async function backfillRollup(
   `.execute(db);
 }
 
-/** Creates ledger_minutes_all (migration 0032): ledger_minutes' columns without the project. */
+/**
+ * Creates the minute rollups across projects (migration 0032): ledger_minutes_all, the series
+ * columns per minute and provider/model, and ledger_minute_histograms, the histogram columns per
+ * minute. Each primary key starts with the minute: a day of charts is a range of it.
+ */
 export async function createMinutesAcrossProjects(db: Kysely<unknown>): Promise<void> {
-  const { table, column } = MINUTES_ACROSS_PROJECTS;
-  let create = db.schema
-    .createTable(table)
-    .addColumn(column, 'bigint', (c) => c.notNull())
-    .addColumn('provider', 'text', (c) => c.notNull())
-    .addColumn('model', 'text', (c) => c.notNull());
-  for (const c of SUMMED) create = create.addColumn(c, c === 'cost_usd' ? 'double precision' : 'bigint', (b) => b.notNull());
-  await create.addPrimaryKeyConstraint(`${table}_pk`, [column, 'provider', 'model']).execute();
+  for (const { table, keys, summed } of [TARGETS.minutesAll, TARGETS.minuteHistograms]) {
+    let create: CreateTableBuilder<string, string> = db.schema.createTable(table);
+    for (const k of keys) create = create.addColumn(k, k === 'minute' ? 'bigint' : 'text', (c) => c.notNull());
+    for (const c of summed) create = create.addColumn(c, c === 'cost_usd' ? 'double precision' : 'bigint', (b) => b.notNull());
+    await create.addPrimaryKeyConstraint(`${table}_pk`, [...keys]).execute();
+  }
+}
+
+/** Drops what createMinutesAcrossProjects made. */
+export async function dropMinutesAcrossProjects(db: Kysely<unknown>): Promise<void> {
+  for (const { table } of [MINUTES_ACROSS_PROJECTS, MINUTE_HISTOGRAMS]) await db.schema.dropTable(table).execute();
 }
 
 /**
- * Fills the minute rollup across projects from ledger_minutes, its cells summed over their
- * projects (migration 0032 on an upgraded store, and the ledger bench after its backfill): the
- * same sums the batches add.
+ * Fills the minute rollups across projects from ledger_minutes, its cells summed over their
+ * projects, and over their models for the histograms (migration 0032 on an upgraded store, and
+ * the ledger bench after its backfill): the same sums the batches add.
  */
 export async function fillMinutesAcrossProjects(db: Kysely<unknown>): Promise<void> {
-  const { table, column } = MINUTES_ACROSS_PROJECTS;
-  const keys = [sql.ref(column), sql.ref('provider'), sql.ref('model')];
-  await sql`
-    insert into ${sql.table(table)} (${sql.join([...keys, ...SUMMED.map((c) => sql.ref(c))])})
-    select ${sql.join([...keys, ...SUMMED.map((c) => sql`sum(${sql.ref(c)})`)])}
-    from ${sql.table(ROLLUPS.minutes.table)}
-    group by ${sql.join(keys)}
-  `.execute(db);
+  for (const { table, keys, summed } of [TARGETS.minutesAll, TARGETS.minuteHistograms]) {
+    const refs = keys.map((k) => sql.ref(k));
+    await sql`
+      insert into ${sql.table(table)} (${sql.join([...refs, ...summed.map((c) => sql.ref(c))])})
+      select ${sql.join([...refs, ...summed.map((c) => sql`sum(${sql.ref(c)})`)])}
+      from ${sql.table(ROLLUPS.minutes.table)}
+      group by ${sql.join(refs)}
+    `.execute(db);
+  }
 }
 
 /** Whether `ms` falls in bucket i (bucketOf's rule: the first bound it does not exceed); false for null. */
@@ -307,23 +331,27 @@ function bucketTest(ms: RawBuilder<unknown>, i: number): RawBuilder<unknown> {
   return sql`${ms} > ${sql.lit(lower)} and ${ms} <= ${sql.lit(upper)}`;
 }
 
-function rowOf(column: string, c: RollupCell, byProject: boolean): RollupRow {
-  const row: RollupRow = {
-    [column]: c.start,
-    ...(byProject ? { project_id: c.projectId } : {}),
-    provider: c.provider,
-    model: c.model,
-    requests: c.requests,
-    errors: c.errors,
-    input_tokens: c.inputTokens,
-    output_tokens: c.outputTokens,
-    cost_usd: c.costUsd,
-  };
-  for (const i of HISTOGRAM_COLUMNS) {
-    row[ttftColumn(i)] = c.ttft[i];
-    row[latencyColumn(i)] = c.latency[i];
-  }
-  return row;
+/** Each column's value in a cell, but the period's (its start). */
+const VALUE_OF: Record<string, (c: RollupCell) => number | string> = {
+  project_id: (c) => c.projectId,
+  provider: (c) => c.provider,
+  model: (c) => c.model,
+  requests: (c) => c.requests,
+  errors: (c) => c.errors,
+  input_tokens: (c) => c.inputTokens,
+  output_tokens: (c) => c.outputTokens,
+  cost_usd: (c) => c.costUsd,
+  ...Object.fromEntries(
+    HISTOGRAM_COLUMNS.flatMap((i) => [
+      [ttftColumn(i), (c: RollupCell) => c.ttft[i]],
+      [latencyColumn(i), (c: RollupCell) => c.latency[i]],
+    ]),
+  ),
+};
+
+/** A cell's values for a target's columns, in their order: its key (the period's start first), then its sums. */
+function valuesOf(c: RollupCell, keys: readonly string[], summed: readonly string[]): (number | string)[] {
+  return [c.start, ...keys.slice(1).map((k) => VALUE_OF[k](c)), ...summed.map((k) => VALUE_OF[k](c))];
 }
 
 function cellOf(column: string, row: RollupRow): RollupCell {
