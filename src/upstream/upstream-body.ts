@@ -13,7 +13,8 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
   private chunks: Buffer[] = [];
   private ended = false;
   private failure: Error | undefined;
-  private waiter: { resolve: (chunk: Buffer | null) => void; reject: (err: Error) => void } | undefined;
+  /** The waiting consumer: what it makes of the next chunk (or the end), and where a failure goes. */
+  private waiter: { take: (chunk: Buffer | null) => void; reject: (err: Error) => void } | undefined;
   private destroyedFlag = false;
   private wakeQueued = false;
   private readonly controller: Dispatcher.DispatchController;
@@ -55,7 +56,7 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
     const w = this.waiter;
     if (!w || this.chunks.length === 0) return;
     this.waiter = undefined;
-    w.resolve(this.read() as Buffer);
+    w.take(this.read() as Buffer);
   };
 
   end(): void {
@@ -64,7 +65,7 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
     if (this.chunks.length > 0) return;
     const w = this.waiter;
     this.waiter = undefined;
-    w?.resolve(null);
+    w?.take(null);
   }
 
   fail(err: Error): void {
@@ -83,17 +84,41 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
    * in one write: one syscall instead of several (`npm run bench`: client writes per response
    * 13.5 -> 7, where writev is the largest single cost).
    */
-  private read(): Buffer | null | Promise<Buffer | null> {
+  private read(): Buffer | null | undefined {
     if (this.chunks.length > 0) {
       const chunk = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
       this.chunks = [];
       if (this.controller.paused) this.controller.resume();
       return chunk;
     }
-    if (this.failure) return Promise.reject(this.failure);
     if (this.ended || this.destroyedFlag) return null;
+    return undefined;
+  }
+
+  /**
+   * `map` of the next chunk (null at the end): at once when one is buffered, else in one promise
+   * that the chunk's arrival settles with `map`'s result. `map` runs where the chunk is handed
+   * over rather than in a `.then` of a promise of the chunk: one promise and one turn of the
+   * microtask queue fewer per upstream read (a 22-read stream in a loop, a consumer waiting on
+   * each read: the body's own 0.30-0.31 -> 0.20-0.22 µs a read, best of 7 rounds, twice).
+   */
+  private take<R>(map: (chunk: Buffer | null) => R): R | Promise<R> {
+    if (this.failure && this.chunks.length === 0) return Promise.reject(this.failure);
+    const chunk = this.read();
+    if (chunk !== undefined) return map(chunk);
     return new Promise((resolve, reject) => {
-      this.waiter = { resolve, reject };
+      this.waiter = {
+        take: (arrived) => {
+          try {
+            resolve(map(arrived));
+          } catch (err) {
+            // What `map` threw, unchanged, as the `.then(map)` this replaces rejected with.
+            // oxlint-disable-next-line typescript/prefer-promise-reject-errors
+            reject(err);
+          }
+        },
+        reject,
+      };
     });
   }
 
@@ -112,8 +137,8 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
     const iterator: AsyncIterator<T[]> = {
       next: () => {
         if (flushed) return Promise.resolve({ done: true, value: undefined });
-        const chunk = this.read();
-        return chunk instanceof Promise ? chunk.then(step) : Promise.resolve(step(chunk));
+        const result = this.take(step);
+        return result instanceof Promise ? result : Promise.resolve(result);
       },
       // Leaving early (client gone, timeout, error event) closes the upstream connection now.
       return: () => {
@@ -125,10 +150,12 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<Buffer> {
+    const step = (chunk: Buffer | null): IteratorResult<Buffer> =>
+      chunk === null ? { done: true, value: undefined } : { done: false, value: chunk };
     return {
-      next: async () => {
-        const chunk = await this.read();
-        return chunk === null ? { done: true, value: undefined } : { done: false, value: chunk };
+      next: () => {
+        const result = this.take(step);
+        return result instanceof Promise ? result : Promise.resolve(result);
       },
       return: async () => {
         this.destroy();

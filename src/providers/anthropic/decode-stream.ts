@@ -9,6 +9,7 @@ import { generateCallId } from '../openai-compatible/decode-chunk.ts';
 import { anthropicStreamError, PROVIDER } from './map-error.ts';
 import { checkPayload } from '../upstream-schema.ts';
 import { commonEvent } from './common-event.ts';
+import { textDelta } from './text-delta.ts';
 import { type AnthropicContentBlock, type AnthropicStreamPayload, streamPayloadSchema } from './payload-schema.ts';
 import { type AnthropicUsage, convertAnthropicUsage, mergeAnthropicUsage } from './usage.ts';
 
@@ -182,27 +183,11 @@ export function createAnthropicFrameDecoder(onPayload?: (payload: AnthropicStrea
   return {
     frame(frame: SseFrame, out: CanonicalEvent[]) {
       if (failed) return;
-      let payload: unknown;
-      try {
-        payload = JSON.parse(frame.data);
-      } catch {
-        payload = undefined;
-      }
-      if (!payload || typeof payload !== 'object' || Array.isArray(payload)) {
-        failed = true;
-        out.push({ type: 'error', error: errors.malformed(PROVIDER, `event is not a JSON object: ${frame.data.slice(0, 120)}`) });
-        return;
-      }
-      // The per-token events are checked by hand; every other goes through the schema (common-event.ts).
-      let typed = commonEvent(payload as Record<string, unknown>);
+      // Most events are text deltas: read without JSON.parse (text-delta.ts).
+      const typed = textDelta(frame.data) ?? parsedPayload(frame.data, out);
       if (typed === undefined) {
-        const checked = checkPayload(streamPayloadSchema, payload, PROVIDER, 'event');
-        if (!checked.ok) {
-          failed = true;
-          out.push({ type: 'error', error: checked.error });
-          return;
-        }
-        typed = checked.value;
+        failed = true;
+        return;
       }
       // The `event:` line and the payload's `type` agree; the payload is the one documented as required.
       if (typed.type === undefined && frame.event) typed.type = frame.event;
@@ -214,6 +199,27 @@ export function createAnthropicFrameDecoder(onPayload?: (payload: AnthropicStrea
       // A stream that ends without message_delta has no finish: the pipeline reports it truncated.
     },
   };
+}
+
+/** An event's payload, parsed and checked; undefined, with the error pushed to `out`, when it is not one. */
+function parsedPayload(data: string, out: CanonicalEvent[]): AnthropicStreamPayload | undefined {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(data);
+  } catch {
+    payload = undefined;
+  }
+  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) {
+    out.push({ type: 'error', error: errors.malformed(PROVIDER, `event is not a JSON object: ${data.slice(0, 120)}`) });
+    return undefined;
+  }
+  // The per-token events are checked by hand; every other goes through the schema (common-event.ts).
+  const typed = commonEvent(payload as Record<string, unknown>);
+  if (typed !== undefined) return typed;
+  const checked = checkPayload(streamPayloadSchema, payload, PROVIDER, 'event');
+  if (checked.ok) return checked.value;
+  out.push({ type: 'error', error: checked.error });
+  return undefined;
 }
 
 export function createAnthropicStreamDecoder(): StreamDecoder {
