@@ -1,27 +1,32 @@
 /**
- * `npm test`: every test file, in two tiers that run side by side, then the slowest files
+ * `npm test`: every test file, in shared processes that run side by side, then the slowest files
  * (docs/contributing/testing.md "How npm test runs").
  *
- * - In-process: the unit and contract tests beside the code (src/, scripts/, bench/, fuzz/,
- *   test/helpers/) share a process per shard (`--experimental-test-isolation=none`). A process
- *   per file cost each file ~0.5 s of CPU to start Node and strip its imports' types, which is
- *   most of what those files cost; sharing one process does that once. Shards run at once because
- *   these files mostly wait (on PostgreSQL's migrations of a fresh schema, on timers), not compute:
- *   in one process the 224 files of src/ took 4 min of wall time for 31 s of CPU.
- * - A process per file: the end-to-end suites (test/), which start gateways, servers and whole
- *   processes, keep their isolation, `E2E_CONCURRENCY` at a time.
+ * - Shards: files share a process per shard (`--experimental-test-isolation=none`), in turn. A
+ *   process per file cost each file ~0.7 s of CPU to start Node and strip its imports' types,
+ *   which was most of what a unit file cost and 70 of the 276 s of CPU of the end-to-end files;
+ *   sharing one process does that once. The unit and contract tests beside the code (src/,
+ *   scripts/, bench/, fuzz/, test/helpers/) make UNIT_SHARDS; the end-to-end suites (test/)
+ *   E2E_SHARDS of their own, more of them because they mostly wait (on the gateways, fake upstreams
+ *   and processes they start, on PostgreSQL): their files' wall times sum to 880 s for 276 s of
+ *   CPU, so two at a time (a process each, before) left the cores idle half the run.
+ * - A process per file: the few end-to-end files in ISOLATED, two at a time.
  *
- * The end-to-end tier's spec output is printed as it runs; each shard's goes to a file, printed
- * whole once every run has ended, so the lines of concurrent processes never interleave.
+ * Every process (and what it spawns) shares a V8 compile cache (NODE_COMPILE_CACHE), so a
+ * spawned `sluice` or gateway process compiles sluice's modules once per machine, not per start.
+ *
+ * Each run's spec output goes to a file, printed whole when the run ends, so the lines of
+ * concurrent processes never interleave.
  *
  * Flags: `--typecheck` (npm test's) runs `npm run typecheck` beside the tests rather than before
- * them: one core's work for a minute or more, while the shards mostly wait. `--only unit|e2e`
- * runs one tier. Any other arguments are globs or files, which replace the defaults (their tier
- * chosen by their path).
+ * them. `--only unit|e2e` runs one tier. `--record` writes each file's wall time into
+ * file-seconds.json, which weighs the shards (run it whole, on a quiet machine, when files were
+ * added or grew). Any other arguments are globs or files, which replace the
+ * defaults (their tier chosen by their path).
  */
 import { spawn } from 'node:child_process';
-import { globSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { globSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { shardFiles } from './shard-files.ts';
@@ -34,21 +39,42 @@ const UNIT_GLOBS = [
   'test/helpers/**/*.test.ts',
 ];
 const E2E_GLOBS = ['test/**/*.test.ts'];
-/** In-process shards: enough to overlap the waits of the store's contract suites, few enough to start quickly. */
+/** Unit shards: enough to overlap the waits of the store's contract suites, few enough to start quickly. */
 const UNIT_SHARDS = 4;
-/** End-to-end files at once: one per core, as before this runner (their timing-sensitive tests hold on 2 cores). */
-const E2E_CONCURRENCY = Math.max(2, cpus().length);
+/** End-to-end shards: the files' waits overlap six ways on 2 cores (measured: 8 gained nothing more). */
+const E2E_SHARDS = 6;
+/** End-to-end files that keep a process of their own, and why. */
+const ISOLATED = [
+  // The bench itself: its processes fill both cores for most of a minute, under a limit of its own.
+  'test/e2e/bench-smoke.test.ts',
+  // Builds and runs the container image: minutes of podman the first time on a machine.
+  'test/container/image.test.ts',
+  // Asserts the price registry was never loaded in its process: a fact about the whole process.
+  'test/e2e/price-registry-load.test.ts',
+];
+/** Isolated files at once. */
+const ISOLATED_CONCURRENCY = 2;
 const SLOWEST = 15;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { only: { type: 'string' }, typecheck: { type: 'boolean', default: false } },
+  options: {
+    only: { type: 'string' },
+    typecheck: { type: 'boolean', default: false },
+    record: { type: 'boolean', default: false },
+  },
 });
 const isUnit = (file: string) => !file.startsWith('test/') || file.startsWith('test/helpers/');
 const expand = (globs: string[]) => [...new Set(globs.flatMap((g) => globSync(g)))].sort();
 const chosen = positionals.length > 0 ? expand(positionals) : undefined;
 const unitFiles = values.only === 'e2e' ? [] : (chosen ?? expand(UNIT_GLOBS)).filter(isUnit);
 const e2eFiles = values.only === 'unit' ? [] : (chosen ?? expand(E2E_GLOBS)).filter((f) => !isUnit(f));
+const isolated = e2eFiles.filter((f) => ISOLATED.includes(f)).sort((a, b) => ISOLATED.indexOf(a) - ISOLATED.indexOf(b));
+const shared = e2eFiles.filter((f) => !ISOLATED.includes(f));
+/** Each file's wall time in the last recorded run, the shards' weights (shard-files.ts). */
+const TIMES = join(import.meta.dirname, 'file-seconds.json');
+const recorded = JSON.parse(readFileSync(TIMES, 'utf8')) as Record<string, number>;
+process.env.NODE_COMPILE_CACHE ??= join(import.meta.dirname, '..', '..', 'node_modules', '.cache', 'sluice-compile');
 
 const logs = mkdtempSync(join(tmpdir(), 'sluice-test-'));
 const started = performance.now();
@@ -57,33 +83,41 @@ interface Run {
   name: string;
   files: string[];
   flags: string[];
-  /** Its spec output as it runs, rather than at the end. */
-  live?: boolean;
 }
 
+const SHARED = ['--experimental-test-isolation=none'];
 const runs: Run[] = [
-  ...shardFiles(unitFiles, UNIT_SHARDS).map((files, i) => ({
-    name: `unit shard ${i + 1}/${UNIT_SHARDS}`,
+  ...shardFiles(unitFiles, UNIT_SHARDS, recorded).map((files, i, all) => ({
+    name: `unit shard ${i + 1}/${all.length}`,
     files,
-    flags: ['--experimental-test-isolation=none'],
+    flags: SHARED,
   })),
-  ...(e2eFiles.length > 0
-    ? [{ name: 'end-to-end', files: e2eFiles, flags: [`--test-concurrency=${E2E_CONCURRENCY}`], live: true }]
-    : []),
+  ...shardFiles(shared, E2E_SHARDS, recorded).map((files, i, all) => ({
+    name: `end-to-end shard ${i + 1}/${all.length}`,
+    files,
+    flags: SHARED,
+  })),
+  { name: 'end-to-end, a process each', files: isolated, flags: [`--test-concurrency=${ISOLATED_CONCURRENCY}`] },
 ].filter((run) => run.files.length > 0);
 
 console.log(
-  `npm test: ${unitFiles.length} in-process files in ${Math.min(UNIT_SHARDS, unitFiles.length)} shards, ` +
-    `${e2eFiles.length} end-to-end files ${E2E_CONCURRENCY} at a time`,
+  `npm test: ${unitFiles.length} unit files in ${Math.min(UNIT_SHARDS, unitFiles.length)} shards, ` +
+    `${shared.length} end-to-end files in ${Math.min(E2E_SHARDS, shared.length)} shards, ${isolated.length} in a process each`,
 );
 const typecheck = values.typecheck ? typeCheck() : undefined;
 const results = await Promise.all(runs.map((run, i) => runOne(run, i)));
 const typed = await typecheck;
-for (const r of results) if (r.spec !== undefined) process.stdout.write(`\n===== ${r.name} =====\n${r.spec}`);
 const timings = results.flatMap((r) => r.timings).sort((a, b) => b.ms - a.ms);
-console.log(`\nslowest files (wall time; in-process files share their shard's process):`);
+console.log(`\nslowest files (wall time; the files of a shard run in turn in its process):`);
 for (const { file, ms } of timings.slice(0, SLOWEST))
   console.log(`${(ms / 1000).toFixed(1).padStart(7)} s  ${relative('.', file)}`);
+if (values.record) {
+  const times = { ...recorded };
+  for (const { file, ms } of timings) times[relative('.', file)] = Math.round(ms / 100) / 10;
+  const sorted = Object.fromEntries(Object.entries(times).sort(([a], [b]) => a.localeCompare(b)));
+  writeFileSync(TIMES, `${JSON.stringify(sorted, null, 2)}\n`);
+  console.log(`recorded ${timings.length} files' wall times in ${relative('.', TIMES)}`);
+}
 for (const r of results) console.log(`${r.code === 0 ? 'ok  ' : 'FAIL'} ${r.name}: ${(r.ms / 1000).toFixed(0)} s`);
 if (typed)
   console.log(
@@ -105,7 +139,7 @@ async function typeCheck(): Promise<{ code: number; ms: number; output: string }
 }
 
 async function runOne(run: Run, index: number) {
-  const spec = run.live ? 'stdout' : join(logs, `${index}.spec.txt`);
+  const spec = join(logs, `${index}.spec.txt`);
   const times = join(logs, `${index}.times.jsonl`);
   const args = [
     '--test',
@@ -121,12 +155,13 @@ async function runOne(run: Run, index: number) {
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
   const code = await new Promise<number>((resolve) => child.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
   const ms = performance.now() - runStarted;
+  process.stdout.write(`\n===== ${run.name} =====\n${readOptional(spec)}`);
   console.log(`${run.name}: ${run.files.length} files, ${(ms / 1000).toFixed(0)} s, exit ${code}`);
   const timings = readOptional(times)
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as { file: string; ms: number });
-  return { name: run.name, code, ms, timings, spec: run.live ? undefined : readOptional(spec) };
+  return { name: run.name, code, ms, timings };
 }
 
 function readOptional(path: string): string {

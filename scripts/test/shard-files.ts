@@ -1,20 +1,21 @@
 /**
- * Splits test files into `count` shards of similar cost. What a file costs is not known before it
- * runs, so its size stands for it, with the store's contract suites (`*.contract.test.ts`, which
- * migrate fresh PostgreSQL and SQLite stores and wait on them for seconds) weighed as if ten times
- * as large: largest first, each to the lightest shard so far. Deterministic: the same files give
- * the same shards.
+ * Splits test files into `count` shards of similar cost: the costliest first, each to the
+ * cheapest shard so far (longest processing time first). A file's cost is its wall time in the
+ * last recorded run (`scripts/test/file-seconds.json`, written by `node scripts/test/run.ts
+ * --record`): file sizes, which it replaced, put a 104 s file with a 30 s one and left a shard
+ * running 80 s after the others. A file not recorded yet (a new one) costs the median of the
+ * recorded files. Deterministic: the same files and times give the same shards.
  */
-import { statSync } from 'node:fs';
-
-export function shardFiles(files: readonly string[], count: number, sizeOf = (file: string) => statSync(file).size): string[][] {
-  const weighed = files.map((file) => ({ file, weight: sizeOf(file) * (file.includes('.contract.') ? 10 : 1) }));
-  weighed.sort((a, b) => b.weight - a.weight || a.file.localeCompare(b.file));
-  const shards = Array.from({ length: Math.min(count, files.length) }, () => ({ files: [] as string[], weight: 0 }));
-  for (const { file, weight } of weighed) {
-    const lightest = shards.reduce((a, b) => (b.weight < a.weight ? b : a));
-    lightest.files.push(file);
-    lightest.weight += weight;
+export function shardFiles(files: readonly string[], count: number, seconds: Readonly<Record<string, number>>): string[][] {
+  const known = files.map((file) => seconds[file]).filter((s) => s !== undefined);
+  const typical = known.length > 0 ? [...known].sort((a, b) => a - b)[Math.floor(known.length / 2)] : 1;
+  const weighed = files.map((file) => ({ file, cost: seconds[file] ?? typical }));
+  weighed.sort((a, b) => b.cost - a.cost || a.file.localeCompare(b.file));
+  const shards = Array.from({ length: Math.min(count, files.length) }, () => ({ files: [] as string[], cost: 0 }));
+  for (const { file, cost } of weighed) {
+    const cheapest = shards.reduce((a, b) => (b.cost < a.cost ? b : a));
+    cheapest.files.push(file);
+    cheapest.cost += cost;
   }
   return shards.map((s) => s.files.sort());
 }
