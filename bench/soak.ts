@@ -28,6 +28,12 @@ export interface SoakOptions {
   fdLimit?: number;
   /** Node options for the gateway process alone (V8 heap flags to compare, e.g. `--max-semi-space-size=8`). */
   nodeArgs?: string[];
+  /**
+   * Seconds over which the streams open (default 40% of the run). A short run on a loaded machine
+   * opens them faster, so that the first stream is still open when the last one opens, however
+   * late the openings fall behind their schedule.
+   */
+  rampSeconds?: number;
 }
 
 /** How the streams were split between the fake upstream's sockets and the built-in mock provider. */
@@ -184,7 +190,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   // Streams open over the first 40% of the run (10,000 in 72 s: a new stream costs the gateway
   // ~1-3 ms of CPU on a busy 2-core VM, and 370 a second there led to timeouts) and each lasts
   // until ~90% of it, so that all are open together in between.
-  const rampSeconds = Math.max(1, Math.round(seconds * 0.4));
+  const rampSeconds = options.rampSeconds ?? Math.max(1, Math.round(seconds * 0.4));
   const streamSeconds = Math.max(2, Math.round(seconds * 0.9) - rampSeconds);
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'sluice-soak-'));
   const upstream = await startChild<{ type: 'ready'; port: number }>('./upstream-process.ts', {});

@@ -225,12 +225,16 @@ describe('LedgerJournal: running requests (a crash loses every request in flight
     const dir = freshDir();
     const { journal } = LedgerJournal.open({ dir, syncMs: 0, progressMs: 5 });
     const a = running(journal, 'a');
-    await sleep(40);
     const progressLines = () => lines(dir).filter((l) => 'progress' in l).length;
-    assert.equal(progressLines(), 1);
+    // Waited for by polling, bounded: a loaded machine runs the 5 ms timer late, not less often.
+    const until = async (done: () => boolean) => {
+      for (const begun = performance.now(); !done() && performance.now() - begun < 2_000;) await sleep(5);
+    };
+    await until(() => a.reads > 2);
     assert.ok(a.reads > 2, 'read every progressMs');
+    assert.equal(progressLines(), 1);
     a.advance(5);
-    await sleep(20);
+    await until(() => progressLines() > 1);
     assert.equal(progressLines(), 2);
     a.end();
     journal.close();

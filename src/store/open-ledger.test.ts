@@ -80,7 +80,8 @@ describe('startLedger', () => {
     let closed = false;
     const { s, logs } = settings(
       async () => {
-        await sleep(200);
+        // Far longer than firstAttemptMs, and than the margin a loaded machine needs over it.
+        await sleep(600);
         opened = await sqlite();
         const close = opened.close;
         return {
@@ -95,13 +96,13 @@ describe('startLedger', () => {
     );
     const start = performance.now();
     const ledger = await startLedger(s);
-    assert.ok(performance.now() - start < 150);
+    assert.ok(performance.now() - start < 400);
     assert.match(logs[0], /is taking long to open/);
     ledger.writer.write(ledgerRecord({ requestId: 'waits' }));
     const result = ledger.close();
     await result;
     assert.ok(logs.some((l) => l === 'ledger: shutdown: 1 record(s) could not be written within 500 ms and are lost'));
-    await sleep(250);
+    for (const begun = performance.now(); !closed && performance.now() - begun < 3_000;) await sleep(20);
     assert.ok(opened && closed, 'the database opened after shutdown was not closed');
   });
 });

@@ -8,7 +8,8 @@ import type { BenchResult } from '../../bench/report.ts';
 const run = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
 
 describe('npm run bench (a very short run)', () => {
-  it('streams through every side in every mode (unary too) and reports every number, without errors', async () => {
+  // About 50 s alone; twice that beside npm test's other processes on 2 cores, so its limits are its own.
+  it('streams through every side in every mode (unary too) and reports every number, without errors', { timeout: 240_000 }, async () => {
     const args = [
       '--json',
       '--no-pin',
@@ -30,7 +31,7 @@ describe('npm run bench (a very short run)', () => {
       '--ledger-page-rows',
       '20000',
     ];
-    const { stdout } = await promisify(execFile)(process.execPath, [run, ...args], { timeout: 90_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, [run, ...args], { timeout: 220_000 });
     const result = JSON.parse(stdout) as BenchResult;
     assert.deepEqual(
       result.modes.map((m) => [m.mode, m.concurrency, m.paceMs, m.comparisons[0].label]),

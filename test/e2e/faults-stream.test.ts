@@ -198,11 +198,13 @@ describe('stream faults: heartbeats, idle timeout and deadline', () => {
   it('heartbeats appear only in gaps longer than the interval, never between fast chunks', async () => {
     const gw = await startGateway({
       ...upstreamConfig(upstream.url),
-      stream: { heartbeat_s: 0.08, idle_timeout_s: 2, deadline_s: 10 },
+      // An interval far above the gap between fast chunks (3 ms), so that only a stall of a quarter
+      // second on a loaded machine puts a heartbeat between them.
+      stream: { heartbeat_s: 0.25, idle_timeout_s: 2, deadline_s: 10 },
     });
     try {
       // A slow first token, fast chunks, one long gap, fast chunks to the end.
-      const delaysMs = frames.map((_, i) => (i === 0 || i === 5 ? 300 : 3));
+      const delaysMs = frames.map((_, i) => (i === 0 || i === 5 ? 700 : 3));
       upstream.reply({ pieces: frames, delaysMs });
       const { status, text } = await rawStream(gw.url, chatRequest());
       assert.equal(status, 200);
