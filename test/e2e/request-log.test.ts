@@ -125,13 +125,19 @@ function requestLogSuite(
       // A record is written once settled, and mock/error's output is counted locally: the token
       // counter loads on its first use (~0.3 s), which would write that record after a later
       // request's. Warmed first, the three are written in the order they end.
-      const warm = await chat('mock/error');
-      for (let polls = 0; polls < 100 && (await get(`/v1/requests/${warm}`)).status !== 200; polls++) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      // Each request's row is waited for before the next request: on a loaded machine an error's
+      // record (its output counted in the counter's worker) can otherwise be written after the
+      // next request's, and the order asserted is the order written.
+      const stored = async (id: string) => {
+        for (let polls = 0; polls < 100 && (await get(`/v1/requests/${id}`)).status !== 200; polls++) {
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        return id;
+      };
+      await stored(await chat('mock/error'));
       const { body: first } = await get('/v1/requests?limit=1');
       assert.equal(typeof first.follow_cursor, 'string');
-      const written = [await chat('mock/echo'), await chat('mock/error'), await chat('mock/echo')];
+      const written = [await stored(await chat('mock/echo')), await stored(await chat('mock/error')), await stored(await chat('mock/echo'))];
       const seen: string[] = [];
       let after = first.follow_cursor as string;
       // Rows of this file's earlier requests still in flight when the cursor was taken come after it too.

@@ -58,6 +58,8 @@ describe('key changes between instances over PostgreSQL LISTEN/NOTIFY', { skip: 
     const took = await until(() => b.heard.changes.length === 1, 'B hears it');
     assert.ok(took < 1_000, `${took} ms`);
     assert.deepEqual(b.heard.changes, [{ kind: 'key', id: 'k1' }]);
+    // Its own notification reaches the publisher on its own connection, not necessarily before B's.
+    await until(() => a.heard.changes.length === 1, 'A hears itself');
     assert.deepEqual(a.heard.changes, [{ kind: 'key', id: 'k1' }], 'the publisher hears itself too (forgetting twice is harmless)');
     // Someone else's payload on the channel is ignored.
     await adminQuery(schema.url, "select pg_notify('sluice_governance', 'not json'), pg_notify('sluice_governance', '{\"kind\":\"project\"}')");
