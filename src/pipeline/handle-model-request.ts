@@ -76,6 +76,12 @@ export async function handleModelRequest(
     journaled: NOT_JOURNALED,
     failure: null,
   };
+  // Settling from its start, not only once its response has ended: GET /v1/requests/{id} the
+  // moment the answer arrived then waits for the record, where a loaded machine could run this
+  // `finally` after the client's lookup (a 404 for a request it had just made).
+  let end = () => {};
+  const ended = new Promise<void>((resolve) => (end = resolve));
+  ctx.settling.set(exchange.requestId, ended);
   try {
     progress.failure = await runLifecycle(progress, exchange, req, readBody, operation, ctx);
     if (progress.failure?.code === 'internal_error') logInternalError(ctx.accounting.log, exchange.requestId, progress.failure);
@@ -90,6 +96,8 @@ export async function handleModelRequest(
     try {
       record = await recordOutcome(progress, exchange.requestId, operation, ctx);
     } finally {
+      if (ctx.settling.get(exchange.requestId) === ended) ctx.settling.delete(exchange.requestId);
+      end();
       // A whole answer is kept only now: a budget's stop is known from the final record.
       progress.cache?.settle(record?.outcome === 'ok' && record.finishReason !== 'budget_exhausted');
     }
