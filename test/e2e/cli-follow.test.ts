@@ -57,9 +57,10 @@ describe('sluice logs --follow', () => {
     await printed(2);
     assert.deepEqual(idsOf(lines), earlier);
 
-    // mock/slow: 500 ms a token ("You said: one two three"), 2.5 s, over two poll intervals:
-    // it starts before the burst and ends after it.
-    const slow = chat(gw, 'mock/slow', 'one two three');
+    // mock/slow: 500 ms a token ("You said: one two three four five six seven"), 4.5 s, over
+    // several poll intervals: it starts before the burst and ends after it, with room for a burst
+    // that takes seconds on a loaded machine (2.5 s did not always do).
+    const slow = chat(gw, 'mock/slow', 'one two three four five six seven');
     await new Promise((r) => setTimeout(r, 200));
     // 30 requests (six times --limit) end between two polls of the follower.
     const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => chat(gw, i % 5 === 4 ? 'mock/error' : 'mock/echo')));

@@ -234,7 +234,9 @@ describe('fault matrix: a slow reader', () => {
     upstream = await startFakeUpstream();
     gw = await startGateway({
       providers: { up: { base_url: `${upstream.url}/v1`, api_key: 'sk-upstream' } },
-      stream: { heartbeat_s: 0, idle_timeout_s: 0.3, deadline_s: 3 },
+      // The idle timeout far below the deadline, so a paused stream ending at the deadline shows the
+      // pause is not idleness; 1 s rather than less, which an upstream on a loaded machine outlasted.
+      stream: { heartbeat_s: 0, idle_timeout_s: 1, deadline_s: 3 },
       ledger: { flush_interval_ms: 20 },
     });
     // A first request loads what a gateway loads once (token counters), so the timed one below starts warm.
