@@ -30,6 +30,16 @@ export interface SpendCell {
 /** The sums of a cell (and of a report's group) that counts nothing yet. */
 export const noSpend = () => ({ requests: 0, errors: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, costUsd: 0 });
 
+/** Adds `c`'s sums into `into`'s: the one place a cell's six sums are added up. */
+export function addSpend(into: ReturnType<typeof noSpend>, c: ReturnType<typeof noSpend>): void {
+  into.requests += c.requests;
+  into.errors += c.errors;
+  into.inputTokens += c.inputTokens;
+  into.cachedInputTokens += c.cachedInputTokens;
+  into.outputTokens += c.outputTokens;
+  into.costUsd += c.costUsd;
+}
+
 /** What a tag cell is named when a batch's period has more distinct tags than its bound (no tag can be: tag-rules.ts). */
 export const OTHER_TAG = '(other)';
 
@@ -123,12 +133,7 @@ export function acrossKeys(cells: readonly SpendCell[]): SpendCell[] {
       };
       summed.set(id, into);
     }
-    into.requests += c.requests;
-    into.errors += c.errors;
-    into.inputTokens += c.inputTokens;
-    into.cachedInputTokens += c.cachedInputTokens;
-    into.outputTokens += c.outputTokens;
-    into.costUsd += c.costUsd;
+    addSpend(into, c);
   }
   return [...summed.values()].sort(compareCells);
 }

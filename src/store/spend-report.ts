@@ -1,4 +1,4 @@
-import { noSpend, type SpendCell } from './spend-cells.ts';
+import { addSpend, noSpend, type SpendCell } from './spend-cells.ts';
 import type { SpendFilter } from './spend-tables.ts';
 
 export const SPEND_GROUPS = ['project', 'key', 'model', 'tag', 'provider_key'] as const;
@@ -63,15 +63,6 @@ export function periodsOf(period: ReportPeriod, from: number, to: number): numbe
   return starts;
 }
 
-function add(into: SpendSums, c: SpendSums): void {
-  into.requests += c.requests;
-  into.errors += c.errors;
-  into.inputTokens += c.inputTokens;
-  into.cachedInputTokens += c.cachedInputTokens;
-  into.outputTokens += c.outputTokens;
-  into.costUsd += c.costUsd;
-}
-
 function keyOf(c: SpendCell, groupBy: readonly SpendGroupBy[]): GroupKey {
   const key: GroupKey = {};
   for (const g of groupBy) {
@@ -100,9 +91,9 @@ export function buildReport(
   const totals = noSpend();
   const perPeriod = new Map(periods.map((start) => [start, noSpend()]));
   for (const c of totalCells) {
-    add(totals, c);
+    addSpend(totals, c);
     const sums = perPeriod.get(periodStart(period, c.start));
-    if (sums) add(sums, c);
+    if (sums) addSpend(sums, c);
   }
   const groups = new Map<string, { key: GroupKey; sums: SpendSums; series: Map<number, SpendSums> }>();
   for (const c of groupBy.length > 0 ? groupCells : []) {
@@ -110,11 +101,11 @@ export function buildReport(
     const id = JSON.stringify(key);
     let group = groups.get(id);
     if (!group) groups.set(id, (group = { key, sums: noSpend(), series: new Map() }));
-    add(group.sums, c);
+    addSpend(group.sums, c);
     const start = periodStart(period, c.start);
     let sums = group.series.get(start);
     if (!sums) group.series.set(start, (sums = noSpend()));
-    add(sums, c);
+    addSpend(sums, c);
   }
   return {
     totals,
