@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { askAgain } from './ask-again.ts';
 import type { Database } from './database.ts';
 import { storableId } from './sanitize-record.ts';
 
@@ -59,12 +60,12 @@ export class RelayedIdsStore {
     }
     await Promise.allSettled(writes);
     const owned = new Set<string>();
-    for (const deadline = Date.now() + UNSAVED_WAIT_MS; missing.length > 0;) {
+    const ask = async () => {
       for (const id of await this.find(projectId, missing)) owned.add(id);
       missing = missing.filter((id) => !owned.has(id));
-      if (missing.length === 0 || Date.now() >= deadline) break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
+      return missing.length === 0;
+    };
+    if (missing.length > 0 && !(await ask())) await askAgain(UNSAVED_WAIT_MS, ask);
     return owned;
   }
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { CanonicalMessage } from '../protocol/canonical/request.ts';
+import { askAgain } from './ask-again.ts';
 import type { Database } from './database.ts';
 import { storableId, storableText, TEXT_CAPS } from './sanitize-record.ts';
 
@@ -81,10 +82,7 @@ export class ResponsesStore {
     // process that served it, so a continuation that another worker or instance gets at once
     // can come first (measured: 49 of 300 immediate continuations on the other of two workers,
     // SQLite). A miss is asked again for a short while before it counts as not found.
-    for (const deadline = Date.now() + UNSAVED_WAIT_MS; !row && Date.now() < deadline;) {
-      await new Promise((r) => setTimeout(r, 10));
-      row = await query.executeTakeFirst();
-    }
+    if (!row) await askAgain(UNSAVED_WAIT_MS, async () => (row = await query.executeTakeFirst()) !== undefined);
     if (!row) return undefined;
     return {
       id: row.id,
