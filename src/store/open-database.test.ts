@@ -5,31 +5,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Worker } from 'node:worker_threads';
 import { adminQuery, createTestSchema, databaseUrl, noPostgres } from '../../test/helpers/postgres.ts';
-import { droppedMeanwhile, openDatabase } from './open-database.ts';
+import { openDatabase } from './open-database.ts';
 import { UnusableStoreError } from './unusable-store-error.ts';
-
-describe('droppedMeanwhile', () => {
-  const gone = (schema: string) => Object.assign(new Error(`schema "${schema}" does not exist`), { code: '3F000' });
-
-  it('is another schema dropped while the Migrator listed the tables', () => {
-    assert.equal(droppedMeanwhile(gone('other_app'), 'sluice'), true);
-    const table = (name: string) => Object.assign(new Error(`relation "${name}" does not exist`), { code: '42P01' });
-    assert.equal(droppedMeanwhile(table('other_app.t'), 'sluice'), true);
-    assert.equal(droppedMeanwhile(table('sluice.ledger'), 'sluice'), false);
-    const column = Object.assign(new Error('column "prompt" of relation "ledger" does not exist'), {
-      code: '42703',
-      routine: 'pg_get_serial_sequence',
-    });
-    assert.equal(droppedMeanwhile(column, 'sluice'), true, "another schema's column dropped while listed");
-  });
-
-  it('is not our own schema missing, another error, or SQLite', () => {
-    assert.equal(droppedMeanwhile(gone('sluice'), 'sluice'), false);
-    assert.equal(droppedMeanwhile(Object.assign(new Error('relation "x" does not exist'), { code: '42P01' }), 'sluice'), false);
-    assert.equal(droppedMeanwhile(gone('other_app'), undefined), false);
-    assert.equal(droppedMeanwhile('schema "x" does not exist', 'sluice'), false);
-  });
-});
 
 describe('openDatabase on a SQLite file', () => {
   it('migrates on this thread; the SQLite thread starts on the first query, with the file migrated', async () => {
@@ -68,6 +45,8 @@ describe('openDatabase on PostgreSQL', { skip: noPostgres }, () => {
     }
   });
 
+  // Kysely's own listing took every schema's tables, and one dropped meanwhile failed the start
+  // (5 attempts failed 10 opens in 5 runs of 6); own-schema-introspector.ts lists ours alone.
   it('migrates while another client creates and drops schemas of the same database', async () => {
     let churning = true;
     const churn = (async () => {

@@ -52,14 +52,6 @@ export async function openDatabase(location: StoreLocation): Promise<OpenedDatab
 }
 
 /**
- * Attempts at migrating while other schemas of the database come and go (see below). Each
- * migration run lists the tables several times, and under steady churn (the test: a schema
- * created and dropped back to back) most attempts met a drop: 5 attempts failed the test's ten
- * opens in 5 runs of 6, so an attempt is cheap to repeat and the waits stay short (at most ~3 s).
- */
-const MIGRATE_ATTEMPTS = 25;
-
-/**
  * Migrates to `target` (default: the latest), in sluice's own schema on PostgreSQL. A failure
  * that comes from sluice's tables being there without the record of their migrations is an
  * UnusableStoreError naming `where` and the way out (unrecorded-schema.ts); others are thrown as they are.
@@ -70,23 +62,16 @@ export async function migrateStore(opened: OpenedDatabase, target?: string, wher
     const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema });
     return target ? migrator.migrateTo(target) : migrator.migrateToLatest();
   };
-  for (let attempt = 1; ; attempt++) {
-    const result = await (opened.engine === 'postgres' ? migrateInTransaction(opened.db, migrate) : migrate(opened.db));
-    if (!result.error) return result;
-    if (attempt === MIGRATE_ATTEMPTS || !droppedMeanwhile(result.error, schema)) {
-      // Looked for after a failure only: on SQLite (no migration lock) another process migrating
-      // the same new file at this moment shows its tables before their record for an instant.
-      await refuseUnrecordedSchema(
-        opened.db,
-        schema,
-        where ?? (schema ? `PostgreSQL schema "${schema}"` : 'The SQLite store'),
-      ).catch((err: unknown) => {
-        if (err instanceof UnusableStoreError) throw err;
-      });
-      throw result.error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, Math.min(20 * attempt, 150)));
-  }
+  const result = await (opened.engine === 'postgres' ? migrateInTransaction(opened.db, migrate) : migrate(opened.db));
+  if (!result.error) return result;
+  // Looked for after a failure only: on SQLite (no migration lock) another process migrating
+  // the same new file at this moment shows its tables before their record for an instant.
+  await refuseUnrecordedSchema(opened.db, schema, where ?? (schema ? `PostgreSQL schema "${schema}"` : 'The SQLite store')).catch(
+    (err: unknown) => {
+      if (err instanceof UnusableStoreError) throw err;
+    },
+  );
+  throw result.error;
 }
 
 /** Thrown to roll a failed migration run back; carries its result. */
@@ -119,28 +104,6 @@ async function migrateInTransaction(
     if (err instanceof RolledBack) return err.result;
     throw err;
   }
-}
-
-/**
- * Kysely's Migrator looks for its tables by listing every table of every schema (its
- * introspector calls has_schema_privilege per schema), so a schema another client drops during
- * that query fails it with "schema … does not exist" (3F000) naming that other schema, or
- * "relation "schema.table" does not exist" (42P01) naming one of its tables: another
- * app sharing the database, or a parallel test run cleaning up; or "column … does not exist" from
- * pg_get_serial_sequence, for a column another schema's migration dropped. Nothing of ours is wrong, and
- * migrations are idempotent, so that one error is retried.
- */
-export function droppedMeanwhile(error: unknown, ownSchema: string | undefined): boolean {
-  if (!ownSchema || typeof error !== 'object' || error === null) return false;
-  const { code, message, routine } = error as { code?: unknown; message?: unknown; routine?: unknown };
-  if (typeof message !== 'string') return false;
-  // A column another schema's migration drops (0021 drops two) while the listing asks
-  // pg_get_serial_sequence of every column it read: never ours, which our lock keeps still.
-  if (code === '42703' && routine === 'pg_get_serial_sequence') return true;
-  if (code === '3F000') return !message.includes(`"${ownSchema}"`);
-  // Or the schema's table, dropped with it during the same listing: named with its schema.
-  const table = code === '42P01' ? /^relation "([^".]+)\.[^"]+" does not exist/.exec(message) : null;
-  return table !== null && table[1] !== ownSchema;
 }
 
 /**

@@ -1,4 +1,5 @@
 import {
+  type DatabaseIntrospector,
   type DialectAdapter,
   Kysely,
   PostgresAdapter,
@@ -10,6 +11,7 @@ import {
 import pg from 'pg';
 import { classifyStoreError } from './classify-store-error.ts';
 import type { Database } from './database.ts';
+import { OwnSchemaIntrospector } from './own-schema-introspector.ts';
 import type { OpenedDatabase, StoreLocation } from './store-location.ts';
 
 /** int8 (bigint) columns come back from pg as strings; every bigint here is a count or a time. */
@@ -95,6 +97,10 @@ class TransactionLockAdapter extends PostgresAdapter {
 class PoolerSafeDialect extends PostgresDialect {
   override createAdapter(): DialectAdapter {
     return new TransactionLockAdapter();
+  }
+
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new OwnSchemaIntrospector(db);
   }
 }
 
