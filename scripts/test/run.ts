@@ -6,10 +6,11 @@
  *   process per file cost each file ~0.7 s of CPU to start Node and strip its imports' types,
  *   which was most of what a unit file cost and 70 of the 276 s of CPU of the end-to-end files;
  *   sharing one process does that once. The unit and contract tests beside the code (src/,
- *   scripts/, bench/, fuzz/, test/helpers/) make UNIT_SHARDS; the end-to-end suites (test/)
- *   E2E_SHARDS of their own, more of them because they mostly wait (on the gateways, fake upstreams
- *   and processes they start, on PostgreSQL): their files' wall times sum to 880 s for 276 s of
- *   CPU, so two at a time (a process each, before) left the cores idle half the run.
+ *   scripts/, bench/, fuzz/, test/helpers/) and the end-to-end suites (test/) are split together
+ *   into SHARDS, more than the cores because most files mostly wait (on the gateways, fake
+ *   upstreams and processes they start, on PostgreSQL): the end-to-end files' wall times sum to
+ *   880 s for 276 s of CPU, so two at a time (a process each, before) left the cores idle half the
+ *   run. Split apart (2 unit shards, 4 end-to-end), the unit shards ended 20-30 s before the rest.
  * - A process per file: the few end-to-end files in ISOLATED, two at a time.
  *
  * Every process (and what it spawns) shares a V8 compile cache (NODE_COMPILE_CACHE), so a
@@ -39,15 +40,13 @@ const UNIT_GLOBS = [
   'test/helpers/**/*.test.ts',
 ];
 const E2E_GLOBS = ['test/**/*.test.ts'];
-/** Unit shards: two overlap the waits of the store's contract suites; more crowd the cores (below). */
-const UNIT_SHARDS = 2;
 /**
- * End-to-end shards. With PostgreSQL's CPU counted (a third of the run's), npm test nearly fills
- * both cores, and timing-sensitive files fail when more processes share them: 4 unit and 6
- * end-to-end shards ran 162-212 s but failed in CI twice in three runs (a record settling past
- * its 2 s wait, Redis's return past its bound, a limit's window); 2 and 4 ran 207 s, green.
+ * Shards. With PostgreSQL's CPU counted, npm test nearly fills both cores, and timing-sensitive
+ * files fail when more processes share them: 4 unit and 6 end-to-end shards ran 162-212 s but
+ * failed in CI twice in three runs (a record settling past its 2 s wait, Redis's return past its
+ * bound, a limit's window); 2 and 4 ran 207 s, green.
  */
-const E2E_SHARDS = 4;
+const SHARDS = 6;
 /** End-to-end files that keep a process of their own, and why. */
 const ISOLATED = [
   // The bench itself: its processes fill both cores for most of a minute, under a limit of its own.
@@ -92,13 +91,8 @@ interface Run {
 
 const SHARED = ['--experimental-test-isolation=none'];
 const runs: Run[] = [
-  ...shardFiles(unitFiles, UNIT_SHARDS, recorded).map((files, i, all) => ({
-    name: `unit shard ${i + 1}/${all.length}`,
-    files,
-    flags: SHARED,
-  })),
-  ...shardFiles(shared, E2E_SHARDS, recorded).map((files, i, all) => ({
-    name: `end-to-end shard ${i + 1}/${all.length}`,
+  ...shardFiles([...unitFiles, ...shared], SHARDS, recorded).map((files, i, all) => ({
+    name: `shard ${i + 1}/${all.length}`,
     files,
     flags: SHARED,
   })),
@@ -106,8 +100,8 @@ const runs: Run[] = [
 ].filter((run) => run.files.length > 0);
 
 console.log(
-  `npm test: ${unitFiles.length} unit files in ${Math.min(UNIT_SHARDS, unitFiles.length)} shards, ` +
-    `${shared.length} end-to-end files in ${Math.min(E2E_SHARDS, shared.length)} shards, ${isolated.length} in a process each`,
+  `npm test: ${unitFiles.length} unit and ${shared.length} end-to-end files in ` +
+    `${Math.min(SHARDS, unitFiles.length + shared.length)} shards, ${isolated.length} in a process each`,
 );
 const typecheck = values.typecheck ? typeCheck() : undefined;
 const results = await Promise.all(runs.map((run, i) => runOne(run, i)));

@@ -28,6 +28,17 @@ describe('shardFiles', () => {
     ]);
   });
 
+  it('weighs the loading of each file, so near-free files spread over the shards', () => {
+    const free = Array.from({ length: 100 }, (_, i) => `f${i}.test.ts`);
+    const times = { ...Object.fromEntries(free.map((f) => [f, 0])), 'a.test.ts': 4, 'b.test.ts': 4 };
+    const shards = shardFiles([...free, 'a.test.ts', 'b.test.ts'], 3, times);
+    // Counted as free, all 100 would go to the third shard. At 0.08 s each the third takes 52
+    // (4.16 s) before a's and b's shards (4.08 s) are the cheapest, then they take turns: each
+    // shard ends up at 5.36-5.44 s.
+    const counts = shards.map((shard) => shard.filter((f) => f.startsWith('f')).length);
+    assert.deepEqual(counts, [17, 16, 67]);
+  });
+
   it('makes no empty shards when there are fewer files than shards', () => {
     assert.deepEqual(shardFiles(['a.test.ts'], 4, seconds), [['a.test.ts']]);
     assert.deepEqual(shardFiles([], 4, seconds), []);

@@ -22,5 +22,6 @@ export default async function* slowest(source: AsyncIterable<TestEvent>): AsyncG
     if (name === file) entry.wrapper = details.duration_ms;
     else entry.tests += details.duration_ms;
   }
-  for (const [file, { wrapper, tests, ran }] of files) if (ran) yield `${JSON.stringify({ file, ms: Math.round(wrapper ?? tests) })}\n`;
+  for (const [file, { wrapper, tests, ran }] of files)
+    if (ran) yield `${JSON.stringify({ file, ms: Math.round(wrapper ?? tests) })}\n`;
 }
