@@ -1,5 +1,8 @@
 import type { AnthropicStreamPayload } from './payload-schema.ts';
 
+// The character codes are this file's own, as in text-only-chunk.ts: shared from one module, the
+// imported bindings cost this scanner 127 -> 148 ns an event (best of 9 x 200k, Node 24), where V8
+// folds a local const.
 const HEAD = '{"type":"content_block_delta","index":';
 const DELTA = ',"delta":{"type":"text_delta","text":"';
 const QUOTE = 0x22;

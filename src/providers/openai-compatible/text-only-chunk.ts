@@ -120,6 +120,8 @@ function objectEnd(json: string, start: number, member: (key: string, value: num
   }
 }
 
+// Local, not imported from a shared module: imported bindings cost the repeat path 60 -> 67 ns a
+// chunk (text-delta.ts measured the same).
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
