@@ -11,7 +11,7 @@ import { upkeepLedger } from './ledger-upkeep.ts';
 import { LedgerStore } from './ledger-store.ts';
 import { migrateStore, openDatabase } from './open-database.ts';
 import { periodStart, type ReportPeriod, readReport, type SpendGroupBy } from './spend-report.ts';
-import type { SpendCell } from './spend-cells.ts';
+import { addSpend, noSpend, type SpendCell } from './spend-cells.ts';
 import { SPEND_PROJECT_DAYS, SPEND_ROLLUPS, SPEND_SUMS } from './spend-tables.ts';
 import type { OpenedDatabase, StoreLocation } from './store-location.ts';
 
@@ -207,13 +207,8 @@ function spendContract(name: string, location: () => Promise<StoreLocation>, ski
         const sums = new Map<string, SpendCell>();
         for (const c of cells) {
           const id = [c.start, c.projectId, c.provider, c.model].join(' ');
-          const into = sums.get(id) ?? { ...c, keyId: '', requests: 0, errors: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, costUsd: 0 };
-          into.requests += c.requests;
-          into.errors += c.errors;
-          into.inputTokens += c.inputTokens;
-          into.cachedInputTokens += c.cachedInputTokens;
-          into.outputTokens += c.outputTokens;
-          into.costUsd += c.costUsd;
+          const into = sums.get(id) ?? { ...c, keyId: '', ...noSpend() };
+          addSpend(into, c);
           sums.set(id, into);
         }
         return normal([...sums.values()]);
