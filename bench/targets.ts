@@ -34,9 +34,11 @@ const minusOne = (v: number | undefined) => (v === undefined ? undefined : v - 1
 const over = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a / b);
 
 /**
- * The targets of issues 11, 14 and 15, each a ratio to (or a difference from) the bare
- * pass-through of the same run where the issue states it so, since a ratio is what holds on a
- * machine whose speed and load are unknown.
+ * The targets of issue 29 (which replaced the tighter, missed ones of issues 11, 14 and 15 for
+ * CPU, TTFT and RSS), and the earlier issues' targets it did not restate. Each is a ratio to (or
+ * a difference from) the bare pass-through of the same run where the issue states it so, since a
+ * ratio is what holds on a machine whose speed and load are unknown; governance is a ratio to
+ * plain sluice in the same run.
  */
 export function issueTargets(t: TargetInputs): TargetCheck[] {
   const find = (mode: ModeResult['mode'], concurrency?: number) =>
@@ -51,11 +53,11 @@ export function issueTargets(t: TargetInputs): TargetCheck[] {
   const addedTtft = (c: typeof paced64) => (c?.bare ? c.sluice.ttft.p50 - c.bare.ttft.p50 : undefined);
   const p99Ratio = (c: typeof paced64) => (c?.bare ? c.sluice.ttft.p99 / c.bare.ttft.p99 : undefined);
   return [
-    checkTarget('fast: sluice CPU per streamed request / bare pass-through (OpenAI-compatible)', fastRatio, 1.5, 'x'),
+    checkTarget('fast: sluice CPU per streamed request / bare pass-through (OpenAI-compatible)', fastRatio, 2, 'x'),
     checkTarget(
       'paced x64: sluice CPU per streamed request / bare pass-through (OpenAI-compatible)',
       over(cpu(paced64?.sluice), cpu(paced64?.bare)),
-      1.2,
+      1.3,
       'x',
     ),
     checkTarget(
@@ -64,10 +66,10 @@ export function issueTargets(t: TargetInputs): TargetCheck[] {
       1.15,
       'x',
     ),
-    checkTarget('paced x64: added TTFT p50 over the bare pass-through', addedTtft(paced64), 0.5, 'ms'),
-    checkTarget('paced x256: added TTFT p50 over the bare pass-through', addedTtft(paced256), 2, 'ms'),
-    checkTarget('paced x64: TTFT p99 / the bare pass-through p99', p99Ratio(paced64), 2, 'x'),
-    checkTarget('paced x256: TTFT p99 / the bare pass-through p99', p99Ratio(paced256), 2, 'x'),
+    checkTarget('paced x64: added TTFT p50 over the bare pass-through', addedTtft(paced64), 1, 'ms'),
+    checkTarget('paced x256: added TTFT p50 over the bare pass-through', addedTtft(paced256), 4, 'ms'),
+    checkTarget('paced x64: TTFT p99 / the bare pass-through p99', p99Ratio(paced64), 1.5, 'x'),
+    checkTarget('paced x256: TTFT p99 / the bare pass-through p99', p99Ratio(paced256), 1.5, 'x'),
     checkTarget(
       `unary x${t.unary?.concurrency ?? 1}: added latency p50 over the bare pass-through`,
       t.unary?.addedMs.p50,
@@ -77,7 +79,7 @@ export function issueTargets(t: TargetInputs): TargetCheck[] {
     checkTarget(
       'unary: requests per core / the bare pass-through',
       t.unary ? t.unary.sluice.perCore / t.unary.bare.perCore : undefined,
-      0.7,
+      0.6,
       'x',
       'least',
     ),
@@ -85,8 +87,20 @@ export function issueTargets(t: TargetInputs): TargetCheck[] {
     checkTarget(
       `paced x${t.loaded?.streams ?? 256}: sluice serve --workers 1, peak RSS`,
       t.loaded && t.loaded.errors === 0 ? t.loaded.peakMiB : undefined,
-      150,
+      200,
       'MiB',
+    ),
+    checkTarget(
+      'fast: governed, limits in memory, CPU per request / plain sluice',
+      over(cpu(openAIFast?.governed), cpu(openAIFast?.sluice)),
+      1.15,
+      'x',
+    ),
+    checkTarget(
+      'fast: governed, limits in Redis, CPU per request / plain sluice',
+      over(cpu(openAIFast?.governedRedis), cpu(openAIFast?.sluice)),
+      1.4,
+      'x',
     ),
     checkTarget('governed: admission + settlement CPU per request, in memory (32 in flight)', t.admissionUs, 20, 'µs'),
     checkTarget(
