@@ -1,5 +1,5 @@
 import { createResponseCache } from '../cache/create-cache.ts';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import type { DestinationStream } from 'pino';
@@ -17,6 +17,7 @@ import { GovernanceStore } from '../governance/keys/governance-store.ts';
 import { LimitsAndBudgets } from '../governance/admit.ts';
 import { recordInterrupted } from '../pipeline/record-interrupted.ts';
 import type { RequestScope } from '../pipeline/request-scope.ts';
+import { createServer } from '../protocol/http/node-http.ts';
 import { sendJson } from '../protocol/http/send-json.ts';
 import { createStreamBuffer } from '../resume/create-buffer.ts';
 import type { Database } from '../store/database.ts';

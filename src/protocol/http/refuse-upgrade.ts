@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES } from './node-http.ts';
 import type { Duplex } from 'node:stream';
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { renderErrorBody } from '../../errors/render.ts';
