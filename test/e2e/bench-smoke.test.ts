@@ -71,8 +71,9 @@ describe('npm run bench (a very short run)', () => {
       assert.equal(openAI.telemetryOff.errors, 0, `${mode.mode} telemetry off: ${openAI.telemetryOff.errorSamples.join('; ')}`);
     }
     // The issues' targets: those of the modes this run had are measured; the paced ones name 64
-    // and 256 streams, which this short run does not run.
+    // and 256 streams, which this short run does not run, and governed in Redis needs REDIS_URL.
     const measured = result.targets.filter((t) => t.measured !== undefined).map((t) => t.name);
+    const redis = result.modes.find((m) => m.mode === 'fast')?.comparisons[0].governedRedis !== undefined;
     assert.deepEqual(measured, [
       'fast: sluice CPU per streamed request / bare pass-through (OpenAI-compatible)',
       "fast: Anthropic -> OpenAI translation's ratio to bare / the OpenAI-compatible ratio",
@@ -80,6 +81,8 @@ describe('npm run bench (a very short run)', () => {
       'unary: requests per core / the bare pass-through',
       'idle: sluice serve --workers 1, RSS 3 s after listening',
       'paced x8: sluice serve --workers 1, peak RSS',
+      'fast: governed, limits in memory, CPU per request / plain sluice',
+      ...(redis ? ['fast: governed, limits in Redis, CPU per request / plain sluice'] : []),
       'governed: admission + settlement CPU per request, in memory (32 in flight)',
       'metrics + request log line, end to end: plain sluice / telemetry off - 1 (fast)',
       'metrics + request log line alone, share of the CPU per request (fast, OpenAI-compatible)',
