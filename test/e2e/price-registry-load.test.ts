@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
-import { registerHooks } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import type { TestGateway } from '../helpers/gateway.ts';
+import { recordModuleLoads } from '../helpers/module-loads.ts';
 
-// Every module this process loads from here on, imported or required; the gateway is imported
-// after the hook is in place (each test file runs in a process of its own).
-const loads: string[] = [];
-registerHooks({
-  load(url, context, next) {
-    loads.push(url);
-    return next(url, context);
-  },
-});
+// The gateway is imported once the loads are recorded.
+const loaded = recordModuleLoads();
 const { startGateway } = await import('../helpers/gateway.ts');
 
 /** Whether the pricing registry's package (src/accounting/genai-prices.ts) was loaded. */
-const registryLoaded = () => loads.some((url) => url.includes('/@pydantic/genai-prices/'));
+const registryLoaded = () => loaded('/@pydantic/genai-prices/');
 
 describe('the pricing registry is loaded at its first use, not at start', () => {
   let gw: TestGateway;

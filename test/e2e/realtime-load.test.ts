@@ -1,22 +1,15 @@
 import assert from 'node:assert/strict';
-import { registerHooks } from 'node:module';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { TestGateway } from '../helpers/gateway.ts';
+import { recordModuleLoads } from '../helpers/module-loads.ts';
 
-// Every module this process loads from here on; the gateway is imported after the hook is in
-// place (each test file runs in a process of its own). The upgrades go over a raw socket, so
+// The gateway is imported once the loads are recorded. The upgrades go over a raw socket, so
 // that nothing but the gateway could load `ws`.
-const loads: string[] = [];
-registerHooks({
-  load(url, context, next) {
-    loads.push(url);
-    return next(url, context);
-  },
-});
+const loaded = recordModuleLoads();
 const { startGateway } = await import('../helpers/gateway.ts');
 
-const wsLoaded = () => loads.some((url) => url.includes('/node_modules/ws/'));
+const wsLoaded = () => loaded('/node_modules/ws/');
 
 /** A WebSocket handshake on `path`; resolves with the status line and body of the refusal. */
 function upgrade(origin: string, path: string): Promise<{ status: string; body: string }> {
