@@ -8,9 +8,14 @@
  *
  * Governed requests (docs/benchmarks/index.md "The governed row"): the master key `BENCH_MASTER_KEY`
  * authenticates the plain requests; a key issued through the admin API, on the tier `bench`
- * (governed-tier.ts: every limit and budgets, never reached), those that go through
- * admission and settlement. With `BENCH_REDIS_URL`, a second gateway in this same process (same
- * JIT state, same CPU account) keeps those limits in Redis, with a key of its own.
+ * (governed-tier.ts: every limit and budgets, never reached), those that go through admission
+ * and settlement, on a gateway of their own in this same process (same JIT state, same CPU
+ * account) with what a governed deployment turns on beside limits (issue 29): the ledger's
+ * journal of records and of running requests, and the analytics export of every row to an OTLP
+ * collector (the fake upstream answers as one); the requests carry two tags (requests.ts). With
+ * `BENCH_REDIS_URL`, a second such gateway keeps the limits in Redis, with a key of its own. Under
+ * --workers the plain gateway serves the governed key too (a worker's gateways share one port),
+ * without the journal and the export.
  *
  * The telemetry-off side (issue 14's 3% target): a third gateway in this process with the same
  * config but metrics off and the log level silent, so that no request line is built; the plain
@@ -20,7 +25,7 @@ import cluster from 'node:cluster';
 import { openSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { createClient } from '@redis/client';
 import { configSchema } from '../src/config/schema.ts';
 import { createGateway, type Gateway } from '../src/server/app.ts';
@@ -39,17 +44,27 @@ const redisPrefix = benchRedisPrefix();
 const models = (process.env.BENCH_MODELS ?? '').split(',').filter(Boolean);
 
 /**
- * The ledger: on (the default), off (--no-ledger), or durable (--durable-ledger: the journal of
- * records and of running requests, README "Ledger durability"), one journal per process (a
- * journal is one process's: under --workers each worker has its own).
+ * The ledger: on (the default), off (--no-ledger), or durable (--durable-ledger, and always on a
+ * governed gateway: the journal of records and of running requests, README "Ledger durability"),
+ * a journal per gateway and process (a journal is one process's: under --workers each worker has
+ * its own). A governed gateway also exports every row (docs/operations/analytics-export.md).
  */
-function ledgerConfig(path: string) {
+function ledgerConfig(path: string, governed: boolean) {
   const mode = process.env.BENCH_LEDGER;
-  if (mode !== 'durable') return { enabled: mode !== 'off' };
-  return { enabled: true, journal: join(dirname(path), `ledger-journal-${process.pid}`) };
+  const journal = { journal: join(dirname(path), `${basename(path)}-journal-${process.pid}`) };
+  if (!governed) return mode === 'durable' ? { enabled: true, ...journal } : { enabled: mode !== 'off' };
+  return { enabled: true, ...journal, export: { endpoint: `${upstream}/v1/logs` } };
 }
 
-function gatewayConfig(path: string, redisUrl: string | undefined, telemetry = true) {
+interface Side {
+  redisUrl?: string;
+  /** Metrics and the request log line (off: the telemetry-off side). */
+  telemetry?: boolean;
+  /** The journal and the analytics export on, and a key on the bench tier issued. */
+  governed?: boolean;
+}
+
+function gatewayConfig(path: string, { redisUrl, telemetry = true, governed = false }: Side) {
   return configSchema.parse({
     ...(!telemetry && { metrics: { enabled: false }, log: { level: 'silent' } }),
     // A worker of gateway-workers.ts binds the port its first worker got.
@@ -57,7 +72,7 @@ function gatewayConfig(path: string, redisUrl: string | undefined, telemetry = t
     server: { host: '127.0.0.1', port: Number(process.env.BENCH_WORKER_PORT ?? 0), max_connections_per_client: 10_000 },
     auth: { master_key: masterKey },
     store: { path },
-    ledger: ledgerConfig(path),
+    ledger: ledgerConfig(path, governed),
     providers: { up: { base_url: `${upstream}/v1`, api_key: 'sk-bench' } },
     pricing: Object.fromEntries(models.map((model) => [`up/${model}`, BENCH_PRICES])),
     // The routed side (run.ts): a two-target route per model whose first target is healthy.
@@ -104,31 +119,28 @@ async function redisUnreachable(url: string): Promise<string | undefined> {
 }
 
 const gateways: Gateway[] = [];
-async function serve(path: string, redisUrl: string | undefined, telemetry = true): Promise<{ port: number; key: string }> {
+async function serve(path: string, side: Side, issuesKey = side.governed === true): Promise<{ port: number; key: string }> {
   // The request log lines are written (their CPU is part of sluice's) to /dev/null, not the bench's
   // terminal, batched as `sluice serve` writes them to stderr. An open descriptor: a path opens
   // asynchronously, and pino's flush at exit throws on a destination not yet ready.
-  const gateway = createGateway(
-    gatewayConfig(path, redisUrl, telemetry),
-    process.env,
-    undefined,
-    logDestination(openSync('/dev/null', 'w')),
-  );
+  const gateway = createGateway(gatewayConfig(path, side), process.env, undefined, logDestination(openSync('/dev/null', 'w')));
   gateways.push(gateway);
   const address: AddressInfo = await gateway.listen({ reusePort: cluster.isWorker });
   // Workers share one store: the first issues the key, the others find it there. Keys live in the
   // store, which --no-ledger turns off with the ledger: no key, and no governed side, then.
   const first = (process.env.BENCH_WORKER_SLOT ?? '0') === '0';
-  const issues = first && process.env.BENCH_LEDGER !== 'off';
+  const issues = issuesKey && first && process.env.BENCH_LEDGER !== 'off';
   return { port: address.port, key: issues ? await issueKey(`http://127.0.0.1:${address.port}`) : '' };
 }
 
-const memory = await serve(storePath, undefined);
+// Under --workers every gateway of a worker binds the one shared port: the plain one alone, which
+// then serves the governed key as well.
+const plain = await serve(storePath, {}, cluster.isWorker);
+const governed = cluster.isWorker ? plain : await serve(`${storePath}-governed`, { governed: true });
 const redisUrl = process.env.BENCH_REDIS_URL;
 const redisSkipped = redisUrl ? await redisUnreachable(redisUrl) : 'no REDIS_URL (or limits.redis_url) set';
-const redis = redisSkipped ? undefined : await serve(`${storePath}-redis`, redisUrl);
-// Not with --workers: every gateway of a worker binds the one shared port.
-const untelemetered = cluster.isWorker ? undefined : await serve(`${storePath}-quiet`, undefined, false);
+const redis = redisSkipped ? undefined : await serve(`${storePath}-redis`, { redisUrl, governed: true });
+const untelemetered = cluster.isWorker ? undefined : await serve(`${storePath}-quiet`, { telemetry: false });
 
 let stopping = false;
 async function stop(): Promise<void> {
@@ -160,8 +172,9 @@ answerSamples();
 process.on('disconnect', () => void stop());
 process.send?.({
   type: 'ready',
-  port: memory.port,
-  governedKey: memory.key,
+  port: plain.port,
+  governedPort: governed.port,
+  governedKey: governed.key,
   telemetryOffPort: untelemetered?.port,
   redis: redis ? { port: redis.port, governedKey: redis.key } : { skipped: redisSkipped },
 });

@@ -80,6 +80,8 @@ process.on('disconnect', () => process.exit(0));
 process.send?.({
   type: 'ready',
   port: first.ready.port,
+  // A worker's gateways share its one port: the plain gateway serves the governed key too.
+  governedPort: first.ready.port,
   governedKey: first.ready.governedKey,
   redis: { skipped: `not with --workers (${count} workers)` },
 });

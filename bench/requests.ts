@@ -19,13 +19,20 @@ const CHAT = {
   max_tokens: 64,
 };
 
-/** A chat stream through `origin`; with a governed key, every answer must carry its limit headers. */
+/**
+ * A chat stream through `origin`; with a governed key, every answer must carry its limit headers,
+ * and every request has two tags (docs/governance/spend.md), which its row and the spend rollups keep.
+ */
 export function openAIChat(origin: string, model: string, governedKey?: string): Target {
   return {
     ...(governedKey && { expectHeader: 'x-ratelimit-limit-requests' }),
     origin,
     path: '/v1/chat/completions',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${governedKey ?? MASTER_KEY}` },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${governedKey ?? MASTER_KEY}`,
+      ...(governedKey && { 'x-sluice-tags': 'bench, team:search' }),
+    },
     body: JSON.stringify({ model, ...CHAT, stream: true, stream_options: { include_usage: true } }),
     protocol: 'openai',
   };

@@ -35,6 +35,8 @@ interface Ready {
 
 /** The gateway child's (gateway-process.ts): its keys, and the Redis-backed gateway or why there is none. */
 interface GatewayReady extends Ready {
+  /** The gateway the governed key is served by (its journal and export on; the plain one under --workers). */
+  governedPort: number;
   governedKey: string;
   /** The same gateway with metrics and the log line off (not with --workers). */
   telemetryOffPort?: number;
@@ -74,7 +76,8 @@ interface Origins {
   gateway: string;
   reference: string;
   bare: string;
-  governedKey: string;
+  /** The governed gateway, in memory, and its key. */
+  governed: { origin: string; governedKey: string };
   telemetryOff?: string;
   /** The gateway that keeps limits in Redis, when Redis is reachable. */
   redis?: { origin: string; governedKey: string };
@@ -93,7 +96,9 @@ function comparisons(origins: Origins, paceMs: number, withAnthropic: boolean): 
       bare: openAIChat(origins.bare, model),
       sluice: openAIChat(gateway, `up/${model}`),
       reference: openAIChat(origins.reference, `up/${model}`),
-      governed: origins.governedKey ? openAIChat(gateway, `up/${model}`, origins.governedKey) : undefined,
+      governed: origins.governed.governedKey
+        ? openAIChat(origins.governed.origin, `up/${model}`, origins.governed.governedKey)
+        : undefined,
       governedRedis: origins.redis?.governedKey
         ? openAIChat(origins.redis.origin, `up/${model}`, origins.redis.governedKey)
         : undefined,
@@ -415,7 +420,7 @@ async function main(): Promise<number> {
     gateway: gatewayOrigin,
     reference: `http://127.0.0.1:${reference.ready.port}`,
     bare: `http://127.0.0.1:${bare.ready.port}`,
-    governedKey: gateway.ready.governedKey,
+    governed: { origin: `http://127.0.0.1:${gateway.ready.governedPort}`, governedKey: gateway.ready.governedKey },
     telemetryOff: gateway.ready.telemetryOffPort ? `http://127.0.0.1:${gateway.ready.telemetryOffPort}` : undefined,
     redis: 'port' in redis ? { origin: `http://127.0.0.1:${redis.port}`, governedKey: redis.governedKey } : undefined,
   };

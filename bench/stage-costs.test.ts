@@ -33,6 +33,8 @@ function profileOf(samples: [string[], number][]): CpuProfile {
 
 test('the most specific path decides a frame', () => {
   assert.equal(stageOfPath('src/store/ledger-journal.ts'), 'the journal');
+  assert.equal(stageOfPath('node_modules/@opentelemetry/sdk-logs/build/src/LogRecord.js'), 'the analytics export');
+  assert.equal(stageOfPath('node_modules/@opentelemetry/sdk-trace/build/src/Span.js'), 'traces');
   assert.equal(stageOfPath('src/store/ledger-writer.ts'), 'the ledger insert');
   assert.equal(stageOfPath('src/governance/keys/authenticate.ts'), 'authentication');
   assert.equal(stageOfPath('src/governance/admit/check-charges.ts'), 'admission (limits, budgets)');

@@ -66,6 +66,17 @@ export const STAGES: readonly StageRule[] = [
   { stage: 'metrics', paths: ['src/telemetry/metrics.ts', 'src/telemetry/series-metrics.ts', 'node_modules/prom-client/'] },
   { stage: 'traces', paths: ['src/telemetry/traces.ts', 'src/telemetry/request-trace.ts', 'node_modules/@opentelemetry/'] },
   { stage: 'the journal', paths: ['src/store/ledger-journal.ts'] },
+  {
+    stage: 'the analytics export',
+    paths: [
+      'src/telemetry/ledger-export.ts',
+      'src/telemetry/ledger-log-record.ts',
+      'node_modules/@opentelemetry/sdk-logs/',
+      'node_modules/@opentelemetry/exporter-logs-otlp-http/',
+      'node_modules/@opentelemetry/otlp-exporter-base/',
+      'node_modules/@opentelemetry/otlp-transformer/',
+    ],
+  },
   { stage: 'the ledger insert', paths: ['src/store/', 'node_modules/kysely/'] },
   { stage: 'other sluice code', paths: ['src/'] },
 ];

@@ -94,6 +94,12 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
       res.writeHead(404).end();
       return;
     }
+    // The governed gateways' analytics export (gateway-process.ts): an OTLP/HTTP logs collector
+    // that takes every batch, so that the export's cost is the gateway's and not a retry loop's.
+    if ((req.url ?? '').endsWith('/v1/logs')) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      return;
+    }
     let model = '';
     let stream = false;
     try {
