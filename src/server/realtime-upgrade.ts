@@ -88,8 +88,9 @@ async function upgrade(
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://sluice');
   const model = url.searchParams.get('model') ?? undefined;
-  const match = url.pathname === '/v1/realtime' ? undefined : ENDPOINT_PATH.exec(url.pathname);
-  if (url.pathname !== '/v1/realtime' && !match) {
+  const direct = url.pathname === '/v1/realtime';
+  const match = direct ? null : ENDPOINT_PATH.exec(url.pathname);
+  if (!direct && !match) {
     return refuseUpgrade(socket, errors.routeNotFound(req.method ?? 'GET', url.pathname), requestId);
   }
   const { open, wss } = await relay();
